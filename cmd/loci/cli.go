@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loci-mem/loci/kg"
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/redact"
+	"gopkg.in/yaml.v3"
+)
+
+// The CLI follows seed 000's contract: results on stdout in an envelope
+// ({ok,data,meta} / {ok:false,error,meta}) in json and yaml, human text in
+// text mode; logs, progress, errors in text mode and hints on stderr.
+
+// Error types (seed 000) and their exit codes.
+var exitCodes = map[string]int{
+	"invalid_args":        2,
+	"not_logged_in":       3,
+	"auth":                3,
+	"network":             4,
+	"upstream":            1,
+	"conflict":            1,
+	"not_found":           1,
+	"rate_limit":          1,
+	"permission":          1,
+	"plugin_not_detected": 1,
+	"io":                  5,
+	"cancelled":           130,
+	"internal":            5,
+}
+
+// cliError is a failure in seed 000's error shape.
+type cliError struct {
+	Type    string         `json:"type" yaml:"type"`
+	Code    int            `json:"code" yaml:"code"`
+	Message string         `json:"message" yaml:"message"`
+	Hint    string         `json:"hint,omitempty" yaml:"hint,omitempty"`
+	Detail  map[string]any `json:"detail,omitempty" yaml:"detail,omitempty"`
+}
+
+func (e *cliError) Error() string { return e.Message }
+
+func invalidArgs(msg, hint string) *cliError {
+	return &cliError{Type: "invalid_args", Message: msg, Hint: hint}
+}
+
+// cliEnv is one CLI invocation's streams and output format.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	format         string // text, json or yaml once resolved
+	requestID      string
+}
+
+func newCLIEnv(stdin io.Reader, stdout, stderr io.Writer) *cliEnv {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	env := &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr, requestID: "req_" + hex.EncodeToString(b[:])}
+	env.format = env.resolveFormat("auto")
+	return env
+}
+
+// resolveFormat maps auto to text on a terminal and json otherwise.
+func (e *cliEnv) resolveFormat(f string) string {
+	if f == "auto" || f == "" {
+		if isTerminal(e.stdout) {
+			return "text"
+		}
+		return "json"
+	}
+	return f
+}
+
+// result is a command's successful output.
+type result struct {
+	data  any
+	count *int
+	// text renders the human form; nil prints data as indented JSON.
+	text func(w io.Writer)
+}
+
+func countOf(n int) *int { return &n }
+
+// emit writes a success envelope (or text) and returns exit code 0.
+func (e *cliEnv) emit(r *result) int {
+	switch e.format {
+	case "text":
+		var buf strings.Builder
+		if r.text != nil {
+			r.text(&buf)
+		} else {
+			b, _ := json.MarshalIndent(r.data, "", "  ")
+			buf.Write(b)
+			buf.WriteByte('\n')
+		}
+		out, _ := redact.String(buf.String())
+		io.WriteString(e.stdout, out)
+	default:
+		meta := map[string]any{"requestId": e.requestID}
+		if r.count != nil {
+			meta["count"] = *r.count
+		}
+		e.writeEnvelope(map[string]any{"ok": true, "data": r.data, "meta": meta})
+	}
+	return 0
+}
+
+// fail writes an error envelope (or, in text mode, "error:" and "hint:"
+// lines on stderr with stdout left empty) and returns the exit code.
+func (e *cliEnv) fail(err error) int {
+	ce := toCLIError(err)
+	ce.Message, _ = redact.String(ce.Message)
+	if e.format == "text" {
+		fmt.Fprintf(e.stderr, "error: %s\n", ce.Message)
+		if ce.Hint != "" {
+			fmt.Fprintf(e.stderr, "hint: %s\n", ce.Hint)
+		}
+	} else {
+		e.writeEnvelope(map[string]any{"ok": false, "error": ce, "meta": map[string]any{"requestId": e.requestID}})
+	}
+	if code, ok := exitCodes[ce.Type]; ok {
+		return code
+	}
+	return 1
+}
+
+func (e *cliEnv) writeEnvelope(v map[string]any) {
+	// Round-trip through JSON so yaml sees the same field names and shapes.
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte(`{"ok":false,"error":{"type":"internal","code":0,"message":"unencodable result"}}`)
+	}
+	b = redact.JSON(b)
+	if e.format == "yaml" {
+		var generic any
+		_ = json.Unmarshal(b, &generic)
+		y, err := yaml.Marshal(generic)
+		if err == nil {
+			e.stdout.Write(y)
+			return
+		}
+	}
+	e.stdout.Write(append(b, '\n'))
+}
+
+// toCLIError classifies any error into seed 000's taxonomy.
+func toCLIError(err error) *cliError {
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &cliError{Type: "cancelled", Message: "interrupted: " + err.Error()}
+	}
+	if errors.Is(err, kg.ErrInvalid) {
+		return &cliError{Type: "invalid_args", Message: err.Error()}
+	}
+	var pe *palace.Error
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case palace.CodeInvalid:
+			return &cliError{Type: "invalid_args", Message: pe.Message}
+		case palace.CodeNotFound:
+			return &cliError{Type: "not_found", Message: pe.Message, Hint: "Run `loci palace list` to see what exists"}
+		case palace.CodeConflict:
+			return &cliError{Type: "conflict", Message: pe.Message}
+		}
+		return &cliError{Type: "io", Message: pe.Message}
+	}
+	return &cliError{Type: "internal", Message: err.Error()}
+}
+
+// commonFlags are accepted by every CLI subcommand.
+type commonFlags struct {
+	format  string
+	palace  string
+	dataDir string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.format, "format", "auto", "output format: auto, text, json or yaml")
+	fs.StringVar(&c.palace, "palace", "", "palace name (default: derived from the current git repository)")
+	fs.StringVar(&c.dataDir, "data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+}
+
+// cliFunc is a subcommand in the envelope contract.
+type cliFunc func(ctx context.Context, env *cliEnv, args []string) (*result, error)
+
+// cli adapts a cliFunc to a command: it resolves --format before the
+// command parses its flags, so that even flag errors use the right format.
+func cli(f cliFunc) func(ctx context.Context, env *cliEnv, args []string) int {
+	return func(ctx context.Context, env *cliEnv, args []string) int {
+		if f, ok := formatArg(args); ok {
+			switch f {
+			case "auto", "text", "json", "yaml":
+				env.format = env.resolveFormat(f)
+			default:
+				return env.fail(&cliError{Type: "invalid_args", Message: "invalid value for --format: " + f,
+					Hint: "Use --format auto|text|json|yaml", Detail: map[string]any{"flag": "format"}})
+			}
+		}
+		r, err := f(ctx, env, args)
+		if err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return env.fail(err)
+		}
+		return env.emit(r)
+	}
+}
+
+// formatArg finds --format's value in raw arguments.
+func formatArg(args []string) (string, bool) {
+	for i, a := range args {
+		for _, p := range []string{"--format=", "-format="} {
+			if strings.HasPrefix(a, p) {
+				return strings.TrimPrefix(a, p), true
+			}
+		}
+		if (a == "--format" || a == "-format") && i+1 < len(args) {
+			return args[i+1], true
+		}
+	}
+	return "", false
+}
+
+// parseFlags parses a subcommand's flags, allowing them before, between and
+// after positional arguments, and returns the positional ones. Usage goes
+// to stderr; a bad flag is an invalid_args error.
+func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(env.stderr)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, invalidArgs(err.Error(), "Run `loci "+fs.Name()+" -h` for usage")
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

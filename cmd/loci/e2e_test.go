@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestEOFExitsZero(t *testing.T) {
+	p := startLoci(t, t.TempDir(), nil, "serve", "--palace", "eof")
+	p.initialize()
+	start := time.Now()
+	if code := p.closeAndWait(3 * time.Second); code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	t.Logf("exited %v after EOF", time.Since(start))
+}
+
+// TestSIGTERMDuringSlowCall: the call that is running completes and is
+// answered, then the process exits 0, all within 3 s.
+func TestSIGTERMDuringSlowCall(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			p := startLoci(t, t.TempDir(), []string{"LOCI_DEBUG_TOOL_DELAY_MS=1200"}, "serve", "--palace", "slow")
+			p.initialize()
+			p.send(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"memory_remember","arguments":{"text":"written during shutdown"}}}`)
+			time.Sleep(300 * time.Millisecond) // the call is now sleeping inside the tool
+			start := time.Now()
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			line := p.next(3 * time.Second)
+			if !strings.Contains(line, `"id":77`) || !strings.Contains(line, `stored`) {
+				t.Fatalf("in-flight call not completed: %s", line)
+			}
+			if code := p.wait(3 * time.Second); code != 0 {
+				t.Fatalf("exit code %d, want 0", code)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Fatalf("shutdown took %v", d)
+			}
+		})
+	}
+}
+
+// TestCancelledCallGetsNoResponse: a request cancelled while running is not
+// answered; the next request is.
+func TestCancelledCallGetsNoResponse(t *testing.T) {
+	p := startLoci(t, t.TempDir(), []string{"LOCI_DEBUG_TOOL_DELAY_MS=500"}, "serve", "--palace", "cancel")
+	p.initialize()
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"palace_list","arguments":{}}}`)
+	time.Sleep(100 * time.Millisecond)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user gave up"}}`)
+	p.send(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"palace_list","arguments":{}}}`)
+	line := p.next(5 * time.Second)
+	if !strings.Contains(line, `"id":6`) {
+		t.Fatalf("got %s, want the response to id 6 only", line)
+	}
+	if code := p.closeAndWait(3 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func TestInvalidUTF8IsParseError(t *testing.T) {
+	p := startLoci(t, t.TempDir(), nil, "serve")
+	p.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\xff\xfe\"}")
+	line := p.next(5 * time.Second)
+	if !strings.Contains(line, `"code":-32700`) || !strings.Contains(line, `"id":null`) {
+		t.Fatalf("got %s", line)
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if line := p.next(5 * time.Second); !strings.Contains(line, `"id":2`) {
+		t.Fatalf("server did not recover: %s", line)
+	}
+	p.closeAndWait(3 * time.Second)
+}
+
+// TestTwoProcessesOnePalace: two servers write one palace concurrently;
+// nothing is lost and each recalls the other's drawers.
+func TestTwoProcessesOnePalace(t *testing.T) {
+	home := t.TempDir()
+	a := startLoci(t, home, nil, "serve", "--palace", "shared")
+	b := startLoci(t, home, nil, "serve", "--palace", "shared")
+	a.initialize()
+	b.initialize()
+	const n = 40
+	var wg sync.WaitGroup
+	for i, p := range []*proc{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < n; j++ {
+				p.tool("memory_remember", map[string]any{"text": fmt.Sprintf("process %c wrote note %d about the quokka migration", 'A'+i, j)}, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, p := range []*proc{a, b} {
+		var list struct {
+			Total int `json:"total"`
+		}
+		p.tool("memory_list", map[string]any{"limit": 1}, &list)
+		if list.Total != 2*n {
+			t.Fatalf("process %d sees %d drawers, want %d", i, list.Total, 2*n)
+		}
+		other := 'B' - rune(i)
+		var rec struct {
+			Results []struct{ Content string } `json:"results"`
+		}
+		p.tool("memory_recall", map[string]any{"query": fmt.Sprintf("process %c quokka migration", other), "top_k": 5}, &rec)
+		found := false
+		for _, r := range rec.Results {
+			found = found || strings.HasPrefix(r.Content, fmt.Sprintf("process %c", other))
+		}
+		if !found {
+			t.Fatalf("process %d does not recall the other's drawers: %+v", i, rec.Results)
+		}
+	}
+	a.closeAndWait(3 * time.Second)
+	b.closeAndWait(3 * time.Second)
+}
+
+// TestKill9KeepsAcknowledgedWrites: SIGKILL in the middle of a stream of
+// writes loses nothing that was acknowledged, and a corrupt index snapshot
+// is rebuilt on the next start.
+func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	home := t.TempDir()
+	p := startLoci(t, home, nil, "serve", "--palace", "crash")
+	p.initialize()
+	var acked []string
+	for i := 0; i < 60; i++ {
+		var r struct {
+			DrawerID string `json:"drawer_id"`
+		}
+		p.tool("memory_remember", map[string]any{"text": fmt.Sprintf("durable fact number %d about the walrus", i)}, &r)
+		acked = append(acked, r.DrawerID)
+		if i == 30 {
+			p.tool("memory_recall", map[string]any{"query": "walrus"}, nil) // load the index mid-stream
+		}
+	}
+	// One more write is in flight when the process dies.
+	p.send(`{"jsonrpc":"2.0","id":999,"method":"tools/call","params":{"name":"memory_remember","arguments":{"text":"maybe"}}}`)
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	// Damage the index snapshot if one exists: it is only a cache.
+	snap := filepath.Join(home, "palaces", "crash", "vectors.idx")
+	if _, err := os.Stat(snap); err == nil {
+		os.WriteFile(snap, []byte("garbage"), 0o600)
+	}
+
+	q := startLoci(t, home, nil, "serve", "--palace", "crash")
+	q.initialize()
+	var list struct {
+		Drawers []struct {
+			DrawerID string `json:"drawer_id"`
+		} `json:"drawers"`
+	}
+	q.tool("memory_list", map[string]any{"limit": 1000}, &list)
+	have := map[string]bool{}
+	for _, d := range list.Drawers {
+		have[d.DrawerID] = true
+	}
+	for _, id := range acked {
+		if !have[id] {
+			t.Fatalf("acknowledged drawer %s lost after kill -9", id)
+		}
+	}
+	var rec struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	q.tool("memory_recall", map[string]any{"query": "durable fact about the walrus", "top_k": 100}, &rec)
+	if len(rec.Results) < len(acked) {
+		t.Fatalf("recall after restart returned %d results, want at least %d", len(rec.Results), len(acked))
+	}
+	q.closeAndWait(3 * time.Second)
+}
+
+func TestBootFailures(t *testing.T) {
+	t.Run("unwritable data dir", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			// root ignores permissions: use a path under a regular file.
+			f := filepath.Join(t.TempDir(), "file")
+			os.WriteFile(f, []byte("x"), 0o600)
+			p := startLoci(t, filepath.Join(f, "home"), nil, "serve", "--palace", "x")
+			if code := p.wait(5 * time.Second); code != 1 {
+				t.Fatalf("exit %d, want 1", code)
+			}
+			if !strings.Contains(p.stderr.String(), "data dir") {
+				t.Fatalf("stderr does not explain: %s", p.stderr.String())
+			}
+			return
+		}
+		dir := t.TempDir()
+		os.Chmod(dir, 0o500)
+		defer os.Chmod(dir, 0o700)
+		p := startLoci(t, filepath.Join(dir, "home"), nil, "serve", "--palace", "x")
+		if code := p.wait(5 * time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1", code)
+		}
+	})
+	t.Run("corrupt palace", func(t *testing.T) {
+		home := t.TempDir()
+		dir := filepath.Join(home, "palaces", "bad")
+		os.MkdirAll(dir, 0o700)
+		os.WriteFile(filepath.Join(dir, "palace.db"), []byte(strings.Repeat("this is not a database ", 400)), 0o600)
+		p := startLoci(t, home, nil, "serve", "--palace", "bad")
+		if code := p.wait(5 * time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1", code)
+		}
+		if !strings.Contains(p.stderr.String(), "bad") {
+			t.Fatalf("stderr does not name the palace: %s", p.stderr.String())
+		}
+	})
+	t.Run("unsafe palace name", func(t *testing.T) {
+		p := startLoci(t, t.TempDir(), nil, "serve", "--palace", "../escape")
+		if code := p.wait(5 * time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1", code)
+		}
+	})
+}

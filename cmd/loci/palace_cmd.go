@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/rs/zerolog"
+)
+
+// palaceCmd is `loci palace list|create|info`.
+func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	if len(args) == 0 {
+		return nil, invalidArgs("missing subcommand", "Use `loci palace list|create NAME|info [NAME]`")
+	}
+	sub, args := args[0], args[1:]
+	fs := flag.NewFlagSet("palace "+sub, flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	desc := fs.String("description", "", "palace description (create)")
+	pos, err := parseFlags(env, fs, args)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := openRegistry(c.dataDir, zerolog.New(env.stderr).Level(zerolog.WarnLevel), nil)
+	if err != nil {
+		return nil, &cliError{Type: "io", Message: err.Error()}
+	}
+	defer reg.Close()
+
+	switch sub {
+	case "list":
+		names, err := reg.List()
+		if err != nil {
+			return nil, err
+		}
+		return &result{data: map[string]any{"palaces": names, "data_dir": reg.DataDir()}, count: countOf(len(names)),
+			text: func(w io.Writer) {
+				for _, n := range names {
+					fmt.Fprintln(w, n)
+				}
+			}}, nil
+	case "create":
+		name := c.palace
+		if len(pos) > 0 {
+			name = pos[0]
+		}
+		if name == "" {
+			return nil, invalidArgs("missing palace name", "Use `loci palace create NAME`")
+		}
+		p, err := reg.Create(ctx, name, *desc)
+		if err != nil {
+			return nil, err
+		}
+		return &result{data: map[string]any{"palace_id": p.Name(), "status": "created", "data_dir": p.Dir()},
+			text: func(w io.Writer) { fmt.Fprintf(w, "created palace %s at %s\n", p.Name(), p.Dir()) }}, nil
+	case "info":
+		name := c.palace
+		if len(pos) > 0 {
+			name = pos[0]
+		}
+		if name, err = resolvePalace(name); err != nil {
+			return nil, err
+		}
+		p, err := reg.Open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		in, err := p.Info(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &result{data: in, text: func(w io.Writer) { printInfo(w, in) }}, nil
+	default:
+		return nil, invalidArgs("unknown subcommand palace "+sub, "Use list, create or info")
+	}
+}
+
+func printInfo(w io.Writer, in palace.Info) {
+	fmt.Fprintf(w, "palace    %s\n", in.Name)
+	if in.Description != "" {
+		fmt.Fprintf(w, "about     %s\n", in.Description)
+	}
+	fmt.Fprintf(w, "drawers   %d active\n", in.DrawerCount)
+	for k, n := range in.ByKind {
+		fmt.Fprintf(w, "  %-12s %d\n", k, n)
+	}
+	fmt.Fprintf(w, "triples   %d active\n", in.Triples)
+	fmt.Fprintf(w, "data dir  %s\n", in.DataDir)
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
+	"github.com/rs/zerolog"
+)
+
+// openRegistry opens the data dir with the configured embedder.
+func openRegistry(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace)) (*palace.Registry, error) {
+	emb, err := configuredEmbedder()
+	if err != nil {
+		return nil, err
+	}
+	return palace.OpenRegistry(palace.Config{
+		DataDir:  dataDir,
+		Embedder: emb,
+		Logger:   log,
+		Sync:     os.Getenv("LOCI_SYNC"),
+		OnOpen:   onOpen,
+	})
+}
+
+// configuredEmbedder returns the embedder named by LOCI_EMBEDDER, or the
+// built-in default.
+func configuredEmbedder() (embed.Embedder, error) {
+	name := strings.TrimSpace(os.Getenv("LOCI_EMBEDDER"))
+	if name == "" || name == "hash" {
+		return embed.NewHash(embed.HashDim), nil
+	}
+	return nil, invalidArgs("unknown embedder "+name+" in LOCI_EMBEDDER", "Use hash")
+}
+
+// resolvePalace returns the palace a CLI command targets: --palace, else
+// $LOCI_PALACE, else the palace of the git repository around the working
+// directory.
+func resolvePalace(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, palace.ValidateName(flagValue)
+	}
+	if v := os.Getenv("LOCI_PALACE"); v != "" {
+		return v, palace.ValidateName(v)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	name, err := palace.ProjectName(wd)
+	if err != nil {
+		return "", invalidArgs("no --palace given and "+err.Error(), "Pass --palace NAME or run inside a git repository")
+	}
+	return name, nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/loci-mem/loci/dreamer"
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/server"
+)
+
+// runServe is `loci serve [--palace NAME] [--http ADDR]`: the MCP server on
+// stdin/stdout, NDJSON JSON-RPC 2.0. Boot failures go to stderr, exit 1.
+func runServe(ctx context.Context, env *cliEnv, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	palaceName := fs.String("palace", "", "default palace for tool calls that omit 'palace' (created if missing)")
+	httpAddr := fs.String("http", "", "also serve the HTTP companion on this address (e.g. 127.0.0.1:3031)")
+	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.stderr, "loci serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	log := newLogger(env.stderr)
+	boot := func(format string, a ...any) int {
+		fmt.Fprintf(env.stderr, "loci serve: "+format+"\n", a...)
+		return 1
+	}
+
+	dm := dreamer.NewManager(dreamer.Config{Logger: log})
+	reg, err := openRegistry(*dataDir, log, dm.Start)
+	if err != nil {
+		return boot("%v", err)
+	}
+	defer reg.Close()
+	defer dm.Close()
+
+	if *palaceName != "" {
+		if err := palace.ValidateName(*palaceName); err != nil {
+			return boot("--palace: %v", err)
+		}
+		if _, err := reg.OpenOrCreate(ctx, *palaceName); err != nil {
+			return boot("open palace %q: %v", *palaceName, err)
+		}
+	}
+	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
+	srv, err := server.New(server.Config{
+		Registry:      reg,
+		DefaultPalace: *palaceName,
+		Version:       version,
+		Logger:        log,
+		ToolDelay:     time.Duration(delay) * time.Millisecond,
+	})
+	if err != nil {
+		return boot("%v", err)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	httpDone := make(chan error, 1)
+	if *httpAddr != "" {
+		hs, err := server.NewHTTP(server.HTTPConfig{Server: srv, Addr: *httpAddr, Logger: log})
+		if err != nil {
+			return boot("--http: %v", err)
+		}
+		ln, err := hs.Listen()
+		if err != nil {
+			return boot("--http: %v", err)
+		}
+		log.Info().Str("addr", ln.Addr().String()).Msg("HTTP companion listening")
+		go func() {
+			err := hs.Serve(ctx, ln)
+			if err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error().Err(err).Msg("HTTP companion stopped")
+			}
+			httpDone <- err
+			cancel() // the HTTP loop ending stops the stdio loop too
+		}()
+	} else {
+		close(httpDone)
+	}
+
+	log.Info().Str("palace", *palaceName).Str("data_dir", reg.DataDir()).Msg("serving MCP on stdio")
+	err = srv.ServeStdio(ctx, env.stdin, env.stdout)
+	cancel() // stdio ended (EOF or signal): stop the HTTP loop
+	<-httpDone
+	if err != nil {
+		log.Error().Err(err).Msg("stdio loop")
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,220 @@
+package kg
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Assertion is the input of Assert.
+type Assertion struct {
+	Subject    string
+	Predicate  string
+	Object     string
+	Confidence *float64  // nil means 1.0
+	Provenance string    // "" means none
+	ValidFrom  time.Time // zero means now
+}
+
+// Assert records that (Subject, Predicate) has Object from ValidFrom on, and
+// returns the active triple.
+//
+// In one transaction it closes the active triple of (Subject, Predicate), if
+// any, by setting its valid_to to the new triple's valid_from, and inserts
+// the new triple. Asserting the object that is already active is a no-op: it
+// returns the existing triple unchanged (its valid_from, confidence and
+// provenance are kept), so re-stating a fact does not fragment its history.
+//
+// An explicit ValidFrom earlier than the active triple's valid_from is
+// rejected (ErrInvalid): kg appends to a pair's timeline, it does not
+// rewrite it. When ValidFrom is zero and the clock reads earlier than the
+// active triple's valid_from (clock skew between processes), the new triple
+// starts where the active one did instead.
+//
+// Bad input returns a *ValidationError (errors.Is(err, ErrInvalid)) and
+// changes nothing.
+func (s *Store) Assert(ctx context.Context, a Assertion) (Triple, error) {
+	subject, err := term("subject", a.Subject)
+	if err != nil {
+		return Triple{}, err
+	}
+	predicate, err := term("predicate", a.Predicate)
+	if err != nil {
+		return Triple{}, err
+	}
+	object, err := term("object", a.Object)
+	if err != nil {
+		return Triple{}, err
+	}
+	conf, err := confidence(a.Confidence)
+	if err != nil {
+		return Triple{}, err
+	}
+	prov, err := provenance(a.Provenance)
+	if err != nil {
+		return Triple{}, err
+	}
+	explicit := !a.ValidFrom.IsZero()
+	if explicit {
+		if err := checkTime("valid_from", a.ValidFrom); err != nil {
+			return Triple{}, err
+		}
+	}
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Triple{}, fmt.Errorf("kg assert: begin: %w", err)
+	}
+	defer tx.Rollback()
+
+	// The clock is read under the write lock so that, within one machine,
+	// successive assertions get non-decreasing times.
+	now := s.clock()
+	from := now
+	if explicit {
+		from = a.ValidFrom.UTC().Round(0)
+	}
+
+	actives, err := activeTriples(ctx, tx, subject, predicate)
+	if err != nil {
+		return Triple{}, fmt.Errorf("kg assert: %w", err)
+	}
+	var same *Triple
+	var latest time.Time
+	for i := range actives {
+		if actives[i].Object == object && same == nil {
+			same = &actives[i]
+		}
+		if actives[i].ValidFrom.After(latest) {
+			latest = actives[i].ValidFrom
+		}
+	}
+
+	if same != nil {
+		// No-op. If other objects are also active (the invariant was broken
+		// by an import or an outside writer), this assertion supersedes them.
+		for _, t := range actives {
+			if t.Object != object {
+				if err := closeTriple(ctx, tx, t.ID, maxTime(now, t.ValidFrom)); err != nil {
+					return Triple{}, fmt.Errorf("kg assert: %w", err)
+				}
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return Triple{}, fmt.Errorf("kg assert: commit: %w", err)
+		}
+		return *same, nil
+	}
+
+	if from.Before(latest) {
+		if explicit {
+			return Triple{}, invalidf("valid_from", "must not precede the active triple's valid_from %s, got %s",
+				RFC3339(latest), RFC3339(from))
+		}
+		from = latest
+	}
+	for _, t := range actives {
+		if err := closeTriple(ctx, tx, t.ID, from); err != nil {
+			return Triple{}, fmt.Errorf("kg assert: %w", err)
+		}
+	}
+	var provArg any
+	if prov != "" {
+		provArg = prov
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO kg_triples
+		(subject, predicate, object, valid_from, valid_to, confidence, provenance, created_at)
+		VALUES (?, ?, ?, ?, NULL, ?, ?, ?)`,
+		subject, predicate, object, formatTime(from), conf, provArg, formatTime(now))
+	if err != nil {
+		return Triple{}, fmt.Errorf("kg assert: insert: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return Triple{}, fmt.Errorf("kg assert: insert id: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Triple{}, fmt.Errorf("kg assert: commit: %w", err)
+	}
+	return Triple{
+		ID:         id,
+		Subject:    subject,
+		Predicate:  predicate,
+		Object:     object,
+		ValidFrom:  from,
+		Confidence: conf,
+		Provenance: prov,
+		CreatedAt:  now,
+	}, nil
+}
+
+// Retract closes the active triple of (subject, predicate) without a
+// replacement, at the current time, and returns it as closed. It returns
+// ErrNotFound when the pair has no active triple. Should several triples be
+// active (see MergeDuplicates), all are closed and the latest is returned.
+func (s *Store) Retract(ctx context.Context, subject, predicate string) (Triple, error) {
+	subject, err := term("subject", subject)
+	if err != nil {
+		return Triple{}, err
+	}
+	predicate, err = term("predicate", predicate)
+	if err != nil {
+		return Triple{}, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Triple{}, fmt.Errorf("kg retract: begin: %w", err)
+	}
+	defer tx.Rollback()
+
+	actives, err := activeTriples(ctx, tx, subject, predicate)
+	if err != nil {
+		return Triple{}, fmt.Errorf("kg retract: %w", err)
+	}
+	if len(actives) == 0 {
+		return Triple{}, fmt.Errorf("kg retract %q %q: no active triple: %w", subject, predicate, ErrNotFound)
+	}
+	now := s.clock()
+	var last Triple
+	for _, t := range actives {
+		// Never close before the triple began (clock skew): the interval
+		// becomes empty rather than negative.
+		t.ValidTo = maxTime(now, t.ValidFrom)
+		if err := closeTriple(ctx, tx, t.ID, t.ValidTo); err != nil {
+			return Triple{}, fmt.Errorf("kg retract: %w", err)
+		}
+		last = t
+	}
+	if err := tx.Commit(); err != nil {
+		return Triple{}, fmt.Errorf("kg retract: commit: %w", err)
+	}
+	return last, nil
+}
+
+// activeTriples returns the active triples of a pair, oldest first. With
+// the invariant intact there is at most one.
+func activeTriples(ctx context.Context, tx *sql.Tx, subject, predicate string) ([]Triple, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+tripleColumns+` FROM kg_triples
+		WHERE subject = ? AND predicate = ? AND valid_to IS NULL
+		ORDER BY valid_from, id`, subject, predicate)
+	if err != nil {
+		return nil, fmt.Errorf("select active: %w", err)
+	}
+	return scanTriples(rows)
+}
+
+func closeTriple(ctx context.Context, tx *sql.Tx, id int64, at time.Time) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE kg_triples SET valid_to = ? WHERE id = ? AND valid_to IS NULL`,
+		formatTime(at), id); err != nil {
+		return fmt.Errorf("close triple %d: %w", id, err)
+	}
+	return nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

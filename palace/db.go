@@ -1,0 +1,144 @@
+package palace
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver (build with -tags sqlite_fts5)
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// dsn builds the SQLite connection string for a palace file: WAL journal,
+// immediate write transactions (so concurrent writers queue on the busy
+// timeout instead of failing on lock upgrade), foreign keys on.
+func dsn(path string, sync string) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "15000")
+	q.Set("_txlock", "immediate")
+	q.Set("_foreign_keys", "on")
+	q.Set("_synchronous", sync)
+	q.Set("_cache_size", "-16000")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// openDB opens (creating if asked) the SQLite file and applies every embedded
+// migration not yet recorded in schema_migrations, each in its own
+// transaction. Migrations are applied in file-name order; several processes
+// may race here safely because each migration re-checks under the write lock.
+func openDB(ctx context.Context, path, sync string) (*sql.DB, error) {
+	// Switching a new file to WAL needs an exclusive lock, and SQLite does
+	// not wait on the busy timeout for it: a process opening a palace while
+	// another creates it can see "database is locked". Retry briefly.
+	deadline := time.Now().Add(15 * time.Second)
+	for attempt := 0; ; attempt++ {
+		db, err := openDBOnce(ctx, path, sync)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return db, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(10+attempt*20) * time.Millisecond):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "database is locked") || strings.Contains(err.Error(), "SQLITE_BUSY"))
+}
+
+func openDBOnce(ctx context.Context, path, sync string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", dsn(path, sync))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(4)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL DEFAULT (unixepoch()))`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	entries, err := migrationFS.ReadDir("migrations")
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".sql") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+
+	applied := map[string]bool{}
+	rows, err := db.QueryContext(ctx, `SELECT name FROM schema_migrations`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		applied[n] = true
+	}
+	rows.Close()
+
+	for _, name := range names {
+		if applied[name] {
+			continue
+		}
+		body, err := migrationFS.ReadFile("migrations/" + name)
+		if err != nil {
+			return err
+		}
+		if err := applyMigration(ctx, db, name, string(body)); err != nil {
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, name, body string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 { // another process got here first
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, body); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(name) VALUES (?)`, name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,69 @@
+// Package embed turns text into vectors for the palace's semantic index.
+//
+// An Embedder is a pure function from text to unit-length float32 vectors.
+// Every vector stored in a palace records the ID of the embedder that made
+// it, so a change of model is detected and the palace re-embedded.
+//
+// This package and its sub-packages import nothing from loci outside
+// palace/embed.
+package embed
+
+import (
+	"context"
+	"errors"
+	"math"
+)
+
+// Embedder maps texts to vectors of a fixed dimension.
+//
+// Implementations must be safe for concurrent use, must return one
+// L2-normalised vector per input text (a zero vector for text with no
+// usable content), and must be deterministic for a given ID.
+type Embedder interface {
+	// ID names the model and its version, e.g. "use-lite-v1". Vectors made
+	// by embedders with different IDs are never compared.
+	ID() string
+	// Dim is the length of every vector Embed returns.
+	Dim() int
+	// Embed returns one vector per text, in order.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// ErrUnknown is returned by Lookup for a name no embedder answers to.
+var ErrUnknown = errors.New("unknown embedder")
+
+// Normalize scales v to unit length in place and returns it. A zero vector
+// is left as it is.
+func Normalize(v []float32) []float32 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+// Dot returns the inner product of a and b, which must have equal length.
+// For unit vectors it is their cosine similarity.
+func Dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a)
+	b = b[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}

@@ -1,0 +1,89 @@
+package palace
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies a palace error so that each face can translate it into its
+// own contract (JSON-RPC code, isError result, HTTP status, CLI exit code)
+// once, at its edge.
+type Code string
+
+const (
+	// CodeInvalid marks bad input: a wrong type, a value out of range, an
+	// unsafe name. Nothing was changed.
+	CodeInvalid Code = "invalid"
+	// CodeNotFound marks a palace or drawer that does not exist.
+	CodeNotFound Code = "not_found"
+	// CodeConflict marks something that already exists.
+	CodeConflict Code = "conflict"
+	// CodeInternal marks a failure of the store itself (I/O, SQLite).
+	CodeInternal Code = "internal"
+)
+
+// Error is a palace error with a code and a message fit for a user.
+type Error struct {
+	Code    Code
+	Message string
+	Err     error // underlying cause, if any; not shown to users
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil && e.Message == "" {
+		return e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrNotFound) and friends match on the code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Message == "" && t.Err == nil && t.Code == e.Code
+}
+
+// Sentinels for errors.Is. Each matches any *Error with the same code.
+var (
+	ErrInvalid  = &Error{Code: CodeInvalid}
+	ErrNotFound = &Error{Code: CodeNotFound}
+	ErrConflict = &Error{Code: CodeConflict}
+	ErrInternal = &Error{Code: CodeInternal}
+)
+
+// Invalidf returns a CodeInvalid error.
+func Invalidf(format string, args ...any) error {
+	return &Error{Code: CodeInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFoundf returns a CodeNotFound error.
+func NotFoundf(format string, args ...any) error {
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
+}
+
+// Conflictf returns a CodeConflict error.
+func Conflictf(format string, args ...any) error {
+	return &Error{Code: CodeConflict, Message: fmt.Sprintf(format, args...)}
+}
+
+// internal wraps a store failure, keeping the operation in the message.
+func internal(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &Error{Code: CodeInternal, Message: op + ": " + err.Error(), Err: err}
+}
+
+// ErrorCode returns the code of err, CodeInternal for foreign errors.
+func ErrorCode(err error) Code {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return CodeInternal
+}

@@ -1,0 +1,101 @@
+package palace
+
+import "context"
+
+// Layers of seed 003's progressive recall.
+const (
+	LayerIdentity  = 0 // L0: identity drawers
+	LayerImportant = 1 // L1: top-importance drawers, no query needed
+	LayerSearch    = 2 // L2: hybrid search
+	LayerDeep      = 3 // L3: exhaustive search
+)
+
+// TagIdentity marks a drawer as part of the palace's identity (layer 0).
+const TagIdentity = "identity"
+
+// RecallRequest is a layered recall.
+type RecallRequest struct {
+	Query  string
+	K      int // default 10
+	Deep   bool
+	Filter Filter
+}
+
+// RecallHit is a search hit tagged with the layer that surfaced it.
+type RecallHit struct {
+	Hit
+	Layer int
+}
+
+// Recall runs seed 003's progressive retrieval and returns at most K hits.
+//
+// Normal recall: up to two identity drawers (tag "identity", active)
+// first — only when K is at least 5, so they never crowd out a small
+// request — then the hybrid search hits (L2) by relevance; when the search
+// returns fewer than K, the remaining slots are filled with the most
+// important drawers (L1). Importance never reorders search hits.
+//
+// Deep recall (L3) is the same search scoring every vector exactly.
+func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, error) {
+	if req.K == 0 {
+		req.K = 10
+	}
+	if req.Deep {
+		hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Exhaustive: true, Filter: req.Filter})
+		if err != nil {
+			return nil, err
+		}
+		return tagLayer(hits, LayerDeep), nil
+	}
+	out := []RecallHit{}
+	seen := map[string]bool{}
+	if req.K >= 5 {
+		f := req.Filter
+		f.Tags = append(append([]string(nil), f.Tags...), TagIdentity)
+		ids, _, err := p.List(ctx, ListOptions{Filter: f, Limit: 2})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ids {
+			out = append(out, RecallHit{Hit: Hit{Drawer: d, Score: d.Importance}, Layer: LayerIdentity})
+			seen[d.ID] = true
+		}
+	}
+	hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Filter: req.Filter})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		if len(out) == req.K {
+			break
+		}
+		if !seen[h.Drawer.ID] {
+			seen[h.Drawer.ID] = true
+			out = append(out, RecallHit{Hit: h, Layer: LayerSearch})
+		}
+	}
+	if len(out) < req.K {
+		top, _, err := p.List(ctx, ListOptions{Filter: req.Filter, Limit: req.K})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range top {
+			if len(out) == req.K {
+				break
+			}
+			if !seen[d.ID] {
+				seen[d.ID] = true
+				out = append(out, RecallHit{Hit: Hit{Drawer: d}, Layer: LayerImportant})
+			}
+		}
+	}
+	return out, nil
+}
+
+func tagLayer(hits []Hit, layer int) []RecallHit {
+	out := make([]RecallHit, len(hits))
+	for i, h := range hits {
+		out[i] = RecallHit{Hit: h, Layer: layer}
+	}
+	return out
+}

@@ -1,0 +1,307 @@
+package redact
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unsafe"
+)
+
+// Stable rule names, reported in Match.Rule and accepted by New.
+const (
+	RulePrivateKey     = "private-key"
+	RuleEMK            = "emk-key"
+	RuleEVT            = "evt-token"
+	RuleAWSAccessKeyID = "aws-access-key-id"
+	RuleGitHubToken    = "github-token"
+	RuleAnthropicKey   = "anthropic-api-key"
+	RuleOpenAIKey      = "openai-api-key"
+	RuleSlackToken     = "slack-token"
+	RuleSlackWebhook   = "slack-webhook"
+	RuleJWT            = "jwt"
+	RuleSignedURLParam = "signed-url-param"
+	RuleAWSSecretKey   = "aws-secret-access-key"
+	RuleBearerToken    = "bearer-token"
+	RuleAuthHeader     = "authorization-header"
+	RuleURLPassword    = "url-password"
+	RuleGenericSecret  = "generic-secret"
+)
+
+// ruleID orders the rules by priority: when two rules match exactly the same
+// bytes, the lower id names the match and decides the kept prefix.
+type ruleID uint8
+
+const (
+	rPrivateKey ruleID = iota
+	rEMK
+	rEVT
+	rAWSKeyID
+	rGitHub
+	rAnthropic
+	rOpenAI
+	rSlackToken
+	rSlackWebhook
+	rJWT
+	rSignedURL
+	rAWSSecret
+	rBearer
+	rAuthHeader
+	rURLPassword
+	rGeneric
+	numRules
+)
+
+var ruleNames = [numRules]string{
+	RulePrivateKey, RuleEMK, RuleEVT, RuleAWSAccessKeyID, RuleGitHubToken,
+	RuleAnthropicKey, RuleOpenAIKey, RuleSlackToken, RuleSlackWebhook, RuleJWT,
+	RuleSignedURLParam, RuleAWSSecretKey, RuleBearerToken, RuleAuthHeader,
+	RuleURLPassword, RuleGenericSecret,
+}
+
+const (
+	// SeedMask is appended to the first eight characters of an emk_/evt_
+	// credential (seed 000): emk_a1b2_REDACTED.
+	SeedMask = "_REDACTED"
+	// Mask replaces the secret part of every other rule: ghp_[REDACTED].
+	Mask = "[REDACTED]"
+)
+
+// Match is one secret found by Find. Start and End are byte offsets of the
+// text that String replaces; the replacement keeps a short, rule-specific
+// prefix of that text (see the package documentation).
+type Match struct {
+	Rule       string
+	Start, End int
+}
+
+// span is the internal, allocation-free form of a Match.
+type span struct {
+	start, end int32
+	rule       ruleID
+	keep       uint8 // bytes of s[start:] copied before the mask
+}
+
+func (m span) mask() string {
+	if m.rule == rEMK || m.rule == rEVT {
+		return SeedMask
+	}
+	return Mask
+}
+
+// Redactor holds a rule set. The zero value has no rules; use New or the
+// package-level functions, which use every rule. A Redactor is immutable and
+// safe for concurrent use.
+type Redactor struct {
+	mask uint32 // bit i set: rule i enabled
+}
+
+var std = &Redactor{mask: 1<<numRules - 1}
+
+// Default returns the Redactor used by the package-level functions (all rules).
+func Default() *Redactor { return std }
+
+// Rules lists every rule name in priority order.
+func Rules() []string { return slices.Clone(ruleNames[:]) }
+
+// New returns a Redactor with the named rules, or with every rule when no
+// name is given. Unknown names are an error.
+func New(rules ...string) (*Redactor, error) {
+	if len(rules) == 0 {
+		return &Redactor{mask: std.mask}, nil
+	}
+	r := &Redactor{}
+	for _, name := range rules {
+		i := slices.Index(ruleNames[:], name)
+		if i < 0 {
+			return nil, fmt.Errorf("redact: unknown rule %q", name)
+		}
+		r.mask |= 1 << i
+	}
+	return r, nil
+}
+
+func (r *Redactor) on(id ruleID) bool { return r.mask&(1<<id) != 0 }
+
+// add records a match of rule id over s[start:end], keeping keep bytes.
+func (r *Redactor) add(dst []span, id ruleID, start, end, keep int) []span {
+	if !r.on(id) || end <= start {
+		return dst
+	}
+	return append(dst, span{start: int32(start), end: int32(end), rule: id, keep: uint8(keep)})
+}
+
+// spans finds every secret in s, sorted and merged so that no two overlap.
+// It appends to dst and allocates only when dst's capacity is exceeded.
+func (r *Redactor) spans(s string, dst []span) []span {
+	if len(s) < 8 || len(s) > 1<<31-1 {
+		return dst
+	}
+	dst = r.scanUnderscore(s, dst)
+	dst = r.scanHyphen(s, dst)
+	dst = r.scanEquals(s, dst)
+	dst = r.scanColon(s, dst)
+	dst = r.scanJWT(s, dst)
+	dst = r.scanAWSKeyID(s, dst)
+	dst = r.scanBearer(s, dst)
+	dst = r.scanSlackWebhook(s, dst)
+	return merge(dst)
+}
+
+// merge sorts spans by start (longest first, then priority) and folds
+// overlapping spans into the first one, so that no secret byte covered by
+// any rule survives.
+func merge(sp []span) []span {
+	if len(sp) < 2 {
+		return sp
+	}
+	slices.SortFunc(sp, func(a, b span) int {
+		switch {
+		case a.start != b.start:
+			return int(a.start - b.start)
+		case a.end != b.end:
+			return int(b.end - a.end)
+		}
+		return int(a.rule) - int(b.rule)
+	})
+	out := sp[:1]
+	for _, m := range sp[1:] {
+		last := &out[len(out)-1]
+		if m.start < last.end {
+			last.end = max(last.end, m.end)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Find reports the secrets String would replace, in order, without overlaps.
+func (r *Redactor) Find(s string) []Match {
+	var buf [8]span
+	sp := r.spans(s, buf[:0])
+	if len(sp) == 0 {
+		return nil
+	}
+	out := make([]Match, len(sp))
+	for i, m := range sp {
+		out[i] = Match{Rule: ruleNames[m.rule], Start: int(m.start), End: int(m.end)}
+	}
+	return out
+}
+
+// Contains reports whether s holds at least one secret.
+func (r *Redactor) Contains(s string) bool {
+	var buf [8]span
+	return len(r.spans(s, buf[:0])) > 0
+}
+
+// String returns s with every secret replaced and the number of secrets
+// replaced. When there is none it returns s itself without allocating.
+func (r *Redactor) String(s string) (string, int) {
+	var buf [8]span
+	sp := r.spans(s, buf[:0])
+	if len(sp) == 0 {
+		return s, 0
+	}
+	var b strings.Builder
+	b.Grow(outLen(len(s), sp))
+	last := 0
+	for _, m := range sp {
+		b.WriteString(s[last:m.start])
+		b.WriteString(s[m.start : int(m.start)+int(m.keep)])
+		b.WriteString(m.mask())
+		last = int(m.end)
+	}
+	b.WriteString(s[last:])
+	return b.String(), len(sp)
+}
+
+// Bytes is String for byte slices. When nothing is redacted it returns b
+// itself (not a copy); otherwise a new slice, leaving b untouched.
+func (r *Redactor) Bytes(b []byte) ([]byte, int) {
+	var buf [8]span
+	sp := r.spans(bytesView(b), buf[:0])
+	if len(sp) == 0 {
+		return b, 0
+	}
+	return apply(make([]byte, 0, outLen(len(b), sp)), b, sp), len(sp)
+}
+
+func apply(dst, b []byte, sp []span) []byte {
+	last := 0
+	for _, m := range sp {
+		dst = append(dst, b[last:m.start]...)
+		dst = append(dst, b[m.start:int(m.start)+int(m.keep)]...)
+		dst = append(dst, m.mask()...)
+		last = int(m.end)
+	}
+	return append(dst, b[last:]...)
+}
+
+func outLen(n int, sp []span) int {
+	for _, m := range sp {
+		n += int(m.keep) + len(m.mask()) - int(m.end-m.start)
+	}
+	return n
+}
+
+// bytesView reads b as a string without copying. The string never outlives
+// the call that scans it.
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// Writer returns an io.Writer that redacts every Write before passing it on
+// to w. Each Write is redacted on its own, which suits line-oriented writers
+// such as zerolog (one event per Write). A Write whose first non-space byte is
+// '{' or '[' is treated as JSON (see JSON). Write reports len(p) on success so
+// callers never see a short write caused by a shorter redacted text.
+func (r *Redactor) Writer(w io.Writer) io.Writer { return &writer{w: w, r: r} }
+
+type writer struct {
+	w io.Writer
+	r *Redactor
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	out := p
+	i := 0
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r') {
+		i++
+	}
+	if i < len(p) && (p[i] == '{' || p[i] == '[') {
+		out = w.r.JSON(p)
+	} else {
+		out, _ = w.r.Bytes(p)
+	}
+	n, err := w.w.Write(out)
+	if err != nil {
+		return 0, err
+	}
+	if n < len(out) {
+		return 0, io.ErrShortWrite
+	}
+	return len(p), nil
+}
+
+// String redacts s with every rule; see Redactor.String.
+func String(s string) (string, int) { return std.String(s) }
+
+// Bytes redacts b with every rule; see Redactor.Bytes.
+func Bytes(b []byte) ([]byte, int) { return std.Bytes(b) }
+
+// Contains reports whether s holds a secret under any rule.
+func Contains(s string) bool { return std.Contains(s) }
+
+// Find lists the secrets in s under every rule; see Redactor.Find.
+func Find(s string) []Match { return std.Find(s) }
+
+// JSON redacts every string of a JSON document; see Redactor.JSON.
+func JSON(v []byte) []byte { return std.JSON(v) }
+
+// Writer wraps w so that every Write is redacted with every rule.
+func Writer(w io.Writer) io.Writer { return std.Writer(w) }

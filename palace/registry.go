@@ -1,0 +1,293 @@
+package palace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loci-mem/loci/palace/embed"
+	"github.com/rs/zerolog"
+)
+
+// Config configures a Registry.
+type Config struct {
+	// DataDir is loci's home: palaces live in DataDir/palaces/<name>/.
+	// Empty means DefaultDataDir().
+	DataDir string
+	// Embedder makes the vectors of new drawers and queries. Nil means the
+	// deterministic feature-hashing embedder.
+	Embedder embed.Embedder
+	// Logger receives diagnostics; the zero value discards them.
+	Logger zerolog.Logger
+	// Now is the clock; nil means time.Now. Tests inject a fake one.
+	Now func() time.Time
+	// Sync is SQLite's synchronous setting: "NORMAL" (default; survives a
+	// killed process) or "FULL" (also survives power loss).
+	Sync string
+	// OnOpen, when set, is called once for every palace the registry opens
+	// (the dreamer uses it to start per-palace work).
+	OnOpen func(*Palace)
+}
+
+// DefaultDataDir returns $LOCI_HOME, else $XDG_DATA_HOME/loci, else
+// ~/.local/share/loci.
+func DefaultDataDir() (string, error) {
+	if d := os.Getenv("LOCI_HOME"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "loci"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "loci"), nil
+}
+
+// Registry finds, creates and opens the palaces under one data dir. Each
+// palace is opened once per Registry and shared by every caller.
+type Registry struct {
+	cfg  Config
+	root string // DataDir/palaces
+
+	mu     sync.Mutex
+	open   map[string]*Palace
+	closed bool
+}
+
+// OpenRegistry prepares the data dir (creating it if needed) and checks that
+// it is writable, so a bad data dir fails at boot rather than on first use.
+func OpenRegistry(cfg Config) (*Registry, error) {
+	if cfg.DataDir == "" {
+		d, err := DefaultDataDir()
+		if err != nil {
+			return nil, err
+		}
+		cfg.DataDir = d
+	}
+	abs, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data dir %q: %w", cfg.DataDir, err)
+	}
+	cfg.DataDir = abs
+	if cfg.Embedder == nil {
+		cfg.Embedder = embed.NewHash(embed.HashDim)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	switch strings.ToUpper(cfg.Sync) {
+	case "":
+		cfg.Sync = "NORMAL"
+	case "NORMAL", "FULL", "EXTRA":
+		cfg.Sync = strings.ToUpper(cfg.Sync)
+	default:
+		return nil, fmt.Errorf("sync mode %q: want NORMAL or FULL", cfg.Sync)
+	}
+	root := filepath.Join(abs, "palaces")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir %q is not usable: %w", abs, err)
+	}
+	probe, err := os.CreateTemp(root, ".probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("data dir %q is not writable: %w", abs, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return &Registry{cfg: cfg, root: root, open: map[string]*Palace{}}, nil
+}
+
+// DataDir is the registry's absolute data directory.
+func (r *Registry) DataDir() string { return r.cfg.DataDir }
+
+// Embedder is the embedder new vectors are made with.
+func (r *Registry) Embedder() embed.Embedder { return r.cfg.Embedder }
+
+// Now returns the registry's clock reading.
+func (r *Registry) Now() time.Time { return r.cfg.Now() }
+
+// ValidateName reports whether name is safe as a palace name: 1 to 200
+// bytes of ASCII letters, digits, '.', '_' and '-', starting with a letter,
+// a digit or '_', and neither "." nor "..".
+func ValidateName(name string) error {
+	if name == "" {
+		return Invalidf("palace name is empty")
+	}
+	if len(name) > 200 {
+		return Invalidf("palace name is %d bytes; the limit is 200", len(name))
+	}
+	if name == "." || name == ".." {
+		return Invalidf("palace name %q is not allowed", name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' ||
+			(i > 0 && (c == '.' || c == '-'))
+		if !ok {
+			return Invalidf("palace name %q is not a safe directory name: use letters, digits, '.', '_' and '-' (not first)", truncate(name, 60))
+		}
+	}
+	return nil
+}
+
+func (r *Registry) dir(name string) string { return filepath.Join(r.root, name) }
+
+// Exists reports whether a palace of that name exists on disk.
+func (r *Registry) Exists(name string) bool {
+	if ValidateName(name) != nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(r.dir(name), dbFile))
+	return err == nil
+}
+
+// List returns the names of every palace under the data dir, sorted.
+func (r *Registry) List() ([]string, error) {
+	entries, err := os.ReadDir(r.root)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return []string{}, nil
+		}
+		return nil, internal("list palaces", err)
+	}
+	names := []string{}
+	for _, e := range entries {
+		if !e.IsDir() || ValidateName(e.Name()) != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(r.root, e.Name(), dbFile)); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Create makes a new palace. It fails with CodeConflict if one of that name
+// exists already.
+func (r *Registry) Create(ctx context.Context, name, description string) (*Palace, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	if len(description) > 4096 {
+		return nil, Invalidf("description is %d bytes; the limit is 4096", len(description))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, internal("create palace", errors.New("registry closed"))
+	}
+	dir := r.dir(name)
+	// Mkdir (not MkdirAll) is the atomic claim: two creators race, one wins.
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			if _, serr := os.Stat(filepath.Join(dir, dbFile)); serr == nil {
+				return nil, Conflictf("palace %q already exists", name)
+			}
+			// A directory without a database: a crashed create; adopt it.
+		} else {
+			return nil, internal("create palace "+name, err)
+		}
+	}
+	p, err := openPalace(ctx, r, name, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.initMeta(ctx, description); err != nil {
+		p.Close()
+		return nil, err
+	}
+	r.open[name] = p
+	r.notifyOpen(p)
+	return p, nil
+}
+
+// Open returns the named palace, opening it on first use. It fails with
+// CodeNotFound if the palace does not exist.
+func (r *Registry) Open(ctx context.Context, name string) (*Palace, error) {
+	return r.get(ctx, name, false)
+}
+
+// OpenOrCreate returns the named palace, creating it if it does not exist.
+func (r *Registry) OpenOrCreate(ctx context.Context, name string) (*Palace, error) {
+	return r.get(ctx, name, true)
+}
+
+func (r *Registry) get(ctx context.Context, name string, create bool) (*Palace, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	if p, ok := r.open[name]; ok {
+		r.mu.Unlock()
+		return p, nil
+	}
+	r.mu.Unlock()
+	if !r.Exists(name) {
+		if !create {
+			return nil, NotFoundf("palace %q does not exist", name)
+		}
+		p, err := r.Create(ctx, name, "")
+		if err == nil || !errors.Is(err, ErrConflict) {
+			return p, err
+		}
+		// Lost a race with another creator: open theirs.
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, internal("open palace", errors.New("registry closed"))
+	}
+	if p, ok := r.open[name]; ok {
+		return p, nil
+	}
+	p, err := openPalace(ctx, r, name, false)
+	if err != nil {
+		return nil, err
+	}
+	r.open[name] = p
+	r.notifyOpen(p)
+	return p, nil
+}
+
+func (r *Registry) notifyOpen(p *Palace) {
+	if r.cfg.OnOpen != nil {
+		r.cfg.OnOpen(p)
+	}
+}
+
+// Opened returns the palaces this registry has open now.
+func (r *Registry) Opened() []*Palace {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Palace, 0, len(r.open))
+	for _, p := range r.open {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// Close closes every open palace. The registry cannot be used afterwards.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	ps := r.open
+	r.open = map[string]*Palace{}
+	r.closed = true
+	r.mu.Unlock()
+	var errs []error
+	for _, p := range ps {
+		if err := p.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

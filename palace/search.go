@@ -1,0 +1,316 @@
+package palace
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/loci-mem/loci/palace/index"
+)
+
+// Mode chooses which rankers a search uses.
+type Mode string
+
+const (
+	ModeHybrid  Mode = "hybrid"  // BM25 and vectors, fused (the default)
+	ModeKeyword Mode = "keyword" // BM25 only
+	ModeVector  Mode = "vector"  // vectors only
+)
+
+// SearchRequest is a recall query.
+type SearchRequest struct {
+	Query string
+	K     int  // results wanted; default 10, at most 1000
+	Mode  Mode // default ModeHybrid
+	// Exhaustive scans every vector exactly instead of using the
+	// approximate graph (seed 003's L3).
+	Exhaustive bool
+	Filter     Filter
+	// NoAccess skips recording the hits in the access statistics.
+	NoAccess bool
+}
+
+// Hit is one search result.
+type Hit struct {
+	Drawer *Drawer
+	// Score is the fused relevance in (0,1]: 1 for a drawer ranked first by
+	// every ranker used.
+	Score float64
+	// Cosine is the vector similarity to the query (0 when not computed).
+	Cosine float64
+	// BM25 is the keyword score (higher is better; 0 when no term matched).
+	BM25 float64
+	// KeywordRank and VectorRank are 1-based ranks in each list (0: absent).
+	KeywordRank int
+	VectorRank  int
+}
+
+// rrfK is the reciprocal-rank-fusion constant: a drawer at rank r in a list
+// contributes 1/(rrfK+r).
+const rrfK = 60
+
+var errShortEmbed = errors.New("embedder returned no vector")
+
+// Search ranks the palace's drawers against a query. Filters apply before
+// ranking. Importance and recency only break ties.
+func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return nil, Invalidf("query is empty")
+	}
+	if req.K == 0 {
+		req.K = 10
+	}
+	if req.K < 0 || req.K > 1000 {
+		return nil, Invalidf("k must be between 1 and 1000, got %d", req.K)
+	}
+	if req.Mode == "" {
+		req.Mode = ModeHybrid
+	}
+	if req.Mode != ModeHybrid && req.Mode != ModeKeyword && req.Mode != ModeVector {
+		return nil, Invalidf("unknown search mode %q", req.Mode)
+	}
+	where, args, err := req.Filter.compile()
+	if err != nil {
+		return nil, err
+	}
+	depth := max(req.K*3, 50)
+
+	type cand struct {
+		rid               int64
+		rrf, bm25, cosine float64
+		krank, vrank      int
+	}
+	cands := map[int64]*cand{}
+	get := func(rid int64) *cand {
+		c := cands[rid]
+		if c == nil {
+			c = &cand{rid: rid}
+			cands[rid] = c
+		}
+		return c
+	}
+	lists := 0
+
+	if req.Mode != ModeVector {
+		lists++
+		ranked, err := p.keywordSearch(ctx, req.Query, where, args, depth)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range ranked {
+			c := get(r.rid)
+			c.krank, c.bm25 = i+1, r.score
+			c.rrf += 1 / float64(rrfK+i+1)
+		}
+	}
+	if req.Mode != ModeKeyword {
+		lists++
+		ranked, err := p.vectorSearch(ctx, req.Query, where, args, depth, req.Exhaustive)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range ranked {
+			c := get(r.rid)
+			c.vrank, c.cosine = i+1, r.score
+			c.rrf += 1 / float64(rrfK+i+1)
+		}
+	}
+
+	all := make([]*cand, 0, len(cands))
+	rids := make([]int64, 0, len(cands))
+	for _, c := range cands {
+		all = append(all, c)
+	}
+	// Rank on fused score; keep enough for tie-breaks to be meaningful.
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].rrf != all[j].rrf {
+			return all[i].rrf > all[j].rrf
+		}
+		return all[i].rid > all[j].rid
+	})
+	if len(all) > req.K*2+10 {
+		all = all[:req.K*2+10]
+	}
+	for _, c := range all {
+		rids = append(rids, c.rid)
+	}
+	drawers, err := p.drawersByRID(ctx, rids)
+	if err != nil {
+		return nil, err
+	}
+	best := 1 / float64(rrfK+1) * float64(lists)
+	hits := make([]Hit, 0, len(all))
+	for _, c := range all {
+		d := drawers[c.rid]
+		if d == nil {
+			continue
+		}
+		hits = append(hits, Hit{Drawer: d, Score: c.rrf / best, Cosine: c.cosine, BM25: c.bm25,
+			KeywordRank: c.krank, VectorRank: c.vrank})
+	}
+	sortHits(hits)
+	if len(hits) > req.K {
+		hits = hits[:req.K]
+	}
+	if !req.NoAccess && len(hits) > 0 {
+		rs := make([]int64, len(hits))
+		for i, h := range hits {
+			rs[i] = h.Drawer.rid
+		}
+		p.noteAccess(rs)
+	}
+	return hits, nil
+}
+
+// sortHits orders by score, then importance, then recency: importance and
+// recency decide only between equally relevant drawers.
+func sortHits(hits []Hit) {
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if d := a.Score - b.Score; d > 1e-12 || d < -1e-12 {
+			return d > 0
+		}
+		if a.Drawer.Importance != b.Drawer.Importance {
+			return a.Drawer.Importance > b.Drawer.Importance
+		}
+		return a.Drawer.Timestamp.After(b.Drawer.Timestamp)
+	})
+}
+
+type ranked struct {
+	rid   int64
+	score float64
+}
+
+// keywordSearch runs BM25 over the FTS5 index, filtered.
+func (p *Palace) keywordSearch(ctx context.Context, query, where string, args []any, limit int) ([]ranked, error) {
+	expr := matchExpr(query)
+	if expr == "" {
+		return nil, nil
+	}
+	q := `SELECT d.rid, -bm25(drawers_fts, 1.0, 0.5) AS s FROM drawers_fts
+		JOIN drawers d ON d.rid = drawers_fts.rowid
+		WHERE drawers_fts MATCH ? AND ` + where + ` ORDER BY s DESC, d.rid DESC LIMIT ?`
+	qargs := append(append([]any{expr}, args...), limit)
+	rows, err := p.db.QueryContext(ctx, q, qargs...)
+	if err != nil {
+		return nil, internal("keyword search", err)
+	}
+	defer rows.Close()
+	var out []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.rid, &r.score); err != nil {
+			return nil, internal("keyword search", err)
+		}
+		out = append(out, r)
+	}
+	return out, internal("keyword search", rows.Err())
+}
+
+// selectiveLimit is the number of filtered drawers below which a filtered
+// vector search scores exactly those drawers instead of asking the index.
+const selectiveLimit = 4096
+
+// vectorSearch ranks drawers by cosine similarity to the query embedding.
+// With a filter beyond "active", the allowed keys are computed first; a
+// small allowed set is scored exactly, a large one filters the index.
+func (p *Palace) vectorSearch(ctx context.Context, query, where string, args []any, limit int, exhaustive bool) ([]ranked, error) {
+	qv, err := p.embedQuery(ctx, query)
+	if err != nil {
+		p.log.Warn().Err(err).Msg("embed query; vector ranking skipped")
+		return nil, nil
+	}
+	idx, err := p.vec.sync(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var allow func(uint64) bool
+	if where != "d.status = 'active'" {
+		keys, err := p.allowedKeys(ctx, where, args, selectiveLimit+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		allow = func(k uint64) bool { _, ok := keys[k]; return ok }
+		if len(keys) <= selectiveLimit {
+			exhaustive = true
+		}
+	}
+	var res []index.Result
+	if exhaustive {
+		res = searchExact(idx, qv, limit, allow)
+	} else {
+		res = idx.Search(qv, limit+8, allow)
+	}
+	return p.resolveKeys(ctx, res, where, args, limit)
+}
+
+// allowedKeys returns the index keys of drawers matching the filter, up to
+// max entries (then it returns what it has; the caller filters by key).
+func (p *Palace) allowedKeys(ctx context.Context, where string, args []any, max int) (map[uint64]struct{}, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT d.vec_id FROM drawers d WHERE d.vec_id <> 0 AND `+where, args...)
+	if err != nil {
+		return nil, internal("filter", err)
+	}
+	defer rows.Close()
+	keys := map[uint64]struct{}{}
+	for rows.Next() {
+		var k int64
+		if err := rows.Scan(&k); err != nil {
+			return nil, internal("filter", err)
+		}
+		keys[uint64(k)] = struct{}{}
+	}
+	return keys, internal("filter", rows.Err())
+}
+
+// resolveKeys maps index keys back to live drawers matching the filter,
+// dropping stale keys, and keeps the index order.
+func (p *Palace) resolveKeys(ctx context.Context, res []index.Result, where string, args []any, limit int) ([]ranked, error) {
+	if len(res) == 0 {
+		return nil, nil
+	}
+	qargs := make([]any, 0, len(res)+len(args))
+	for _, r := range res {
+		qargs = append(qargs, int64(r.Key))
+	}
+	qargs = append(qargs, args...)
+	rows, err := p.db.QueryContext(ctx, `SELECT d.vec_id, d.rid FROM drawers d WHERE d.vec_id IN (`+
+		placeholders(len(res))+`) AND `+where, qargs...)
+	if err != nil {
+		return nil, internal("vector search", err)
+	}
+	defer rows.Close()
+	ridOf := make(map[uint64]int64, len(res))
+	for rows.Next() {
+		var k, rid int64
+		if err := rows.Scan(&k, &rid); err != nil {
+			return nil, internal("vector search", err)
+		}
+		ridOf[uint64(k)] = rid
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal("vector search", err)
+	}
+	out := make([]ranked, 0, len(res))
+	for _, r := range res {
+		if rid, ok := ridOf[r.Key]; ok {
+			out = append(out, ranked{rid: rid, score: float64(r.Score)})
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Recent returns the newest active drawers (by event time), for session
+// context and dashboards.
+func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, error) {
+	ds, _, err := p.List(ctx, ListOptions{Filter: f, Order: "newest", Limit: limit})
+	return ds, err
+}

@@ -1,0 +1,275 @@
+package palace
+
+import (
+	"container/list"
+	"context"
+	"encoding/binary"
+	"math"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/loci-mem/loci/palace/index"
+)
+
+// vectorState is a palace's in-memory vector index and how far it has
+// caught up with the change log. The index is keyed by drawers.vec_id; a
+// key is never reused, so re-activating or re-embedding a drawer gives it a
+// new key and stale keys simply fail to resolve (and are tombstoned).
+type vectorState struct {
+	p *Palace
+
+	mu      sync.Mutex // serialises catch-up, load and save
+	idx     index.Index
+	model   string
+	hw      int64 // highest drawers.seq the index reflects
+	loaded  bool
+	savedHW int64 // hw at the last snapshot
+	lastErr string
+}
+
+// IndexInfo reports the state of the vector index.
+type IndexInfo struct {
+	Model    string `json:"model"`
+	Dim      int    `json:"dim"`
+	Loaded   bool   `json:"loaded"`
+	Vectors  int    `json:"vectors"`
+	Kind     string `json:"kind,omitempty"`
+	CaughtUp int64  `json:"caught_up_seq"`
+	Error    string `json:"error,omitempty"`
+}
+
+func newVectorState(p *Palace) *vectorState {
+	return &vectorState{p: p, model: p.emb.ID()}
+}
+
+func (v *vectorState) info() IndexInfo {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	in := IndexInfo{Model: v.model, Dim: v.p.emb.Dim(), Loaded: v.loaded, CaughtUp: v.hw, Error: v.lastErr}
+	if v.idx != nil {
+		in.Vectors = v.idx.Len()
+		in.Kind = indexKind(v.idx)
+	}
+	return in
+}
+
+func (v *vectorState) snapshotPath() string { return filepath.Join(v.p.dir, indexFile) }
+
+// sync brings the index up to date with every drawer change committed by
+// any process. The first call loads the snapshot (if it is valid for the
+// current model) and replays what changed after it.
+func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.loaded {
+		start := time.Now()
+		idx, hw, err := loadSnapshot(v.snapshotPath(), v.model, v.p.emb.Dim())
+		if err != nil {
+			v.p.log.Info().Err(err).Msg("vector snapshot unusable; rebuilding from the store")
+			idx, hw = newIndex(v.p.emb.Dim()), 0
+		}
+		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
+		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
+	}
+	var maxSeq int64
+	if err := v.p.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM drawers`).Scan(&maxSeq); err != nil {
+		return nil, internal("index catch-up", err)
+	}
+	if maxSeq < v.hw {
+		// The store went backwards (restored from a backup): start over.
+		v.idx, v.hw = newIndex(v.p.emb.Dim()), 0
+	}
+	if maxSeq == v.hw {
+		return v.idx, nil
+	}
+	rows, err := v.p.db.QueryContext(ctx, `SELECT seq, status, vec_id, model, vector FROM drawers
+		WHERE seq > ? ORDER BY seq`, v.hw)
+	if err != nil {
+		return nil, internal("index catch-up", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq, vecID int64
+		var status, model string
+		var blob []byte
+		if err := rows.Scan(&seq, &status, &vecID, &model, &blob); err != nil {
+			return nil, internal("index catch-up", err)
+		}
+		if vecID == 0 {
+			continue
+		}
+		if status == StatusActive && model == v.model && len(blob) == 4*v.p.emb.Dim() {
+			v.idx.Add(uint64(vecID), decodeVector(blob))
+		} else {
+			v.idx.Remove(uint64(vecID))
+		}
+		v.hw = seq
+	}
+	if err := rows.Err(); err != nil {
+		return nil, internal("index catch-up", err)
+	}
+	v.hw = maxSeq
+	return v.idx, nil
+}
+
+// SaveIndex writes the vector index snapshot if it changed since the last
+// one. The snapshot is a cache: failing to write it loses nothing.
+func (p *Palace) SaveIndex(ctx context.Context) error {
+	v := p.vec
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.loaded || v.hw == v.savedHW {
+		return nil
+	}
+	if err := saveSnapshot(v.snapshotPath(), v.idx, v.model, v.hw); err != nil {
+		v.lastErr = err.Error()
+		return internal("save vector index", err)
+	}
+	v.savedHW, v.lastErr = v.hw, ""
+	return nil
+}
+
+// RebuildIndex discards the in-memory index and rebuilds it from the vectors
+// in SQLite (dropping tombstones), then saves a fresh snapshot.
+func (p *Palace) RebuildIndex(ctx context.Context) (int, error) {
+	v := p.vec
+	v.mu.Lock()
+	v.idx, v.hw, v.savedHW, v.loaded = newIndex(p.emb.Dim()), 0, -1, true
+	v.mu.Unlock()
+	idx, err := v.sync(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return idx.Len(), p.SaveIndex(ctx)
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// queryCache is a small LRU of query embeddings: agents repeat queries, and
+// an embedding costs milliseconds while a lookup costs nanoseconds.
+type queryCache struct {
+	mu    sync.Mutex
+	max   int
+	ll    *list.List
+	items map[string]*list.Element
+}
+
+type cacheEntry struct {
+	key string
+	vec []float32
+}
+
+func newQueryCache(max int) *queryCache {
+	return &queryCache{max: max, ll: list.New(), items: map[string]*list.Element{}}
+}
+
+func (c *queryCache) get(key string) ([]float32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.ll.MoveToFront(e)
+		return e.Value.(*cacheEntry).vec, true
+	}
+	return nil, false
+}
+
+func (c *queryCache) put(key string, vec []float32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.ll.MoveToFront(e)
+		return
+	}
+	c.items[key] = c.ll.PushFront(&cacheEntry{key, vec})
+	for c.ll.Len() > c.max {
+		last := c.ll.Back()
+		c.ll.Remove(last)
+		delete(c.items, last.Value.(*cacheEntry).key)
+	}
+}
+
+// embedQuery embeds a query, using the cache.
+func (p *Palace) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	key := p.emb.ID() + "\x00" + text
+	if v, ok := p.qcache.get(key); ok {
+		return v, nil
+	}
+	vs, err := p.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, internal("embed query", errShortEmbed)
+	}
+	p.qcache.put(key, vs[0])
+	return vs[0], nil
+}
+
+// accessLog batches recall hits so that reading never waits on a write.
+type accessLog struct {
+	mu      sync.Mutex
+	pending map[int64]int64 // rid -> hits
+	last    map[int64]int64 // rid -> unix ms of latest hit
+}
+
+func (p *Palace) noteAccess(rids []int64) {
+	a := p.access
+	now := p.now().UnixMilli()
+	a.mu.Lock()
+	if a.last == nil {
+		a.last = map[int64]int64{}
+	}
+	for _, r := range rids {
+		a.pending[r]++
+		a.last[r] = now
+	}
+	n := len(a.pending)
+	a.mu.Unlock()
+	if n >= 256 {
+		go p.FlushAccess(context.Background())
+	}
+}
+
+// FlushAccess writes batched access statistics (hit counts, last access).
+func (p *Palace) FlushAccess(ctx context.Context) error {
+	a := p.access
+	a.mu.Lock()
+	pending, last := a.pending, a.last
+	a.pending, a.last = map[int64]int64{}, map[int64]int64{}
+	a.mu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	tx, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		return internal("flush access stats", err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `UPDATE drawers SET access_count = access_count + ?,
+		last_access = MAX(last_access, ?) WHERE rid = ?`)
+	if err != nil {
+		return internal("flush access stats", err)
+	}
+	defer stmt.Close()
+	for rid, n := range pending {
+		if _, err := stmt.ExecContext(ctx, n, last[rid], rid); err != nil {
+			return internal("flush access stats", err)
+		}
+	}
+	return internal("flush access stats", tx.Commit())
+}
