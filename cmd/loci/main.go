@@ -24,15 +24,15 @@ type command struct {
 	run     func(ctx context.Context, env *cliEnv, args []string) int
 }
 
-var commands map[string]command
+// commands maps a subcommand name to its implementation. Each subcommand's
+// file registers itself in an init function.
+var commands = map[string]command{}
 
 func init() {
-	commands = map[string]command{
-		"serve":   {"run the MCP server over stdio (and the HTTP companion with --http)", runServe},
-		"palace":  {"list, create and inspect palaces", cli(palaceCmd)},
-		"kg":      {"assert, query and show the history of knowledge-graph facts", cli(kgCmd)},
-		"version": {"print the version", cli(versionCmd)},
-	}
+	commands["serve"] = command{"run the MCP server over stdio (and the HTTP companion with --http)", runServe}
+	commands["palace"] = command{"list, create and inspect palaces", cli(palaceCmd)}
+	commands["kg"] = command{"assert, query and show the history of knowledge-graph facts", cli(kgCmd)}
+	commands["version"] = command{"print the version", cli(versionCmd)}
 }
 
 func main() {
