@@ -1,6 +1,8 @@
 package palace
 
 import (
+	"context"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -62,7 +64,10 @@ func queryTerms(text string) []string {
 // drawers by how many and how rare the matched terms are. It returns "" when
 // the text has no searchable term.
 func matchExpr(text string) string {
-	terms := queryTerms(text)
+	return orTerms(queryTerms(text))
+}
+
+func orTerms(terms []string) string {
 	if len(terms) == 0 {
 		return ""
 	}
@@ -76,4 +81,78 @@ func matchExpr(text string) string {
 		b.WriteByte('"')
 	}
 	return b.String()
+}
+
+// Common-term pruning. A term found in more than commonTermShare of the
+// drawers has a BM25 weight near zero — it cannot reorder the results — but
+// an OR query containing it scores most of the palace. In palaces of at
+// least commonTermMinDocs drawers such terms are dropped from the query,
+// unless every term is that common (then the rarest ones are kept).
+const (
+	commonTermShare   = 0.2
+	commonTermMinDocs = 5000
+)
+
+// keywordExpr builds the MATCH expression for a query, pruning terms that
+// are too common to matter (see commonTermShare).
+func (p *Palace) keywordExpr(ctx context.Context, text string) (string, error) {
+	terms := queryTerms(text)
+	if len(terms) < 2 {
+		return orTerms(terms), nil
+	}
+	var total int64
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM drawers`).Scan(&total); err != nil {
+		return "", internal("keyword search", err)
+	}
+	if total < commonTermMinDocs {
+		return orTerms(terms), nil
+	}
+	df := make(map[string]int64, len(terms))
+	for _, t := range terms {
+		n, err := p.docFreq(ctx, t, total)
+		if err != nil {
+			return "", err
+		}
+		df[t] = n
+	}
+	limit := int64(float64(total) * commonTermShare)
+	var kept []string
+	for _, t := range terms {
+		if df[t] <= limit {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		// Every term is common: keep the two rarest.
+		sorted := append([]string(nil), terms...)
+		sort.SliceStable(sorted, func(a, b int) bool { return df[sorted[a]] < df[sorted[b]] })
+		kept = sorted[:min(2, len(sorted))]
+	}
+	return orTerms(kept), nil
+}
+
+// dfCache remembers document frequencies; an entry is reused while the
+// palace's size stays within 10% of the size it was computed at.
+type dfEntry struct{ df, total int64 }
+
+// docFreq counts the drawers (of any status) whose text contains term.
+func (p *Palace) docFreq(ctx context.Context, term string, total int64) (int64, error) {
+	p.dfMu.Lock()
+	e, ok := p.dfCache[term]
+	p.dfMu.Unlock()
+	if ok && e.total*10 >= total*9 && e.total*10 <= total*11 {
+		return e.df, nil
+	}
+	var n int64
+	err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?`, orTerms([]string{term})).Scan(&n)
+	if err != nil {
+		return 0, internal("keyword search", err)
+	}
+	p.dfMu.Lock()
+	if p.dfCache == nil || len(p.dfCache) > 4096 {
+		p.dfCache = map[string]dfEntry{}
+	}
+	p.dfCache[term] = dfEntry{n, total}
+	p.dfMu.Unlock()
+	return n, nil
 }

@@ -36,6 +36,9 @@ type Palace struct {
 	qcache *queryCache
 	access *accessLog
 
+	dfMu    sync.Mutex
+	dfCache map[string]dfEntry
+
 	closeOnce sync.Once
 	closeErr  error
 }

@@ -3,6 +3,7 @@ package palace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -433,5 +434,36 @@ func TestProjectName(t *testing.T) {
 	}
 	if _, err := palace.ProjectName(t.TempDir()); err == nil {
 		t.Fatal("ProjectName outside a repository succeeded")
+	}
+}
+
+// TestKeywordSearchSkipsInactive: when most keyword matches are forgotten,
+// the fast FTS-first path must fall back and still find every active one.
+func TestKeywordSearchSkipsInactive(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	var ids []string
+	for i := 0; i < 300; i++ {
+		d := mustAdd(t, p, &palace.Drawer{Content: fmt.Sprintf("zebra crossing report %d", i)})
+		ids = append(ids, d.ID)
+	}
+	// The newest 280 go: FTS ties rank newest first, so every candidate of
+	// the fast path is inactive and the joined query must take over.
+	for _, id := range ids[20:] {
+		if _, err := p.Forget(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "zebra crossing", K: 10, Mode: palace.ModeKeyword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 10 {
+		t.Fatalf("got %d hits, want 10 of the 20 active drawers", len(hits))
+	}
+	for _, h := range hits {
+		if h.Drawer.Status != palace.StatusActive {
+			t.Fatalf("inactive drawer returned: %+v", h.Drawer)
+		}
 	}
 }

@@ -185,15 +185,54 @@ type ranked struct {
 
 // keywordSearch runs BM25 over the FTS5 index, filtered.
 func (p *Palace) keywordSearch(ctx context.Context, query, where string, args []any, limit int) ([]ranked, error) {
-	expr := matchExpr(query)
-	if expr == "" {
-		return nil, nil
+	expr, err := p.keywordExpr(ctx, query)
+	if err != nil || expr == "" {
+		return nil, err
+	}
+	if where == activeOnly {
+		// Rank inside FTS5 first and join only the best candidates: most
+		// drawers are active, so a few extra candidates cover the rest.
+		out, complete, err := p.keywordTop(ctx, expr, limit)
+		if err != nil || complete {
+			return out, err
+		}
 	}
 	q := `SELECT d.rid, -bm25(drawers_fts, 1.0, 0.5) AS s FROM drawers_fts
 		JOIN drawers d ON d.rid = drawers_fts.rowid
 		WHERE drawers_fts MATCH ? AND ` + where + ` ORDER BY s DESC, d.rid DESC LIMIT ?`
 	qargs := append(append([]any{expr}, args...), limit)
-	rows, err := p.db.QueryContext(ctx, q, qargs...)
+	return p.scanRanked(ctx, q, qargs...)
+}
+
+// activeOnly is the condition the zero Filter compiles to.
+const activeOnly = "d.status = 'active'"
+
+// keywordTop ranks in the FTS index alone, then keeps the active drawers
+// among 2×limit+32 candidates. complete reports whether that was enough to
+// fill limit (or the matches ran out); otherwise the caller runs the joined
+// query.
+func (p *Palace) keywordTop(ctx context.Context, expr string, limit int) (out []ranked, complete bool, err error) {
+	over := 2*limit + 32
+	q := `SELECT c.rid, c.s FROM (SELECT rowid AS rid, -bm25(drawers_fts, 1.0, 0.5) AS s FROM drawers_fts
+		WHERE drawers_fts MATCH ? ORDER BY s DESC, rowid DESC LIMIT ?) c
+		JOIN drawers d ON d.rid = c.rid WHERE d.status = 'active' ORDER BY c.s DESC, c.rid DESC`
+	all, err := p.scanRanked(ctx, q, expr, over)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(all) >= limit {
+		return all[:limit], true, nil
+	}
+	var matched int
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM drawers_fts WHERE drawers_fts MATCH ? LIMIT ?)`,
+		expr, over+1).Scan(&matched); err != nil {
+		return nil, false, internal("keyword search", err)
+	}
+	return all, matched <= over, nil
+}
+
+func (p *Palace) scanRanked(ctx context.Context, q string, args ...any) ([]ranked, error) {
+	rows, err := p.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, internal("keyword search", err)
 	}
@@ -227,7 +266,7 @@ func (p *Palace) vectorSearch(ctx context.Context, query, where string, args []a
 		return nil, err
 	}
 	var allow func(uint64) bool
-	if where != "d.status = 'active'" {
+	if where != activeOnly {
 		keys, err := p.allowedKeys(ctx, where, args, selectiveLimit+1)
 		if err != nil {
 			return nil, err
