@@ -19,6 +19,8 @@ type RecallRequest struct {
 	K      int // default 10
 	Deep   bool
 	Filter Filter
+	// Mode selects the L2/L3 rankers (default hybrid).
+	Mode Mode
 }
 
 // RecallHit is a search hit tagged with the layer that surfaced it.
@@ -41,7 +43,7 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 		req.K = 10
 	}
 	if req.Deep {
-		hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Exhaustive: true, Filter: req.Filter})
+		hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Exhaustive: true, Filter: req.Filter, Mode: req.Mode})
 		if err != nil {
 			return nil, err
 		}
@@ -61,10 +63,13 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 			seen[d.ID] = true
 		}
 	}
-	hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Filter: req.Filter})
+	hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Filter: req.Filter, Mode: req.Mode})
 	if err != nil {
 		return nil, err
 	}
+	// Dreamer closets (closet.go): a bounded bonus that only reorders
+	// near-tied L2 hits whose room's keywords match the query.
+	hits = p.closetBoost(ctx, req.Query, hits)
 	for _, h := range hits {
 		if len(out) == req.K {
 			break

@@ -27,11 +27,16 @@ func openRegistry(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace
 // configuredEmbedder returns the embedder named by LOCI_EMBEDDER, or the
 // built-in default.
 func configuredEmbedder() (embed.Embedder, error) {
-	name := strings.TrimSpace(os.Getenv("LOCI_EMBEDDER"))
+	return embedderNamed(os.Getenv("LOCI_EMBEDDER"))
+}
+
+// embedderNamed returns the named embedder ("" means the default).
+func embedderNamed(name string) (embed.Embedder, error) {
+	name = strings.TrimSpace(name)
 	if name == "" || name == "hash" {
 		return embed.NewHash(embed.HashDim), nil
 	}
-	return nil, invalidArgs("unknown embedder "+name+" in LOCI_EMBEDDER", "Use hash")
+	return nil, invalidArgs("unknown embedder "+name, "Use hash")
 }
 
 // resolvePalace returns the palace a CLI command targets: --palace, else

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+func init() {
+	commands["eval"] = command{"measure recall quality on an evaluation set (locomo)", cli(evalCmd)}
+}
+
+// defaultLocomoPath finds LoCoMo where the project keeps it: beside the
+// repository in ../shared/data, or from LOCI_LOCOMO.
+func defaultLocomoPath() string {
+	if v := os.Getenv("LOCI_LOCOMO"); v != "" {
+		return v
+	}
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "..", "shared", "data", "locomo10.json")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join("..", "shared", "data", "locomo10.json")
+		}
+	}
+}
+
+// evalCmd is `loci eval locomo [--data PATH] [--method M] [--embedder NAME] [--k 1,5,10,20] [--json FILE]`.
+func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	if len(args) == 0 || args[0] != "locomo" {
+		return nil, invalidArgs("unknown evaluation", "Use `loci eval locomo`")
+	}
+	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	data := fs.String("data", defaultLocomoPath(), "path to locomo10.json")
+	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
+	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
+	kList := fs.String("k", "1,5,10,20", "cut-offs")
+	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
+	jsonOut := fs.String("json", "", "also write per-question results to this file")
+	if _, err := parseFlags(env, fs, args[1:]); err != nil {
+		return nil, err
+	}
+	mode := palace.Mode(*method)
+	if mode != palace.ModeHybrid && mode != palace.ModeKeyword && mode != palace.ModeVector {
+		return nil, invalidArgs("unknown --method "+*method, "Use keyword, vector or hybrid")
+	}
+	var ks []int
+	for _, s := range strings.Split(*kList, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 || k > 100 {
+			return nil, invalidArgs("bad --k value "+s, "Use a comma-separated list of integers in 1..100")
+		}
+		ks = append(ks, k)
+	}
+	samples, err := parseRange(*convs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(*data); err != nil {
+		return nil, &cliError{Type: "not_found", Message: "LoCoMo data not found at " + *data,
+			Hint: "Put locomo10.json (snap-research/LoCoMo, data/locomo10.json) at ../shared/data/ or pass --data PATH"}
+	}
+	emb, err := embedderNamed(*embName)
+	if err != nil {
+		return nil, err
+	}
+	progress := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: "+format+"\n", a...) }
+	progress("method %s, embedder %s, data %s", mode, emb.ID(), *data)
+	start := time.Now()
+	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	report := map[string]any{
+		"method":         string(mode),
+		"embedder":       emb.ID(),
+		"questions":      len(rows),
+		"turns":          turns,
+		"ingest_seconds": round4(ingest.Seconds()),
+		"total_seconds":  round4(time.Since(start).Seconds()),
+		"all":            groups(rows, ks),
+	}
+	split := func(lo, hi int) []evalRow {
+		var out []evalRow
+		for _, r := range rows {
+			if r.Sample >= lo && r.Sample <= hi {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	if len(samples) == 0 {
+		report["conversations_1_5"] = groups(split(1, 5), ks)
+		report["conversations_6_10"] = groups(split(6, 10), ks)
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(rows, "", " ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			return nil, &cliError{Type: "io", Message: err.Error()}
+		}
+	}
+	return &result{data: report, text: func(w io.Writer) { printEval(w, report, ks) }}, nil
+}
+
+func parseRange(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err1 != nil || err2 != nil || a < 1 || b < a {
+			return nil, invalidArgs("bad --conversations value "+part, "Use e.g. 1-5 or 1,3,7")
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+func printEval(w io.Writer, report map[string]any, ks []int) {
+	fmt.Fprintf(w, "LoCoMo  method=%v  embedder=%v  questions=%v  turns=%v  ingest=%vs\n",
+		report["method"], report["embedder"], report["questions"], report["turns"], report["ingest_seconds"])
+	for _, key := range []string{"all", "conversations_1_5", "conversations_6_10"} {
+		gs, ok := report[key].([]evalGroup)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "\n[%s]\n%-16s %5s", key, "group", "n")
+		for _, k := range ks {
+			fmt.Fprintf(w, "  any@%-3d all@%-3d frac@%-3d", k, k, k)
+		}
+		fmt.Fprintln(w)
+		for _, g := range gs {
+			fmt.Fprintf(w, "%-16s %5d", g.Name, g.N)
+			for _, k := range ks {
+				fmt.Fprintf(w, "  %7.3f %7.3f %8.3f", g.Metrics[fmt.Sprintf("any@%d", k)], g.Metrics[fmt.Sprintf("all@%d", k)], g.Metrics[fmt.Sprintf("frac@%d", k)])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}

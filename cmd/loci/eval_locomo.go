@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
+	"github.com/rs/zerolog"
+)
+
+// The LoCoMo evaluation (../shared/data/README.md): for every question with
+// evidence, the turns of its own conversation are stored in a fresh palace
+// through the palace API (one drawer per turn, "speaker: text" plus the
+// image caption, with the session's date as event time), the question is
+// asked through the same recall path as memory_recall, and the evidence turns'
+// ranks give any@k, all@k and frac@k.
+
+var locomoCategories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+type locomoSample struct {
+	SampleID     string                     `json:"sample_id"`
+	Conversation map[string]json.RawMessage `json:"conversation"`
+	QA           []struct {
+		Question string `json:"question"`
+		Category int    `json:"category"`
+		Evidence []any  `json:"evidence"`
+	} `json:"qa"`
+}
+
+type locomoTurn struct {
+	Speaker     string `json:"speaker"`
+	DiaID       string `json:"dia_id"`
+	Text        string `json:"text"`
+	BlipCaption string `json:"blip_caption"`
+}
+
+var (
+	evidRe   = regexp.MustCompile(`D:?(\d+):(\d+)`)
+	diaRe    = regexp.MustCompile(`^D(\d+):(\d+)$`)
+	sessKeyR = regexp.MustCompile(`^session_(\d+)$`)
+)
+
+// normEvidence applies the baseline's normalisation: "D8:6; D9:17" splits,
+// "D30:05" becomes "D30:5", "D:11:26" becomes "D11:26".
+func normEvidence(ev []any) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range ev {
+		for _, m := range evidRe.FindAllStringSubmatch(fmt.Sprint(e), -1) {
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(m[2])
+			id := fmt.Sprintf("D%d:%d", a, b)
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// locomoDrawers turns a conversation into turn drawers in session order.
+func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
+	var sessions []int
+	for k := range conv {
+		if m := sessKeyR.FindStringSubmatch(k); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			sessions = append(sessions, n)
+		}
+	}
+	sort.Ints(sessions)
+	var out []*palace.Drawer
+	for _, sn := range sessions {
+		var turns []locomoTurn
+		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &turns); err != nil {
+			return nil, fmt.Errorf("session_%d: %w", sn, err)
+		}
+		var when time.Time
+		var date string
+		if raw, ok := conv[fmt.Sprintf("session_%d_date_time", sn)]; ok && json.Unmarshal(raw, &date) == nil {
+			when, _ = time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(date))
+		}
+		for i, t := range turns {
+			text := t.Text
+			if t.BlipCaption != "" {
+				text += " [shares image: " + t.BlipCaption + "]"
+			}
+			id := t.DiaID
+			if m := evidRe.FindStringSubmatch(id); m != nil {
+				a, _ := strconv.Atoi(m[1])
+				b, _ := strconv.Atoi(m[2])
+				id = fmt.Sprintf("D%d:%d", a, b)
+			}
+			d := &palace.Drawer{
+				Kind:      palace.KindTurn,
+				Content:   t.Speaker + ": " + text,
+				SessionID: fmt.Sprintf("session_%d", sn),
+				SenderIDs: []string{t.Speaker},
+				Meta:      map[string]any{"dia_id": id},
+			}
+			if !when.IsZero() {
+				d.Timestamp = when.Add(time.Duration(i) * time.Second)
+			}
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// evalRow is one question's outcome.
+type evalRow struct {
+	Sample   int
+	Category int
+	Question string
+	Gold     []string
+	Top      []string
+}
+
+type evalGroup struct {
+	Name    string             `json:"name"`
+	N       int                `json:"n"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+func aggregate(name string, rows []evalRow, ks []int) evalGroup {
+	g := evalGroup{Name: name, N: len(rows), Metrics: map[string]float64{}}
+	for _, k := range ks {
+		var anyS, allS, fracS float64
+		for _, r := range rows {
+			top := map[string]bool{}
+			for _, id := range r.Top[:min(k, len(r.Top))] {
+				top[id] = true
+			}
+			found := 0
+			for _, gd := range r.Gold {
+				if top[gd] {
+					found++
+				}
+			}
+			if found > 0 {
+				anyS++
+			}
+			if found == len(r.Gold) {
+				allS++
+			}
+			fracS += float64(found) / float64(len(r.Gold))
+		}
+		n := float64(max(len(rows), 1))
+		g.Metrics[fmt.Sprintf("any@%d", k)] = round4(anyS / n)
+		g.Metrics[fmt.Sprintf("all@%d", k)] = round4(allS / n)
+		g.Metrics[fmt.Sprintf("frac@%d", k)] = round4(fracS / n)
+	}
+	return g
+}
+
+func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
+
+// groups computes the report: per category and overall (1-5 and 1-4).
+func groups(rows []evalRow, ks []int) []evalGroup {
+	var out []evalGroup
+	for c := 1; c <= 5; c++ {
+		var sel []evalRow
+		for _, r := range rows {
+			if r.Category == c {
+				sel = append(sel, r)
+			}
+		}
+		out = append(out, aggregate(fmt.Sprintf("%d %s", c, locomoCategories[c]), sel, ks))
+	}
+	var no5 []evalRow
+	for _, r := range rows {
+		if r.Category != 5 {
+			no5 = append(no5, r)
+		}
+	}
+	out = append(out, aggregate("overall 1-4", no5, ks), aggregate("overall 1-5", rows, ks))
+	return out
+}
+
+// locomoOptions configures a run.
+type locomoOptions struct {
+	Data     string
+	Method   palace.Mode
+	Embedder embed.Embedder
+	Ks       []int
+	Samples  []int // 1-based conversation numbers; empty means all
+	Progress func(format string, a ...any)
+}
+
+// runLocomo ingests and queries every selected conversation.
+func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, int, error) {
+	raw, err := os.ReadFile(o.Data)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	var samples []locomoSample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %w", o.Data, err)
+	}
+	want := map[int]bool{}
+	for _, s := range o.Samples {
+		want[s] = true
+	}
+	maxK := 0
+	for _, k := range o.Ks {
+		maxK = max(maxK, k)
+	}
+	home, err := os.MkdirTemp("", "loci-eval-*")
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer os.RemoveAll(home)
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop()})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer reg.Close()
+
+	var rows []evalRow
+	var ingest time.Duration
+	turns := 0
+	for i, s := range samples {
+		n := i + 1
+		if len(want) > 0 && !want[n] {
+			continue
+		}
+		ds, err := locomoDrawers(s.Conversation)
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("%s: %w", s.SampleID, err)
+		}
+		p, err := reg.Create(ctx, fmt.Sprintf("locomo-%d", n), "LoCoMo "+s.SampleID)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		start := time.Now()
+		if err := p.AddMany(ctx, ds); err != nil {
+			return nil, 0, 0, err
+		}
+		ingest += time.Since(start)
+		turns += len(ds)
+		ids := map[string]bool{}
+		for _, d := range ds {
+			ids[d.Meta["dia_id"].(string)] = true
+		}
+		asked := 0
+		for _, qa := range s.QA {
+			var gold []string
+			for _, e := range normEvidence(qa.Evidence) {
+				if ids[e] {
+					gold = append(gold, e)
+				}
+			}
+			if len(gold) == 0 {
+				continue
+			}
+			hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: o.Method})
+			if err != nil {
+				return nil, 0, 0, fmt.Errorf("%s: %q: %w", s.SampleID, qa.Question, err)
+			}
+			top := make([]string, 0, len(hits))
+			for _, h := range hits {
+				if id, ok := h.Drawer.Meta["dia_id"].(string); ok {
+					top = append(top, id)
+				}
+			}
+			rows = append(rows, evalRow{Sample: n, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
+			asked++
+		}
+		if o.Progress != nil {
+			o.Progress("conversation %d (%s): %d turns, %d questions", n, s.SampleID, len(ds), asked)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	return rows, ingest, turns, nil
+}
