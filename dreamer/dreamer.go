@@ -16,13 +16,34 @@ const ShutdownGrace = 2 * time.Second
 // Config configures a Manager.
 type Config struct {
 	Logger zerolog.Logger
-	// Interval between maintenance passes; default one minute.
+	// Interval between maintenance passes (flush access statistics, save
+	// the vector snapshot); default one minute.
 	Interval time.Duration
+
+	// Disabled turns the scheduled passes off (maintenance still runs).
+	Disabled bool
+	// Idle is how long a palace must go without a write (from any
+	// process) before passes start; default DefaultIdle, negative means
+	// no wait.
+	Idle time.Duration
+	// Every is how often passes run again when nothing was written since
+	// the last complete run (decay and staleness move with time); default
+	// DefaultEvery.
+	Every time.Duration
+	// Tick is how often the schedule is checked; default the smaller of
+	// 30 s and half of Idle, at least 50 ms.
+	Tick time.Duration
+	// Settings tune the passes.
+	Settings Settings
+	// Wall is the clock of the cross-process lock and of run records;
+	// default time.Now. Passes use the palace's own clock.
+	Wall func() time.Time
 }
 
 // Manager owns the dreamer goroutines of every open palace.
 type Manager struct {
 	cfg    Config
+	owner  string
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -37,8 +58,24 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Minute
 	}
+	if cfg.Idle == 0 {
+		cfg.Idle = DefaultIdle
+	}
+	if cfg.Idle < 0 {
+		cfg.Idle = 0
+	}
+	if cfg.Every <= 0 {
+		cfg.Every = DefaultEvery
+	}
+	if cfg.Tick <= 0 {
+		cfg.Tick = min(30*time.Second, max(cfg.Idle/2, 50*time.Millisecond))
+	}
+	if cfg.Wall == nil {
+		cfg.Wall = time.Now
+	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{cfg: cfg, ctx: ctx, cancel: cancel, started: map[string]bool{}}
+	return &Manager{cfg: cfg, owner: NewOwner(), ctx: ctx, cancel: cancel, started: map[string]bool{}}
 }
 
 // Start launches the dreamer of a palace (once per palace name).
@@ -58,18 +95,68 @@ func (m *Manager) Start(p *palace.Palace) {
 
 func (m *Manager) loop(p *palace.Palace) {
 	log := m.cfg.Logger.With().Str("palace", p.Name()).Str("component", "dreamer").Logger()
-	t := time.NewTicker(m.cfg.Interval)
-	defer t.Stop()
+	maint := time.NewTicker(m.cfg.Interval)
+	defer maint.Stop()
+	var tick <-chan time.Time
+	if !m.cfg.Disabled {
+		t := time.NewTicker(m.cfg.Tick)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-m.ctx.Done():
 			return
-		case <-t.C:
+		case <-maint.C:
 			if err := Maintain(m.ctx, p); err != nil && !errors.Is(err, context.Canceled) {
 				log.Warn().Err(err).Msg("maintenance pass")
 			}
+		case <-tick:
+			m.maybeDream(p, log)
 		}
 	}
+}
+
+// maybeDream runs the passes when the schedule says the palace is due.
+func (m *Manager) maybeDream(p *palace.Palace, log zerolog.Logger) {
+	due, why, err := m.due(m.ctx, p)
+	if err != nil {
+		if m.ctx.Err() == nil {
+			log.Warn().Err(err).Msg("dream schedule")
+		}
+		return
+	}
+	if !due {
+		return
+	}
+	log.Debug().Str("why", why).Msg("dream run starting")
+	rep, err := Run(m.ctx, p, RunOptions{Settings: m.cfg.Settings, Trigger: "schedule", Owner: m.owner,
+		Wall: m.cfg.Wall, Logger: log})
+	var busy *BusyError
+	switch {
+	case errors.As(err, &busy):
+		log.Debug().Str("holder", busy.Holder.Owner).Msg("another process is dreaming on this palace")
+	case err != nil && m.ctx.Err() == nil:
+		log.Warn().Err(err).Msg("dream run")
+	case rep != nil:
+		log.Info().Str("run", rep.RunID).Str("status", rep.Status).Int("changes", rep.Changes).
+			Dur("took", rep.FinishedAt.Sub(rep.StartedAt)).Msg("dream run finished")
+	}
+}
+
+// due applies the schedule to a palace's state.
+func (m *Manager) due(ctx context.Context, p *palace.Palace) (bool, string, error) {
+	seq, at, err := p.LastActivity(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	last, ok, err := p.LastDreamRun(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	s := scheduleState{ActivitySeq: seq, ActivityAt: at, HasRun: ok, Run: last}
+	d, why := s.due(p.Now(), m.cfg.Wall(), m.cfg.Idle, m.cfg.Every)
+	return d, why, nil
 }
 
 // Maintain is the routine pass: flush batched access statistics and save
@@ -82,7 +169,9 @@ func Maintain(ctx context.Context, p *palace.Palace) error {
 }
 
 // Close stops every dreamer goroutine and waits for them, at most
-// ShutdownGrace. It reports an error if some did not stop in time.
+// ShutdownGrace. A pass in progress is cancelled: its transaction rolls
+// back, so the palace keeps the state before that pass. Close reports an
+// error if some goroutine did not stop in time.
 func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true

@@ -167,6 +167,9 @@ type Info struct {
 	Triples     int64            `json:"kg_active_triples"`
 	LastSeq     int64            `json:"last_seq"`
 	Index       IndexInfo        `json:"index"`
+	// Closets are the dreamer's per-room keyword and summary indexes
+	// (closet.go); absent until the dreamer has run.
+	Closets []Closet `json:"closets,omitempty"`
 }
 
 // Info gathers the palace's metadata and counts. DrawerCount counts active
@@ -211,5 +214,8 @@ func (p *Palace) Info(ctx context.Context) (Info, error) {
 		return in, internal("palace info", err)
 	}
 	in.Index = p.vec.info()
+	if cs, err := p.Closets(ctx); err == nil && len(cs) > 0 {
+		in.Closets = cs
+	}
 	return in, nil
 }

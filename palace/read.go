@@ -84,7 +84,8 @@ func (p *Palace) Resolve(ctx context.Context, id string) (*Drawer, error) {
 type ListOptions struct {
 	Filter Filter
 	// Order is "importance" (default: importance desc, newest first),
-	// "newest", "oldest", "updated" (updated_at desc) or "seq" (change order).
+	// "newest", "oldest", "updated" (updated_at desc), "updated_oldest"
+	// (updated_at asc) or "seq" (change order).
 	Order  string
 	Limit  int // default 50; at most 10000
 	Offset int
@@ -116,6 +117,8 @@ func (p *Palace) List(ctx context.Context, o ListOptions) ([]*Drawer, int, error
 		order = "d.ts ASC, d.rid ASC"
 	case "updated":
 		order = "d.updated_at DESC, d.rid DESC"
+	case "updated_oldest":
+		order = "d.updated_at ASC, d.rid ASC"
 	case "seq":
 		order = "d.seq ASC"
 	default:

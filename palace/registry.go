@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/extract"
 	"github.com/rs/zerolog"
 )
 
@@ -34,6 +35,10 @@ type Config struct {
 	// OnOpen, when set, is called once for every palace the registry opens
 	// (the dreamer uses it to start per-palace work).
 	OnOpen func(*Palace)
+	// Extractor turns buffered conversation into episodes, atomic facts,
+	// profiles and agent cases (AppendMessages, FlushSession). Nil means
+	// extract.Heuristic().
+	Extractor extract.Extractor
 }
 
 // DefaultDataDir returns $LOCI_HOME, else $XDG_DATA_HOME/loci, else
@@ -110,6 +115,15 @@ func (r *Registry) DataDir() string { return r.cfg.DataDir }
 
 // Embedder is the embedder new vectors are made with.
 func (r *Registry) Embedder() embed.Embedder { return r.cfg.Embedder }
+
+// Extractor is the extractor sessions (and fact harvest) use: the
+// configured one, else extract.Heuristic().
+func (r *Registry) Extractor() extract.Extractor {
+	if r.cfg.Extractor != nil {
+		return r.cfg.Extractor
+	}
+	return extract.Heuristic()
+}
 
 // Now returns the registry's clock reading.
 func (r *Registry) Now() time.Time { return r.cfg.Now() }

@@ -30,7 +30,14 @@ func (p *Palace) Add(ctx context.Context, d *Drawer) error {
 // AddMany stores drawers in one transaction: all of them or none. Texts are
 // embedded in parallel before the transaction opens.
 func (p *Palace) AddMany(ctx context.Context, ds []*Drawer) error {
-	if len(ds) == 0 {
+	return p.addMany(ctx, ds, nil)
+}
+
+// addMany is AddMany with a hook: inTx, when set, runs inside the same
+// transaction after the inserts, so a caller can commit other rows (a
+// consumed session buffer) atomically with the drawers.
+func (p *Palace) addMany(ctx context.Context, ds []*Drawer, inTx func(tx *sql.Tx, now time.Time) error) error {
+	if len(ds) == 0 && inTx == nil {
 		return nil
 	}
 	now := p.now().UTC()
@@ -89,6 +96,11 @@ func (p *Palace) AddMany(ctx context.Context, ds []*Drawer) error {
 			return internal("insert drawer", err)
 		}
 		d.rid, _ = res.LastInsertId()
+	}
+	if inTx != nil {
+		if err := inTx(tx, now); err != nil {
+			return err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return internal("commit write", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loci-mem/loci/server/hub"
 	"github.com/rs/zerolog"
 )
 
@@ -32,6 +33,7 @@ type HTTP struct {
 	cfg     HTTPConfig
 	mux     *http.ServeMux
 	started time.Time
+	comp    *companion // the EverOS API, MCP over HTTP, metrics, events (http_companion.go)
 }
 
 // NewHTTP validates the address and builds the handler tree.
@@ -51,6 +53,13 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	h := &HTTP{cfg: cfg, mux: http.NewServeMux(), started: time.Now()}
 	h.mux.HandleFunc("GET /health", h.health)
+	// The Memory Hub: its page at "/", its assets and API under /hub/.
+	hubHandler := hub.Handler(cfg.Server.reg, hub.Options{Logger: cfg.Logger, Version: cfg.Server.cfg.Version})
+	h.mux.Handle("/{$}", hubHandler)
+	h.mux.Handle("/hub/", hubHandler)
+	if err := h.mountCompanion(); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -66,9 +75,10 @@ func (h *HTTP) Listen() (net.Listener, error) {
 // gracefully, letting in-flight requests finish (at most DrainTimeout).
 func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler:           h.guard(h.mux),
+		Handler:           h.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      h.writeTimeout(), // streams lift it per request
 		IdleTimeout:       120 * time.Second,
 	}
 	errc := make(chan error, 1)
@@ -79,6 +89,7 @@ func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), DrainTimeout)
 		defer cancel()
+		h.shutdownStreams(sctx)
 		if err := srv.Shutdown(sctx); err != nil {
 			return err
 		}
@@ -86,21 +97,27 @@ func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
-// guard rejects requests whose Host header is not the address we serve
-// (DNS rebinding) and, when a token is configured, requests without it.
+// guard rejects requests whose Host header is not one we serve and
+// cross-origin browser requests (DNS rebinding), caps the request body,
+// and, when a token is configured, rejects requests without it.
 func (h *HTTP) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host := r.Host
 		if hh, _, err := net.SplitHostPort(host); err == nil {
 			host = hh
 		}
-		bindHost, _, _ := net.SplitHostPort(h.cfg.Addr)
-		if !isLoopbackHost(host) && !strings.EqualFold(host, bindHost) {
+		if !h.hostAllowed(host) {
 			http.Error(w, "forbidden host", http.StatusForbidden)
 			return
 		}
-		if h.cfg.Token != "" && r.URL.Path != "/health" {
-			if r.Header.Get("Authorization") != "Bearer "+h.cfg.Token {
+		if !h.originAllowed(r) {
+			http.Error(w, "forbidden origin", http.StatusForbidden)
+			return
+		}
+		h.limitBody(w, r)
+		// The hub's page shell holds no data; it asks for the token itself.
+		if h.cfg.Token != "" && r.URL.Path != "/health" && !hub.IsPublicPath(r.URL.Path) {
+			if !h.tokenOK(r) {
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 				return
@@ -122,6 +139,7 @@ func (h *HTTP) health(w http.ResponseWriter, r *http.Request) {
 		"palaces_open":   open,
 		"default_palace": h.cfg.Server.cfg.DefaultPalace,
 		"uptime_seconds": int(time.Since(h.started).Seconds()),
+		"index":          h.indexHealth(r.Context()),
 	})
 }
 

@@ -58,6 +58,7 @@ func New(cfg Config) (*Server, error) {
 	for _, t := range s.toolset() {
 		s.addTool(t)
 	}
+	s.registerResources()
 	return s, nil
 }
 
@@ -100,6 +101,9 @@ func (s *Server) addTool(t tool) {
 		}
 		a, err := newArgs(t.name, req.Params.Arguments)
 		if err != nil {
+			if t.raw != nil { // seed 000/004 tools report bad arguments as isError results
+				return mcp.NewToolResultError(redactString(err.Error())), nil
+			}
 			return nil, err
 		}
 		start := time.Now()

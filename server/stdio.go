@@ -331,6 +331,9 @@ func (l *stdioLoop) dispatch(ctx context.Context, env envelope, line []byte) (re
 			resp = errorResponse(env.ID, codeInternalError, "internal error")
 		}
 	}()
+	if resp, ok := l.s.interceptResourceRead(ctx, env); ok {
+		return resp // mem:// and memory:// URIs are parsed by loci (resources.go)
+	}
 	msg := l.s.mcp.HandleMessage(ctx, line)
 	if msg == nil {
 		return nil

@@ -19,6 +19,12 @@ func (s *Server) toolset() []tool {
 		s.memoryList(),
 		s.memoryForget(),
 		s.palaceInfo(),
+		s.memContext(),
+		s.memSearch(),
+		s.memSaveTurn(),
+		s.memSaveFact(),
+		s.remember(),
+		s.recallTool(),
 	}
 }
 

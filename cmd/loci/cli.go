@@ -119,6 +119,7 @@ func (e *cliEnv) emit(r *result) int {
 func (e *cliEnv) fail(err error) int {
 	ce := toCLIError(err)
 	ce.Message, _ = redact.String(ce.Message)
+	ce.Hint, _ = redact.String(ce.Hint)
 	if e.format == "text" {
 		fmt.Fprintf(e.stderr, "error: %s\n", ce.Message)
 		if ce.Hint != "" {

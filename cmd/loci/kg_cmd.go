@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/kg"
-	"github.com/rs/zerolog"
 )
 
 // kgCmd is `loci kg assert SUBJECT PREDICATE OBJECT | query SUBJECT [--as-of T] | history SUBJECT`.
@@ -31,9 +30,9 @@ func kgCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := openRegistry(c.dataDir, zerolog.New(env.stderr).Level(zerolog.WarnLevel), nil)
+	reg, err := openRegistry(c.dataDir, newLogger(env.stderr), nil)
 	if err != nil {
-		return nil, &cliError{Type: "io", Message: err.Error()}
+		return nil, asIOError(err)
 	}
 	defer reg.Close()
 

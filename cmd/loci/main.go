@@ -59,6 +59,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, ok := commands[args[0]]
 	if !ok {
 		env := newCLIEnv(stdin, stdout, stderr)
+		if f, ok := formatArg(args[1:]); ok && (f == "text" || f == "json" || f == "yaml") {
+			env.format = f // even an unknown command answers in the format asked for
+		}
 		return env.fail(invalidArgs(fmt.Sprintf("unknown command %q", args[0]), "Run `loci help` to list the commands"))
 	}
 	env := newCLIEnv(stdin, stdout, stderr)

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/loci-mem/loci/palace"
-	"github.com/rs/zerolog"
 )
 
 // palaceCmd is `loci palace list|create|info`.
@@ -24,9 +23,9 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := openRegistry(c.dataDir, zerolog.New(env.stderr).Level(zerolog.WarnLevel), nil)
+	reg, err := openRegistry(c.dataDir, newLogger(env.stderr), nil)
 	if err != nil {
-		return nil, &cliError{Type: "io", Message: err.Error()}
+		return nil, asIOError(err)
 	}
 	defer reg.Close()
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/extract"
 	"github.com/rs/zerolog"
 )
 
@@ -15,12 +16,17 @@ func openRegistry(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace
 	if err != nil {
 		return nil, err
 	}
+	ext, err := extract.FromEnv() // LOCI_LLM_*; the heuristic extractor when unset
+	if err != nil {
+		return nil, err
+	}
 	return palace.OpenRegistry(palace.Config{
-		DataDir:  dataDir,
-		Embedder: emb,
-		Logger:   log,
-		Sync:     os.Getenv("LOCI_SYNC"),
-		OnOpen:   onOpen,
+		DataDir:   dataDir,
+		Embedder:  emb,
+		Logger:    log,
+		Sync:      os.Getenv("LOCI_SYNC"),
+		OnOpen:    onOpen,
+		Extractor: ext,
 	})
 }
 

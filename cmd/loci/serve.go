@@ -20,7 +20,7 @@ import (
 func runServe(ctx context.Context, env *cliEnv, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
-	palaceName := fs.String("palace", "", "default palace for tool calls that omit 'palace' (created if missing)")
+	palaceName := fs.String("palace", "", "default palace for tool calls that omit 'palace' (created if missing); \"auto\": the project palace of the working directory's git repository, else \"default\"")
 	httpAddr := fs.String("http", "", "also serve the HTTP companion on this address (e.g. 127.0.0.1:3031)")
 	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
 	if err := fs.Parse(args); err != nil {
@@ -33,13 +33,24 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "loci serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
+	if *palaceName == "auto" { // for MCP configs shared by every project (see server/hooks/README.md)
+		if wd, err := os.Getwd(); err == nil {
+			*palaceName = autoPalace(wd)
+		} else {
+			*palaceName = "default"
+		}
+	}
 	log := newLogger(env.stderr)
 	boot := func(format string, a ...any) int {
 		fmt.Fprintf(env.stderr, "loci serve: "+format+"\n", a...)
 		return 1
 	}
 
-	dm := dreamer.NewManager(dreamer.Config{Logger: log})
+	dcfg, err := dreamerConfig(log) // LOCI_DREAM* environment, see dreamer/README.md
+	if err != nil {
+		return boot("%v", err)
+	}
+	dm := dreamer.NewManager(dcfg)
 	reg, err := openRegistry(*dataDir, log, dm.Start)
 	if err != nil {
 		return boot("%v", err)

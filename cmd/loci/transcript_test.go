@@ -116,6 +116,8 @@ func findDrawerID(line string) string {
 	return ""
 }
 
+var dateInTextRe = regexp.MustCompile(`\d{4}-\d\d-\d\d`)
+
 var (
 	uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	timeRe = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
@@ -177,7 +179,10 @@ func normValue(v any, key, home string) any {
 			return "<time>"
 		}
 		if home != "" && strings.Contains(x, home) {
-			return strings.ReplaceAll(x, home, "<home>")
+			x = strings.ReplaceAll(x, home, "<home>")
+		}
+		if key == "text" { // markdown results (mem_*, resources) carry today's date
+			x = dateInTextRe.ReplaceAllString(x, "<date>")
 		}
 		return x
 	}

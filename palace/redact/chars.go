@@ -59,6 +59,16 @@ func spanClass(s string, i int, c int) int {
 	return i
 }
 
+// spanValue is spanClass for labelled values: it stops one byte past
+// maxValue, which every caller treats as "not a secret", so repeated labels
+// (password=password=...) cannot make a scan quadratic.
+func spanValue(s string, i int, c int) int {
+	if lim := i + maxValue + 1; lim < len(s) {
+		return spanClass(s[:lim], i, c)
+	}
+	return spanClass(s, i, c)
+}
+
 // leftOK reports whether a token may start at i: at the start of the text,
 // after a byte that cannot be part of a token, or right after a JSON escape
 // such as \n or \u0026 (so raw JSON text is scanned like its decoded form).
@@ -112,6 +122,49 @@ func tokenish(v string) bool {
 		}
 	}
 	return up && lo
+}
+
+// identLike reports whether an emk_/evt_ tail reads like a program
+// identifier rather than a generated key: every part between '_' and '-' is
+// lower-case letters, digits only, or camelCase words (each capital followed
+// by at least two lower-case letters), e.g. handler_for_click or
+// 2024_01_15_deploy_log or handlerForClickEvents.
+func identLike(t string) bool {
+	start := 0
+	for i := 0; i <= len(t); i++ {
+		if i < len(t) && t[i] != '_' && t[i] != '-' {
+			continue
+		}
+		if !wordy(t[start:i]) {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+func wordy(seg string) bool {
+	digits := 0
+	for i := 0; i < len(seg); i++ {
+		if isDigit(seg[i]) {
+			digits++
+		}
+	}
+	if digits > 0 {
+		return digits == len(seg)
+	}
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; {
+		case isLower(c):
+		case isUpper(c):
+			if i+2 >= len(seg) || !isLower(seg[i+1]) || !isLower(seg[i+2]) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // strongValue is the high-entropy test for labelled values (assignments,

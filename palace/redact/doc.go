@@ -1,3 +1,126 @@
-// Package redact removes secrets from text before loci stores it and again at
-// every output (MCP results and resources, CLI, HTTP, hooks, logs).
+// Package redact removes secrets from text. loci runs it before anything is
+// stored and again at every output: MCP tool results and resources, CLI
+// output, HTTP responses, hook output and logs. It uses only the standard
+// library and imports nothing from loci.
+//
+// # API
+//
+//	String(s) (out string, n int)  redacted text and number of secrets replaced
+//	Bytes(b) (out []byte, n int)   the same for byte slices
+//	Contains(s) bool               whether any rule matches
+//	Find(s) []Match                Match{Rule, Start, End}, for tests and audit
+//	JSON(doc) []byte               redacts every string of a JSON document
+//	Writer(w) io.Writer            redacts every Write (zerolog, log files)
+//
+// The package-level functions use every rule; New builds a Redactor with a
+// subset (rule names are the Rule* constants). Clean input is the fast path:
+// each rule is anchored on one cheap literal byte ('_', '-', '=', ':', '/',
+// 'A', 'B', 'J') found with the vectorised strings.IndexByte, and String,
+// Bytes, Contains, JSON and Writer return their input without allocating
+// when nothing matches.
+//
+// # Replacement format
+//
+// Seed 000 credentials keep their first eight characters followed by
+// "_REDACTED" (SeedMask): emk_a1b2_REDACTED, evt_a1b2_REDACTED.
+//
+// Every other rule replaces the secret with "[REDACTED]" (Mask), keeping
+// only a short vendor prefix that says what was there — ghp_[REDACTED],
+// AKIA[REDACTED], sk-ant-[REDACTED], eyJ[REDACTED] — or, for secrets that
+// follow a label, keeping the label and replacing the whole value:
+// X-Amz-Signature=[REDACTED], password=[REDACTED], Bearer [REDACTED],
+// postgres://user:[REDACTED]@host. Private keys keep their BEGIN and END
+// lines and line breaks; the body becomes [REDACTED].
+//
+// Masks contain no quote, backslash or control byte, so redacting a JSON
+// document or a JSON log line keeps it valid. Redaction is idempotent:
+// String(String(s)) == String(s); rules skip values already ending in a mask.
+// When matches of different rules overlap they are merged into one
+// replacement that covers all of them and keeps the prefix of the one that
+// starts first (at the same start, the higher-priority rule in Rules order:
+// private-key, then signed-url-param, then the vendor prefixes, with
+// generic-secret last — so token=ghp_… gives token=ghp_[REDACTED] and
+// X-Amz-Credential=AKIA… gives X-Amz-Credential=[REDACTED]).
+//
+// # Rules
+//
+// A token may only start at a boundary: the start of the text, a byte other
+// than [A-Za-z0-9_-], or right after a JSON escape such as \n or \u0026, so
+// raw JSON is scanned like its decoded text. Names in parentheses are the
+// stable rule names reported by Find.
+//
+// Seed 000 (emk-key, evt-token): emk_ or evt_ followed by at least 16 token
+// characters [A-Za-z0-9_-] is the full form and is masked to its first eight
+// characters + _REDACTED. The tail is exempt when it reads like a program
+// identifier (every part between '_'/'-' is lower-case letters, only digits,
+// or camelCase words), e.g. evt_handler_for_click_events. Short prefixes
+// such as emk_a1b2 and evt_a1b2 (and anything under 20 characters, including
+// an earlier emk_a1b2_REDACTED) are left alone.
+//
+// AWS (aws-access-key-id, aws-secret-access-key): AKIA, ASIA, AGPA, AIDA,
+// AROA, ANPA, ANVA or AIPA followed by exactly 16 of [A-Z0-9] → AKIA[REDACTED].
+// A secret access key is redacted only when labelled: a key ending in
+// secret_access_key / SecretAccessKey / aws_secret_key (case, '_', '-', '.'
+// ignored) followed by '=' or ':' and a high-entropy value (see below).
+//
+// Signed URLs (signed-url-param): the values of X-Amz-Signature,
+// X-Amz-Credential, X-Amz-Security-Token, X-Goog-Signature and
+// X-Goog-Credential (any case) become [REDACTED]; the rest of the URL stays
+// readable. The legacy Signature and AWSAccessKeyId parameters (S3 v2,
+// CloudFront) are redacted only inside a query string (after '?', '&' or
+// ';') that also carries Expires=.
+//
+// Vendor tokens, prefix kept:
+//   - github-token: ghp_, gho_, ghu_, ghs_, ghr_ + ≥20 alphanumerics;
+//     github_pat_ + ≥22 of [A-Za-z0-9_].
+//   - openai-api-key: sk-, sk-proj-, sk-admin-, sk-svcacct- + ≥20 token chars.
+//   - anthropic-api-key: sk-ant- + ≥20 token chars.
+//   - slack-token: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xapp- + ≥10 token chars.
+//   - slack-webhook: the path after hooks.slack.com/services/ (or
+//     /workflows/, /triggers/) → https://hooks.slack.com/services/[REDACTED].
+//   - npm-token (npm_ + ≥30), gitlab-token (glpat- + ≥20), huggingface-token
+//     (hf_ + ≥30), stripe-key (sk_live_, sk_test_, rk_live_, rk_test_ + ≥20),
+//     google-api-key (AIza + exactly 35 token chars).
+//
+// Vendor tails must look generated: they contain a digit or both upper- and
+// lower-case letters, so sk-this-is-a-phrase or ghs_configuration stay.
+//
+// jwt: three base64url segments separated by dots, the first starting with
+// eyJ, the first two at least 10 characters → eyJ[REDACTED]. An empty third
+// segment (unsigned token) counts only when the second also starts with eyJ.
+//
+// private-key: -----BEGIN <label>-----, where the label contains
+// "PRIVATE KEY" (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ... BLOCK), through the
+// next "-----" (normally the END line), across lines; a truncated key is
+// redacted to the end of the text. The body never extends past a '"', so a
+// key split over several JSON strings cannot break the document. Public keys
+// and certificates are kept.
+//
+// bearer-token, authorization-header: the value of an Authorization or
+// Proxy-Authorization header (after ':' or '=', quoted or not) — the scheme
+// word stays (Bearer, Basic, token, AWS4-HMAC-SHA256) and the credentials
+// become [REDACTED]; a SigV4-style parameter list is redacted to the end of
+// the line. Outside a header, "Bearer <token>" (capital B) is redacted when
+// the token is high-entropy and at least 12 characters.
+//
+// url-password: scheme://user:password@host → scheme://user:[REDACTED]@host.
+//
+// generic-secret: key=value, key: value, "key": "value" and key := value
+// where the key (case, '_', '-', '.' ignored) ends in password, passwd,
+// passphrase, secret, token, apikey, secretkey, privatekey, signingkey or
+// authkey. Conservative by design: the value must be high-entropy —
+// 16 to 1024 characters (8 for password keys), a letter plus a digit or a
+// symbol (or upper and lower case in even measure), Shannon entropy of at
+// least min(3.0, log2(len)-0.5) bits per character, not a number such as
+// 1.5e+21, not a lower-case path, not a placeholder such as ${DB_PASSWORD}
+// or YOUR_TOKEN_HERE — so max_tokens=4096 or token_type=bearer stay.
+//
+// # JSON and logs
+//
+// JSON scans the raw document (which also sees key/value pairs such as
+// {"password": "..."}) and then decodes, redacts and re-encodes only the
+// string literals that hold escapes, so \u0065mk_... or "Bearer\t..." cannot
+// slip through. Writer redacts each Write on its own (zerolog writes one event
+// per call), treating a payload that starts with '{' or '[' as JSON; it
+// reports len(p) on success so callers never see a short write.
 package redact

@@ -21,17 +21,25 @@ import (
 // re-encodes the literal, escaping only what JSON requires, when something
 // was found.
 //
-// When nothing is redacted v itself is returned, without allocating (the
-// decoding buffer is pooled). If a valid v ever became invalid the result is
+// Passes repeat until nothing changes, so JSON(JSON(v)) == JSON(v). When
+// nothing is redacted v itself is returned, without allocating (the decoding
+// buffer is pooled). If a valid v ever became invalid the result is
 // recomputed string by string, dropping the key/value context.
 func (r *Redactor) JSON(v []byte) []byte {
-	out, n := r.Bytes(v)
-	if bytes.IndexByte(out, '\\') >= 0 {
-		var k int
-		out, k = r.jsonStrings(out, false)
-		n += k
+	out, changed := v, false
+	for pass := 0; pass < maxPasses; pass++ {
+		next, n := r.Bytes(out)
+		if bytes.IndexByte(next, '\\') >= 0 {
+			var k int
+			next, k = r.jsonStrings(next, false)
+			n += k
+		}
+		if n == 0 {
+			break
+		}
+		out, changed = next, true
 	}
-	if n > 0 && !json.Valid(out) && json.Valid(v) {
+	if changed && !json.Valid(out) && json.Valid(v) {
 		out, _ = r.jsonStrings(v, true)
 	}
 	return out
@@ -85,7 +93,8 @@ func (r *Redactor) jsonStrings(doc []byte, all bool) ([]byte, int) {
 			out = make([]byte, 0, len(doc)+32)
 		}
 		out = append(out, doc[last:st]...)
-		out = quote(out, apply(make([]byte, 0, outLen(len(dec), sp)), dec, sp))
+		red, _ := r.Bytes(apply(make([]byte, 0, outLen(len(dec), sp)), dec, sp))
+		out = quote(out, red)
 		last = j + 1
 		n++
 	}

@@ -8,19 +8,25 @@ import (
 	"unsafe"
 )
 
-// Stable rule names, reported in Match.Rule and accepted by New.
+// Stable rule names, reported in Match.Rule and accepted by New, listed in
+// priority order (see Rules).
 const (
 	RulePrivateKey     = "private-key"
+	RuleSignedURLParam = "signed-url-param"
 	RuleEMK            = "emk-key"
 	RuleEVT            = "evt-token"
 	RuleAWSAccessKeyID = "aws-access-key-id"
 	RuleGitHubToken    = "github-token"
+	RuleNPMToken       = "npm-token"
+	RuleGitLabToken    = "gitlab-token"
+	RuleHuggingFace    = "huggingface-token"
+	RuleGoogleAPIKey   = "google-api-key"
+	RuleStripeKey      = "stripe-key"
 	RuleAnthropicKey   = "anthropic-api-key"
 	RuleOpenAIKey      = "openai-api-key"
 	RuleSlackToken     = "slack-token"
 	RuleSlackWebhook   = "slack-webhook"
 	RuleJWT            = "jwt"
-	RuleSignedURLParam = "signed-url-param"
 	RuleAWSSecretKey   = "aws-secret-access-key"
 	RuleBearerToken    = "bearer-token"
 	RuleAuthHeader     = "authorization-header"
@@ -28,22 +34,27 @@ const (
 	RuleGenericSecret  = "generic-secret"
 )
 
-// ruleID orders the rules by priority: when two rules match exactly the same
-// bytes, the lower id names the match and decides the kept prefix.
+// ruleID orders the rules by priority: when matches start at the same byte,
+// the lower id names the merged match and decides the kept prefix.
 type ruleID uint8
 
 const (
 	rPrivateKey ruleID = iota
+	rSignedURL
 	rEMK
 	rEVT
 	rAWSKeyID
 	rGitHub
+	rNPM
+	rGitLab
+	rHuggingFace
+	rGoogleAPIKey
+	rStripe
 	rAnthropic
 	rOpenAI
 	rSlackToken
 	rSlackWebhook
 	rJWT
-	rSignedURL
 	rAWSSecret
 	rBearer
 	rAuthHeader
@@ -52,10 +63,14 @@ const (
 	numRules
 )
 
+// Redactor.mask has one bit per rule.
+var _ [32 - numRules]struct{}
+
 var ruleNames = [numRules]string{
-	RulePrivateKey, RuleEMK, RuleEVT, RuleAWSAccessKeyID, RuleGitHubToken,
+	RulePrivateKey, RuleSignedURLParam, RuleEMK, RuleEVT, RuleAWSAccessKeyID, RuleGitHubToken,
+	RuleNPMToken, RuleGitLabToken, RuleHuggingFace, RuleGoogleAPIKey, RuleStripeKey,
 	RuleAnthropicKey, RuleOpenAIKey, RuleSlackToken, RuleSlackWebhook, RuleJWT,
-	RuleSignedURLParam, RuleAWSSecretKey, RuleBearerToken, RuleAuthHeader,
+	RuleAWSSecretKey, RuleBearerToken, RuleAuthHeader,
 	RuleURLPassword, RuleGenericSecret,
 }
 
@@ -77,7 +92,7 @@ type Match struct {
 
 // span is the internal, allocation-free form of a Match.
 type span struct {
-	start, end int32
+	start, end int
 	rule       ruleID
 	keep       uint8 // bytes of s[start:] copied before the mask
 }
@@ -128,13 +143,13 @@ func (r *Redactor) add(dst []span, id ruleID, start, end, keep int) []span {
 	if !r.on(id) || end <= start {
 		return dst
 	}
-	return append(dst, span{start: int32(start), end: int32(end), rule: id, keep: uint8(keep)})
+	return append(dst, span{start: start, end: end, rule: id, keep: uint8(keep)})
 }
 
 // spans finds every secret in s, sorted and merged so that no two overlap.
 // It appends to dst and allocates only when dst's capacity is exceeded.
 func (r *Redactor) spans(s string, dst []span) []span {
-	if len(s) < 8 || len(s) > 1<<31-1 {
+	if len(s) < 8 { // shorter than the shortest secret (s://u:p@)
 		return dst
 	}
 	dst = r.scanUnderscore(s, dst)
@@ -148,19 +163,17 @@ func (r *Redactor) spans(s string, dst []span) []span {
 	return merge(dst)
 }
 
-// merge sorts spans by start (longest first, then priority) and folds
-// overlapping spans into the first one, so that no secret byte covered by
-// any rule survives.
+// merge sorts spans by start (then rule priority) and folds overlapping
+// spans into the first one, extending it to the furthest end, so that no
+// secret byte covered by any rule survives. The first span's rule names the
+// result and decides the kept prefix.
 func merge(sp []span) []span {
 	if len(sp) < 2 {
 		return sp
 	}
 	slices.SortFunc(sp, func(a, b span) int {
-		switch {
-		case a.start != b.start:
-			return int(a.start - b.start)
-		case a.end != b.end:
-			return int(b.end - a.end)
+		if a.start != b.start {
+			return a.start - b.start
 		}
 		return int(a.rule) - int(b.rule)
 	})
@@ -176,7 +189,10 @@ func merge(sp []span) []span {
 	return out
 }
 
-// Find reports the secrets String would replace, in order, without overlaps.
+// Find reports the secrets of s, in order and without overlaps: what the
+// first redaction pass replaces. (String may run further passes when a
+// replacement changes the context of another rule, so its count can exceed
+// len(Find(s)).)
 func (r *Redactor) Find(s string) []Match {
 	var buf [8]span
 	sp := r.spans(s, buf[:0])
@@ -185,7 +201,7 @@ func (r *Redactor) Find(s string) []Match {
 	}
 	out := make([]Match, len(sp))
 	for i, m := range sp {
-		out[i] = Match{Rule: ruleNames[m.rule], Start: int(m.start), End: int(m.end)}
+		out[i] = Match{Rule: ruleNames[m.rule], Start: m.start, End: m.end}
 	}
 	return out
 }
@@ -196,52 +212,68 @@ func (r *Redactor) Contains(s string) bool {
 	return len(r.spans(s, buf[:0])) > 0
 }
 
+// maxPasses bounds the redaction passes. A second pass is needed only when
+// one replacement changes the context of another rule (the label in front of
+// a value, a quote, a PEM header); a third has never been seen.
+const maxPasses = 4
+
 // String returns s with every secret replaced and the number of secrets
 // replaced. When there is none it returns s itself without allocating.
+// Passes repeat until no rule matches, so String(String(s)) == String(s).
 func (r *Redactor) String(s string) (string, int) {
-	var buf [8]span
-	sp := r.spans(s, buf[:0])
-	if len(sp) == 0 {
-		return s, 0
+	total := 0
+	for pass := 0; pass < maxPasses; pass++ {
+		var buf [8]span
+		sp := r.spans(s, buf[:0])
+		if len(sp) == 0 {
+			break
+		}
+		var b strings.Builder
+		b.Grow(outLen(len(s), sp))
+		last := 0
+		for _, m := range sp {
+			b.WriteString(s[last:m.start])
+			b.WriteString(s[m.start : m.start+int(m.keep)])
+			b.WriteString(m.mask())
+			last = m.end
+		}
+		b.WriteString(s[last:])
+		s = b.String()
+		total += len(sp)
 	}
-	var b strings.Builder
-	b.Grow(outLen(len(s), sp))
-	last := 0
-	for _, m := range sp {
-		b.WriteString(s[last:m.start])
-		b.WriteString(s[m.start : int(m.start)+int(m.keep)])
-		b.WriteString(m.mask())
-		last = int(m.end)
-	}
-	b.WriteString(s[last:])
-	return b.String(), len(sp)
+	return s, total
 }
 
 // Bytes is String for byte slices. When nothing is redacted it returns b
 // itself (not a copy); otherwise a new slice, leaving b untouched.
 func (r *Redactor) Bytes(b []byte) ([]byte, int) {
-	var buf [8]span
-	sp := r.spans(bytesView(b), buf[:0])
-	if len(sp) == 0 {
-		return b, 0
+	total := 0
+	for pass := 0; pass < maxPasses; pass++ {
+		var buf [8]span
+		sp := r.spans(bytesView(b), buf[:0])
+		if len(sp) == 0 {
+			break
+		}
+		b = apply(make([]byte, 0, outLen(len(b), sp)), b, sp)
+		total += len(sp)
 	}
-	return apply(make([]byte, 0, outLen(len(b), sp)), b, sp), len(sp)
+	return b, total
 }
 
 func apply(dst, b []byte, sp []span) []byte {
 	last := 0
 	for _, m := range sp {
 		dst = append(dst, b[last:m.start]...)
-		dst = append(dst, b[m.start:int(m.start)+int(m.keep)]...)
+		dst = append(dst, b[m.start:m.start+int(m.keep)]...)
 		dst = append(dst, m.mask()...)
-		last = int(m.end)
+		last = m.end
 	}
 	return append(dst, b[last:]...)
 }
 
 func outLen(n int, sp []span) int {
 	for _, m := range sp {
-		n += int(m.keep) + len(m.mask()) - int(m.end-m.start)
+		n += int(m.keep) + len(m.mask()) - (m.end - m.start)
 	}
 	return n
 }

@@ -2,19 +2,21 @@ package redact
 
 import "strings"
 
-// Each scanner looks for one cheap literal anchor with strings.IndexByte or
-// strings.Index (vectorised in the runtime) and inspects the few bytes around
-// each hit. Text without any anchor costs a handful of linear scans and no
-// allocation.
+// Each scanner looks for one literal anchor byte with strings.IndexByte
+// (vectorised in the runtime) and inspects the few bytes around each hit.
+// Clean text costs eight such scans and no allocation. Scanners never look
+// further than a bounded distance from a hit (maxValue, maxKey,
+// maxAuthority) or start a run inside another run, so the cost stays linear.
 
 const (
 	minSeedTail  = 16   // emk_/evt_ + at least 16 token characters
-	maxValue     = 4096 // longer runs are not treated as assignment values
+	maxValue     = 1024 // longer runs are not treated as labelled values
 	maxKey       = 64
 	maxAuthority = 256
 )
 
-// scanUnderscore: emk_, evt_, ghp_/gho_/ghu_/ghs_/ghr_, github_pat_.
+// scanUnderscore: emk_, evt_, gh?_, github_pat_, npm_, hf_, sk_live_ and
+// rk_live_ (and _test_).
 func (r *Redactor) scanUnderscore(s string, dst []span) []span {
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], '_')
@@ -23,47 +25,67 @@ func (r *Redactor) scanUnderscore(s string, dst []span) []span {
 		}
 		u := off + k
 		off = u + 1
-		if u < 3 {
+		if u < 2 {
 			continue
 		}
-		p := u - 3
-		switch w := s[p:u]; {
-		case w == "emk" || w == "evt":
-			if !leftOK(s, p) {
-				continue
+		var (
+			id        = numRules
+			st, t, e  int
+			keep      int
+			matchedOK bool
+		)
+		w2 := s[u-2 : u]
+		w3 := ""
+		if u >= 3 {
+			w3 = s[u-3 : u]
+		}
+		switch {
+		case w3 == "emk" || w3 == "evt":
+			st, t = u-3, u+1
+			id, keep = rEMK, 8
+			if w3 == "evt" {
+				id = rEVT
 			}
-			e := spanClass(s, u+1, cTok)
-			if tail := s[u+1 : e]; len(tail) >= minSeedTail && tokenish(tail) {
-				id := rEMK
-				if w == "evt" {
-					id = rEVT
-				}
-				dst = r.add(dst, id, p, e, 8)
-				off = e
+			if leftOK(s, st) {
+				e = spanClass(s, t, cTok)
+				matchedOK = e-t >= minSeedTail && !identLike(s[t:e])
 			}
-		case w[0] == 'g' && w[1] == 'h' && strings.IndexByte("pousr", w[2]) >= 0:
-			if !leftOK(s, p) {
-				continue
-			}
-			e := spanClass(s, u+1, cAlnum)
-			if tail := s[u+1 : e]; len(tail) >= 20 && tokenish(tail) {
-				dst = r.add(dst, rGitHub, p, e, 4)
-				off = e
-			}
-		case w == "hub" && u >= 6 && s[u-6:u] == "github" && strings.HasPrefix(s[u:], "_pat_"):
-			if !leftOK(s, u-6) {
-				continue
-			}
-			e := spanClass(s, u+5, cWord)
-			if tail := s[u+5 : e]; len(tail) >= 22 && tokenish(tail) {
-				dst = r.add(dst, rGitHub, u-6, e, 11)
-				off = e
-			}
+		case len(w3) == 3 && w3[0] == 'g' && w3[1] == 'h' && strings.IndexByte("pousr", w3[2]) >= 0:
+			id, keep, st, t = rGitHub, 4, u-3, u+1
+			e, matchedOK = token(s, st, t, cAlnum, 20)
+		case w3 == "hub" && u >= 6 && s[u-6:u] == "github" && strings.HasPrefix(s[u:], "_pat_"):
+			id, keep, st, t = rGitHub, 11, u-6, u+5
+			e, matchedOK = token(s, st, t, cWord, 22)
+		case w3 == "npm":
+			id, keep, st, t = rNPM, 4, u-3, u+1
+			e, matchedOK = token(s, st, t, cAlnum, 30)
+		case w2 == "hf":
+			id, keep, st, t = rHuggingFace, 3, u-2, u+1
+			e, matchedOK = token(s, st, t, cAlnum, 30)
+		case (w2 == "sk" || w2 == "rk") && (strings.HasPrefix(s[u:], "_live_") || strings.HasPrefix(s[u:], "_test_")):
+			id, keep, st, t = rStripe, 8, u-2, u+6
+			e, matchedOK = token(s, st, t, cAlnum, 20)
+		}
+		if matchedOK {
+			dst = r.add(dst, id, st, e, keep)
+			off = e
 		}
 	}
 }
 
-// scanHyphen: sk-… (OpenAI, Anthropic), xox?- and xapp- (Slack), PEM blocks.
+// token checks a vendor-prefixed token starting at st: a token boundary
+// before st, and from t a run of class c of at least minLen bytes that passes
+// tokenish. It returns the end of the run.
+func token(s string, st, t, c, minLen int) (int, bool) {
+	if !leftOK(s, st) {
+		return 0, false
+	}
+	e := spanClass(s, t, c)
+	return e, e-t >= minLen && tokenish(s[t:e])
+}
+
+// scanHyphen: sk-… (OpenAI, Anthropic), glpat-, xox?- and xapp- (Slack), PEM
+// blocks.
 func (r *Redactor) scanHyphen(s string, dst []span) []span {
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], '-')
@@ -97,6 +119,13 @@ func (r *Redactor) scanHyphen(s string, dst []span) []span {
 			}
 			continue
 		}
+		if u >= 5 && s[u-5:u] == "glpat" {
+			if e, ok := token(s, u-5, u+1, cTok, 20); ok {
+				dst = r.add(dst, rGitLab, u-5, e, 6)
+				off = e
+			}
+			continue
+		}
 		if u >= 4 && leftOK(s, u-4) &&
 			(s[u-4:u-1] == "xox" && strings.IndexByte("baprs", s[u-1]) >= 0 || s[u-4:u] == "xapp") {
 			e := spanClass(s, u+1, cTok)
@@ -112,7 +141,8 @@ func (r *Redactor) scanHyphen(s string, dst []span) []span {
 // key. The body up to the next "-----" (normally the END line) is replaced;
 // the BEGIN and END lines and the surrounding line breaks stay. The body never
 // crosses a '"', so a key split over several JSON strings cannot break the
-// document. It returns where scanning may resume.
+// document. A body that already starts with the mask is left alone. It
+// returns where scanning may resume.
 func (r *Redactor) pem(s string, u int, dst []span) ([]span, int) {
 	h := u + len("-----BEGIN ")
 	le := strings.Index(s[h:], "-----")
@@ -136,6 +166,9 @@ func (r *Redactor) pem(s string, u int, dst []span) ([]span, int) {
 	if q := strings.IndexByte(s[b:end], '"'); q >= 0 {
 		end = b + q
 	}
+	if oddBackslashes(s, b, end) {
+		end-- // never split an escape such as \" in raw JSON
+	}
 	e := end
 	for b < e {
 		if isSpace(s[b]) {
@@ -149,327 +182,28 @@ func (r *Redactor) pem(s string, u int, dst []span) ([]span, int) {
 	for e > b {
 		if isSpace(s[e-1]) {
 			e--
-		} else if e-2 >= b && s[e-2] == '\\' && isEscWS(s[e-1]) {
+		} else if e-2 >= b && s[e-2] == '\\' && isEscWS(s[e-1]) && oddBackslashes(s, b, e-1) {
 			e -= 2
 		} else {
 			break
 		}
 	}
-	if e > b && s[b:e] != Mask {
-		dst = r.add(dst, rPrivateKey, b, e, 0)
+	if e <= b || strings.HasPrefix(s[b:e], Mask) {
+		return dst, h // nothing to redact: keep scanning inside
 	}
-	return dst, end
+	return r.add(dst, rPrivateKey, b, e, 0), end
 }
 
-// scanEquals: signed-URL query parameters and key=value assignments.
-func (r *Redactor) scanEquals(s string, dst []span) []span {
-	for off := 0; ; {
-		k := strings.IndexByte(s[off:], '=')
-		if k < 0 {
-			return dst
-		}
-		p := off + k
-		off = p + 1
-		if p == 0 || p+1 >= len(s) {
-			continue
-		}
-		if s[p+1] == '=' {
-			off = p + 2
-			continue
-		}
-		if c := s[p-1]; c == '!' || c == '<' || c == '>' || c == '=' {
-			continue
-		}
-		ks := p
-		for ks > 0 && p-ks < maxKey && class[s[ks-1]]&cKey != 0 {
-			ks--
-		}
-		ks = skipEsc(s, ks, p)
-		if ks < p {
-			n := len(dst)
-			var isParam bool
-			if dst, isParam = r.signedURL(s, ks, p, dst); isParam {
-				if len(dst) > n {
-					off = int(dst[len(dst)-1].end)
-				}
-				continue
-			}
-		}
-		dst = r.assignment(s, p, dst)
-	}
-}
-
-// signedURL handles key=value where key (s[ks:p]) is a URL signing
-// parameter. It reports whether the key was one, matched or not.
-func (r *Redactor) signedURL(s string, ks, p int, dst []span) ([]span, bool) {
-	key := s[ks:p]
-	legacy := false
-	switch {
-	case len(key) > 6 && strings.EqualFold(key[:6], "x-amz-"):
-		k := key[6:]
-		if !strings.EqualFold(k, "signature") && !strings.EqualFold(k, "credential") &&
-			!strings.EqualFold(k, "security-token") {
-			return dst, false
-		}
-	case len(key) > 7 && strings.EqualFold(key[:7], "x-goog-"):
-		k := key[7:]
-		if !strings.EqualFold(k, "signature") && !strings.EqualFold(k, "credential") {
-			return dst, false
-		}
-	case key == "Signature" || key == "AWSAccessKeyId":
-		legacy = true
-	default:
-		return dst, false
-	}
-	if ks > 0 && class[s[ks-1]]&cKey != 0 && !escBefore(s, ks) {
-		return dst, false
-	}
-	v := p + 1
-	e := spanClass(s, v, cURLV)
-	if e == v || e-v > maxValue || hasMarker(s[v:e]) || maskedAt(s, e) {
-		return dst, true
-	}
-	if legacy {
-		// Only in a query string (after '?', '&' or ';') that also has Expires=.
-		if ks == 0 || (s[ks-1] != '?' && s[ks-1] != '&' && s[ks-1] != ';' && !escBefore(s, ks)) {
-			return dst, true
-		}
-		lo := ks
-		for lo > 0 && ks-lo < maxValue && !urlStop(s[lo-1]) {
-			lo--
-		}
-		hi := e
-		for hi < len(s) && hi-e < maxValue && !urlStop(s[hi]) {
-			hi++
-		}
-		if !strings.Contains(s[lo:hi], "Expires=") {
-			return dst, true
-		}
-	}
-	return r.add(dst, rSignedURL, v, e, 0), true
-}
-
-// skipEsc moves a key start ks (key = s[ks:p]) past a JSON escape that the
-// backwards key scan swallowed: "\u0026Signature" or "\nX-Amz-Signature".
-func skipEsc(s string, ks, p int) int {
-	if ks == 0 || s[ks-1] != '\\' || ks >= p {
-		return ks
-	}
-	if s[ks] == 'u' && p-ks > 5 && escBefore(s, ks+5) {
-		return ks + 5
-	}
-	if isEscWS(s[ks]) || s[ks] == 'b' || s[ks] == 'f' {
-		return ks + 1
-	}
-	return ks
-}
-
-func urlStop(c byte) bool {
-	return c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`'
-}
-
-// scanColon: "://" user:password@ authorities and key: value assignments.
-func (r *Redactor) scanColon(s string, dst []span) []span {
-	for off := 0; ; {
-		k := strings.IndexByte(s[off:], ':')
-		if k < 0 {
-			return dst
-		}
-		p := off + k
-		off = p + 1
-		if p+1 >= len(s) || s[p+1] == '=' {
-			continue // ":=" is handled by scanEquals
-		}
-		if strings.HasPrefix(s[p:], "://") {
-			dst = r.urlPassword(s, p, dst)
-			continue
-		}
-		dst = r.assignment(s, p, dst)
-	}
-}
-
-// urlPassword redacts the password of scheme://user:password@host.
-func (r *Redactor) urlPassword(s string, p int, dst []span) []span {
-	if p == 0 || class[s[p-1]]&cAlnum == 0 {
-		return dst
-	}
-	colon := -1
-	for i := p + 3; i < len(s) && i-p < maxAuthority; i++ {
-		switch c := s[i]; c {
-		case '@':
-			if colon < 0 || hasMarker(s[colon+1:i]) {
-				return dst
-			}
-			return r.add(dst, rURLPassword, colon+1, i, 0)
-		case ':':
-			if colon < 0 {
-				colon = i
-			}
-		case '/', '?', '#', '"', '\'', '<', '>', '\\', '`', '[', ']':
-			return dst
-		default:
-			if c <= ' ' {
-				return dst
-			}
-		}
-	}
-	return dst
-}
-
-// Key kinds for assignments.
-const (
-	kNone = iota
-	kPassword
-	kSecret
-	kAWSSecret
-	kAuth
-)
-
-// assignment handles `key = value`, `key: value`, `"key": "value"` and
-// `key := value` where sep is the position of '=' or ':'.
-func (r *Redactor) assignment(s string, sep int, dst []span) []span {
-	j := sep
-	if s[sep] == '=' && j > 0 && s[j-1] == ':' {
-		j--
-	}
-	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-		j--
-	}
-	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
-		j--
-		if j > 0 && s[j-1] == '\\' {
-			j--
-		}
-	}
-	if j == 0 {
-		return dst
-	}
-	switch s[j-1] | 0x20 { // last letter of every key suffix classifyKey knows
-	case 'd', 'e', 't', 'n', 'y':
-	default:
-		return dst
-	}
-	ke := j
-	for j > 0 && ke-j < maxKey && class[s[j-1]]&cKey != 0 {
-		j--
-	}
-	if s[sep] == ':' && j >= 3 && s[j-3:j] == "://" {
-		return dst // user:password@ in a URL: see urlPassword
-	}
-	kind := classifyKey(s[j:ke])
-	if kind == kNone {
-		return dst
-	}
-	v := sep + 1
-	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
-		v++
-	}
-	if v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '`') {
-		v++
-	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
-		v += 2
-	}
-	if kind == kAuth {
-		return r.authorization(s, v, dst)
-	}
-	e := spanClass(s, v, cVal)
-	val := s[v:e]
-	if maskedAt(s, e) {
-		return dst
-	}
-	switch kind {
-	case kAWSSecret:
-		if strongValue(val, 16) {
-			dst = r.add(dst, rAWSSecret, v, e, 0)
-		}
-	case kPassword, kSecret:
-		minLen := 16
-		if kind == kPassword {
-			minLen = 8
-		}
-		if strongValue(val, minLen) && !pathLike(val) {
-			dst = r.add(dst, rGeneric, v, e, 0)
-		}
-	}
-	return dst
-}
-
-// authorization handles the value of an Authorization header starting at v:
-// an optional scheme word, then the credentials.
-func (r *Redactor) authorization(s string, v int, dst []span) []span {
-	id := rAuthHeader
-	w := spanClass(s, v, cAlpha)
-	if w > v && w < len(s) && (s[w] == ' ' || s[w] == '\t') {
-		if strings.EqualFold(s[v:w], "bearer") {
-			id = rBearer
-		}
-		for w < len(s) && (s[w] == ' ' || s[w] == '\t') {
-			w++
-		}
-		v = w
-	}
-	e := spanClass(s, v, cB64)
-	if strongValue(s[v:e], 8) && !maskedAt(s, e) {
-		dst = r.add(dst, id, v, e, 0)
-	}
-	return dst
-}
-
-// classifyKey matches the key, case-insensitively and ignoring '_', '-' and
-// '.', against the suffixes that label secrets.
-func classifyKey(key string) int {
-	if len(key) < 3 {
-		return kNone
-	}
-	switch last := key[len(key)-1] | 0x20; last {
-	case 'd':
-		if keySuffix(key, "password") || keySuffix(key, "passwd") {
-			return kPassword
-		}
-	case 'e':
-		if keySuffix(key, "passphrase") {
-			return kPassword
-		}
-	case 't':
-		if keySuffix(key, "secret") {
-			return kSecret
-		}
-	case 'n':
-		if keySuffix(key, "authorization") {
-			return kAuth
-		}
-		if keySuffix(key, "token") {
-			return kSecret
-		}
-	case 'y':
-		switch {
-		case keySuffix(key, "secretaccesskey") || keySuffix(key, "awssecretkey"):
-			return kAWSSecret
-		case keySuffix(key, "apikey") || keySuffix(key, "secretkey") || keySuffix(key, "privatekey") ||
-			keySuffix(key, "signingkey") || keySuffix(key, "authkey"):
-			return kSecret
-		}
-	}
-	return kNone
-}
-
-func keySuffix(key, word string) bool {
-	i, j := len(key)-1, len(word)-1
-	for j >= 0 {
-		if i < 0 {
-			return false
-		}
-		c := key[i]
+// oddBackslashes reports whether the run of backslashes ending just before
+// i (and starting no earlier than lo) is odd, i.e. s[i] is escaped rather
+// than preceded by an escaped backslash.
+func oddBackslashes(s string, lo, i int) bool {
+	n := 0
+	for i > lo && s[i-1] == '\\' {
+		n++
 		i--
-		if c == '_' || c == '-' || c == '.' {
-			continue
-		}
-		if c|0x20 != word[j] || c < 'A' {
-			return false
-		}
-		j--
 	}
-	return true
+	return n%2 == 1
 }
 
 // scanJWT: eyJ<header>.<payload>.<signature> in base64url.
@@ -502,7 +236,8 @@ func (r *Redactor) scanJWT(s string, dst []span) []span {
 	}
 }
 
-// scanAWSKeyID: a 4-letter AWS prefix plus exactly 16 of [A-Z0-9].
+// scanAWSKeyID: a 4-letter AWS prefix plus exactly 16 of [A-Z0-9]; also
+// Google API keys, AIza plus exactly 35 of [A-Za-z0-9_-].
 func (r *Redactor) scanAWSKeyID(s string, dst []span) []span {
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], 'A')
@@ -516,6 +251,15 @@ func (r *Redactor) scanAWSKeyID(s string, dst []span) []span {
 		}
 		switch s[i : i+4] {
 		case "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA":
+		case "AIza":
+			if !leftOK(s, i) {
+				continue
+			}
+			if e := spanClass(s, i+4, cTok); e-i == 39 {
+				dst = r.add(dst, rGoogleAPIKey, i, e, 4)
+				off = e
+			}
+			continue
 		default:
 			continue
 		}
@@ -552,7 +296,7 @@ func (r *Redactor) scanBearer(s string, dst []span) []span {
 		for w < len(s) && (s[w] == ' ' || s[w] == '\t') {
 			w++
 		}
-		e := spanClass(s, w, cB64)
+		e := spanValue(s, w, cB64)
 		if strongValue(s[w:e], 12) && !maskedAt(s, e) {
 			dst = r.add(dst, rBearer, w, e, 0)
 			off = e

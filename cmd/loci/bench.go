@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// benchmark is one `loci bench <name>` load run. Each lives in its own
+// file (bench_http.go, ...) and registers itself in benchmarks from an
+// init func.
+type benchmark struct {
+	summary string
+	run     func(ctx context.Context, env *cliEnv, args []string) (*result, error)
+}
+
+// benchmarks maps a name to its benchmark.
+var benchmarks = map[string]benchmark{}
+
+func init() {
+	commands["bench"] = command{"run a load benchmark: loci bench <name> (loci bench list)", cli(benchCmd)}
+}
+
+func benchCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	names := make([]string, 0, len(benchmarks))
+	for n := range benchmarks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	name := ""
+	if len(args) > 0 {
+		name = args[0]
+	}
+	switch name {
+	case "", "list", "-h", "--help", "help":
+		list := make([]map[string]string, 0, len(names))
+		for _, n := range names {
+			list = append(list, map[string]string{"name": n, "summary": benchmarks[n].summary})
+		}
+		return &result{data: map[string]any{"benchmarks": list}, count: countOf(len(list)), text: func(w io.Writer) {
+			fmt.Fprintln(w, "Usage: loci bench <name> [flags]   (loci bench <name> -h for its flags)")
+			for _, n := range names {
+				fmt.Fprintf(w, "  %-10s %s\n", n, benchmarks[n].summary)
+			}
+		}}, nil
+	}
+	b, ok := benchmarks[name]
+	if !ok {
+		return nil, invalidArgs(fmt.Sprintf("unknown benchmark %q", name), "Run `loci bench list` to see them")
+	}
+	return b.run(ctx, env, args[1:])
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/redact"
+)
+
+func init() {
+	commands["doctor"] = command{"check the data dir, palaces, indexes and configuration", cli(doctorCmd)}
+}
+
+// check is one doctor finding.
+type check struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"` // ok, warn or fail
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// doctorCmd is `loci doctor [--palace NAME]`: every palace, or only the
+// named one. Warnings keep exit code 0; any failed check makes the command
+// fail with an io error (exit 5) whose detail lists the checks — in text
+// mode they are printed on stderr, as errors are.
+func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	flags := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	var c commonFlags
+	c.register(flags)
+	pos, err := parseFlags(env, flags, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, invalidArgs("doctor takes no arguments", "Use `loci doctor [--palace NAME]`")
+	}
+	var checks []check
+	add := func(name, status, msg, hint string) {
+		checks = append(checks, check{Name: name, Status: status, Message: msg, Hint: hint})
+	}
+
+	dataDir := c.dataDir
+	if dataDir == "" {
+		if dataDir, err = palace.DefaultDataDir(); err != nil {
+			return nil, &cliError{Type: "io", Message: err.Error()}
+		}
+	}
+	dataDir, _ = filepath.Abs(dataDir)
+	st, err := palace.LoadSettings(dataDir)
+	switch {
+	case err != nil:
+		add("config", "fail", err.Error(), "Fix "+filepath.Join(dataDir, palace.ConfigFile)+" or the LOCI_* variable it names")
+	case st.Loaded:
+		add("config", "ok", fmt.Sprintf("%s: autopromote=%t fact_horizon=%s top_k=%d", st.File, st.AutoPromote, st.HorizonString(), st.TopK), "")
+	default:
+		add("config", "ok", fmt.Sprintf("no config file (defaults): autopromote=%t fact_horizon=%s top_k=%d", st.AutoPromote, st.HorizonString(), st.TopK), "")
+	}
+	if emb, err := configuredEmbedder(); err != nil {
+		add("embedder", "fail", err.Error(), "Check LOCI_EMBEDDER")
+	} else {
+		add("embedder", "ok", fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dim()), "")
+	}
+
+	info, err := os.Stat(dataDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		add("data_dir", "warn", dataDir+" does not exist yet; it is created on first write", "")
+		return doctorResult(env, dataDir, checks)
+	case err != nil:
+		add("data_dir", "fail", err.Error(), "Check the permissions of "+dataDir)
+		return doctorResult(env, dataDir, checks)
+	case !info.IsDir():
+		add("data_dir", "fail", dataDir+" is not a directory", "Point LOCI_HOME or --data-dir at a directory")
+		return doctorResult(env, dataDir, checks)
+	}
+	reg, err := openRegistry(dataDir, newLogger(env.stderr), nil)
+	if err != nil {
+		add("data_dir", "fail", err.Error(), "Check the permissions of "+dataDir)
+		return doctorResult(env, dataDir, checks)
+	}
+	defer reg.Close()
+	add("data_dir", "ok", dataDir+" is writable", "")
+
+	names, err := reg.List()
+	if err != nil {
+		add("palaces", "fail", err.Error(), "")
+		return doctorResult(env, dataDir, checks)
+	}
+	if c.palace != "" {
+		if err := palace.ValidateName(c.palace); err != nil {
+			return nil, err
+		}
+		if !reg.Exists(c.palace) {
+			return nil, &cliError{Type: "not_found", Message: fmt.Sprintf("palace %q does not exist", c.palace), Hint: "Run `loci palace list`"}
+		}
+		names = []string{c.palace}
+	} else if def, err := resolvePalace(""); err != nil {
+		add("default_palace", "ok", "no default palace here ("+err.Error()+"); commands need --palace", "")
+	} else {
+		if reg.Exists(def) {
+			add("default_palace", "ok", "this directory maps to palace "+def, "")
+		} else {
+			add("default_palace", "warn", "this directory maps to palace "+def+", which does not exist yet", "It is created by the first `loci remember` or `loci serve --palace "+def+"`")
+		}
+	}
+	if len(names) == 0 {
+		add("palaces", "warn", "no palaces yet", "Create one with `loci palace create NAME`")
+	}
+	for _, name := range names {
+		checks = append(checks, checkPalace(ctx, reg, name)...)
+	}
+	return doctorResult(env, dataDir, checks)
+}
+
+// checkPalace opens a palace (applying pending migrations) and checks its
+// file, full-text index, vector index and review queue.
+func checkPalace(ctx context.Context, reg *palace.Registry, name string) []check {
+	label := "palace " + name
+	p, err := reg.Open(ctx, name)
+	if err != nil {
+		return []check{{label, "fail", "cannot open: " + err.Error(), "Restore it from an export (`loci import`) or remove its directory"}}
+	}
+	r, err := p.CheckIntegrity(ctx)
+	if err != nil {
+		return []check{{label, "fail", err.Error(), ""}}
+	}
+	var out []check
+	if r.SQLite != "ok" {
+		out = append(out, check{label, "fail", "database: " + r.SQLite, "Export what is readable and import it into a new palace"})
+	}
+	if r.FTS != "ok" {
+		out = append(out, check{label + " fts", "fail", "full-text index: " + r.FTS, "The index is derived; the dreamer or an import rebuilds it"})
+	}
+	idx := r.Index
+	switch {
+	case idx.NeedsRebuild:
+		out = append(out, check{label + " index", "warn", fmt.Sprintf("vector index needs a rebuild (%d live, %d tombstones)", idx.Live, idx.Tombstones), "The dreamer rebuilds it in the background while `loci serve` runs"})
+	case idx.StaleVectors > 0:
+		out = append(out, check{label + " index", "warn", fmt.Sprintf("%d drawers lack a vector from %s", idx.StaleVectors, idx.Model), "The dreamer re-embeds them while `loci serve` runs; keyword search still finds them"})
+	}
+	pending, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindFact}, Statuses: []string{palace.StatusPending}})
+	info, _ := p.Info(ctx)
+	if len(out) == 0 {
+		out = append(out, check{label, "ok", fmt.Sprintf("%d active drawers, %d vectors (%s), %d migrations", info.DrawerCount, idx.Live, idx.Model, r.Migrations), ""})
+	}
+	if pending > 0 {
+		out = append(out, check{label + " review", "warn", fmt.Sprintf("%d facts wait for review", pending), "Run `loci review list --palace " + name + "`"})
+	}
+	return out
+}
+
+func doctorResult(env *cliEnv, dataDir string, checks []check) (*result, error) {
+	failed := 0
+	for _, c := range checks {
+		if c.Status == "fail" {
+			failed++
+		}
+	}
+	show := func(w io.Writer) {
+		for _, c := range checks {
+			fmt.Fprintf(w, "%-4s  %-24s %s\n", c.Status, c.Name, c.Message)
+			if c.Hint != "" && c.Status != "ok" {
+				fmt.Fprintf(w, "      %-24s hint: %s\n", "", c.Hint)
+			}
+		}
+	}
+	if failed > 0 {
+		if env.format == "text" {
+			show(redact.Writer(env.stderr))
+		}
+		return nil, &cliError{Type: "io", Message: fmt.Sprintf("%d of %d checks failed", failed, len(checks)),
+			Hint: "See the hints of the failed checks", Detail: map[string]any{"checks": checks, "data_dir": dataDir}}
+	}
+	return &result{data: map[string]any{"healthy": true, "data_dir": dataDir, "checks": checks}, count: countOf(len(checks)), text: show}, nil
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+func init() {
+	commands["export"] = command{"export a palace: lossless JSONL, or readable markdown with --markdown", cli(exportCmd)}
+}
+
+// exportCmd is `loci export --out FILE [--markdown]`. The file is written
+// beside its final name and renamed into place, so a failed export never
+// leaves a half-written file under FILE. stdout carries the envelope only.
+func exportCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	out := fs.String("out", "", "file to write (required)")
+	md := fs.Bool("markdown", false, "write readable markdown instead of the lossless JSONL")
+	pos, err := parseFlags(env, fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, invalidArgs("export takes no arguments", "Use `loci export --out palace.jsonl`")
+	}
+	if *out == "" || *out == "-" {
+		return nil, &cliError{Type: "invalid_args", Message: "missing --out FILE", Hint: "Use `loci export --out palace.jsonl` (stdout carries the result envelope)",
+			Detail: map[string]any{"flag": "out"}}
+	}
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return nil, &cliError{Type: "invalid_args", Message: *out + " is a directory", Detail: map[string]any{"flag": "out"}}
+	}
+	p, _, done, err := cliPalace(ctx, env, c, false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
+	if err != nil {
+		return nil, &cliError{Type: "io", Message: err.Error(), Detail: map[string]any{"path": *out}}
+	}
+	defer os.Remove(tmp.Name())
+	format := "jsonl"
+	var st palace.ExportStats
+	if *md {
+		format = "markdown"
+		st, err = p.ExportMarkdown(ctx, tmp)
+	} else {
+		st, err = p.ExportJSONL(ctx, tmp)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), *out)
+	}
+	if err != nil {
+		return nil, &cliError{Type: "io", Message: "export: " + err.Error(), Detail: map[string]any{"path": *out}}
+	}
+	abs, _ := filepath.Abs(*out)
+	data := map[string]any{"palace": p.Name(), "path": abs, "format": format, "drawers": st.Drawers,
+		"triples": st.Triples, "fact_ids": st.FactIDs, "bytes": st.Bytes}
+	return &result{data: data, text: func(w io.Writer) {
+		fmt.Fprintf(w, "exported %s: %d drawers, %d triples → %s (%s, %d bytes)\n", p.Name(), st.Drawers, st.Triples, abs, format, st.Bytes)
+	}}, nil
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+
+	"github.com/loci-mem/loci/dreamer"
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/server"
+)
+
+// defaultHTTPAddr is where `loci http` listens without --addr.
+const defaultHTTPAddr = "127.0.0.1:3031"
+
+func init() {
+	commands["http"] = command{"run the HTTP companion alone (EverOS API, MCP over HTTP, metrics, events)", runHTTP}
+}
+
+// runHTTP is `loci http [--addr ADDR] [--palace P]`: the HTTP companion
+// without the stdio loop, until SIGINT or SIGTERM. Boot failures go to
+// stderr with exit 1; bad flags exit 2.
+func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
+	fs := flag.NewFlagSet("http", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	addr := fs.String("addr", "", "address to listen on (default $LOCI_HTTP_ADDR or "+defaultHTTPAddr+")")
+	palaceName := fs.String("palace", "", "default palace for MCP tool calls that omit 'palace' (created if missing)")
+	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.stderr, "loci http: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *addr == "" {
+		*addr = os.Getenv("LOCI_HTTP_ADDR")
+	}
+	if *addr == "" {
+		*addr = defaultHTTPAddr
+	}
+	log := newLogger(env.stderr)
+	boot := func(format string, a ...any) int {
+		fmt.Fprintf(env.stderr, "loci http: "+format+"\n", a...)
+		return 1
+	}
+	dcfg, err := dreamerConfig(log)
+	if err != nil {
+		return boot("%v", err)
+	}
+	dm := dreamer.NewManager(dcfg)
+	reg, err := openRegistry(*dataDir, log, dm.Start)
+	if err != nil {
+		return boot("%v", err)
+	}
+	defer reg.Close()
+	defer dm.Close()
+	if *palaceName != "" {
+		if err := palace.ValidateName(*palaceName); err != nil {
+			return boot("--palace: %v", err)
+		}
+		if _, err := reg.OpenOrCreate(ctx, *palaceName); err != nil {
+			return boot("open palace %q: %v", *palaceName, err)
+		}
+	}
+	srv, err := server.New(server.Config{Registry: reg, DefaultPalace: *palaceName, Version: version, Logger: log})
+	if err != nil {
+		return boot("%v", err)
+	}
+	hs, err := server.NewHTTP(server.HTTPConfig{Server: srv, Addr: *addr, Logger: log})
+	if err != nil {
+		return boot("%v", err)
+	}
+	ln, err := hs.Listen()
+	if err != nil {
+		return boot("listen on %s: %v", *addr, err)
+	}
+	fmt.Fprintf(env.stderr, "loci http: listening on http://%s (data dir %s)\n", ln.Addr(), reg.DataDir())
+	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return boot("%v", err)
+	}
+	return 0
+}

@@ -1,0 +1,429 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// mcpServerName is the key loci's MCP entry has in every host's config.
+const mcpServerName = "loci"
+
+// configTarget is one config file of a host and how loci edits it. An edit gets
+// the file's bytes (nil when it does not exist) and returns the new bytes
+// (nil to delete the file), what it changed, and notes for the user.
+type configTarget struct {
+	path      string
+	perm      os.FileMode // for a file loci creates
+	install   editFunc
+	uninstall editFunc
+}
+
+type editFunc func(doc []byte) (out []byte, changes, notes []string, err error)
+
+// installHosts lists the hosts `loci install` knows, in the order help shows.
+var installHosts = []string{"claude-code", "cursor", "claude-desktop", "codex"}
+
+// hostTargets returns the files loci edits for a host and scope.
+func hostTargets(o *installOptions) ([]configTarget, error) {
+	home := o.home
+	args := []string{"serve", "--palace", o.palaceArg}
+	userPerm := os.FileMode(0o600)
+	projPerm := os.FileMode(0o644)
+	switch o.host {
+	case "claude-code":
+		entry := mcpEntry{Type: "stdio", Command: o.exe, Args: args}
+		hooks := claudeHooksEdit(o)
+		if o.scope == "project" {
+			return []configTarget{
+				{filepath.Join(o.root, ".mcp.json"), projPerm, mcpInstall(entry), mcpUninstall(o)},
+				{filepath.Join(o.root, ".claude", "settings.json"), projPerm, hooks.install, hooks.uninstall},
+			}[:o.targetCount(2)], nil
+		}
+		dir, state := filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json")
+		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			dir, state = d, filepath.Join(d, ".claude.json")
+		}
+		return []configTarget{
+			{state, userPerm, mcpInstall(entry), mcpUninstall(o)},
+			{filepath.Join(dir, "settings.json"), userPerm, hooks.install, hooks.uninstall},
+		}[:o.targetCount(2)], nil
+	case "cursor":
+		entry := mcpEntry{Command: o.exe, Args: args}
+		path := filepath.Join(home, ".cursor", "mcp.json")
+		perm := userPerm
+		if o.scope == "project" {
+			path, perm = filepath.Join(o.root, ".cursor", "mcp.json"), projPerm
+		}
+		return []configTarget{{path, perm, mcpInstall(entry), mcpUninstall(o)}}, nil
+	case "claude-desktop":
+		if o.scope == "project" {
+			return nil, invalidArgs("Claude Desktop has no project scope", "Use --scope user")
+		}
+		dir := os.Getenv("XDG_CONFIG_HOME")
+		if dir == "" || !filepath.IsAbs(dir) {
+			d, err := os.UserConfigDir()
+			if err != nil {
+				return nil, &cliError{Type: "io", Message: "find the user config directory: " + err.Error()}
+			}
+			dir = d
+		}
+		entry := mcpEntry{Command: o.exe, Args: args}
+		return []configTarget{{filepath.Join(dir, "Claude", "claude_desktop_config.json"), userPerm, mcpInstall(entry), mcpUninstall(o)}}, nil
+	case "codex":
+		path := filepath.Join(home, ".codex", "config.toml")
+		perm := userPerm
+		if d := os.Getenv("CODEX_HOME"); d != "" {
+			path = filepath.Join(d, "config.toml")
+		}
+		if o.scope == "project" {
+			path, perm = filepath.Join(o.root, ".codex", "config.toml"), projPerm
+		}
+		block := tomlServerBlock(mcpServerName, o.exe, args)
+		return []configTarget{{path, perm, codexInstall(block), codexUninstall(o)}}, nil
+	}
+	return nil, invalidArgs(fmt.Sprintf("unknown host %q", o.host), "Use one of: "+strings.Join(installHosts, ", "))
+}
+
+// targetCount is n, or 1 when hooks are left out (the MCP file comes first).
+func (o *installOptions) targetCount(n int) int {
+	if o.noHooks {
+		return 1
+	}
+	return n
+}
+
+// isLociBinary reports whether cmd runs loci: this very binary, or any
+// executable named loci (an older install at another path).
+func (o *installOptions) isLociBinary(cmd string) bool {
+	base := strings.TrimSuffix(filepath.Base(cmd), ".exe")
+	return cmd == o.exe || base == "loci"
+}
+
+// jsonEdit adapts an edit of a parsed JSON object to an editFunc. A
+// document left empty by the edit is deleted.
+func jsonEdit(edit func(o *jsonObject) (changes, notes []string, err error)) editFunc {
+	return func(doc []byte) ([]byte, []string, []string, error) {
+		obj, err := parseObject(doc)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("not valid JSON (%v); fix or move the file and run again", err)
+		}
+		changes, notes, err := edit(obj)
+		if err != nil || len(changes) == 0 {
+			return doc, nil, notes, err
+		}
+		if obj.empty() {
+			return nil, changes, notes, nil
+		}
+		return obj.pretty(), changes, notes, nil
+	}
+}
+
+// mcpEntry is the MCP server entry loci writes (Claude Code's files name
+// the transport; Cursor's and Claude Desktop's do not).
+type mcpEntry struct {
+	Type    string   `json:"type,omitempty"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// hookEntry is one command hook of Claude Code's settings.
+type hookEntry struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+type hookGroup struct {
+	Hooks []hookEntry `json:"hooks"`
+}
+
+// asMap turns one of loci's entries into a generic JSON object.
+func asMap(v any) map[string]any {
+	var m map[string]any
+	json.Unmarshal(jsonOf(v), &m)
+	return m
+}
+
+// mcpInstall puts entry at mcpServers.loci, unless an entry with the same
+// fields is there already.
+func mcpInstall(entry mcpEntry) editFunc {
+	want := asMap(entry)
+	return jsonEdit(func(o *jsonObject) ([]string, []string, error) {
+		servers, err := o.object("mcpServers")
+		if err != nil {
+			return nil, nil, err
+		}
+		verb := "add"
+		if raw, ok := servers.get(mcpServerName); ok {
+			var have map[string]any
+			if json.Unmarshal(raw, &have) == nil && entryHas(have, want) {
+				return nil, nil, nil
+			}
+			verb = "update"
+		}
+		servers.setValue(mcpServerName, entry)
+		o.setObject("mcpServers", servers)
+		return []string{verb + " mcpServers." + mcpServerName}, nil, nil
+	})
+}
+
+// entryHas reports whether have holds every field of want, equal.
+func entryHas(have, want map[string]any) bool {
+	for k, v := range want {
+		hv, ok := have[k]
+		if !ok || !sameJSON(jsonOf(hv), jsonOf(v)) {
+			return false
+		}
+	}
+	return true
+}
+
+// mcpUninstall removes mcpServers.loci when it runs a loci binary, and
+// mcpServers itself when nothing else is left in it.
+func mcpUninstall(o *installOptions) editFunc {
+	return jsonEdit(func(doc *jsonObject) ([]string, []string, error) {
+		if _, ok := doc.get("mcpServers"); !ok {
+			return nil, nil, nil
+		}
+		servers, err := doc.object("mcpServers")
+		if err != nil {
+			return nil, nil, err
+		}
+		raw, ok := servers.get(mcpServerName)
+		if !ok {
+			return nil, nil, nil
+		}
+		var have struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(raw, &have) != nil || !o.isLociBinary(have.Command) {
+			return nil, []string{fmt.Sprintf("kept mcpServers.%s: it runs %q, not loci", mcpServerName, have.Command)}, nil
+		}
+		servers.del(mcpServerName)
+		if servers.empty() {
+			doc.del("mcpServers")
+		} else {
+			doc.setObject("mcpServers", servers)
+		}
+		return []string{"remove mcpServers." + mcpServerName}, nil, nil
+	})
+}
+
+// claudeHookEvents are the hooks loci installs in Claude Code's settings,
+// with the timeouts (seconds) Claude Code enforces; loci's own budgets are
+// shorter (see hook.go).
+var claudeHookEvents = []struct {
+	event, sub string
+	timeout    int
+}{
+	{"SessionStart", "session-start", 10},
+	{"UserPromptSubmit", "prompt-submit", 5},
+	{"Stop", "stop", 15},
+	{"SessionEnd", "session-end", 15},
+}
+
+type hookEdits struct{ install, uninstall editFunc }
+
+// claudeHooksEdit edits the "hooks" object of a Claude Code settings file.
+func claudeHooksEdit(o *installOptions) hookEdits {
+	command := func(sub string) string {
+		c := shellQuote(o.exe) + " hook " + sub
+		if o.palaceFlag != "" {
+			c += " --palace " + shellQuote(o.palaceFlag)
+		}
+		return c
+	}
+	edit := func(remove bool) editFunc {
+		return jsonEdit(func(doc *jsonObject) ([]string, []string, error) {
+			if _, ok := doc.get("hooks"); !ok && remove {
+				return nil, nil, nil
+			}
+			hooksObj, err := doc.object("hooks")
+			if err != nil {
+				return nil, nil, err
+			}
+			var changes []string
+			for _, ev := range claudeHookEvents {
+				var groups []json.RawMessage
+				if raw, ok := hooksObj.get(ev.event); ok {
+					if err := json.Unmarshal(raw, &groups); err != nil {
+						return nil, nil, fmt.Errorf("hooks.%s is not an array", ev.event)
+					}
+				}
+				entry := hookEntry{Type: "command", Command: command(ev.sub), Timeout: ev.timeout}
+				kept, ours, exact := splitOurHooks(groups, func(cmd string) bool { return o.isLociHook(cmd, ev.sub) }, asMap(entry))
+				switch {
+				case remove && ours == 0, !remove && ours == 1 && exact:
+					continue
+				case remove:
+					changes = append(changes, "remove hooks."+ev.event)
+				case ours > 0:
+					changes = append(changes, "update hooks."+ev.event)
+					kept = append(kept, jsonOf(hookGroup{[]hookEntry{entry}}))
+				default:
+					changes = append(changes, "add hooks."+ev.event)
+					kept = append(kept, jsonOf(hookGroup{[]hookEntry{entry}}))
+				}
+				if len(kept) == 0 {
+					hooksObj.del(ev.event)
+				} else {
+					hooksObj.set(ev.event, jsonOf(kept))
+				}
+			}
+			if len(changes) > 0 {
+				if hooksObj.empty() {
+					doc.del("hooks")
+				} else {
+					doc.setObject("hooks", hooksObj)
+				}
+			}
+			return changes, nil, nil
+		})
+	}
+	return hookEdits{edit(false), edit(true)}
+}
+
+// splitOurHooks removes loci's hook commands from an event's matcher
+// groups (dropping groups left empty) and counts them; exact reports that
+// one of them is want exactly.
+func splitOurHooks(groups []json.RawMessage, ours func(string) bool, want map[string]any) (kept []json.RawMessage, n int, exact bool) {
+	for _, g := range groups {
+		obj, err := parseObject(g)
+		raw, ok := json.RawMessage(nil), false
+		if err == nil {
+			raw, ok = obj.get("hooks")
+		}
+		var list []json.RawMessage
+		if !ok || json.Unmarshal(raw, &list) != nil {
+			kept = append(kept, g)
+			continue
+		}
+		var rest []json.RawMessage
+		for _, h := range list {
+			var hk struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(h, &hk) == nil && ours(hk.Command) {
+				n++
+				var have map[string]any
+				if json.Unmarshal(h, &have) == nil && entryHas(have, want) && len(have) == len(want) && len(list) == 1 {
+					exact = true
+				}
+				continue
+			}
+			rest = append(rest, h)
+		}
+		switch {
+		case len(rest) == len(list):
+			kept = append(kept, g)
+		case len(rest) > 0:
+			obj.set("hooks", jsonOf(rest))
+			kept = append(kept, obj.compact())
+		}
+	}
+	return kept, n, exact
+}
+
+// isLociHook reports whether a hook command runs `loci hook <sub>`.
+func (o *installOptions) isLociHook(cmd, sub string) bool {
+	f := shellFields(cmd)
+	return len(f) >= 3 && f[1] == "hook" && f[2] == sub && o.isLociBinary(f[0])
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellQuote quotes s for sh when it holds anything but safe characters.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellFields splits a command line at spaces, honouring single and double
+// quotes and backslash escapes (enough to read back what shellQuote wrote).
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(s) {
+				i++
+				cur.WriteByte(s[i])
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// codexInstall writes the [mcp_servers.loci] table of a Codex config.
+func codexInstall(block []string) editFunc {
+	return func(doc []byte) ([]byte, []string, []string, error) {
+		out, changed, err := tomlInstallServer(string(doc), mcpServerName, block)
+		if err != nil || !changed {
+			return doc, nil, nil, err
+		}
+		verb := "add"
+		if strings.Contains(string(doc), "["+"mcp_servers."+mcpServerName+"]") {
+			verb = "update"
+		}
+		return []byte(out), []string{verb + " [mcp_servers." + mcpServerName + "]"}, nil, nil
+	}
+}
+
+var tomlCommandRe = regexp.MustCompile(`(?m)^\s*command\s*=\s*"((?:[^"\\]|\\.)*)"`)
+
+// codexUninstall removes [mcp_servers.loci] (and its sub-tables) when it
+// runs a loci binary; an emptied file is deleted.
+func codexUninstall(o *installOptions) editFunc {
+	return func(doc []byte) ([]byte, []string, []string, error) {
+		lines := tomlLines(string(doc))
+		for _, s := range scanTOML(lines) {
+			if len(s.path) == 2 && s.path[0] == "mcp_servers" && s.path[1] == mcpServerName {
+				if m := tomlCommandRe.FindStringSubmatch(strings.Join(lines[s.start:s.end], "\n")); m != nil {
+					cmd := strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(m[1])
+					if !o.isLociBinary(cmd) {
+						return doc, nil, []string{fmt.Sprintf("kept [mcp_servers.%s]: it runs %q, not loci", mcpServerName, cmd)}, nil
+					}
+				}
+			}
+		}
+		out, changed := tomlRemoveServer(string(doc), mcpServerName)
+		if !changed {
+			return doc, nil, nil, nil
+		}
+		if strings.TrimSpace(out) == "" {
+			return nil, []string{"remove [mcp_servers." + mcpServerName + "]"}, nil, nil
+		}
+		return []byte(out), []string{"remove [mcp_servers." + mcpServerName + "]"}, nil, nil
+	}
+}

@@ -1,0 +1,387 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+// installEnv is a fake home for `loci install`: HOME and the variables that
+// move host config dirs all point into a temporary directory.
+func installEnv(t *testing.T) (home string, env []string) {
+	t.Helper()
+	home = t.TempDir()
+	return home, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"CODEX_HOME=", "CLAUDE_CONFIG_DIR=", "LOCI_PALACE="}
+}
+
+type envelope struct {
+	OK    bool          `json:"ok"`
+	Data  installReport `json:"data"`
+	Error *cliError     `json:"error"`
+}
+
+// runInstallCLI runs `loci args... --format json` and decodes the envelope.
+func runInstallCLI(t *testing.T, env []string, wantCode int, args ...string) envelope {
+	t.Helper()
+	out, stderr, code := runLociOnce(t, t.TempDir(), env, "", append(args, "--format", "json")...)
+	if code != wantCode {
+		t.Fatalf("loci %v: exit %d, want %d\nstdout: %s\nstderr: %s", args, code, wantCode, out, stderr)
+	}
+	var e envelope
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatalf("loci %v: stdout is not one envelope: %q", args, out)
+	}
+	return e
+}
+
+func writeTestFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readTestFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func backups(t *testing.T, path string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(path + ".loci-backup-*")
+	return m
+}
+
+// Originals in exactly the layout loci writes (two-space JSON), so a full
+// install/uninstall cycle must give them back byte for byte.
+const (
+	claudeStateOrig = `{
+  "numStartups": 42,
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ]
+    }
+  },
+  "projects": {
+    "/work/x": {
+      "allowedTools": []
+    }
+  }
+}
+`
+	claudeSettingsOrig = `{
+  "model": "opus",
+  "hooks": {
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send done"
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "./check.sh"
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+)
+
+func TestInstallClaudeCodeUser(t *testing.T) {
+	home, env := installEnv(t)
+	state, settings := filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json")
+	writeTestFile(t, state, claudeStateOrig)
+	writeTestFile(t, settings, claudeSettingsOrig)
+
+	dry := runInstallCLI(t, env, 0, "install", "claude-code", "--dry-run")
+	if !dry.OK || !dry.Data.Changed || !dry.Data.DryRun || readTestFile(t, state) != claudeStateOrig || len(backups(t, state)) != 0 {
+		t.Fatalf("dry run wrote something or planned nothing: %+v", dry)
+	}
+
+	e := runInstallCLI(t, env, 0, "install", "claude-code")
+	if !e.OK || !e.Data.Changed || len(e.Data.Files) != 2 {
+		t.Fatalf("install: %+v", e)
+	}
+	exe := e.Data.Server[0]
+	if !filepath.IsAbs(exe) || !reflect.DeepEqual(e.Data.Server[1:], []string{"serve", "--palace", "auto"}) {
+		t.Errorf("server command %v", e.Data.Server)
+	}
+	for i, f := range e.Data.Files {
+		if f.Action != "update" || f.Backup == "" {
+			t.Errorf("file %d: %+v", i, f)
+		}
+	}
+	if got := readTestFile(t, e.Data.Files[0].Backup); got != claudeStateOrig {
+		t.Errorf("backup of .claude.json differs from the original:\n%s", got)
+	}
+
+	var st map[string]any
+	json.Unmarshal([]byte(readTestFile(t, state)), &st)
+	servers := st["mcpServers"].(map[string]any)
+	if servers["github"] == nil || st["numStartups"] != float64(42) || st["projects"] == nil {
+		t.Errorf("other keys lost: %v", st)
+	}
+	want := map[string]any{"type": "stdio", "command": exe, "args": []any{"serve", "--palace", "auto"}}
+	if !reflect.DeepEqual(servers["loci"], want) {
+		t.Errorf("mcpServers.loci = %v, want %v", servers["loci"], want)
+	}
+	if keys := topKeys(t, readTestFile(t, state)); !reflect.DeepEqual(keys, []string{"numStartups", "mcpServers", "projects"}) {
+		t.Errorf("key order changed: %v", keys)
+	}
+
+	var set struct {
+		Model string                       `json:"model"`
+		Hooks map[string][]json.RawMessage `json:"hooks"`
+	}
+	json.Unmarshal([]byte(readTestFile(t, settings)), &set)
+	if set.Model != "opus" || len(set.Hooks["PreToolUse"]) != 1 || len(set.Hooks["Stop"]) != 2 {
+		t.Errorf("settings lost something: %+v", set)
+	}
+	for _, ev := range claudeHookEvents {
+		groups := set.Hooks[ev.event]
+		last := string(groups[len(groups)-1])
+		if !strings.Contains(last, `hook `+ev.sub+`"`) || !strings.Contains(last, `"timeout":`) {
+			t.Errorf("hooks.%s = %s", ev.event, last)
+		}
+	}
+
+	// The installed hook command really runs loci's hook.
+	stopCmd := shellFields(hookCommandIn(t, settings, "SessionStart"))
+	input := `{"session_id":"s","transcript_path":"","cwd":"` + home + `","hook_event_name":"SessionStart","source":"startup"}`
+	out, _, code := runLociOnce(t, t.TempDir(), env, input, stopCmd[1:]...)
+	if code != 0 || !strings.HasPrefix(out, `{"continue":true`) {
+		t.Errorf("installed hook command: exit %d, stdout %q", code, out)
+	}
+
+	// A second run changes nothing and says so.
+	afterState, afterSettings := readTestFile(t, state), readTestFile(t, settings)
+	again := runInstallCLI(t, env, 0, "install", "claude-code")
+	if again.Data.Changed || !strings.HasPrefix(again.Data.Message, "already installed") {
+		t.Errorf("second install: %+v", again.Data)
+	}
+	if readTestFile(t, state) != afterState || readTestFile(t, settings) != afterSettings || len(backups(t, state)) != 1 {
+		t.Error("second install rewrote a file or made a backup")
+	}
+
+	// Uninstall gives the originals back exactly.
+	un := runInstallCLI(t, env, 0, "uninstall", "claude-code")
+	if !un.Data.Changed {
+		t.Fatalf("uninstall: %+v", un.Data)
+	}
+	if got := readTestFile(t, state); got != claudeStateOrig {
+		t.Errorf(".claude.json after uninstall:\n%s", got)
+	}
+	if got := readTestFile(t, settings); got != claudeSettingsOrig {
+		t.Errorf("settings.json after uninstall:\n%s", got)
+	}
+	if again := runInstallCLI(t, env, 0, "uninstall", "claude-code"); again.Data.Changed {
+		t.Errorf("second uninstall changed something: %+v", again.Data)
+	}
+}
+
+func hookCommandIn(t *testing.T, settings, event string) string {
+	t.Helper()
+	var set struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	json.Unmarshal([]byte(readTestFile(t, settings)), &set)
+	groups := set.Hooks[event]
+	if len(groups) == 0 || len(groups[len(groups)-1].Hooks) == 0 {
+		t.Fatalf("no %s hook in %s", event, settings)
+	}
+	return groups[len(groups)-1].Hooks[0].Command
+}
+
+func topKeys(t *testing.T, doc string) []string {
+	t.Helper()
+	o, err := parseObject([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.keys
+}
+
+// TestInstallFreshHomes installs into homes with no config at all: files
+// are created, a second run is a no-op, and uninstall deletes them again.
+func TestInstallFreshHomes(t *testing.T) {
+	for _, c := range []struct{ host, file string }{
+		{"cursor", ".cursor/mcp.json"},
+		{"claude-desktop", ".config/Claude/claude_desktop_config.json"},
+		{"codex", ".codex/config.toml"},
+		{"claude-code", ".claude.json"},
+	} {
+		t.Run(c.host, func(t *testing.T) {
+			home, env := installEnv(t)
+			path := filepath.Join(home, c.file)
+			e := runInstallCLI(t, env, 0, "install", c.host)
+			if !e.Data.Changed || e.Data.Files[0].Action != "create" || e.Data.Files[0].Backup != "" {
+				t.Fatalf("install: %+v", e.Data)
+			}
+			doc := readTestFile(t, path)
+			if !strings.Contains(doc, "serve") || !strings.Contains(doc, e.Data.Server[0]) {
+				t.Errorf("%s holds no loci server:\n%s", path, doc)
+			}
+			wantPalace := "auto"
+			if c.host == "claude-desktop" {
+				wantPalace = "default"
+			}
+			if e.Data.Server[3] != wantPalace {
+				t.Errorf("palace argument %q, want %q", e.Data.Server[3], wantPalace)
+			}
+			if again := runInstallCLI(t, env, 0, "install", c.host); again.Data.Changed {
+				t.Errorf("second install: %+v", again.Data)
+			}
+			un := runInstallCLI(t, env, 0, "uninstall", c.host)
+			if !un.Data.Changed || un.Data.Files[0].Action != "remove" {
+				t.Fatalf("uninstall: %+v", un.Data)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Errorf("%s still exists after uninstall", path)
+			}
+		})
+	}
+}
+
+func TestInstallCodexKeepsTheRest(t *testing.T) {
+	home, env := installEnv(t)
+	path := filepath.Join(home, ".codex", "config.toml")
+	writeTestFile(t, path, codexConfig)
+	e := runInstallCLI(t, env, 0, "install", "codex")
+	if e.Data.Files[0].Action != "update" || readTestFile(t, e.Data.Files[0].Backup) != codexConfig {
+		t.Fatalf("install: %+v", e.Data)
+	}
+	if doc := readTestFile(t, path); !strings.HasPrefix(doc, codexConfig) || !strings.Contains(doc, "[mcp_servers.loci]\ncommand = ") {
+		t.Errorf("config after install:\n%s", doc)
+	}
+	runInstallCLI(t, env, 0, "uninstall", "codex")
+	if got := readTestFile(t, path); got != codexConfig {
+		t.Errorf("config after uninstall:\n%s", got)
+	}
+}
+
+func TestInstallProjectScope(t *testing.T) {
+	_, env := installEnv(t)
+	repo := filepath.Join(t.TempDir(), "shop")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(repo, "src")
+	os.MkdirAll(sub, 0o755)
+	name, err := palace.ProjectName(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := runInstallCLI(t, env, 0, "install", "claude-code", "--scope", "project", "--project", sub)
+	if e.Data.Server[3] != name || len(e.Data.Files) != 2 {
+		t.Fatalf("install: %+v", e.Data)
+	}
+	mcp, settings := filepath.Join(repo, ".mcp.json"), filepath.Join(repo, ".claude", "settings.json")
+	if !strings.Contains(readTestFile(t, mcp), `"`+name+`"`) || !strings.Contains(readTestFile(t, settings), "hook prompt-submit") {
+		t.Errorf("project files:\n%s\n%s", readTestFile(t, mcp), readTestFile(t, settings))
+	}
+	runInstallCLI(t, env, 0, "uninstall", "claude-code", "--scope", "project", "--project", repo)
+	for _, p := range []string{mcp, settings} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}
+
+func TestInstallErrors(t *testing.T) {
+	home, env := installEnv(t)
+	bad := filepath.Join(home, ".cursor", "mcp.json")
+	writeTestFile(t, bad, "{ not json")
+	toml := filepath.Join(home, ".codex", "config.toml")
+	writeTestFile(t, toml, "mcp_servers.loci.command = \"mine\"\n")
+	for _, c := range []struct {
+		args []string
+		typ  string
+		code int
+	}{
+		{[]string{"install", "vscode"}, "invalid_args", 2},
+		{[]string{"install"}, "invalid_args", 2},
+		{[]string{"install", "cursor", "--scope", "global"}, "invalid_args", 2},
+		{[]string{"install", "claude-desktop", "--scope", "project"}, "invalid_args", 2},
+		{[]string{"install", "claude-code", "--scope", "project", "--project", t.TempDir()}, "invalid_args", 2},
+		{[]string{"install", "cursor"}, "invalid_args", 2},
+		{[]string{"install", "codex"}, "invalid_args", 2},
+		{[]string{"install", "cursor", "--palace", "../x"}, "invalid_args", 2},
+	} {
+		e := runInstallCLI(t, env, c.code, c.args...)
+		if e.OK || e.Error == nil || e.Error.Type != c.typ {
+			t.Errorf("%v: %+v", c.args, e)
+		}
+	}
+	if readTestFile(t, bad) != "{ not json" || readTestFile(t, toml) != "mcp_servers.loci.command = \"mine\"\n" {
+		t.Error("a failed install changed a file")
+	}
+	if len(backups(t, bad))+len(backups(t, toml)) != 0 {
+		t.Error("a failed install left backups")
+	}
+}
+
+// TestUninstallKeepsForeignEntry: an mcpServers.loci that runs something
+// else is not loci's to remove.
+func TestUninstallKeepsForeignEntry(t *testing.T) {
+	home, env := installEnv(t)
+	path := filepath.Join(home, ".cursor", "mcp.json")
+	doc := "{\n  \"mcpServers\": {\n    \"loci\": {\n      \"command\": \"/opt/other/server\"\n    }\n  }\n}\n"
+	writeTestFile(t, path, doc)
+	e := runInstallCLI(t, env, 0, "uninstall", "cursor")
+	if e.Data.Changed || len(e.Data.Files[0].Notes) != 1 || readTestFile(t, path) != doc {
+		t.Errorf("uninstall touched a foreign entry: %+v", e.Data)
+	}
+}
+
+// TestInstallFollowsSymlink: a config file that is a symbolic link (dotfiles
+// kept in a repository) is edited where it points, and stays a link.
+func TestInstallFollowsSymlink(t *testing.T) {
+	home, env := installEnv(t)
+	real := filepath.Join(home, "dotfiles", "mcp.json")
+	writeTestFile(t, real, "{\n  \"mcpServers\": {}\n}\n")
+	link := filepath.Join(home, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	runInstallCLI(t, env, 0, "install", "cursor")
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("%s is no longer a symlink", link)
+	}
+	if !strings.Contains(readTestFile(t, real), `"loci"`) {
+		t.Errorf("the link's target was not edited:\n%s", readTestFile(t, real))
+	}
+}

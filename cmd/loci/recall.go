@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+func init() {
+	commands["recall"] = command{"recall promoted facts (or, with --all, every memory) ranked by a query", cli(recallCmd)}
+}
+
+type recallFact struct {
+	ID         string  `json:"id"`
+	Fact       string  `json:"fact"`
+	Kind       string  `json:"kind"`
+	Confidence float64 `json:"confidence"`
+}
+
+type recallMemory struct {
+	ID         string   `json:"id"`
+	Content    string   `json:"content"`
+	Kind       string   `json:"kind"`
+	Room       string   `json:"room"`
+	Tags       []string `json:"tags"`
+	Score      float64  `json:"score"`
+	Layer      int      `json:"layer"`
+	Importance float64  `json:"importance"`
+	Timestamp  string   `json:"timestamp"`
+}
+
+// recallCmd is `loci recall [QUERY...] [--limit N] [--all]`.
+func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	fs := flag.NewFlagSet("recall", flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	limit := fs.Int("limit", 20, "maximum number of results (1-1000)")
+	all := fs.Bool("all", false, "search every active memory (notes, episodes, facts...), not only promoted facts")
+	pos, err := parseFlags(env, fs, args)
+	if err != nil {
+		return nil, err
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	if *limit < 1 || *limit > 1000 {
+		return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--limit must be between 1 and 1000, got %d", *limit),
+			Detail: map[string]any{"flag": "limit"}}
+	}
+	if *all && query == "" {
+		return nil, invalidArgs("--all needs a QUERY", "Use `loci recall --all deploy script`")
+	}
+	p, _, done, err := cliPalace(ctx, env, c, false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if *all {
+		hits, err := p.Recall(ctx, palace.RecallRequest{Query: query, K: *limit})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]recallMemory, 0, len(hits))
+		for _, h := range hits {
+			d := h.Drawer
+			out = append(out, recallMemory{ID: d.ID, Content: d.Content, Kind: d.Kind, Room: d.Room, Tags: d.Tags,
+				Score: float64(int64(h.Score*10000+0.5)) / 10000, Layer: h.Layer, Importance: d.Importance,
+				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")})
+		}
+		return &result{data: map[string]any{"query": query, "palace": p.Name(), "results": out}, count: countOf(len(out)),
+			text: func(w io.Writer) {
+				for _, m := range out {
+					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], m.Room, m.Kind, oneLineText(m.Content))
+				}
+			}}, nil
+	}
+	facts, err := p.RecallFacts(ctx, query, *limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]recallFact, 0, len(facts))
+	for _, f := range facts {
+		out = append(out, recallFact{ID: f.ID, Fact: f.Fact, Kind: f.Kind, Confidence: f.Confidence})
+	}
+	return &result{data: map[string]any{"query": query, "palace": p.Name(), "facts": out}, count: countOf(len(out)),
+		text: func(w io.Writer) {
+			for _, f := range out {
+				fmt.Fprintf(w, "%s  [%s] %s  (%.2f)\n", f.ID, f.Kind, oneLineText(f.Fact), f.Confidence)
+			}
+		}}, nil
+}

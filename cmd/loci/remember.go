@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+func init() {
+	commands["remember"] = command{"stage a durable fact about the user for review (Engram remember)", cli(rememberCmd)}
+}
+
+// rememberCmd is `loci remember FACT... [--kind K] [--confidence C]`: the
+// words of FACT are joined with spaces.
+func rememberCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	fs := flag.NewFlagSet("remember", flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	kind := fs.String("kind", palace.DefaultFactKind, "kind of fact: "+strings.Join(palace.FactKindNames(), ", "))
+	conf := fs.Float64("confidence", palace.DefaultFactConfidence, "confidence in [0,1]")
+	pos, err := parseFlags(env, fs, args)
+	if err != nil {
+		return nil, err
+	}
+	text := strings.TrimSpace(strings.Join(pos, " "))
+	if text == "" {
+		return nil, invalidArgs("missing FACT", "Use `loci remember \"I prefer pnpm over npm\" --kind tooling`")
+	}
+	k, err := palace.CheckFactKind(*kind)
+	if err != nil {
+		return nil, &cliError{Type: "invalid_args", Message: err.Error(), Hint: "Use --kind " + strings.Join(palace.FactKindNames(), "|"),
+			Detail: map[string]any{"flag": "kind", "valid": palace.FactKindNames()}}
+	}
+	if !(*conf >= 0 && *conf <= 1) {
+		return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--confidence must be between 0 and 1, got %v", *conf),
+			Hint: "Use a value such as 0.6 (inferred) or 0.9 (stated)", Detail: map[string]any{"flag": "confidence"}}
+	}
+	p, _, done, err := cliPalace(ctx, env, c, true)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	r, err := p.StageFact(ctx, palace.FactInput{Text: text, Kind: k, Confidence: *conf, Source: "cli:remember"})
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{"outcome": r.Outcome, "fact": r.Fact, "palace": p.Name()}
+	if r.Conflict != nil {
+		data["conflict"] = r.Conflict
+	}
+	return &result{data: data, text: func(w io.Writer) { fmt.Fprintln(w, r.Line()) }}, nil
+}

@@ -1,0 +1,68 @@
+package dreamer_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
+)
+
+func TestIndexPassReembedsAfterAModelChange(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	dir := t.TempDir()
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := reg.Create(ctx, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"postgres runs on port 5432", "the frontend is built with vite", "deploys go out on tuesdays"}
+	var ids []string
+	for _, s := range texts {
+		ids = append(ids, note(t, p, s).ID)
+	}
+	forgotten := note(t, p, "a drawer that was forgotten")
+	if _, err := p.Forget(ctx, forgotten.ID); err != nil {
+		t.Fatal(err)
+	}
+	reg.Close()
+
+	reg2, err := palace.OpenRegistry(palace.Config{DataDir: dir, Now: clk.Now, Embedder: embed.NewHash(64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg2.Close()
+	p2, err := reg2.Open(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p2.IndexHealth(ctx)
+	if err != nil || h.StaleVectors != 3 {
+		t.Fatalf("health %+v (%v), want 3 stale vectors (the deleted drawer is not re-embedded)", h, err)
+	}
+	before := get(t, p2, ids[0])
+	rep := dream(t, p2, clk, "index")
+	pr := passReport(t, rep, "index")
+	if pr.Index == nil || pr.Index.Reembedded != 3 || !pr.Index.Saved {
+		t.Fatalf("index report %+v", pr.Index)
+	}
+	after := get(t, p2, ids[0])
+	if after.Model != "hash-v1/64" || after.Seq == before.Seq || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Fatalf("re-embedded drawer: model %q seq %d->%d updated %v->%v", after.Model, before.Seq, after.Seq,
+			before.UpdatedAt, after.UpdatedAt)
+	}
+	hits, err := p2.Search(ctx, palace.SearchRequest{Query: "postgres port", Mode: palace.ModeVector, K: 1})
+	if err != nil || len(hits) != 1 || hits[0].Drawer.ID != ids[0] {
+		t.Fatalf("vector search after re-embedding: %v (%v)", hits, err)
+	}
+	if h, _ := p2.IndexHealth(ctx); h.StaleVectors != 0 {
+		t.Fatalf("still %d stale vectors", h.StaleVectors)
+	}
+	if pr := passReport(t, dream(t, p2, clk, "index"), "index"); pr.Index.Reembedded != 0 {
+		t.Fatalf("second pass re-embedded %d", pr.Index.Reembedded)
+	}
+}

@@ -1,0 +1,78 @@
+package dreamer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Index maintenance. The vector index is a cache of the vectors stored in
+// SQLite, so this pass never risks a memory:
+//
+//   - drawers whose vector is missing or was made by another embedder are
+//     re-embedded (palace.Reembed), active ones first, in batches that each
+//     commit on their own (a batch is atomic; a cancelled pass keeps the
+//     batches already stored, which are complete and correct);
+//   - when the share of tombstones reaches TombstoneRatio, or the index
+//     itself asks for it (a degraded graph), the index is rebuilt from
+//     SQLite without them;
+//   - the snapshot is saved (written to a temporary file and renamed).
+
+func runIndex(ctx context.Context, e *passEnv) error {
+	before, err := e.p.IndexHealth(ctx)
+	if err != nil {
+		return err
+	}
+	sum := &IndexSummary{Before: before}
+	e.rep.Index = sum
+	e.rep.Examined = before.Live
+	rebuild := before.NeedsRebuild || (before.Tombstones > 0 && before.TombstoneRatio >= e.s.TombstoneRatio)
+	if e.dry {
+		if before.StaleVectors > 0 {
+			e.rep.Changed += int(before.StaleVectors)
+		}
+		sum.Rebuilt = rebuild
+		sum.Vectors = before.Live
+		if rebuild {
+			e.rep.Note = "would rebuild the vector index"
+		}
+		return nil
+	}
+	if before.StaleVectors > 0 {
+		bctx, cancel := context.WithDeadline(ctx, e.deadline)
+		n, err := e.p.Reembed(bctx, e.s.ReembedBatch)
+		cancel()
+		sum.Reembedded = n
+		e.rep.Changed += n
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			e.rep.Status = PassPartial
+			e.rep.Note = fmt.Sprintf("time budget spent after re-embedding %d of %d drawers", n, before.StaleVectors)
+		default:
+			return err
+		}
+	}
+	if rebuild && e.rep.Status != PassPartial {
+		n, err := e.p.RebuildIndex(ctx)
+		if err != nil {
+			return err
+		}
+		sum.Rebuilt = true
+		sum.Vectors = n
+		sum.Saved = true
+		return nil
+	}
+	if err := e.p.SaveIndex(ctx); err != nil {
+		e.rep.Note = "snapshot not saved: " + err.Error()
+	} else {
+		sum.Saved = true
+	}
+	after, err := e.p.IndexHealth(ctx)
+	if err == nil {
+		sum.Vectors = after.Live
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package palace
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Closet is a room's keyword and summary index, refreshed by the dreamer.
+// Closets are derived data: losing them loses nothing, and L2 recall only
+// uses them to break near-ties (see closetBoost).
+type Closet struct {
+	Room        string    `json:"room"`
+	Keywords    []string  `json:"keywords"` // most distinctive first
+	Summary     string    `json:"summary"`
+	Drawers     int       `json:"drawers"` // active drawers in the room when refreshed
+	RefreshedAt time.Time `json:"refreshed_at"`
+	Seq         int64     `json:"seq"` // change-log seq the closet reflects
+}
+
+// MaxClosetKeywords bounds the keywords stored per closet.
+const MaxClosetKeywords = 32
+
+// ReplaceClosets replaces every closet of the palace with cs, inside the
+// pass's transaction.
+func (t *DreamTx) ReplaceClosets(cs []Closet) error {
+	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM closets`); err != nil {
+		return internal("replace closets", err)
+	}
+	for _, c := range cs {
+		kw := c.Keywords
+		if len(kw) > MaxClosetKeywords {
+			kw = kw[:MaxClosetKeywords]
+		}
+		b, _ := json.Marshal(kw)
+		if kw == nil {
+			b = []byte("[]")
+		}
+		refreshed := c.RefreshedAt
+		if refreshed.IsZero() {
+			refreshed = t.now
+		}
+		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO closets(room, keywords, summary, drawers, refreshed_at, seq)
+			VALUES (?,?,?,?,?,?)`, NormalizeRoom(c.Room), string(b), c.Summary, c.Drawers, refreshed.UnixMilli(), c.Seq); err != nil {
+			return internal("replace closets", err)
+		}
+	}
+	return nil
+}
+
+// Closets returns the palace's closets ordered by room.
+func (p *Palace) Closets(ctx context.Context) ([]Closet, error) {
+	rows, err := p.db.QueryContext(ctx, `SELECT room, keywords, summary, drawers, refreshed_at, seq FROM closets ORDER BY room`)
+	if err != nil {
+		return nil, internal("read closets", err)
+	}
+	defer rows.Close()
+	out := []Closet{}
+	for rows.Next() {
+		var c Closet
+		var kw string
+		var at int64
+		if err := rows.Scan(&c.Room, &kw, &c.Summary, &c.Drawers, &at, &c.Seq); err != nil {
+			return nil, internal("read closets", err)
+		}
+		_ = json.Unmarshal([]byte(kw), &c.Keywords)
+		if c.Keywords == nil {
+			c.Keywords = []string{}
+		}
+		c.RefreshedAt = msTime(at)
+		out = append(out, c)
+	}
+	return out, internal("read closets", rows.Err())
+}
+
+// closetBonusMax bounds the closet boost. Scores are fused reciprocal
+// ranks scaled so the best possible is 1; neighbouring ranks near the top
+// differ by about 0.008 (both rankers) to 0.016 (one ranker), so a bonus of
+// at most 0.004 can only reorder hits whose relevance is already nearly
+// equal. It never adds a hit and never changes a hit's Score.
+const closetBonusMax = 0.004
+
+// closetBoost is L2 recall's closet hook: a hit whose room's closet
+// keywords cover many of the query's terms gets a bonus of up to
+// closetBonusMax for ordering only. Without closets, or with fewer than two
+// hits, hits come back unchanged.
+func (p *Palace) closetBoost(ctx context.Context, query string, hits []Hit) []Hit {
+	if len(hits) < 2 {
+		return hits
+	}
+	terms := queryTerms(query)
+	if len(terms) == 0 {
+		return hits
+	}
+	closets, err := p.Closets(ctx)
+	if err != nil || len(closets) == 0 {
+		return hits
+	}
+	bonus := map[string]float64{}
+	for _, c := range closets {
+		kw := make(map[string]bool, len(c.Keywords))
+		for _, k := range c.Keywords {
+			kw[closetStem(k)] = true
+		}
+		matched := 0
+		for _, t := range terms {
+			if kw[closetStem(t)] {
+				matched++
+			}
+		}
+		if matched > 0 {
+			bonus[c.Room] = closetBonusMax * float64(matched) / float64(len(terms))
+		}
+	}
+	if len(bonus) == 0 {
+		return hits
+	}
+	out := append([]Hit(nil), hits...)
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].Score+bonus[out[i].Drawer.Room] > out[j].Score+bonus[out[j].Drawer.Room]+1e-12
+	})
+	return out
+}
+
+// closetStem folds a word the way closet keywords and query terms are
+// compared: lower case, a plural "s" dropped.
+func closetStem(w string) string {
+	w = strings.ToLower(w)
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		w = w[:len(w)-1]
+	}
+	return w
+}

@@ -1,0 +1,277 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OpenAIConfig configures a remote OpenAI-compatible /v1/embeddings
+// provider (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio, ...).
+type OpenAIConfig struct {
+	// BaseURL is the API root, e.g. "https://api.openai.com/v1" or
+	// "http://127.0.0.1:11434/v1"; "/embeddings" is appended.
+	BaseURL string
+	Model   string
+	APIKey  string // sent as a bearer token when set
+	// Dim declares the vector length. When 0 it is learnt from the first
+	// response (Dim makes a one-word request if asked before any Embed).
+	Dim int
+	// Batch is the most texts sent in one request (default 64).
+	Batch int
+	// Timeout bounds each HTTP request (default 30s).
+	Timeout time.Duration
+	// Client overrides the HTTP client (tests).
+	Client *http.Client
+}
+
+// Environment variables read by NewOpenAIFromEnv.
+const (
+	EnvEmbedBaseURL = "LOCI_EMBED_BASE_URL"
+	EnvEmbedModel   = "LOCI_EMBED_MODEL"
+	EnvEmbedAPIKey  = "LOCI_EMBED_API_KEY"
+	EnvEmbedDim     = "LOCI_EMBED_DIM"
+)
+
+// ErrNotConfigured is returned when the remote provider lacks settings.
+var ErrNotConfigured = errors.New("embedding provider not configured")
+
+// OpenAI is an Embedder backed by a remote /v1/embeddings endpoint. It is
+// never the default: the user opts in by configuring it.
+type OpenAI struct {
+	cfg    OpenAIConfig
+	url    string
+	client *http.Client
+
+	mu  sync.Mutex
+	dim int
+}
+
+var _ Embedder = (*OpenAI)(nil)
+
+// NewOpenAIFromEnv configures the provider from LOCI_EMBED_BASE_URL,
+// LOCI_EMBED_MODEL, LOCI_EMBED_API_KEY and optionally LOCI_EMBED_DIM.
+func NewOpenAIFromEnv() (*OpenAI, error) {
+	cfg := OpenAIConfig{
+		BaseURL: os.Getenv(EnvEmbedBaseURL),
+		Model:   os.Getenv(EnvEmbedModel),
+		APIKey:  os.Getenv(EnvEmbedAPIKey),
+	}
+	if s := os.Getenv(EnvEmbedDim); s != "" {
+		d, err := strconv.Atoi(s)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%s=%q: want a positive integer", EnvEmbedDim, s)
+		}
+		cfg.Dim = d
+	}
+	return NewOpenAI(cfg)
+}
+
+// NewOpenAI checks cfg and returns the provider. It makes no request.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if cfg.BaseURL == "" || cfg.Model == "" {
+		return nil, fmt.Errorf("%w: set %s and %s", ErrNotConfigured, EnvEmbedBaseURL, EnvEmbedModel)
+	}
+	if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
+		return nil, fmt.Errorf("%s=%q: want an http:// or https:// URL", EnvEmbedBaseURL, cfg.BaseURL)
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 64
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	c := cfg.Client
+	if c == nil {
+		c = &http.Client{Timeout: cfg.Timeout}
+	}
+	return &OpenAI{
+		cfg:    cfg,
+		url:    strings.TrimRight(cfg.BaseURL, "/") + "/embeddings",
+		client: c,
+		dim:    cfg.Dim,
+	}, nil
+}
+
+// ID is "openai/<model>", so vectors of different remote models are never
+// compared.
+func (o *OpenAI) ID() string { return "openai/" + o.cfg.Model }
+
+// Dim implements Embedder. Without a declared dimension it is learnt from
+// the first response, making a probe request if needed; it is 0 if that
+// fails.
+func (o *OpenAI) Dim() int {
+	o.mu.Lock()
+	d := o.dim
+	o.mu.Unlock()
+	if d == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), o.cfg.Timeout)
+		defer cancel()
+		if _, err := o.Embed(ctx, []string{"dimension"}); err == nil {
+			o.mu.Lock()
+			d = o.dim
+			o.mu.Unlock()
+		}
+	}
+	return d
+}
+
+type openAIRequest struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+}
+
+type openAIResponse struct {
+	Data []struct {
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	} `json:"data"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Embed implements Embedder. Blank texts get zero vectors without a
+// request; the rest are sent in batches of at most Batch.
+func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var pending []int
+	for i, t := range texts {
+		if strings.TrimSpace(t) != "" {
+			pending = append(pending, i)
+		}
+	}
+	for len(pending) > 0 {
+		n := min(len(pending), o.cfg.Batch)
+		idx := pending[:n]
+		pending = pending[n:]
+		in := make([]string, n)
+		for j, i := range idx {
+			in[j] = texts[i]
+		}
+		vs, err := o.request(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range idx {
+			out[i] = vs[j]
+		}
+	}
+	d := o.knownDim()
+	for i := range out {
+		if out[i] == nil {
+			if d == 0 {
+				return nil, fmt.Errorf("embed %s: dimension unknown for blank text: set %s", o.ID(), EnvEmbedDim)
+			}
+			out[i] = make([]float32, d)
+		}
+	}
+	return out, nil
+}
+
+func (o *OpenAI) knownDim() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.dim
+}
+
+// retryable statuses get two more attempts with a short backoff.
+func retryable(code int) bool {
+	return code == http.StatusTooManyRequests || code == http.StatusBadGateway ||
+		code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout
+}
+
+func (o *OpenAI) request(ctx context.Context, in []string) ([][]float32, error) {
+	body, err := json.Marshal(openAIRequest{Model: o.cfg.Model, Input: in, EncodingFormat: "float"})
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
+			}
+		}
+		vs, code, err := o.post(ctx, body, len(in))
+		if err == nil {
+			return vs, nil
+		}
+		lastErr = err
+		if !retryable(code) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func (o *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, int, error) {
+	fail := func(code int, format string, args ...any) ([][]float32, int, error) {
+		return nil, code, fmt.Errorf("embed %s via %s: "+format, append([]any{o.ID(), o.url}, args...)...)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.url, bytes.NewReader(body))
+	if err != nil {
+		return fail(0, "%w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if o.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
+	}
+	resp, err := o.client.Do(req)
+	if err != nil {
+		return fail(0, "%w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return fail(resp.StatusCode, "reading response: %w", err)
+	}
+	var r openAIResponse
+	jerr := json.Unmarshal(raw, &r)
+	if resp.StatusCode/100 != 2 {
+		msg := strings.TrimSpace(string(raw))
+		if jerr == nil && r.Error != nil && r.Error.Message != "" {
+			msg = r.Error.Message
+		}
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		return fail(resp.StatusCode, "HTTP %d: %s", resp.StatusCode, msg)
+	}
+	if jerr != nil {
+		return fail(resp.StatusCode, "bad JSON response: %w", jerr)
+	}
+	if len(r.Data) != n {
+		return fail(resp.StatusCode, "%d embeddings returned for %d inputs", len(r.Data), n)
+	}
+	sort.Slice(r.Data, func(i, j int) bool { return r.Data[i].Index < r.Data[j].Index })
+	out := make([][]float32, n)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, d := range r.Data {
+		if d.Index != i {
+			return fail(resp.StatusCode, "response indexes are not 0..%d", n-1)
+		}
+		if o.dim == 0 {
+			o.dim = len(d.Embedding)
+		}
+		if len(d.Embedding) != o.dim || o.dim == 0 {
+			return fail(resp.StatusCode, "embedding %d has %d dimensions, want %d", i, len(d.Embedding), o.dim)
+		}
+		out[i] = Normalize(d.Embedding)
+	}
+	return out, resp.StatusCode, nil
+}

@@ -1,0 +1,197 @@
+package use
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/loci-mem/loci/palace/embed/wfile"
+)
+
+// panelWidth is the number of output columns a kernel computes at once:
+// two 8-lane AVX registers.
+const panelWidth = 16
+
+// dense is a fully connected layer y = b + x W with W of shape [in x out],
+// stored packed: out/16 panels, each holding rows k = 0..in-1 of 16
+// consecutive columns contiguously, so that a kernel streams one panel
+// from start to end. The panels hold fp32 (p32) or, when the CPU can widen
+// fp16 in its kernels, fp16 (p16), which halves the memory each query
+// streams.
+type dense struct {
+	in, out int
+	p32     []float32
+	p16     []uint16
+	bias    []float32
+}
+
+// newDense packs the weights of w (F16 or F32, shape [in x out]).
+func newDense(w *wfile.Entry, b []float32, half bool) (dense, error) {
+	in, out := w.Dims[0], w.Dims[1]
+	if out%panelWidth != 0 {
+		return dense{}, fmt.Errorf("entry %s: %d columns is not a multiple of %d", w.Name, out, panelWidth)
+	}
+	d := dense{in: in, out: out, bias: b}
+	np := out / panelWidth
+	if half && w.DType == wfile.F16 {
+		d.p16 = make([]uint16, in*out)
+		for p := 0; p < np; p++ {
+			for k := 0; k < in; k++ {
+				src := w.Data[2*(k*out+p*panelWidth):]
+				dst := d.p16[(p*in+k)*panelWidth:]
+				for j := 0; j < panelWidth; j++ {
+					dst[j] = binary.LittleEndian.Uint16(src[2*j:])
+				}
+			}
+		}
+		return d, nil
+	}
+	flat, err := w.Float32s()
+	if err != nil {
+		return dense{}, err
+	}
+	d.p32 = make([]float32, in*out)
+	for p := 0; p < np; p++ {
+		for k := 0; k < in; k++ {
+			copy(d.p32[(p*in+k)*panelWidth:(p*in+k+1)*panelWidth], flat[k*out+p*panelWidth:])
+		}
+	}
+	return d, nil
+}
+
+// parallelMin is the work (multiply-adds) below which a layer runs on one
+// goroutine: splitting costs a few microseconds.
+const parallelMin = 1 << 18
+
+// Cache blocking: a kernel call reads at most kBlock values of a panel
+// (16 KB as fp32, so a panel slice stays in L1 across the row tiles) and a
+// worker holds at most rowBlock rows of input (rowBlock*kBlock*4 = 96 KB,
+// in L2).
+const (
+	kBlock   = 256
+	rowBlock = 96
+)
+
+// apply computes dst[r] = b + src[r] W for rows r < rows. src has row
+// stride d.in and dst row stride d.out. Large products are split across up
+// to GOMAXPROCS goroutines: by row blocks when there are several, else by
+// column panels.
+func (d *dense) apply(dst, src []float32, rows int) {
+	if rows == 0 {
+		return
+	}
+	_ = src[rows*d.in-1]
+	_ = dst[rows*d.out-1]
+	np := d.out / panelWidth
+	nrb := (rows + rowBlock - 1) / rowBlock
+	workers := runtime.GOMAXPROCS(0)
+	if workers <= 1 || rows*d.in*d.out < parallelMin {
+		for rb := 0; rb < nrb; rb++ {
+			d.block(dst, src, rb*rowBlock, min(rows, (rb+1)*rowBlock), 0, np)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	if nrb == 1 {
+		workers = min(workers, np)
+		for w := 1; w < workers; w++ {
+			p0, p1 := np*w/workers, np*(w+1)/workers
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d.block(dst, src, 0, rows, p0, p1)
+			}()
+		}
+		d.block(dst, src, 0, rows, 0, np/workers)
+		wg.Wait()
+		return
+	}
+	var next atomic.Int32
+	run := func() {
+		for {
+			rb := int(next.Add(1)) - 1
+			if rb >= nrb {
+				return
+			}
+			d.block(dst, src, rb*rowBlock, min(rows, (rb+1)*rowBlock), 0, np)
+		}
+	}
+	for w := 1; w < min(workers, nrb); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run()
+		}()
+	}
+	run()
+	wg.Wait()
+}
+
+// block computes rows [r0, r1) of the output columns of panels [p0, p1).
+func (d *dense) block(dst, src []float32, r0, r1, p0, p1 int) {
+	in, out := d.in, d.out
+	for k0 := 0; k0 < in; k0 += kBlock {
+		kn := min(kBlock, in-k0)
+		lo, hi := 0, 0
+		for p := p0; p < p1; p++ {
+			lo, hi = (p*in+k0)*panelWidth, (p*in+k0+kn)*panelWidth
+			col := p * panelWidth
+			for r := r0; r < r1; r += maxTileRows {
+				n := min(maxTileRows, r1-r)
+				c := dst[r*out+col:]
+				init, istride := c, out
+				if k0 == 0 {
+					init, istride = d.bias[col:], 0
+				}
+				if d.p16 != nil {
+					tile16(src[r*in+k0:], in, d.p16[lo:hi], kn, c, out, init, istride, n)
+				} else {
+					tile32(src[r*in+k0:], in, d.p32[lo:hi], kn, c, out, init, istride, n)
+				}
+			}
+		}
+	}
+}
+
+// tileGeneric computes rows x 16 outputs: c[i*ldc+j] = init[i*istride+j]
+// + sum_k a[i*lda+k] * w[k*16+j]. It is the portable kernel; init may
+// alias c.
+func tileGeneric(a []float32, lda int, w []float32, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	for i := 0; i < rows; i++ {
+		var acc [panelWidth]float32
+		copy(acc[:], init[i*istride:i*istride+panelWidth])
+		ar := a[i*lda : i*lda+k]
+		for kk, x := range ar {
+			wr := w[kk*panelWidth : kk*panelWidth+panelWidth]
+			acc[0] += x * wr[0]
+			acc[1] += x * wr[1]
+			acc[2] += x * wr[2]
+			acc[3] += x * wr[3]
+			acc[4] += x * wr[4]
+			acc[5] += x * wr[5]
+			acc[6] += x * wr[6]
+			acc[7] += x * wr[7]
+			acc[8] += x * wr[8]
+			acc[9] += x * wr[9]
+			acc[10] += x * wr[10]
+			acc[11] += x * wr[11]
+			acc[12] += x * wr[12]
+			acc[13] += x * wr[13]
+			acc[14] += x * wr[14]
+			acc[15] += x * wr[15]
+		}
+		copy(c[i*ldc:i*ldc+panelWidth], acc[:])
+	}
+}
+
+// tileGeneric16 is tileGeneric for fp16 panels (used only in tests and on
+// a CPU that lost F16C between load and use, which cannot happen).
+func tileGeneric16(a []float32, lda int, w []uint16, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	wf := make([]float32, k*panelWidth)
+	for i, h := range w[:k*panelWidth] {
+		wf[i] = wfile.F16ToF32(h)
+	}
+	tileGeneric(a, lda, wf, k, c, ldc, init, istride, rows)
+}

@@ -1,0 +1,21 @@
+//go:build !amd64
+
+package use
+
+const maxTileRows = 4
+
+// Without assembly kernels the weights are widened to fp32 at load.
+var (
+	useAVX2    = false
+	halfPanels = false
+)
+
+var kernelName = "generic"
+
+func tile32(a []float32, lda int, w []float32, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	tileGeneric(a, lda, w, k, c, ldc, init, istride, rows)
+}
+
+func tile16(a []float32, lda int, w []uint16, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	tileGeneric16(a, lda, w, k, c, ldc, init, istride, rows)
+}

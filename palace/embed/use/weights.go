@@ -1,0 +1,199 @@
+package use
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/loci-mem/loci/palace/embed/wfile"
+)
+
+// The weights are written by cmd/lociweights; see palace/embed/README.md.
+//
+//go:embed weights/use-lite.lwt
+var weightFile []byte
+
+//go:embed weights/SHA256SUMS
+var weightSums string
+
+// checkWeights verifies the embedded container against SHA256SUMS.
+func checkWeights() error {
+	h := sha256.Sum256(weightFile)
+	want := ""
+	for _, line := range strings.Split(weightSums, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == "use-lite.lwt" {
+			want = f[0]
+		}
+	}
+	if got := hex.EncodeToString(h[:]); got != want {
+		return fmt.Errorf("use-lite weights: sha256 %s, SHA256SUMS says %q", got, want)
+	}
+	return nil
+}
+
+// model holds the decoded weights.
+type model struct {
+	tok *tokenizer
+
+	// Token table, decoded row by row on demand: fp16 (emb16) or int8 with
+	// a scale per row (emb8, embScale).
+	emb16    []byte
+	emb8     []byte
+	embScale []float32
+	embDim   int
+
+	timing []float32 // inverse timescales, 128
+	layers [2]layer
+	tanh   dense
+}
+
+type layer struct {
+	width, heads int
+	qscale       float32
+	ln1g, ln1b   []float32
+	qkv, out     dense
+	proj         *dense // layer 0 only: the residual projection 256 -> 512
+	ln2g, ln2b   []float32
+	ffn1, ffn2   dense
+}
+
+// loadModel decodes the embedded weights; half keeps matrices in fp16 for
+// the F16C kernels.
+func loadModel(half bool) (*model, error) {
+	if err := checkWeights(); err != nil {
+		return nil, err
+	}
+	f, err := wfile.Parse(weightFile)
+	if err != nil {
+		return nil, fmt.Errorf("use-lite weights: %w", err)
+	}
+	l := loader{f: f, half: half}
+	m := &model{}
+
+	pieces := strings.Split(string(l.raw("vocab.pieces", wfile.Bytes)), "\x00")
+	scoresE := l.entry("vocab.scores")
+	var scores []float64
+	if l.err == nil {
+		scores, l.err = scoresE.Float64s()
+	}
+	if l.err == nil && len(scores) != len(pieces) {
+		l.err = fmt.Errorf("%d pieces but %d scores", len(pieces), len(scores))
+	}
+	if l.err != nil {
+		return nil, fmt.Errorf("use-lite weights: %w", l.err)
+	}
+	m.tok = newTokenizer(pieces, scores)
+
+	if e, err := f.Get("emb"); err == nil {
+		if e.DType != wfile.F16 || len(e.Dims) != 2 {
+			return nil, fmt.Errorf("use-lite weights: emb is %v %v", e.DType, e.Dims)
+		}
+		m.emb16, m.embDim = e.Data, e.Dims[1]
+	} else {
+		e := l.entry("emb.q")
+		m.embScale = l.vec("emb.scale")
+		if l.err == nil {
+			m.emb8, m.embDim = e.Data, e.Dims[1]
+		}
+	}
+	m.timing = l.vec("timing")
+	for i := range m.layers {
+		p := fmt.Sprintf("l%d.", i)
+		ly := &m.layers[i]
+		ly.heads = 4
+		ly.ln1g, ly.ln1b = l.vec(p+"ln1.g"), l.vec(p+"ln1.b")
+		ly.width = len(ly.ln1g)
+		ly.qkv = l.dense(p + "qkv")
+		ly.out = l.dense(p + "out")
+		if qs := l.vec(p + "qscale"); len(qs) == 1 {
+			ly.qscale = qs[0]
+		}
+		ly.ln2g, ly.ln2b = l.vec(p+"ln2.g"), l.vec(p+"ln2.b")
+		ly.ffn1 = l.dense(p + "ffn1")
+		ly.ffn2 = l.dense(p + "ffn2")
+		if i == 0 {
+			d := l.dense(p + "dense")
+			ly.proj = &d
+		}
+	}
+	m.tanh = l.dense("tanh")
+	if l.err != nil {
+		return nil, fmt.Errorf("use-lite weights: %w", l.err)
+	}
+	if m.embDim != m.layers[0].width || len(m.timing)*2 != m.embDim {
+		return nil, fmt.Errorf("use-lite weights: inconsistent shapes")
+	}
+	return m, nil
+}
+
+// loader reads entries and remembers the first error.
+type loader struct {
+	f    *wfile.File
+	half bool
+	err  error
+}
+
+func (l *loader) entry(name string) *wfile.Entry {
+	if l.err != nil {
+		return nil
+	}
+	e, err := l.f.Get(name)
+	l.err = err
+	return e
+}
+
+func (l *loader) raw(name string, dt wfile.DType) []byte {
+	e := l.entry(name)
+	if e == nil {
+		return nil
+	}
+	if e.DType != dt {
+		l.err = fmt.Errorf("entry %s is %v, want %v", name, e.DType, dt)
+		return nil
+	}
+	return e.Data
+}
+
+func (l *loader) vec(name string) []float32 {
+	e := l.entry(name)
+	if e == nil {
+		return nil
+	}
+	v, err := e.Float32s()
+	l.err = err
+	return v
+}
+
+func (l *loader) dense(name string) dense {
+	w := l.entry(name + ".w")
+	b := l.vec(name + ".b")
+	if l.err != nil {
+		return dense{}
+	}
+	if len(w.Dims) != 2 || w.Dims[1] != len(b) {
+		l.err = fmt.Errorf("entry %s.w has shape %v for %d biases", name, w.Dims, len(b))
+		return dense{}
+	}
+	d, err := newDense(w, b, l.half)
+	l.err = err
+	return d
+}
+
+// embedRow writes 2*emb[id] (the graph doubles the token embedding) into dst.
+func (m *model) embedRow(dst []float32, id int32) {
+	d := m.embDim
+	if m.emb16 != nil {
+		wfile.DecodeF16(dst[:d], m.emb16[int(id)*2*d:])
+		for i := range dst[:d] {
+			dst[i] *= 2
+		}
+		return
+	}
+	s := 2 * m.embScale[id]
+	row := m.emb8[int(id)*d : int(id+1)*d]
+	for i, q := range row {
+		dst[i] = float32(int8(q)) * s
+	}
+}

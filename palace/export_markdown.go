@@ -1,0 +1,145 @@
+package palace
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loci-mem/loci/palace/redact"
+)
+
+// ExportMarkdown writes a readable account of the palace: its
+// description, promoted facts by kind, the review queue, every active
+// memory by room (newest first), and the knowledge graph's current
+// triples. It is for people; ExportJSONL is the lossless format.
+func (p *Palace) ExportMarkdown(ctx context.Context, w io.Writer) (ExportStats, error) {
+	var st ExportStats
+	desc, err := p.Description(ctx)
+	if err != nil {
+		return st, err
+	}
+	bw := bufio.NewWriter(w)
+	var buf strings.Builder
+	fmt.Fprintf(&buf, "# Palace %s\n\n", p.name)
+	if desc != "" {
+		fmt.Fprintf(&buf, "%s\n\n", quoteBlock(desc))
+	}
+	fmt.Fprintf(&buf, "_Exported %s._\n\n", p.now().UTC().Format(time.RFC3339))
+
+	facts, _, err := p.ListFacts(ctx, FactQuery{Statuses: []string{StatusActive}, Limit: 10000})
+	if err != nil {
+		return st, err
+	}
+	if len(facts) > 0 {
+		buf.WriteString("## Facts\n\n")
+		byKind := map[string][]Fact{}
+		for _, f := range facts {
+			byKind[f.Kind] = append(byKind[f.Kind], f)
+		}
+		for _, k := range FactKindNames() {
+			if len(byKind[k]) == 0 {
+				continue
+			}
+			fmt.Fprintf(&buf, "### %s\n\n", k)
+			for _, f := range byKind[k] {
+				fmt.Fprintf(&buf, "- %s _(%s, confidence %.2f)_\n", oneLineMD(f.Fact), f.ID, f.Confidence)
+			}
+			buf.WriteString("\n")
+		}
+	}
+	queue, _, err := p.ListFacts(ctx, FactQuery{Statuses: []string{StatusPending, StatusStale}, Limit: 10000})
+	if err != nil {
+		return st, err
+	}
+	if len(queue) > 0 {
+		buf.WriteString("## Waiting for review\n\n")
+		for _, f := range queue {
+			extra := ""
+			if f.ConflictsWith != "" {
+				extra = ", conflicts with " + f.ConflictsWith
+			}
+			fmt.Fprintf(&buf, "- [%s] %s _(%s, %s%s)_\n", f.Kind, oneLineMD(f.Fact), f.ID, f.Status, extra)
+		}
+		buf.WriteString("\n")
+	}
+	st.FactIDs = len(facts) + len(queue)
+
+	ds, _, err := p.List(ctx, ListOptions{Filter: Filter{}, Order: "newest", Limit: 10000})
+	if err != nil {
+		return st, err
+	}
+	byRoom := map[string][]*Drawer{}
+	for _, d := range ds {
+		if d.Kind == KindFact {
+			continue
+		}
+		byRoom[d.Room] = append(byRoom[d.Room], d)
+		st.Drawers++
+	}
+	rooms := make([]string, 0, len(byRoom))
+	for r := range byRoom {
+		rooms = append(rooms, r)
+	}
+	sort.Strings(rooms)
+	if len(rooms) > 0 {
+		buf.WriteString("## Memories\n\n")
+	}
+	for _, r := range rooms {
+		fmt.Fprintf(&buf, "### %s\n\n", r)
+		for _, d := range byRoom[r] {
+			tags := ""
+			if len(d.Tags) > 0 {
+				tags = " · " + strings.Join(d.Tags, ", ")
+			}
+			fmt.Fprintf(&buf, "- **%s** (%s%s) %s\n", d.Timestamp.Format("2006-01-02"), d.Kind, tags, indentMD(d.Content))
+		}
+		buf.WriteString("\n")
+	}
+
+	subjects, err := p.kg.Subjects(ctx, "", 100000)
+	if err != nil {
+		return st, internal("export knowledge graph", err)
+	}
+	var kgLines []string
+	for _, s := range subjects {
+		ts, err := p.kg.Query(ctx, s.Subject)
+		if err != nil {
+			return st, internal("export knowledge graph", err)
+		}
+		for _, t := range ts {
+			kgLines = append(kgLines, fmt.Sprintf("- %s — %s → %s _(since %s)_\n",
+				oneLineMD(t.Subject), oneLineMD(t.Predicate), oneLineMD(t.Object), t.ValidFrom.Format("2006-01-02")))
+			st.Triples++
+		}
+	}
+	if len(kgLines) > 0 {
+		buf.WriteString("## Knowledge graph\n\n")
+		for _, l := range kgLines {
+			buf.WriteString(l)
+		}
+		buf.WriteString("\n")
+	}
+	out, _ := redact.String(buf.String())
+	n, err := bw.WriteString(out)
+	st.Bytes = int64(n)
+	if err != nil {
+		return st, internal("write markdown export", err)
+	}
+	return st, internal("write markdown export", bw.Flush())
+}
+
+// oneLineMD flattens text to one line for a list item.
+func oneLineMD(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// indentMD keeps multi-line text inside its list item.
+func indentMD(s string) string {
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n  ")
+}
+
+func quoteBlock(s string) string {
+	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
+}

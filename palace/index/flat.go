@@ -1,0 +1,285 @@
+package index
+
+import (
+	"sync"
+)
+
+// FlatConfig configures a Flat index. The zero value is a float32 cosine
+// index.
+type FlatConfig struct {
+	// Metric compares vectors; default Cosine.
+	Metric Metric
+	// Int8 stores each vector as int8 codes with one float32 scale instead
+	// of float32 values: a quarter of the memory and a faster scan, at the
+	// price of approximate scores (see README.md for measured recall).
+	// Vector returns the decoded approximation.
+	Int8 bool
+	// Rerank, with Int8, keeps the float32 vectors as well and re-scores
+	// the best 4k int8 candidates exactly: the scan runs at int8 speed and
+	// the answer is (nearly always) exact, for 5 bytes per dimension.
+	Rerank bool
+}
+
+// rerankFactor is how many int8 candidates per wanted result Rerank
+// re-scores.
+const rerankFactor = 4
+
+// Flat is an exact index: one contiguous row-major slice scanned in full
+// by every search. Removed rows go on a free list and are reused by later
+// Adds; when more than half of the rows are free the storage is compacted.
+type Flat struct {
+	mu  sync.RWMutex
+	cfg FlatConfig
+	dim int
+
+	data   []float32 // rows*dim floats (float32 or Rerank mode)
+	codes  []int8    // rows*dim codes (Int8 mode)
+	scales []float32 // per row (Int8 mode)
+	norms  []float32 // per row squared norm of the original (Int8 and L2)
+
+	keys  []uint64 // row -> key
+	dead  []bool   // row -> free
+	rowOf map[uint64]int
+	free  []int
+}
+
+var _ Index = (*Flat)(nil)
+
+// NewFlat returns an empty exact index.
+func NewFlat(cfg FlatConfig) *Flat {
+	if !cfg.Metric.valid() {
+		cfg.Metric = Cosine
+	}
+	if !cfg.Int8 {
+		cfg.Rerank = false
+	}
+	return &Flat{cfg: cfg, rowOf: make(map[uint64]int)}
+}
+
+// Dim implements Index.
+func (f *Flat) Dim() int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.dim
+}
+
+// Len implements Index.
+func (f *Flat) Len() int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return len(f.rowOf)
+}
+
+// Add implements Index. It returns false when key is present or vec is
+// empty or of the wrong dimension.
+func (f *Flat) Add(key uint64, vec []float32) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(vec) == 0 || (f.dim != 0 && len(vec) != f.dim) {
+		return false
+	}
+	if _, ok := f.rowOf[key]; ok {
+		return false
+	}
+	if f.dim == 0 {
+		f.dim = len(vec)
+	}
+	row := -1
+	if n := len(f.free); n > 0 {
+		row, f.free = f.free[n-1], f.free[:n-1]
+		f.keys[row], f.dead[row] = key, false
+	} else {
+		row = len(f.keys)
+		f.keys = append(f.keys, key)
+		f.dead = append(f.dead, false)
+		if f.cfg.Int8 {
+			f.codes = append(f.codes, make([]int8, f.dim)...)
+			f.scales = append(f.scales, 0)
+			f.norms = append(f.norms, 0)
+		}
+		if f.floats() {
+			f.data = append(f.data, vec...)
+		}
+	}
+	f.store(row, vec)
+	f.rowOf[key] = row
+	return true
+}
+
+// floats reports whether float32 rows are kept.
+func (f *Flat) floats() bool { return !f.cfg.Int8 || f.cfg.Rerank }
+
+func (f *Flat) store(row int, vec []float32) {
+	lo, hi := row*f.dim, (row+1)*f.dim
+	if f.floats() {
+		copy(f.data[lo:hi], vec)
+	}
+	if f.cfg.Int8 {
+		f.scales[row] = quantize(f.codes[lo:hi], vec)
+		f.norms[row] = dot(vec, vec)
+	}
+}
+
+// Remove implements Index.
+func (f *Flat) Remove(key uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	row, ok := f.rowOf[key]
+	if !ok {
+		return
+	}
+	delete(f.rowOf, key)
+	f.dead[row] = true
+	f.free = append(f.free, row)
+	if len(f.free) >= 1024 && 2*len(f.free) > len(f.keys) {
+		f.compact()
+	}
+}
+
+// compact drops free rows and shrinks the storage. Caller holds mu.
+func (f *Flat) compact() {
+	n := len(f.rowOf)
+	keys := make([]uint64, 0, n)
+	dead := make([]bool, n)
+	var data, scales, norms []float32
+	var codes []int8
+	if f.cfg.Int8 {
+		codes = make([]int8, 0, n*f.dim)
+		scales = make([]float32, 0, n)
+		norms = make([]float32, 0, n)
+	}
+	if f.floats() {
+		data = make([]float32, 0, n*f.dim)
+	}
+	for row, k := range f.keys {
+		if f.dead[row] {
+			continue
+		}
+		f.rowOf[k] = len(keys)
+		keys = append(keys, k)
+		lo, hi := row*f.dim, (row+1)*f.dim
+		if f.cfg.Int8 {
+			codes = append(codes, f.codes[lo:hi]...)
+			scales = append(scales, f.scales[row])
+			norms = append(norms, f.norms[row])
+		}
+		if f.floats() {
+			data = append(data, f.data[lo:hi]...)
+		}
+	}
+	f.keys, f.dead, f.free = keys, dead, nil
+	f.data, f.codes, f.scales, f.norms = data, codes, scales, norms
+}
+
+// Vector returns a copy of the stored vector for key (decoded from its
+// int8 codes in Int8 mode).
+func (f *Flat) Vector(key uint64) ([]float32, bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	row, ok := f.rowOf[key]
+	if !ok {
+		return nil, false
+	}
+	return f.vector(row), true
+}
+
+func (f *Flat) vector(row int) []float32 {
+	lo, hi := row*f.dim, (row+1)*f.dim
+	if f.floats() {
+		return append([]float32(nil), f.data[lo:hi]...)
+	}
+	out := make([]float32, f.dim)
+	for i, c := range f.codes[lo:hi] {
+		out[i] = f.scales[row] * float32(c)
+	}
+	return out
+}
+
+// Each calls fn for every live key and a copy of its vector, in storage
+// order, under the read lock (fn must not call back into f). It stops when
+// fn returns false.
+func (f *Flat) Each(fn func(key uint64, vec []float32) bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	for row, k := range f.keys {
+		if f.dead[row] {
+			continue
+		}
+		if !fn(k, f.vector(row)) {
+			return
+		}
+	}
+}
+
+// Search implements Index with an exact scan. allow is consulted before a
+// row is scored.
+func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(f.rowOf) == 0 {
+		return nil
+	}
+	k = min(k, len(f.rowOf))
+	var top topK
+	switch {
+	case f.cfg.Rerank:
+		cand := newTopK(min(rerankFactor*k, len(f.rowOf)))
+		f.scanInt8(q, &cand, allow)
+		top = newTopK(k)
+		for _, c := range cand.h {
+			row := f.rowOf[c.Key]
+			top.push(c.Key, f.cfg.Metric.rank(q, f.data[row*f.dim:(row+1)*f.dim]))
+		}
+	case f.cfg.Int8:
+		top = newTopK(k)
+		f.scanInt8(q, &top, allow)
+	default:
+		top = newTopK(k)
+		f.scan(q, &top, allow)
+	}
+	out := top.sorted()
+	for i := range out {
+		out[i].Score = f.cfg.Metric.finalScore(out[i].Score)
+	}
+	return out
+}
+
+func (f *Flat) scan(q []float32, top *topK, allow func(uint64) bool) {
+	d := f.dim
+	l2 := f.cfg.Metric == L2
+	for row, key := range f.keys {
+		if f.dead[row] || (allow != nil && !allow(key)) {
+			continue
+		}
+		v := f.data[row*d : row*d+d]
+		var s float32
+		if l2 {
+			s = -l2sq(q, v)
+		} else {
+			s = dot(q, v)
+		}
+		if !top.full() || s >= top.min() {
+			top.push(key, s)
+		}
+	}
+}
+
+func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
+	d := f.dim
+	qc := make([]int8, d)
+	qs := quantize(qc, q)
+	qn := dot(q, q)
+	l2 := f.cfg.Metric == L2
+	for row, key := range f.keys {
+		if f.dead[row] || (allow != nil && !allow(key)) {
+			continue
+		}
+		s := qs * f.scales[row] * float32(dotInt8(qc, f.codes[row*d:row*d+d]))
+		if l2 {
+			s = min(0, 2*s-qn-f.norms[row])
+		}
+		if !top.full() || s >= top.min() {
+			top.push(key, s)
+		}
+	}
+}

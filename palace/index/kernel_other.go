@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package index
+
+var useAVX2 = false
+
+func dot(a, b []float32) float32 { return dotGo(a, b) }
+
+func l2sq(a, b []float32) float32 { return l2sqGo(a, b) }
+
+func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }

@@ -1,0 +1,73 @@
+package index
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+func TestKernelsMatchPureGo(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for n := 0; n <= 131; n++ {
+		a := make([]float32, n)
+		b := make([]float32, n)
+		ai := make([]int8, n)
+		bi := make([]int8, n)
+		for i := range a {
+			a[i], b[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+			ai[i], bi[i] = int8(r.Intn(255)-127), int8(r.Intn(255)-127)
+		}
+		if got, want := dot(a, b), dotGo(a, b); math.Abs(float64(got-want)) > 1e-4*(1+math.Abs(float64(want))) {
+			t.Errorf("n=%d: dot = %v, pure Go %v", n, got, want)
+		}
+		if got, want := l2sq(a, b), l2sqGo(a, b); math.Abs(float64(got-want)) > 1e-4*(1+math.Abs(float64(want))) {
+			t.Errorf("n=%d: l2sq = %v, pure Go %v", n, got, want)
+		}
+		if got, want := dotInt8(ai, bi), dotInt8Go(ai, bi); got != want {
+			t.Errorf("n=%d: dotInt8 = %v, pure Go %v", n, got, want)
+		}
+	}
+}
+
+func TestQuantize(t *testing.T) {
+	v := []float32{0.5, -0.25, 0, 1, -1}
+	codes := make([]int8, len(v))
+	s := quantize(codes, v)
+	for i, x := range v {
+		if d := math.Abs(float64(s*float32(codes[i]) - x)); d > float64(s) {
+			t.Errorf("v[%d]=%v decoded %v", i, x, s*float32(codes[i]))
+		}
+	}
+	if s := quantize(codes, make([]float32, 5)); s != 0 {
+		t.Errorf("zero vector scale = %v", s)
+	}
+}
+
+func benchKernel(b *testing.B, d int, f func(a, b []float32) float32) {
+	r := rand.New(rand.NewSource(1))
+	x, y := make([]float32, d), make([]float32, d)
+	for i := range x {
+		x[i], y[i] = r.Float32(), r.Float32()
+	}
+	var s float32
+	for b.Loop() {
+		s += f(x, y)
+	}
+	_ = s
+}
+
+func BenchmarkDot384(b *testing.B)   { benchKernel(b, 384, dot) }
+func BenchmarkDotGo384(b *testing.B) { benchKernel(b, 384, dotGo) }
+func BenchmarkL2sq784(b *testing.B)  { benchKernel(b, 784, l2sq) }
+
+func BenchmarkDotInt8_384(b *testing.B) {
+	x, y := make([]int8, 384), make([]int8, 384)
+	for i := range x {
+		x[i], y[i] = int8(i), int8(-i)
+	}
+	var s int32
+	for b.Loop() {
+		s += dotInt8(x, y)
+	}
+	_ = s
+}

@@ -1,0 +1,327 @@
+package redact
+
+import "strings"
+
+// Rules for labelled values: the secret follows a key, a header name, a URL
+// query parameter or a URL scheme, anchored on '=' and ':'.
+
+// scanEquals: signed-URL query parameters and key=value assignments.
+func (r *Redactor) scanEquals(s string, dst []span) []span {
+	for off := 0; ; {
+		k := strings.IndexByte(s[off:], '=')
+		if k < 0 {
+			return dst
+		}
+		p := off + k
+		off = p + 1
+		if p == 0 || p+1 >= len(s) {
+			continue
+		}
+		if s[p+1] == '=' {
+			off = p + 2
+			continue
+		}
+		if c := s[p-1]; c == '!' || c == '<' || c == '>' || c == '=' {
+			continue
+		}
+		ks := p
+		for ks > 0 && p-ks < maxKey && class[s[ks-1]]&cKey != 0 {
+			ks--
+		}
+		ks = skipEsc(s, ks, p)
+		if ks < p {
+			n := len(dst)
+			var isParam bool
+			if dst, isParam = r.signedURL(s, ks, p, dst); isParam {
+				if len(dst) > n {
+					off = dst[len(dst)-1].end
+				}
+				continue
+			}
+		}
+		dst = r.assignment(s, p, dst)
+	}
+}
+
+// signedURL handles key=value where key (s[ks:p]) is a URL signing
+// parameter. It reports whether the key was one, matched or not.
+func (r *Redactor) signedURL(s string, ks, p int, dst []span) ([]span, bool) {
+	key := s[ks:p]
+	legacy := false
+	switch {
+	case len(key) > 6 && strings.EqualFold(key[:6], "x-amz-"):
+		k := key[6:]
+		if !strings.EqualFold(k, "signature") && !strings.EqualFold(k, "credential") &&
+			!strings.EqualFold(k, "security-token") {
+			return dst, false
+		}
+	case len(key) > 7 && strings.EqualFold(key[:7], "x-goog-"):
+		k := key[7:]
+		if !strings.EqualFold(k, "signature") && !strings.EqualFold(k, "credential") {
+			return dst, false
+		}
+	case key == "Signature" || key == "AWSAccessKeyId":
+		legacy = true
+	default:
+		return dst, false
+	}
+	if ks > 0 && class[s[ks-1]]&cKey != 0 && !escBefore(s, ks) {
+		return dst, false
+	}
+	v := p + 1
+	e := spanValue(s, v, cURLV)
+	if e == v || e-v > maxValue || hasMarker(s[v:e]) || maskedAt(s, e) {
+		return dst, true
+	}
+	if legacy {
+		// Only in a query string (after '?', '&' or ';') that also has Expires=.
+		if ks == 0 || (s[ks-1] != '?' && s[ks-1] != '&' && s[ks-1] != ';' && !escBefore(s, ks)) {
+			return dst, true
+		}
+		lo := ks
+		for lo > 0 && ks-lo < maxValue && !urlStop(s[lo-1]) {
+			lo--
+		}
+		hi := e
+		for hi < len(s) && hi-e < maxValue && !urlStop(s[hi]) {
+			hi++
+		}
+		if !strings.Contains(s[lo:hi], "Expires=") {
+			return dst, true
+		}
+	}
+	return r.add(dst, rSignedURL, v, e, 0), true
+}
+
+// skipEsc moves a key start ks (key = s[ks:p]) past a JSON escape that the
+// backwards key scan swallowed: "\u0026Signature" or "\nX-Amz-Signature".
+func skipEsc(s string, ks, p int) int {
+	if ks == 0 || s[ks-1] != '\\' || ks >= p {
+		return ks
+	}
+	if s[ks] == 'u' && p-ks > 5 && escBefore(s, ks+5) {
+		return ks + 5
+	}
+	if isEscWS(s[ks]) || s[ks] == 'b' || s[ks] == 'f' {
+		return ks + 1
+	}
+	return ks
+}
+
+func urlStop(c byte) bool {
+	return c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`'
+}
+
+// scanColon: "://" user:password@ authorities and key: value assignments.
+func (r *Redactor) scanColon(s string, dst []span) []span {
+	for off := 0; ; {
+		k := strings.IndexByte(s[off:], ':')
+		if k < 0 {
+			return dst
+		}
+		p := off + k
+		off = p + 1
+		if p+1 >= len(s) || s[p+1] == '=' {
+			continue // ":=" is handled by scanEquals
+		}
+		if strings.HasPrefix(s[p:], "://") {
+			dst = r.urlPassword(s, p, dst)
+			continue
+		}
+		dst = r.assignment(s, p, dst)
+	}
+}
+
+// urlPassword redacts the password of scheme://user:password@host.
+func (r *Redactor) urlPassword(s string, p int, dst []span) []span {
+	if p == 0 || class[s[p-1]]&cAlnum == 0 {
+		return dst
+	}
+	colon := -1
+	for i := p + 3; i < len(s) && i-p < maxAuthority; i++ {
+		switch c := s[i]; c {
+		case '@':
+			if colon < 0 || hasMarker(s[colon+1:i]) {
+				return dst
+			}
+			return r.add(dst, rURLPassword, colon+1, i, 0)
+		case ':':
+			if colon < 0 {
+				colon = i
+			}
+		case '/', '?', '#', '"', '\'', '<', '>', '\\', '`', '[', ']':
+			return dst
+		default:
+			if c <= ' ' {
+				return dst
+			}
+		}
+	}
+	return dst
+}
+
+// Key kinds for assignments.
+const (
+	kNone = iota
+	kPassword
+	kSecret
+	kAWSSecret
+	kAuth
+)
+
+// assignment handles `key = value`, `key: value`, `"key": "value"` and
+// `key := value` where sep is the position of '=' or ':'.
+func (r *Redactor) assignment(s string, sep int, dst []span) []span {
+	j := sep
+	if s[sep] == '=' && j > 0 && s[j-1] == ':' {
+		j--
+	}
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+		j--
+		if j > 0 && s[j-1] == '\\' {
+			j--
+		}
+	}
+	if j == 0 {
+		return dst
+	}
+	switch s[j-1] | 0x20 { // last letter of every key suffix classifyKey knows
+	case 'd', 'e', 't', 'n', 'y':
+	default:
+		return dst
+	}
+	ke := j
+	for j > 0 && ke-j < maxKey && class[s[j-1]]&cKey != 0 {
+		j--
+	}
+	if s[sep] == ':' && j >= 3 && s[j-3:j] == "://" {
+		return dst // user:password@ in a URL: see urlPassword
+	}
+	kind := classifyKey(s[j:ke])
+	if kind == kNone {
+		return dst
+	}
+	v := sep + 1
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	if v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '`') {
+		v++
+	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
+		v += 2
+	}
+	if kind == kAuth {
+		return r.authorization(s, v, dst)
+	}
+	e := spanValue(s, v, cVal)
+	val := s[v:e]
+	if maskedAt(s, e) {
+		return dst
+	}
+	switch kind {
+	case kAWSSecret:
+		if strongValue(val, 16) {
+			dst = r.add(dst, rAWSSecret, v, e, 0)
+		}
+	case kPassword, kSecret:
+		minLen := 16
+		if kind == kPassword {
+			minLen = 8
+		}
+		if strongValue(val, minLen) && !pathLike(val) {
+			dst = r.add(dst, rGeneric, v, e, 0)
+		}
+	}
+	return dst
+}
+
+// authorization handles the value of an Authorization header starting at v:
+// an optional scheme word (Bearer, Basic, token, AWS4-HMAC-SHA256, ...),
+// then the credentials. A parameter list (AWS SigV4 "Credential=...,
+// SignedHeaders=..., Signature=...") is redacted to the end of the line.
+func (r *Redactor) authorization(s string, v int, dst []span) []span {
+	id := rAuthHeader
+	w := spanValue(s, v, cTok)
+	if w > v && w < len(s) && (s[w] == ' ' || s[w] == '\t') {
+		if strings.EqualFold(s[v:w], "bearer") {
+			id = rBearer
+		}
+		for w < len(s) && (s[w] == ' ' || s[w] == '\t') {
+			w++
+		}
+		v = w
+	}
+	e := spanValue(s, v, cB64)
+	if !strongValue(s[v:e], 8) || maskedAt(s, e) {
+		return dst
+	}
+	if e < len(s) && s[e] == ',' {
+		for e < len(s) && e-v < maxValue && strings.IndexByte("\r\n\"'`\\", s[e]) < 0 {
+			e++
+		}
+		for s[e-1] == ' ' || s[e-1] == '\t' {
+			e--
+		}
+	}
+	return r.add(dst, id, v, e, 0)
+}
+
+// classifyKey matches the key, case-insensitively and ignoring '_', '-' and
+// '.', against the suffixes that label secrets.
+func classifyKey(key string) int {
+	if len(key) < 3 {
+		return kNone
+	}
+	switch last := key[len(key)-1] | 0x20; last {
+	case 'd':
+		if keySuffix(key, "password") || keySuffix(key, "passwd") {
+			return kPassword
+		}
+	case 'e':
+		if keySuffix(key, "passphrase") {
+			return kPassword
+		}
+	case 't':
+		if keySuffix(key, "secret") {
+			return kSecret
+		}
+	case 'n':
+		if keySuffix(key, "authorization") {
+			return kAuth
+		}
+		if keySuffix(key, "token") {
+			return kSecret
+		}
+	case 'y':
+		switch {
+		case keySuffix(key, "secretaccesskey") || keySuffix(key, "awssecretkey"):
+			return kAWSSecret
+		case keySuffix(key, "apikey") || keySuffix(key, "secretkey") || keySuffix(key, "privatekey") ||
+			keySuffix(key, "signingkey") || keySuffix(key, "authkey"):
+			return kSecret
+		}
+	}
+	return kNone
+}
+
+func keySuffix(key, word string) bool {
+	i, j := len(key)-1, len(word)-1
+	for j >= 0 {
+		if i < 0 {
+			return false
+		}
+		c := key[i]
+		i--
+		if c == '_' || c == '-' || c == '.' {
+			continue
+		}
+		if c|0x20 != word[j] || c < 'A' {
+			return false
+		}
+		j--
+	}
+	return true
+}

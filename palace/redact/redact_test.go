@@ -1,0 +1,302 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+type tcase struct {
+	name, in, want string
+	rules          []string // rules expected from Find, in order (optional)
+}
+
+func positiveCases() []tcase {
+	return []tcase{
+		// Rule 1: seed 000 emk_/evt_.
+		{name: "emk alone", in: fakeEMK, want: "emk_a1b2_REDACTED", rules: []string{RuleEMK}},
+		{name: "evt alone", in: fakeEVT, want: "evt_a1b2_REDACTED", rules: []string{RuleEVT}},
+		{name: "emk in prose", in: "use key " + fakeEMK + " to log in", want: "use key emk_a1b2_REDACTED to log in"},
+		{name: "emk at start and end", in: fakeEMK + " and " + fakeEVT, want: "emk_a1b2_REDACTED and evt_a1b2_REDACTED",
+			rules: []string{RuleEMK, RuleEVT}},
+		{name: "emk exactly 16 tail", in: "k=emk" + "_" + "a1b2c3d4e5f6a7b8.", want: "k=emk_a1b2_REDACTED."},
+		{name: "emk with - and _", in: "(evt" + "_" + "a1b2-c3d4_e5f6-g7h8)", want: "(evt_a1b2_REDACTED)"},
+		{name: "emk in JSON", in: `{"key":"` + fakeEMK + `"}`, want: `{"key":"emk_a1b2_REDACTED"}`},
+		{name: "emk after JSON escape", in: `"line\n` + fakeEMK + `\n"`, want: `"line\nemk_a1b2_REDACTED\n"`},
+		{name: "emk uppercase tail", in: "emk" + "_" + rep("AbCdEfGh", 3), want: "emk_AbCd_REDACTED"},
+
+		// Rule 2: AWS.
+		{name: "aws key id", in: "id " + fakeAWSID + ".", want: "id AKIA[REDACTED].", rules: []string{RuleAWSAccessKeyID}},
+		{name: "aws asia", in: fakeASIA, want: "ASIA[REDACTED]"},
+		{name: "aws env", in: "AWS_ACCESS_KEY_ID=" + fakeAWSID + "\nAWS_SECRET_ACCESS_KEY=" + fakeAWSSec + "\n",
+			want:  "AWS_ACCESS_KEY_ID=AKIA[REDACTED]\nAWS_SECRET_ACCESS_KEY=[REDACTED]\n",
+			rules: []string{RuleAWSAccessKeyID, RuleAWSSecretKey}},
+		{name: "aws secret ini", in: "aws_secret_access_key = " + fakeAWSSec, want: "aws_secret_access_key = [REDACTED]"},
+		{name: "aws secret json", in: `{"AccessKeyId": "` + fakeASIA + `", "SecretAccessKey": "` + fakeAWSSec + `"}`,
+			want:  `{"AccessKeyId": "ASIA[REDACTED]", "SecretAccessKey": "[REDACTED]"}`,
+			rules: []string{RuleAWSAccessKeyID, RuleAWSSecretKey}},
+
+		// Rule 3: signed URLs.
+		{name: "s3 presigned v4", in: presignedV4(), want: presignedV4Want},
+		{name: "gcs presigned", in: presignedGCS(), want: presignedGCSWant},
+		{name: "s3 legacy presigned", in: presignedLegacy(), want: presignedLegacyWant},
+		{name: "presigned in prose", in: "upload to <" + presignedV4() + "> now", want: "upload to <" + presignedV4Want + "> now"},
+		{name: "presigned in markdown", in: "[file](" + presignedLegacy() + ")", want: "[file](" + presignedLegacyWant + ")"},
+		{name: "presigned with Go JSON escapes", in: `{"url":"` + strings.ReplaceAll(presignedLegacy(), "&", `\u0026`) + `"}`,
+			want: `{"url":"` + strings.ReplaceAll(presignedLegacyWant, "&", `\u0026`) + `"}`},
+		{name: "signature lower case", in: "?x-amz-signature=" + fakeHex64, want: "?x-amz-signature=[REDACTED]"},
+		{name: "cloudfront style", in: "https://d.cloudfront.net/v.mp4?Expires=1700000000&Signature=" + rep("Ab9~", 8) + "&Key-Pair-Id=K2",
+			want: "https://d.cloudfront.net/v.mp4?Expires=1700000000&Signature=[REDACTED]&Key-Pair-Id=K2"},
+
+		// Rule 4: common credentials.
+		{name: "ghp", in: "token " + fakeGHP, want: "token ghp_[REDACTED]", rules: []string{RuleGitHubToken}},
+		{name: "ghs in url", in: "https://x-access-token:" + fakeGHS + "@github.com/o/r.git",
+			want: "https://x-access-token:ghs_[REDACTED]@github.com/o/r.git"},
+		{name: "github pat", in: "GH=" + fakeGHPat, want: "GH=github_pat_[REDACTED]"},
+		{name: "npm", in: "//registry.npmjs.org/:_authToken=" + "npm" + "_" + fakeTok(21, 36),
+			want: "//registry.npmjs.org/:_authToken=npm_[REDACTED]", rules: []string{RuleNPMToken}},
+		{name: "huggingface", in: "HF_TOKEN=" + "hf" + "_" + fakeTok(22, 34), want: "HF_TOKEN=hf_[REDACTED]",
+			rules: []string{RuleHuggingFace}},
+		{name: "google api key", in: "?key=" + "AI" + "za" + fakeTok(23, 35) + "&q=x", want: "?key=AIza[REDACTED]&q=x",
+			rules: []string{RuleGoogleAPIKey}},
+		{name: "stripe", in: "stripe " + "sk" + "_live_" + fakeTok(24, 24), want: "stripe sk_live_[REDACTED]",
+			rules: []string{RuleStripeKey}},
+		{name: "openai", in: "OPENAI_API_KEY=" + fakeOpenAI, want: "OPENAI_API_KEY=sk-[REDACTED]", rules: []string{RuleOpenAIKey}},
+		{name: "openai proj", in: "key: " + fakeProj + "\n", want: "key: sk-proj-[REDACTED]\n"},
+		{name: "anthropic", in: `"` + fakeAnt + `"`, want: `"sk-ant-[REDACTED]"`, rules: []string{RuleAnthropicKey}},
+		{name: "slack bot", in: "slack " + fakeXoxb + ", ok", want: "slack xoxb-[REDACTED], ok", rules: []string{RuleSlackToken}},
+		{name: "slack user", in: fakeXoxp, want: "xoxp-[REDACTED]"},
+		{name: "slack webhook", in: "post to " + fakeHook + " please", want: "post to https://hooks.slack.com/services/[REDACTED] please",
+			rules: []string{RuleSlackWebhook}},
+		{name: "jwt", in: "jwt=" + fakeJWT + ";", want: "jwt=eyJ[REDACTED];", rules: []string{RuleJWT}},
+		{name: "jwt in cookie", in: "Cookie: session=" + fakeJWT, want: "Cookie: session=eyJ[REDACTED]"},
+		{name: "pem rsa", in: "key:\n" + fakePEM("RSA PRIVATE KEY") + "\nend",
+			want:  "key:\n-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n-----END RSA PRIVATE KEY-----\nend",
+			rules: []string{RulePrivateKey}},
+		{name: "pem pkcs8 crlf", in: strings.ReplaceAll(fakePEM("PRIVATE KEY"), "\n", "\r\n"),
+			want: "-----BEGIN PRIVATE KEY-----\r\n[REDACTED]\r\n-----END PRIVATE KEY-----"},
+		{name: "pem openssh", in: fakePEM("OPENSSH PRIVATE KEY"),
+			want: "-----BEGIN OPENSSH PRIVATE KEY-----\n[REDACTED]\n-----END OPENSSH PRIVATE KEY-----"},
+		{name: "pem escaped in JSON", in: `{"k":"` + strings.ReplaceAll(fakePEM("EC PRIVATE KEY"), "\n", `\n`) + `"}`,
+			want: `{"k":"-----BEGIN EC PRIVATE KEY-----\n[REDACTED]\n-----END EC PRIVATE KEY-----"}`},
+		{name: "pem truncated", in: "-----BEGIN RSA PRIVATE KEY-----\n" + fakePEMBody,
+			want: "-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]"},
+		{name: "bearer header", in: "Authorization: Bearer " + fakeTok(3, 24), want: "Authorization: Bearer [REDACTED]",
+			rules: []string{RuleBearerToken}},
+		{name: "bearer curl", in: `curl -H "authorization: bearer ` + fakeTok(4, 12) + `" https://api`,
+			want: `curl -H "authorization: bearer [REDACTED]" https://api`},
+		{name: "bearer jwt", in: "Authorization: Bearer " + fakeJWT, want: "Authorization: Bearer eyJ[REDACTED]"},
+		{name: "bearer bare", in: "use Bearer " + fakeTok(5, 10) + "." + fakeTok(6, 8) + " here", want: "use Bearer [REDACTED] here"},
+		{name: "basic auth header", in: "Authorization: Basic " + "dXNlcjpwYXNzd29yZA==", want: "Authorization: Basic [REDACTED]",
+			rules: []string{RuleAuthHeader}},
+		{name: "aws sigv4 header", in: "Authorization: AWS4-HMAC-SHA256 Credential=" + fakeAWSID +
+			"/20240101/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=" + fakeHex64 + "\r\nHost: s3",
+			want: "Authorization: AWS4-HMAC-SHA256 [REDACTED]\r\nHost: s3", rules: []string{RuleAuthHeader}},
+		{name: "github token scheme", in: `"Authorization": "token ` + fakeGHP + `"`, want: `"Authorization": "token ghp_[REDACTED]"`},
+		{name: "password assignment", in: "password=" + "Tr0ub4dor3x&user=bob", want: "password=[REDACTED]&user=bob"},
+		{name: "db password yaml", in: "db_password: " + "s3cr3t-Pa55w0rd!\n", want: "db_password: [REDACTED]\n",
+			rules: []string{RuleGenericSecret}},
+		{name: "api_key quoted", in: `api_key = "` + fakeTok(7, 24) + `"`, want: `api_key = "[REDACTED]"`},
+		{name: "apiKey json", in: `{"apiKey":"` + fakeTok(8, 21) + `"}`, want: `{"apiKey":"[REDACTED]"}`},
+		{name: "client secret go", in: `clientSecret := "` + fakeTok(9, 21) + `"`, want: `clientSecret := "[REDACTED]"`},
+		{name: "token env", in: "export GITLAB_TOKEN=" + "glpat-" + fakeTok(10, 20), want: "export GITLAB_TOKEN=glpat-[REDACTED]", rules: []string{RuleGitLabToken}},
+		{name: "hex secret", in: "secret=" + "9e107d9d372bb6826bd81d3542a419d6", want: "secret=[REDACTED]"},
+		{name: "escaped JSON in JSON", in: `"{\"password\":\"` + fakeTok(11, 12) + `\"}"`, want: `"{\"password\":\"[REDACTED]\"}"`},
+		{name: "url password", in: "postgres://loci:" + "hunter2" + "@localhost:5432/db",
+			want: "postgres://loci:[REDACTED]@localhost:5432/db", rules: []string{RuleURLPassword}},
+
+		// Mixed.
+		{name: "many in one", in: fakeGHP + " " + fakeAWSID + " " + fakeEMK + " " + fakeXoxb,
+			want:  "ghp_[REDACTED] AKIA[REDACTED] emk_a1b2_REDACTED xoxb-[REDACTED]",
+			rules: []string{RuleGitHubToken, RuleAWSAccessKeyID, RuleEMK, RuleSlackToken}},
+		{name: "token= github", in: "token=" + fakeGHP, want: "token=ghp_[REDACTED]", rules: []string{RuleGitHubToken}},
+		{name: "token= emk", in: "EVERME_TOKEN=" + fakeEVT, want: "EVERME_TOKEN=evt_a1b2_REDACTED"},
+		{name: "adjacent", in: fakeGHP + "," + fakeGHS, want: "ghp_[REDACTED],ghs_[REDACTED]"},
+	}
+}
+
+func negativeCases() []string {
+	return []string{
+		"",
+		"hello",
+		prose,
+		"commit 3b18e512dba79e4c8300dd08aeb37f8e728b8dad fixed it; see also 3b18e51",
+		"id 123e4567-e89b-12d3-a456-426614174000 and 0190a3f0-7b5e-7cc3-9d2a-1f0e2d3c4b5a",
+		"emk_a1b2", "evt_a1b2", "support: emk_a1b2 / evt_a1b2",
+		"emk_a1b2_REDACTED", "evt_a1b2_REDACTED ok",
+		"emk_a1b2c3d4 is a medium prefix",
+		"skeleton", "sk-", "sk-learn is a library", "a task-force of risk-takers", "desk-lamp",
+		"sk-this-is-a-long-hyphenated-phrase-of-words",
+		"ghp_", "github_pat_", "xoxb-", "AKIA", "eyJ", "Bearer", "Bearer of bad news",
+		"Authorization: Bearer YOUR_TOKEN_HERE",
+		"Authorization: Bearer [REDACTED]", "password=[REDACTED]", "ghp_[REDACTED]",
+		"AKIA_IS_NOT_A_KEY and AKIAFAKE", "SOMEAKIAFAKETEST00000000 is glued",
+		"func (s *Server) handle(evt_handler_for_click_events string) error { return nil }",
+		"evt_2024_01_15_deploy_log.txt", "var emk_handlerForClickEvents = 1", "emk_cache-key-for-session-42",
+		"pk_live_ is publishable", "npm_config_cache=/tmp/npm", "hf_hub_download(repo_id)", "AIzaSy too short",
+		"const skeleton = document.querySelector('.sk-loader'); let token = getToken();",
+		`token := os.Getenv("GITHUB_TOKEN")`,
+		`password = "${DB_PASSWORD}"`, "api_key=YOUR_API_KEY_HERE", "secret: changeme",
+		"password: required", "token_type=bearer", "max_tokens=4096", "tokens: 1234567890123456",
+		`{"prompt_token": 1.2345678901234567e+21, "ok": true}`,
+		"secret_file=/var/run/secrets/kubernetes.io/serviceaccount/token",
+		"SGVsbG8sIHdvcmxkISBUaGlzIGlzIG9yZGluYXJ5IHRleHQu",
+		"eyJhIjoxfQ== is base64 of a tiny JSON object",
+		"eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0 has no third segment and ends here.",
+		"/home/user/.config/loci/palaces/default/palace.db",
+		`C:\Users\me\AppData\Local\loci\palace.db`,
+		"alice@example.com wrote to bob.smith+tag@example.org",
+		"https://example.com/search?q=signature&page=2&sort=desc",
+		"https://bucket.s3.amazonaws.com/key.txt?versionId=3HL4kqtJlcpXroDTDmJ",
+		"https://example.com/doc?Signature=abc",
+		"https://example.com/a?b=c#Signature",
+		"http://localhost:8080/path@user",
+		"ssh://git@github.com:22/o/r.git",
+		"http://[::1]:3031/api/v1/memory/search",
+		"-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
+		"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----",
+		"if a == b && c != d { x <= y }",
+		"x=1 y=2 z=3 key=value a:b c: d",
+		"hooks.slack.com/services/",
+		"-----",
+	}
+}
+
+func TestPositive(t *testing.T) {
+	for _, tc := range positiveCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			got, n := String(tc.in)
+			if got != tc.want {
+				t.Fatalf("String:\n in  %q\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+			if n == 0 {
+				t.Fatalf("n = 0 for %q", tc.in)
+			}
+			if !Contains(tc.in) {
+				t.Fatalf("Contains(%q) = false", tc.in)
+			}
+			ms := Find(tc.in)
+			if len(ms) != n {
+				t.Fatalf("Find gave %d matches, String replaced %d", len(ms), n)
+			}
+			if tc.rules != nil {
+				var names []string
+				for _, m := range ms {
+					names = append(names, m.Rule)
+				}
+				if strings.Join(names, ",") != strings.Join(tc.rules, ",") {
+					t.Fatalf("rules %v, want %v", names, tc.rules)
+				}
+			}
+			for _, m := range ms {
+				if secret := tc.in[m.Start:m.End]; strings.Contains(got, secret) {
+					t.Fatalf("output %q still holds %s secret %q", got, m.Rule, secret)
+				}
+			}
+			if again, k := String(got); again != got || k != 0 {
+				t.Fatalf("not idempotent: %q -> %q (%d)", got, again, k)
+			}
+			b, k := Bytes([]byte(tc.in))
+			if string(b) != tc.want || k != n {
+				t.Fatalf("Bytes = %q, %d", b, k)
+			}
+		})
+	}
+}
+
+func TestNegative(t *testing.T) {
+	for _, in := range negativeCases() {
+		if got, n := String(in); got != in || n != 0 {
+			t.Errorf("changed %q\n     -> %q (matches %v)", in, got, Find(in))
+		}
+		if Contains(in) {
+			t.Errorf("Contains(%q) = true", in)
+		}
+		if b := []byte(in); len(b) > 0 {
+			if out, _ := Bytes(b); &out[0] != &b[0] {
+				t.Errorf("Bytes copied clean input %q", in)
+			}
+		}
+	}
+}
+
+func TestFindOffsets(t *testing.T) {
+	in := "a " + fakeGHP + " b " + fakeEMK
+	ms := Find(in)
+	if len(ms) != 2 {
+		t.Fatalf("Find = %v", ms)
+	}
+	if g := in[ms[0].Start:ms[0].End]; g != fakeGHP {
+		t.Errorf("first match %q", g)
+	}
+	if g := in[ms[1].Start:ms[1].End]; g != fakeEMK {
+		t.Errorf("second match %q", g)
+	}
+}
+
+func TestNewRules(t *testing.T) {
+	r, err := New(RuleEMK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := fakeEMK + " " + fakeGHP
+	if got, n := r.String(in); got != "emk_a1b2_REDACTED "+fakeGHP || n != 1 {
+		t.Errorf("emk-only redactor: %q, %d", got, n)
+	}
+	if _, err := New("no-such-rule"); err == nil {
+		t.Error("unknown rule accepted")
+	}
+	all, _ := New()
+	if got, _ := all.String(in); got != "emk_a1b2_REDACTED ghp_[REDACTED]" {
+		t.Errorf("all rules: %q", got)
+	}
+	if len(Rules()) != int(numRules) {
+		t.Errorf("Rules() = %v", Rules())
+	}
+	var zero Redactor
+	if zero.Contains(in) {
+		t.Error("zero Redactor has rules")
+	}
+}
+
+func TestNoAllocCleanInput(t *testing.T) {
+	b := []byte(prose)
+	if a := testing.AllocsPerRun(100, func() { String(prose) }); a != 0 {
+		t.Errorf("String allocates %v times on clean input", a)
+	}
+	if a := testing.AllocsPerRun(100, func() { Bytes(b) }); a != 0 {
+		t.Errorf("Bytes allocates %v times on clean input", a)
+	}
+	if a := testing.AllocsPerRun(100, func() { Contains(prose) }); a != 0 {
+		t.Errorf("Contains allocates %v times on clean input", a)
+	}
+	if a := testing.AllocsPerRun(100, func() { JSON(b) }); a != 0 {
+		t.Errorf("JSON allocates %v times on clean input", a)
+	}
+}
+
+// TestLinearTime feeds repeated rule anchors: every scan must stay linear,
+// whatever the input, so 4x the input may not cost much more than 4x the time
+// (a quadratic scan costs 16x).
+func TestLinearTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	run := func(in string) time.Duration {
+		start := time.Now()
+		String(in)
+		JSON([]byte(`"` + in + `"`))
+		return time.Since(start)
+	}
+	for _, unit := range []string{
+		"password=", "token: ", "Authorization: ", "X-Amz-Signature=", "?Signature=REDACTED&",
+		"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN ", "eyJ" + rep("a", 10) + ".", "Bearer ", "a://u:",
+		"emk_", "ghp_", "sk-", "xoxb-", "AIza", "glpat-", "hf_", "npm_", "sk_live_", "github_pat_", `\u0026`, "hooks.slack.com/services/", "AKIA", "=", ":", "_", "-",
+	} {
+		small := run(strings.Repeat(unit, (1<<18)/len(unit)))
+		large := run(strings.Repeat(unit, (1<<20)/len(unit)))
+		if large > 8*small && large > 300*time.Millisecond {
+			t.Errorf("%q repeated: 256 KB in %v, 1 MB in %v", unit, small, large)
+		}
+	}
+}

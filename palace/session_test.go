@@ -1,0 +1,358 @@
+package palace_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/extract"
+)
+
+var day0 = time.Date(2026, 5, 28, 11, 30, 36, 0, time.UTC)
+
+func userMsgs(texts ...string) []extract.Message {
+	out := make([]extract.Message, len(texts))
+	for i, t := range texts {
+		out[i] = extract.Message{Role: "user", SenderID: "alice", Text: t, Timestamp: day0.Add(time.Duration(i) * 10 * time.Second)}
+	}
+	return out
+}
+
+func TestAppendAccumulatesThenFlushExtracts(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	res, err := p.AppendMessages(ctx, "demo-002", userMsgs(
+		"I love climbing in Yosemite every spring.",
+		"My favorite coffee shop is Blue Bottle in SOMA.",
+		"I bike to work most days."), palace.AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != palace.SessionAccumulated || res.Buffered != 3 || len(res.DrawerIDs) != 0 {
+		t.Fatalf("append = %+v, want accumulated with 3 buffered", res)
+	}
+	buf, err := p.BufferedMessages(ctx, "demo-002")
+	if err != nil || len(buf) != 3 || buf[0].ID == "" || buf[2].Text != "I bike to work most days." {
+		t.Fatalf("buffered = %+v, %v", buf, err)
+	}
+
+	res, err = p.FlushSession(ctx, "demo-002", palace.AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != palace.SessionExtracted || res.Buffered != 0 {
+		t.Fatalf("flush = %+v", res)
+	}
+	if got, want := res.DrawerIDs[0], "alice_ep_20260528_00000001"; got != want {
+		t.Errorf("episode id = %q, want %q", got, want)
+	}
+	idRe := regexp.MustCompile(`^alice_af_20260528_\d{8}$`)
+	for _, id := range res.DrawerIDs[1:] {
+		if !idRe.MatchString(id) {
+			t.Errorf("fact id %q does not match %v", id, idRe)
+		}
+	}
+	ep, err := p.Get(ctx, res.DrawerIDs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep.Kind != palace.KindEpisode || ep.UserID != "alice" || ep.SessionID != "demo-002" ||
+		ep.Meta["type"] != "Conversation" || ep.Meta["subject"] == "" || !ep.Timestamp.Equal(day0) {
+		t.Errorf("episode drawer = %+v", ep)
+	}
+	facts, _, err := p.List(ctx, palace.ListOptions{Filter: palace.Filter{Kinds: []string{palace.KindAtomicFact}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts) != 3 {
+		t.Fatalf("%d atomic facts, want 3", len(facts))
+	}
+	for _, f := range facts {
+		if f.ParentID != ep.ID {
+			t.Errorf("fact %s parent = %q, want %q", f.ID, f.ParentID, ep.ID)
+		}
+	}
+	// Read-your-writes: search sees the episode at once.
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "Where does Alice climb?", Filter: palace.Filter{Kinds: []string{palace.KindEpisode}}})
+	if err != nil || len(hits) == 0 || hits[0].Drawer.ID != ep.ID {
+		t.Fatalf("search after flush: %v %v", hits, err)
+	}
+	// A second flush has nothing to do.
+	res, err = p.FlushSession(ctx, "demo-002", palace.AppendOptions{})
+	if err != nil || res.Status != palace.SessionAccumulated || len(res.DrawerIDs) != 0 {
+		t.Fatalf("empty flush = %+v, %v", res, err)
+	}
+}
+
+func TestBoundaryDayChangeExtractsPreviousStretch(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	if _, err := p.AppendMessages(ctx, "s", userMsgs("I live in Lisbon.", "I prefer tea."), palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	next := []extract.Message{{Role: "user", SenderID: "alice", Text: "Good morning, a new day.", Timestamp: day0.Add(24 * time.Hour)}}
+	res, err := p.AppendMessages(ctx, "s", next, palace.AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != palace.SessionExtracted || res.Buffered != 1 {
+		t.Fatalf("append across a day = %+v, want extracted with 1 buffered", res)
+	}
+	buf, _ := p.BufferedMessages(ctx, "s")
+	if len(buf) != 1 || buf[0].Text != "Good morning, a new day." {
+		t.Fatalf("buffer after boundary = %+v", buf)
+	}
+	prof, err := p.Get(ctx, palace.ProfileID("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := prof.Meta["profile_data"].(map[string]any)
+	if data["location"] != "Lisbon" {
+		t.Errorf("profile = %v", data)
+	}
+	// A second extraction merges into the same profile drawer.
+	if _, err := p.AppendMessages(ctx, "s", []extract.Message{{Role: "user", SenderID: "alice", Text: "My name is Alice.", Timestamp: day0.Add(24*time.Hour + time.Minute)}}, palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.FlushSession(ctx, "s", palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	prof, _ = p.Get(ctx, palace.ProfileID("alice"))
+	data = prof.Meta["profile_data"].(map[string]any)
+	if data["location"] != "Lisbon" || data["name"] != "Alice" {
+		t.Errorf("merged profile = %v", data)
+	}
+	n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindProfile}})
+	if n != 1 {
+		t.Errorf("%d profile drawers, want 1", n)
+	}
+}
+
+func TestBoundaryGapAndSizeCap(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	msgs := []extract.Message{
+		{Role: "user", Text: "first stretch", Timestamp: day0},
+		{Role: "user", Text: "after a long gap", Timestamp: day0.Add(3 * time.Hour)},
+	}
+	res, err := p.AppendMessages(ctx, "gap", msgs, palace.AppendOptions{UserID: "u"})
+	if err != nil || res.Status != palace.SessionExtracted || res.Buffered != 1 {
+		t.Fatalf("gap: %+v %v", res, err)
+	}
+	var many []extract.Message
+	for i := range extract.DefaultBoundaries.MaxMessages {
+		many = append(many, extract.Message{Role: "user", Text: fmt.Sprintf("message %d", i), Timestamp: day0.Add(time.Duration(i) * time.Second)})
+	}
+	res, err = p.AppendMessages(ctx, "cap", many, palace.AppendOptions{UserID: "u"})
+	if err != nil || res.Status != palace.SessionExtracted || res.Buffered != 0 {
+		t.Fatalf("cap: %+v %v", res, err)
+	}
+}
+
+func TestAgentTrack(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	msgs := []extract.Message{
+		{Role: "user", SenderID: "alice", Text: "Fix the failing build.", Timestamp: day0},
+		{Role: "assistant", SenderID: "coder", Text: "Running the tests.", Timestamp: day0.Add(time.Second),
+			ToolCalls: []extract.ToolCall{{ID: "c1", Name: "run_tests", Arguments: `{"pkg":"./..."}`}}},
+		{Role: "tool", ToolCallID: "c1", Text: "ok", Timestamp: day0.Add(2 * time.Second)},
+		{Role: "assistant", SenderID: "coder", Text: "The fix was a missing import because the file moved.", Timestamp: day0.Add(3 * time.Second)},
+	}
+	if _, err := p.AppendMessages(ctx, "run-1", msgs, palace.AppendOptions{Agent: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.FlushSession(ctx, "run-1", palace.AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.DrawerIDs) != 1 || res.DrawerIDs[0] != "coder_ac_20260528_00000001" {
+		t.Fatalf("agent flush ids = %v", res.DrawerIDs)
+	}
+	c, _ := p.Get(ctx, res.DrawerIDs[0])
+	if c.Kind != palace.KindAgentCase || c.AgentID != "coder" || c.Meta["task_intent"] != "Fix the failing build." {
+		t.Errorf("case = %+v", c)
+	}
+	if q, ok := c.Meta["quality_score"].(float64); !ok || q < 0 || q > 1 {
+		t.Errorf("quality = %v", c.Meta["quality_score"])
+	}
+	// Without Agent, tool calls plus a known agent id yield an episode and a case.
+	if _, err := p.AppendMessages(ctx, "run-2", msgs, palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = p.FlushSession(ctx, "run-2", palace.AppendOptions{})
+	kinds := map[string]int{}
+	for _, id := range res.DrawerIDs {
+		d, _ := p.Get(ctx, id)
+		kinds[d.Kind]++
+	}
+	if kinds[palace.KindEpisode] != 1 || kinds[palace.KindAgentCase] != 1 {
+		t.Errorf("auto track kinds = %v", kinds)
+	}
+}
+
+func TestAppendRejectsBadInputAndStoresNothing(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	cases := []struct {
+		session string
+		msgs    []extract.Message
+	}{
+		{"", userMsgs("x")},
+		{strings.Repeat("s", palace.MaxSessionIDBytes+1), userMsgs("x")},
+		{"s", nil},
+		{"s", []extract.Message{{Role: "system", Text: "x"}}},
+		{"s", []extract.Message{{Role: "user", Text: "   "}}},
+		{"s", append(userMsgs("ok"), extract.Message{Role: "user", Text: "bad\x00nul"})},
+	}
+	for i, c := range cases {
+		_, err := p.AppendMessages(ctx, c.session, c.msgs, palace.AppendOptions{})
+		if !errors.Is(err, palace.ErrInvalid) {
+			t.Errorf("case %d: err = %v, want ErrInvalid", i, err)
+		}
+	}
+	if n, _ := p.BufferedSessions(ctx); len(n) != 0 {
+		t.Errorf("bad input buffered something: %v", n)
+	}
+}
+
+func TestBufferRedactsSecrets(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	secret := "ghp_" + strings.Repeat("a1B2", 9)
+	if _, err := p.AppendMessages(ctx, "s", userMsgs("my token is "+secret), palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := p.BufferedMessages(ctx, "s")
+	if strings.Contains(buf[0].Text, secret) {
+		t.Fatalf("secret stored in the buffer: %q", buf[0].Text)
+	}
+}
+
+// failing is an extractor that fails until told otherwise.
+type failing struct {
+	mu   sync.Mutex
+	fail bool
+}
+
+func (f *failing) Name() string { return "failing" }
+func (f *failing) Extract(ctx context.Context, owner string, agent bool, msgs []extract.Message) (extract.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail {
+		return extract.Result{}, errors.New("model unavailable")
+	}
+	return extract.Heuristic().Extract(ctx, owner, agent, msgs)
+}
+func (f *failing) Facts(ctx context.Context, msgs []extract.Message) ([]extract.Fact, error) {
+	return nil, nil
+}
+
+func TestFailedExtractionKeepsBufferAndRestartLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ext := &failing{fail: true}
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Extractor: ext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := reg.OpenOrCreate(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AppendMessages(ctx, "s", userMsgs("I prefer vim.", "I use Go."), palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.FlushSession(ctx, "s", palace.AppendOptions{}); err == nil {
+		t.Fatal("flush with a failing extractor succeeded")
+	}
+	// Appending across a boundary with the extractor down still accepts.
+	res, err := p.AppendMessages(ctx, "s", []extract.Message{{Role: "user", Text: "later", Timestamp: day0.Add(48 * time.Hour)}}, palace.AppendOptions{})
+	if err != nil || res.Status != palace.SessionAccumulated || res.Buffered != 3 {
+		t.Fatalf("append with failing extractor = %+v, %v", res, err)
+	}
+	if n, _ := p.Count(ctx, palace.Filter{}); n != 0 {
+		t.Fatalf("%d drawers written by a failed extraction", n)
+	}
+	reg.Close()
+
+	// Restart: the buffer is intact, and extraction now succeeds.
+	ext.fail = false
+	reg, err = palace.OpenRegistry(palace.Config{DataDir: dir, Extractor: ext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, _ = reg.Open(ctx, "r")
+	buf, _ := p.BufferedMessages(ctx, "s")
+	if len(buf) != 3 {
+		t.Fatalf("after restart %d buffered, want 3", len(buf))
+	}
+	res, err = p.FlushSession(ctx, "s", palace.AppendOptions{})
+	if err != nil || res.Status != palace.SessionExtracted || res.Buffered != 0 {
+		t.Fatalf("flush after restart = %+v, %v", res, err)
+	}
+	if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n != 2 {
+		t.Errorf("%d episodes, want 2 (one per stretch)", n)
+	}
+}
+
+func TestConcurrentFlushesDoNotDuplicate(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var regs []*palace.Registry
+	for range 3 { // three registries act as three processes
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer reg.Close()
+		regs = append(regs, reg)
+	}
+	p0, err := regs[0].OpenOrCreate(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p0.AppendMessages(ctx, "s", userMsgs("I like jazz.", "I live in Oslo."), palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, reg := range regs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := reg.Open(ctx, "c")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := p.FlushSession(ctx, "s", palace.AppendOptions{}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n, _ := p0.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n != 1 {
+		t.Errorf("%d episodes after concurrent flushes, want 1", n)
+	}
+}
+
+func TestAllocIDs(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	a, err := p.AllocIDs(ctx, "bob", "sk", day0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := p.AllocIDs(ctx, "bob", "sk", day0, 1)
+	want := []string{"bob_sk_20260528_00000001", "bob_sk_20260528_00000002", "bob_sk_20260528_00000003"}
+	if got := append(a, b...); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("ids = %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,193 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+// searchDepth is how many hybrid-search hits the relevance threshold
+// chooses from (before the current session's own turns are dropped).
+const searchDepth = 30
+
+// Relevance is how strongly a hit answers a prompt, in [0,1].
+//
+// Its lexical part is the hit's coverage of the prompt: the share of the
+// prompt's content words (lightly stemmed; bigrams for Chinese and
+// Japanese) that the memory contains (see Coverage). With a semantic
+// embedder the cosine similarity counts as much: relevance is the mean of
+// coverage and cosine. With the built-in hash embedder (lexical flag), whose
+// cosine measures shared character trigrams rather than meaning, relevance
+// is the coverage alone.
+//
+// The fused Hit.Score is not used: reciprocal-rank fusion scores ranks, so
+// the best of a set of unrelated memories still scores near 1. Neither is
+// cosine alone: on developer prompts a small sentence encoder gives
+// unrelated memories cosines of 0.4-0.6, as high as related ones; requiring
+// shared words as well is what separates them (see README.md).
+func Relevance(prompt string, h palace.Hit, lexical bool) float64 {
+	return relevance(terms(prompt), hitTerms(h), h.Cosine, lexical)
+}
+
+func relevance(q []string, have map[string]bool, cosine float64, lexical bool) float64 {
+	cov := coverage(q, have)
+	if lexical {
+		return cov
+	}
+	return (cov + max(cosine, 0)) / 2
+}
+
+func hitTerms(h palace.Hit) map[string]bool {
+	text := h.Drawer.Content
+	if h.Drawer.Keywords != "" {
+		text += "\n" + h.Drawer.Keywords
+	}
+	return termSet(text)
+}
+
+// Recalled is a memory chosen for a prompt.
+type Recalled struct {
+	Drawer    *palace.Drawer
+	Relevance float64
+}
+
+// Select keeps the hits whose Relevance reaches min, most relevant first
+// (ties keep the search order), skips any that repeats a memory already
+// kept, and returns at most max.
+func Select(prompt string, hits []palace.Hit, lexical bool, min float64, max int) []Recalled {
+	q := terms(prompt)
+	type cand struct {
+		Recalled
+		terms map[string]bool
+	}
+	var cands []cand
+	for _, h := range hits {
+		ts := hitTerms(h)
+		if rel := relevance(q, ts, h.Cosine, lexical); rel >= min {
+			cands = append(cands, cand{Recalled{Drawer: h.Drawer, Relevance: rel}, ts})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Relevance > cands[j].Relevance })
+	var out []Recalled
+	var kept []map[string]bool
+next:
+	for _, c := range cands {
+		if len(out) == max {
+			break
+		}
+		for _, k := range kept {
+			if similar(c.terms, k) {
+				continue next
+			}
+		}
+		out = append(out, c.Recalled)
+		kept = append(kept, c.terms)
+	}
+	return out
+}
+
+// PromptSubmit injects the memories relevant to the user's prompt and lists
+// them for the user. Prompts under MinPromptWords words, a missing palace
+// and prompts nothing clears the threshold for all give {"continue":true}.
+func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
+	prompt := strings.TrimSpace(in.Prompt)
+	if n := CountWords(prompt); n < MinPromptWords {
+		r.log.Debug().Int("words", n).Msg("prompt too short; nothing recalled")
+		return FailOpen(), nil
+	}
+	p, err := r.cfg.Palace(ctx, false)
+	if err != nil || p == nil {
+		return FailOpen(), err
+	}
+	// NoAccess: an automatic recall is not a use of the memory, and
+	// recording it would cost a write on every prompt.
+	found, err := r.search(ctx, p, palace.SearchRequest{Query: prompt, K: searchDepth, NoAccess: true})
+	if err != nil {
+		return FailOpen(), err
+	}
+	// This session's own turns are already in Claude's context. They are
+	// dropped after the search rather than filtered in it: a filter would
+	// make the vector side enumerate every allowed drawer first.
+	hits := found[:0]
+	for _, h := range found {
+		if in.SessionID == "" || h.Drawer.SessionID != in.SessionID {
+			hits = append(hits, h)
+		}
+	}
+	lexical := strings.HasPrefix(p.Embedder().ID(), "hash")
+	picked := Select(prompt, hits, lexical, r.cfg.MinRelevance, r.cfg.MaxRecall)
+	r.log.Debug().Int("hits", len(hits)).Int("picked", len(picked)).Float64("min_relevance", r.cfg.MinRelevance).Msg("recall")
+	if len(picked) == 0 {
+		return FailOpen(), nil
+	}
+	now := r.cfg.Now()
+	var ctxt, msg strings.Builder
+	fmt.Fprintf(&ctxt, "<loci-memories palace=%q>\n", p.Name())
+	ctxt.WriteString("Memories from earlier work on this project that may bear on the prompt, most relevant first. They can be out of date; prefer what the code says now.\n")
+	fmt.Fprintf(&msg, "📝 loci recalled %s:", countNoun(len(picked), "memory"))
+	for i, m := range picked {
+		age := RelativeAge(m.Drawer.Timestamp, now)
+		fmt.Fprintf(&ctxt, "[%d] (%s, %s, relevance %.2f) %s\n", i+1, age, m.Drawer.Kind, m.Relevance,
+			clip(strings.TrimSpace(m.Drawer.Content), 800))
+		fmt.Fprintf(&msg, "\n• [%.2f] (%s) %s", m.Relevance, age, clip(subject(m.Drawer), 70))
+	}
+	ctxt.WriteString("</loci-memories>")
+	return Output{
+		Continue:      true,
+		SystemMessage: msg.String(),
+		HookSpecificOutput: &Specific{
+			HookEventName:     EventUserPromptSubmit,
+			AdditionalContext: ctxt.String(),
+		},
+	}, nil
+}
+
+// subject is a one-line title for a memory: a session's first prompt, a
+// turn's user text, or the first line of anything else.
+func subject(d *palace.Drawer) string {
+	if d.Kind == palace.KindSession {
+		return oneLine(metaString(d, "first_prompt", d.Content))
+	}
+	return strings.TrimPrefix(oneLine(d.Content), turnUserPrefix)
+}
+
+// search runs the hybrid search, falling back to keyword search alone when
+// the vector side has not answered within 60% of the time left (a cold
+// vector index on a large palace), so the hook keeps its budget.
+func (r *Runner) search(ctx context.Context, p *palace.Palace, req palace.SearchRequest) ([]palace.Hit, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return p.Search(ctx, req)
+	}
+	type result struct {
+		hits []palace.Hit
+		err  error
+	}
+	hybrid := make(chan result, 1)
+	go func() {
+		h, err := p.Search(ctx, req)
+		hybrid <- result{h, err}
+	}()
+	grace := time.Duration(float64(time.Until(deadline)) * 0.6)
+	select {
+	case res := <-hybrid:
+		return res.hits, res.err
+	case <-time.After(grace):
+	}
+	r.log.Warn().Dur("waited", grace).Msg("hybrid search is slow; using keyword search alone")
+	kw := req
+	kw.Mode = palace.ModeKeyword
+	hits, err := p.Search(ctx, kw)
+	select {
+	case res := <-hybrid: // finished meanwhile: it is the better answer
+		if res.err == nil {
+			return res.hits, nil
+		}
+	default:
+	}
+	return hits, err
+}

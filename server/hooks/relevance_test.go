@@ -1,0 +1,139 @@
+package hooks_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed/use"
+	"github.com/loci-mem/loci/server/hooks"
+)
+
+// calibration is the small set the default threshold was chosen on: twelve
+// developer memories and twelve prompts, half about something stored.
+var calibration = []string{
+	"We validate JWT bearer tokens at the API gateway and pass the user id downstream in a signed header.",
+	"The billing service retries failed Stripe webhooks three times with exponential backoff.",
+	"Postgres migrations run with goose; never edit an applied migration, add a new one.",
+	"The frontend uses React with Vite; run npm run dev for the local server on port 5173.",
+	"Flaky test TestUploadLarge times out on CI because the runner has 2 cores; we skip it with -short.",
+	"Deploys go through the release train every Tuesday; hotfixes need approval from the on-call lead.",
+	"Redis is used as a cache for session lookups with a 15 minute TTL.",
+	"The user prefers tabs over spaces and wants gofmt run before every commit.",
+	"Kafka consumer lag alerts fire when lag exceeds 10k messages for five minutes.",
+	"Docker images are pushed to the internal registry at registry.example.com under team/api.",
+	"调试脚本 debug.js 需要先安装依赖,然后运行 node debug.js 查看日志。",
+	"The dashboard shows request latency p99 per region from Prometheus.",
+}
+
+// TestSelectCalibration checks which memories clear the default threshold.
+// With the hash embedder five of the six prompts about a stored memory
+// recall exactly it ("authentication tokens" shares only "tokens" with
+// the JWT note and is missed); the prompts about nothing stored recall
+// nothing.
+func TestSelectCalibration(t *testing.T) {
+	t.Run("hash", func(t *testing.T) {
+		calibrate(t, mustRegistry(t), true, []int{4, 6, 5, 10, 3, -1})
+	})
+	// With a sentence encoder the mean of coverage and cosine also finds
+	// the "authentication tokens" prompt, and still nothing unrelated.
+	t.Run("use-lite", func(t *testing.T) {
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: use.New()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { reg.Close() })
+		calibrate(t, reg, false, []int{4, 6, 5, 10, 3, 0})
+	})
+}
+
+// calibrate stores the calibration memories and checks what each prompt
+// recalls. positives[i] is the memory the i-th prompt about a stored
+// memory must recall alone (-1: nothing).
+func calibrate(t *testing.T, reg *palace.Registry, lexical bool, positives []int) {
+	ctx := context.Background()
+	p, err := reg.OpenOrCreate(ctx, "cal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range calibration {
+		if err := p.Add(ctx, &palace.Drawer{Content: m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		prompt string
+		want   []int // indexes into calibration
+	}{
+		{"why does the upload test fail in CI?", nil},
+		{"what is the cache ttl for sessions", nil},
+		{"when do we deploy to production?", nil},
+		{"debug.js 如何使用", nil},
+		{"how do I run the frontend locally?", nil},
+		{"how do we handle authentication tokens?", nil},
+		{"write a poem about the sea and the moon", nil},
+		{"refactor this function to be more readable", nil},
+		{"what does this error mean: undefined variable foo", nil},
+		{"add a unit test for the parser", nil},
+		{"fix the bug in the login page", nil},
+		{"explain the code in main.go", nil},
+	}
+	for i, m := range positives {
+		if m >= 0 {
+			cases[i].want = []int{m}
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.prompt, func(t *testing.T) {
+			hits, err := p.Search(ctx, palace.SearchRequest{Query: c.prompt, K: 20, NoAccess: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, r := range hooks.Select(c.prompt, hits, lexical, hooks.DefaultMinRelevance, hooks.DefaultMaxRecall) {
+				for i, m := range calibration {
+					if r.Drawer.Content == m {
+						got = append(got, i)
+					}
+				}
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("recalled %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestSelectSkipsRepeats(t *testing.T) {
+	d := func(s string) *palace.Drawer { return &palace.Drawer{Content: s} }
+	hits := []palace.Hit{
+		{Drawer: d("User: how do we rotate the vault token?\n\nAssistant: The vault token rotates nightly via cron.")},
+		{Drawer: d("The user asked how we rotate the vault token; the vault token rotates nightly via cron.")},
+		{Drawer: d("Vault audit logs go to the SIEM; rotate the audit key yearly.")},
+		{Drawer: d("Nothing to do with the question at all.")},
+	}
+	got := hooks.Select("how do we rotate the vault token", hits, true, 0.4, 5)
+	if len(got) != 2 || got[0].Drawer != hits[0].Drawer || got[1].Drawer != hits[2].Drawer {
+		for _, g := range got {
+			t.Logf("%.2f %s", g.Relevance, g.Drawer.Content)
+		}
+		t.Fatalf("want the first hit and the audit-log hit, got %d", len(got))
+	}
+	if got[0].Relevance != 1 {
+		t.Errorf("relevance of a memory holding every content word = %v, want 1", got[0].Relevance)
+	}
+	if n := len(hooks.Select("how do we rotate the vault token", hits, true, 0.4, 1)); n != 1 {
+		t.Errorf("max 1 returned %d", n)
+	}
+}
+
+func TestRelevanceSemanticMean(t *testing.T) {
+	h := palace.Hit{Drawer: &palace.Drawer{Content: "deploys happen on tuesday"}, Cosine: 0.6}
+	if got := hooks.Relevance("when do we deploy releases", h, false); got < 0.54 || got > 0.56 {
+		t.Errorf("semantic relevance = %v, want (0.5+0.6)/2", got)
+	}
+	if got := hooks.Relevance("when do we deploy releases", h, true); got != 0.5 {
+		t.Errorf("lexical relevance = %v, want coverage 0.5", got)
+	}
+}

@@ -1,0 +1,189 @@
+package hooks_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/server/hooks"
+)
+
+const sid = "5f0c9a52-1b7e-4d0a-9c4e-000000000001"
+
+func TestStopSavesTurnOnce(t *testing.T) {
+	reg := mustRegistry(t)
+	ctx := context.Background()
+	r := newRunner(reg, mustTime(t, "2026-02-09T03:00:00Z"))
+	in := hooks.Input{SessionID: sid, TranscriptPath: writeFile(t, fixture(t, "turn1.jsonl")), HookEventName: hooks.EventStop}
+
+	out, err := r.Run(ctx, hooks.EventStop, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(out.Encode()), `{"continue":true,"systemMessage":"💾 loci: turn saved (user 54 chars, assistant 181 chars)"}`+"\n"; got != want {
+		t.Errorf("output\n got %s\nwant %s", got, want)
+	}
+	p, err := reg.Open(ctx, "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Get(ctx, hooks.TurnDrawerID(sid, hooks.Turn{ID: "u1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Kind != palace.KindTurn || d.SessionID != sid || d.Timestamp.Format("2006-01-02T15:04:05.000Z") != "2026-02-09T02:20:16.540Z" {
+		t.Errorf("drawer kind %q session %q ts %v", d.Kind, d.SessionID, d.Timestamp)
+	}
+	if want := "User: " + turn1User + "\n\nAssistant: " + turn1Assistant; d.Content != want {
+		t.Errorf("content = %q", d.Content)
+	}
+	buffered, err := p.BufferedMessages(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(buffered) != 2 || buffered[0].Role != "user" || buffered[0].Text != turn1User || buffered[1].Text != turn1Assistant {
+		t.Errorf("session buffer holds %+v", buffered)
+	}
+
+	// The hook firing again for the same turn stores nothing more.
+	out, err = r.Run(ctx, hooks.EventStop, in)
+	if err != nil || out.SystemMessage != "" || !out.Continue {
+		t.Errorf("second stop: %+v, %v", out, err)
+	}
+	if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindTurn}}); n != 1 {
+		t.Errorf("%d turn drawers, want 1", n)
+	}
+	if buffered, _ := p.BufferedMessages(ctx, sid); len(buffered) != 2 {
+		t.Errorf("buffer grew to %d messages on a repeated stop", len(buffered))
+	}
+}
+
+func TestStopBadInput(t *testing.T) {
+	reg := mustRegistry(t)
+	r := newRunner(reg, mustTime(t, "2026-02-09T03:00:00Z"))
+	for name, in := range map[string]hooks.Input{
+		"no transcript": {SessionID: sid},
+		"missing file":  {SessionID: sid, TranscriptPath: "/nonexistent/x.jsonl"},
+	} {
+		out, err := r.Stop(context.Background(), in)
+		if err == nil || !out.Continue || out.SystemMessage != "" {
+			t.Errorf("%s: %+v, %v", name, out, err)
+		}
+	}
+	if reg.Exists("proj") {
+		t.Error("a failed stop created the palace")
+	}
+}
+
+func TestPromptSubmit(t *testing.T) {
+	reg := mustRegistry(t)
+	ctx := context.Background()
+	r := newRunner(reg, mustTime(t, "2026-02-11T03:00:00Z"))
+
+	ask := func(session, prompt string) hooks.Output {
+		t.Helper()
+		out, err := r.Run(ctx, hooks.EventUserPromptSubmit, hooks.Input{SessionID: session, Prompt: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	// No palace yet: nothing recalled, and none created.
+	if out := ask("other", "how do we validate tokens at the gateway?"); out.HookSpecificOutput != nil {
+		t.Errorf("recall from a missing palace: %+v", out)
+	}
+	if reg.Exists("proj") {
+		t.Fatal("prompt-submit created the palace")
+	}
+	if _, err := r.Run(ctx, hooks.EventStop, hooks.Input{SessionID: sid, TranscriptPath: writeFile(t, fixture(t, "turn1.jsonl"))}); err != nil {
+		t.Fatal(err)
+	}
+
+	out := ask("other", "how do we validate tokens at the gateway?")
+	if out.HookSpecificOutput == nil {
+		t.Fatalf("nothing recalled: %+v", out)
+	}
+	wantMsg := "📝 loci recalled 1 memory:\n• [1.00] (2 days ago) " + turn1User
+	if out.SystemMessage != wantMsg {
+		t.Errorf("systemMessage\n got %q\nwant %q", out.SystemMessage, wantMsg)
+	}
+	ac := out.HookSpecificOutput.AdditionalContext
+	if out.HookSpecificOutput.HookEventName != "UserPromptSubmit" || !strings.HasPrefix(ac, `<loci-memories palace="proj">`) ||
+		!strings.Contains(ac, "[1] (2 days ago, turn, relevance 1.00) User: "+turn1User) || !strings.HasSuffix(ac, "</loci-memories>") {
+		t.Errorf("additionalContext = %q", ac)
+	}
+
+	// The same session's turns are already in Claude's context.
+	if out := ask(sid, "how do we validate tokens at the gateway?"); out.HookSpecificOutput != nil {
+		t.Errorf("recalled the session's own turn: %+v", out)
+	}
+	// Under three words, nothing is searched.
+	for _, short := range []string{"validate tokens", "继续", "ok!"} {
+		if out := ask("other", short); out.HookSpecificOutput != nil || out.SystemMessage != "" {
+			t.Errorf("short prompt %q recalled %+v", short, out)
+		}
+	}
+	// Unrelated prompts clear no threshold.
+	if out := ask("other", "write a haiku about autumn leaves"); out.HookSpecificOutput != nil {
+		t.Errorf("unrelated prompt recalled %+v", out)
+	}
+}
+
+func TestSessionEndAndStart(t *testing.T) {
+	reg := mustRegistry(t)
+	ctx := context.Background()
+	r := newRunner(reg, mustTime(t, "2026-02-09T04:32:00Z"))
+
+	out, err := r.Run(ctx, hooks.EventSessionStart, hooks.Input{SessionID: "new", Source: "startup"})
+	if err != nil || out.SystemMessage != "💡 loci: no memories yet for this project" || out.HookSpecificOutput != nil {
+		t.Errorf("session start on nothing: %+v, %v", out, err)
+	}
+	if reg.Exists("proj") {
+		t.Fatal("session-start created the palace")
+	}
+
+	path := writeFile(t, fixture(t, "turn1.jsonl", "turn2.jsonl"))
+	if _, err := r.Run(ctx, hooks.EventStop, hooks.Input{SessionID: sid, TranscriptPath: path}); err != nil {
+		t.Fatal(err)
+	}
+	end := hooks.Input{SessionID: sid, TranscriptPath: path, Reason: "prompt_input_exit"}
+	out, err = r.Run(ctx, hooks.EventSessionEnd, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "📝 loci: session saved (2 turns): " + turn1User; out.SystemMessage != want {
+		t.Errorf("session end message %q, want %q", out.SystemMessage, want)
+	}
+	out, err = r.Run(ctx, hooks.EventSessionEnd, end)
+	if err != nil || out.SystemMessage != "" {
+		t.Errorf("second session end: %+v, %v", out, err)
+	}
+	p, _ := reg.Open(ctx, "proj")
+	sessions, _, err := p.List(ctx, palace.ListOptions{Filter: palace.Filter{Kinds: []string{palace.KindSession}}})
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("%d session drawers, %v", len(sessions), err)
+	}
+	s := sessions[0]
+	if s.ID != hooks.SessionDrawerID(sid) || s.Meta["first_prompt"] != turn1User || s.Meta["turns"] != float64(2) ||
+		s.Meta["reason"] != "prompt_input_exit" || s.Meta["session_id"] != sid ||
+		s.Meta["started_at"] != "2026-02-09T02:20:15.5Z" || s.Meta["ended_at"] != "2026-02-09T02:31:06.2Z" {
+		t.Errorf("session drawer %s meta %v", s.ID, s.Meta)
+	}
+	// SessionEnd flushed the buffer into extracted memories.
+	if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n == 0 {
+		t.Error("no episode extracted at session end")
+	}
+
+	out, err = r.Run(ctx, hooks.EventSessionStart, hooks.Input{SessionID: "new", Source: "startup"})
+	if err != nil || out.HookSpecificOutput == nil {
+		t.Fatalf("session start: %+v, %v", out, err)
+	}
+	if want := `💡 loci: last session (2 hours ago): "How should I handle authentication in the API gateway?" | `; !strings.HasPrefix(out.SystemMessage, want) {
+		t.Errorf("systemMessage %q, want prefix %q", out.SystemMessage, want)
+	}
+	ac := out.HookSpecificOutput.AdditionalContext
+	if !strings.Contains(ac, "Last session (2 hours ago, 2 turns): "+turn1User) || !strings.Contains(ac, "Recent memories (") {
+		t.Errorf("additionalContext = %s", ac)
+	}
+}

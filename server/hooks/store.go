@@ -1,0 +1,192 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/extract"
+)
+
+// idSpace is the namespace of the name-based (version 5) UUIDs the hooks
+// give turn and session drawers, so that the same turn or session always
+// gets the same drawer id and is stored once however often a hook fires.
+var idSpace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/loci-mem/loci/hooks"))
+
+// TagClaudeCode marks every drawer the hooks write.
+const TagClaudeCode = "claude-code"
+
+const (
+	turnUserPrefix      = "User: "
+	turnAssistantPrefix = "Assistant: "
+	// maxTurnSide bounds each side of a turn drawer's text; the session
+	// buffer still receives the whole turn.
+	maxTurnSide = 32 << 10
+)
+
+// TurnDrawerID is the id of the drawer holding a session's turn.
+func TurnDrawerID(sessionID string, t Turn) string {
+	key := t.ID
+	if key == "" {
+		key = t.Start.UTC().Format(time.RFC3339Nano) + "\x00" + t.User
+	}
+	return uuid.NewSHA1(idSpace, []byte("turn\x00"+sessionID+"\x00"+key)).String()
+}
+
+// SessionDrawerID is the id of the drawer holding a session's summary.
+func SessionDrawerID(sessionID string) string {
+	return uuid.NewSHA1(idSpace, []byte("session\x00"+sessionID)).String()
+}
+
+// Stop saves the turn Claude just finished: as a searchable drawer of kind
+// turn (found by the next prompt at once) and through the session buffer,
+// the path mem_save_turn takes, which extracts episodes and facts from it.
+// A turn already saved (the hook fired twice) is not saved again.
+func (r *Runner) Stop(ctx context.Context, in Input) (Output, error) {
+	if in.TranscriptPath == "" || in.SessionID == "" {
+		return FailOpen(), errors.New("stop: no transcript_path or session_id in the input")
+	}
+	turn, ok, err := ReadLastTurn(ctx, in.TranscriptPath, r.cfg.TranscriptAttempts, r.cfg.TranscriptDelay)
+	if err != nil {
+		return FailOpen(), fmt.Errorf("read transcript: %w", err)
+	}
+	if !ok {
+		r.log.Debug().Msg("no turn with a prompt in the transcript; nothing saved")
+		return FailOpen(), nil
+	}
+	r.log.Debug().Bool("complete", turn.Complete).Int("user_chars", utf8.RuneCountInString(turn.User)).
+		Int("assistant_chars", utf8.RuneCountInString(turn.Assistant)).Msg("turn read")
+	p, err := r.cfg.Palace(ctx, true)
+	if err != nil {
+		return FailOpen(), err
+	}
+	d := &palace.Drawer{
+		ID:        TurnDrawerID(in.SessionID, turn),
+		Kind:      palace.KindTurn,
+		Content:   turnText(turn),
+		Tags:      []string{TagClaudeCode},
+		SessionID: in.SessionID,
+		UserID:    r.cfg.UserID,
+		Timestamp: turn.Start,
+		Meta: map[string]any{
+			"source":    TagClaudeCode,
+			"turn_uuid": turn.ID,
+			"ended_at":  turn.End.UTC().Format(time.RFC3339Nano),
+			"complete":  turn.Complete,
+		},
+	}
+	if err := p.Add(ctx, d); err != nil {
+		if errors.Is(err, palace.ErrConflict) {
+			r.log.Debug().Str("drawer", d.ID).Msg("turn already saved")
+			return FailOpen(), nil
+		}
+		return FailOpen(), err
+	}
+	msgs := []extract.Message{{ID: turn.ID, Role: "user", Text: turn.User, Timestamp: turn.Start}}
+	if turn.Assistant != "" {
+		msgs = append(msgs, extract.Message{Role: "assistant", Text: turn.Assistant, Timestamp: turn.End})
+	}
+	res, err := p.AppendMessages(ctx, in.SessionID, msgs, palace.AppendOptions{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID})
+	if err != nil {
+		// The turn drawer is stored; only extraction misses this turn.
+		r.log.Warn().Err(err).Msg("session buffer refused the turn")
+	} else {
+		r.log.Debug().Str("status", res.Status).Int("buffered", res.Buffered).Strs("drawers", res.DrawerIDs).Msg("turn buffered")
+	}
+	return Output{Continue: true, SystemMessage: fmt.Sprintf("💾 loci: turn saved (user %d chars, assistant %d chars)",
+		utf8.RuneCountInString(turn.User), utf8.RuneCountInString(turn.Assistant))}, nil
+}
+
+// turnText is the searchable text of a turn drawer.
+func turnText(t Turn) string {
+	s := turnUserPrefix + clipBytes(t.User, maxTurnSide)
+	if t.Assistant != "" {
+		s += "\n\n" + turnAssistantPrefix + clipBytes(t.Assistant, maxTurnSide)
+	}
+	return s
+}
+
+// clipBytes shortens s to at most n bytes on a rune boundary, marking the cut.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + " […]"
+}
+
+// SessionEnd stores the session's summary (its first prompt, turn count,
+// start and end times and why it ended) once per session, and flushes the
+// session buffer so the last stretch of conversation is extracted.
+func (r *Runner) SessionEnd(ctx context.Context, in Input) (Output, error) {
+	if in.TranscriptPath == "" || in.SessionID == "" {
+		return FailOpen(), errors.New("session-end: no transcript_path or session_id in the input")
+	}
+	entries, err := ReadTranscript(in.TranscriptPath)
+	if err != nil {
+		return FailOpen(), fmt.Errorf("read transcript: %w", err)
+	}
+	st := Stats(entries)
+	if st.Prompts == 0 {
+		r.log.Debug().Msg("session had no prompt; no summary")
+		return FailOpen(), nil
+	}
+	p, err := r.cfg.Palace(ctx, true)
+	if err != nil {
+		return FailOpen(), err
+	}
+	if _, err := p.FlushSession(ctx, in.SessionID, palace.AppendOptions{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID}); err != nil {
+		r.log.Warn().Err(err).Msg("flush session buffer")
+	}
+	id := SessionDrawerID(in.SessionID)
+	if _, err := p.Get(ctx, id); err == nil {
+		r.log.Debug().Str("drawer", id).Msg("session already summarised")
+		return FailOpen(), nil
+	}
+	reason := in.Reason
+	if reason == "" {
+		reason = "other"
+	}
+	end := st.End
+	if end.IsZero() {
+		end = r.cfg.Now().UTC()
+	}
+	start := st.Start
+	if start.IsZero() {
+		start = end
+	}
+	first := clip(strings.TrimSpace(st.FirstPrompt), 200)
+	d := &palace.Drawer{
+		ID:   id,
+		Kind: palace.KindSession,
+		Content: fmt.Sprintf("Claude Code session (%s, %s to %s, ended: %s): %s",
+			countNoun(st.Prompts, "turn"), start.Format(time.RFC3339), end.Format(time.RFC3339), reason, first),
+		Tags:      []string{TagClaudeCode},
+		SessionID: in.SessionID,
+		UserID:    r.cfg.UserID,
+		Timestamp: end,
+		Meta: map[string]any{
+			"session_id":   in.SessionID,
+			"first_prompt": first,
+			"turns":        st.Prompts,
+			"started_at":   start.Format(time.RFC3339Nano),
+			"ended_at":     end.Format(time.RFC3339Nano),
+			"reason":       reason,
+		},
+	}
+	if err := p.Add(ctx, d); err != nil {
+		if errors.Is(err, palace.ErrConflict) {
+			return FailOpen(), nil
+		}
+		return FailOpen(), err
+	}
+	return Output{Continue: true, SystemMessage: fmt.Sprintf("📝 loci: session saved (%s): %s",
+		countNoun(st.Prompts, "turn"), clip(oneLine(first), 60))}, nil
+}

@@ -1,0 +1,198 @@
+package hooks
+
+import (
+	"strings"
+	"unicode"
+)
+
+// isCJK reports whether r belongs to a script written without spaces
+// between words: Han ideographs, Hiragana and Katakana. (Hangul separates
+// words with spaces, so it counts like Latin.)
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// CountWords counts the words of a prompt the way a reader would across
+// scripts. Text is split at white space and at the edges of CJK runs; a
+// non-CJK piece counts as one word when it holds at least one letter or
+// digit ("debug.js" is one word, "?!" none), and a run of Han, Hiragana or
+// Katakana characters counts one word per two characters, rounded up,
+// since Chinese and Japanese words average about two characters
+// ("如何使用" is two words, "你好" one).
+func CountWords(s string) int {
+	n, cjk := 0, 0
+	word := false // the current non-CJK piece holds a letter or digit
+	flush := func() {
+		n += (cjk + 1) / 2
+		if word {
+			n++
+		}
+		cjk, word = 0, false
+	}
+	for _, r := range s {
+		switch {
+		case isCJK(r):
+			if word {
+				n++
+				word = false
+			}
+			cjk++
+		case unicode.IsSpace(r):
+			flush()
+		default:
+			if cjk > 0 {
+				flush()
+			}
+			if isWordRune(r) {
+				word = true
+			}
+		}
+	}
+	flush()
+	return n
+}
+
+// hookStopwords are English function words ignored when measuring how much
+// of a prompt a memory covers.
+var hookStopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about after all also am an and any are as at be been but by can
+	could did do does doing for from had has have how i if in into is it its just me my no not now of
+	on or our please should so some than that the their them then there these they this those to too
+	up us was we were what when where which while who why will with would you your yours let lets get
+	got make made use using need want know think like one two way thing things here want help`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// terms splits text into the units used for lexical coverage: lower-cased
+// runs of letters and digits of at least two characters (stopwords
+// dropped), and the character bigrams of each CJK run (a lone CJK
+// character counts as itself). Each term appears once.
+func terms(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	var run []rune
+	runCJK := false
+	flush := func() {
+		switch {
+		case len(run) == 0:
+		case runCJK && len(run) == 1:
+			add(string(run))
+		case runCJK:
+			for i := 0; i+1 < len(run); i++ {
+				add(string(run[i : i+2]))
+			}
+		case len(run) >= 2:
+			if w := string(run); !hookStopwords[w] {
+				add(stem(w))
+			}
+		}
+		run = run[:0]
+	}
+	for _, r := range s {
+		cjk := isCJK(r)
+		if !cjk && !isWordRune(r) {
+			flush()
+			continue
+		}
+		if len(run) > 0 && cjk != runCJK {
+			flush()
+		}
+		runCJK = cjk
+		run = append(run, unicode.ToLower(r))
+	}
+	flush()
+	return out
+}
+
+// coverageCap caps the number of query terms a text must contain for full
+// coverage, so that a long prompt is covered by a memory sharing ten of
+// its content words.
+const coverageCap = 10
+
+// Coverage is the share of the query's terms that occur in text: 1 when the
+// text mentions every content word (or CJK bigram) of the query, or ten of
+// them, 0 when it mentions none. A query without terms covers nothing.
+func Coverage(query, text string) float64 {
+	return coverage(terms(query), termSet(text))
+}
+
+func coverage(q []string, have map[string]bool) float64 {
+	if len(q) == 0 {
+		return 0
+	}
+	hit := 0
+	for _, t := range q {
+		if have[t] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(min(len(q), coverageCap))
+}
+
+func termSet(text string) map[string]bool {
+	ts := terms(text)
+	m := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		m[t] = true
+	}
+	return m
+}
+
+// similar reports whether two term sets overlap so much (Jaccard index of
+// at least one half) that showing both would repeat one memory, as an
+// extracted episode repeats the turn it came from.
+func similar(a, b map[string]bool) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	both := 0
+	for t := range a {
+		if b[t] {
+			both++
+		}
+	}
+	return 2*both >= len(a)+len(b)-both
+}
+
+// stem strips the commonest English inflections so that "deploys",
+// "deployed" and "deploying" all match "deploy": a light suffix stripper,
+// applied alike to prompts and memories, not a full stemmer.
+func stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		w = undouble(w[:n-3])
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		w = undouble(w[:n-2])
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:n-3] + "y"
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		w = w[:n-1]
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble turns a final doubled consonant into one ("runn" to "run").
+func undouble(w string) string {
+	n := len(w)
+	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouslz", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
+}

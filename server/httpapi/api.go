@@ -1,0 +1,285 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/redact"
+	"github.com/rs/zerolog"
+)
+
+// Config configures the EverOS API and the operational endpoints.
+type Config struct {
+	Registry *palace.Registry
+	Logger   zerolog.Logger
+	Version  string
+	// Location is the display time zone of every rendered timestamp and
+	// of naive filter timestamps; nil means UTC.
+	Location *time.Location
+	// LLM, when set, drives agentic search and enable_llm_rerank.
+	LLM *extract.LLMExtractor
+	// Content governs non-text content items of /add.
+	Content ContentConfig
+	// Dev serves /openapi.json and the /docs page (LOCI_ENV=dev).
+	Dev bool
+	// DefaultRadius is the cosine threshold applied when top_k is -1 and
+	// the request gives no radius; 0 means 0.1.
+	DefaultRadius float64
+	// DefaultTopK is the per-kind cap when top_k is -1; 0 means 20.
+	DefaultTopK int
+	// EventPoll is how often /events polls the change logs; 0 means 500ms.
+	EventPoll time.Duration
+	// Metrics collects request and tool metrics; nil makes a new one.
+	Metrics *Metrics
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// ConfigFromEnv fills the settings read from the environment:
+// LOCI_TIMEZONE, LOCI_ENV, LOCI_LLM_* (agentic search and rerank),
+// LOCI_MULTIMODAL_*, LOCI_FILE_URI_MAX_BYTES, LOCI_FILE_URI_ALLOW_DIRS and
+// LOCI_ALLOW_HTTP_FETCH.
+func ConfigFromEnv(cfg *Config) error {
+	loc, err := LoadLocation(os.Getenv("LOCI_TIMEZONE"))
+	if err != nil {
+		return err
+	}
+	cfg.Location = loc
+	cfg.Dev = strings.EqualFold(strings.TrimSpace(os.Getenv("LOCI_ENV")), "dev")
+	if cfg.LLM == nil {
+		ext, err := extract.FromEnv()
+		if err != nil {
+			return err
+		}
+		if l, ok := ext.(*extract.LLMExtractor); ok {
+			cfg.LLM = l
+		}
+	}
+	return cfg.Content.fromEnv()
+}
+
+// API serves seed 001's /api/v1/memory endpoints, /metrics, /events and
+// (in dev) /openapi.json and /docs.
+type API struct {
+	cfg     Config
+	reg     *palace.Registry
+	log     zerolog.Logger
+	loc     *time.Location
+	metrics *Metrics
+
+	closing   chan struct{}
+	closeOnce sync.Once
+}
+
+// New checks the configuration and builds the API.
+func New(cfg Config) (*API, error) {
+	if cfg.Registry == nil {
+		return nil, errors.New("httpapi: nil registry")
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.DefaultRadius == 0 {
+		cfg.DefaultRadius = 0.1
+	}
+	if cfg.DefaultTopK == 0 {
+		cfg.DefaultTopK = 20
+	}
+	if cfg.EventPoll <= 0 {
+		cfg.EventPoll = 500 * time.Millisecond
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.Content.defaults()
+	return &API{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, loc: cfg.Location,
+		metrics: cfg.Metrics, closing: make(chan struct{})}, nil
+}
+
+// Metrics is the API's metrics collector.
+func (a *API) Metrics() *Metrics { return a.metrics }
+
+// Close ends the streams (/events) so a graceful shutdown can drain.
+func (a *API) Close() { a.closeOnce.Do(func() { close(a.closing) }) }
+
+// Register mounts the routes on mux.
+func (a *API) Register(mux *http.ServeMux) {
+	mux.Handle("/api/v1/memory/add", a.endpoint(a.add))
+	mux.Handle("/api/v1/memory/flush", a.endpoint(a.flush))
+	mux.Handle("/api/v1/memory/search", a.endpoint(a.search))
+	mux.Handle("/api/v1/memory/get", a.endpoint(a.get))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		a.writeError(w, r, newRequestID(), http.StatusNotFound, "Not Found")
+	})
+	mux.Handle("GET /metrics", a.metrics.Handler(a.reg, a.cfg.Version))
+	mux.HandleFunc("GET /events", a.events)
+	if a.cfg.Dev {
+		mux.HandleFunc("GET /openapi.json", a.openapi)
+		mux.HandleFunc("GET /docs", a.docs)
+	}
+}
+
+// newRequestID is 32 lowercase hex characters.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Error kinds a handler returns; anything else is a 500.
+type (
+	// mediaError is a content item that cannot be parsed (415).
+	mediaError struct{ msg string }
+	// httpError carries its own status (413, 405, ...).
+	httpError struct {
+		status int
+		msg    string
+	}
+)
+
+func (e *mediaError) Error() string { return e.msg }
+func (e *httpError) Error() string  { return e.msg }
+
+func mediaErrf(format string, a ...any) error { return &mediaError{msg: fmt.Sprintf(format, a...)} }
+
+type handlerFunc func(ctx context.Context, body map[string]any) (any, error)
+
+// endpoint wraps a seed 001 handler: POST only, JSON only, the body
+// limit, validation, the envelopes, and panics as 500s.
+func (a *API) endpoint(fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rid := newRequestID()
+		w.Header().Set("X-Request-ID", rid)
+		defer func() {
+			if rec := recover(); rec != nil {
+				a.log.Error().Str("request_id", rid).Str("path", r.URL.Path).Interface("panic", rec).Msg("handler panicked")
+				a.writeError(w, r, rid, http.StatusInternalServerError, "")
+			}
+		}()
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			a.writeError(w, r, rid, http.StatusMethodNotAllowed, "Method Not Allowed")
+			return
+		}
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			a.writeError(w, r, rid, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+			return
+		}
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				a.writeError(w, r, rid, http.StatusRequestEntityTooLarge,
+					fmt.Sprintf("Request body is larger than %d bytes", tooBig.Limit))
+				return
+			}
+			a.writeError(w, r, rid, http.StatusBadRequest, "Could not read the request body")
+			return
+		}
+		body, err := decodeBody(raw)
+		if err != nil {
+			a.fail(w, r, rid, err)
+			return
+		}
+		data, err := fn(r.Context(), body)
+		if err != nil {
+			a.fail(w, r, rid, err)
+			return
+		}
+		a.writeJSON(w, http.StatusOK, successEnvelope{RequestID: rid, Data: data})
+	})
+}
+
+// fail maps an error to its status once, here at the edge.
+func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error) {
+	var ve *validationError
+	var fe *filterError
+	var me *mediaError
+	var he *httpError
+	var pe *palace.Error
+	switch {
+	case errors.As(err, &ve):
+		a.writeError(w, r, rid, http.StatusUnprocessableEntity, ve.msg)
+	case errors.As(err, &fe):
+		a.writeError(w, r, rid, http.StatusUnprocessableEntity, fe.msg)
+	case errors.As(err, &me):
+		a.writeError(w, r, rid, http.StatusUnsupportedMediaType, me.msg)
+	case errors.As(err, &he):
+		a.writeError(w, r, rid, he.status, he.msg)
+	case errors.As(err, &pe) && pe.Code == palace.CodeInvalid:
+		a.writeError(w, r, rid, http.StatusUnprocessableEntity, "Value error, "+pe.Message)
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The client went away; nobody reads the answer.
+		a.log.Debug().Str("request_id", rid).Msg("request cancelled by the client")
+	default:
+		a.log.Error().Err(err).Str("request_id", rid).Str("path", r.URL.Path).Msg("request failed")
+		a.writeError(w, r, rid, http.StatusInternalServerError, "")
+	}
+}
+
+// writeError writes seed 001's error envelope. 5xx always carry the fixed
+// "Internal server error" and code SYSTEM_ERROR; 4xx carry HTTP_ERROR.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, rid string, status int, msg string) {
+	code := "HTTP_ERROR"
+	if status >= 500 {
+		code, msg = "SYSTEM_ERROR", "Internal server error"
+	}
+	a.writeJSON(w, status, errorEnvelope{RequestID: rid, Error: errorBody{
+		Code: code, Message: msg, Timestamp: formatErrorTime(a.cfg.Now(), a.loc), Path: r.URL.Path,
+	}})
+}
+
+// The envelopes of seed 001.
+type (
+	successEnvelope struct {
+		RequestID string `json:"request_id"`
+		Data      any    `json:"data"`
+	}
+	errorEnvelope struct {
+		RequestID string    `json:"request_id"`
+		Error     errorBody `json:"error"`
+	}
+	errorBody struct {
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		Timestamp string `json:"timestamp"`
+		Path      string `json:"path"`
+	}
+)
+
+// writeJSON encodes v, redacts secrets (defence in depth: stored text is
+// already redacted) and writes it.
+func (a *API) writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		a.log.Error().Err(err).Msg("encode response")
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"SYSTEM_ERROR","message":"Internal server error"}}` + "\n")
+	}
+	out := redact.JSON(buf.Bytes())
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	w.WriteHeader(status)
+	_, _ = w.Write(out)
+}
