@@ -252,6 +252,9 @@ func (p *Palace) commitExtraction(ctx context.Context, sessionID string, stretch
 			return err
 		}
 		base := profileDataOf(cur.Meta)
+		if cur.Status != StatusActive {
+			base = map[string]any{} // a forgotten profile starts afresh
+		}
 		merged := mergeProfile(base, pu.data)
 		vs := p.embedDocs(ctx, []*Drawer{{Content: renderProfile(pu.userID, merged)}})
 		updates = append(updates, pending{profileUpdate: pu, base: canonicalJSON(base), vec: vs[0]})
@@ -285,19 +288,26 @@ func (p *Palace) commitExtraction(ctx context.Context, sessionID string, stretch
 func (p *Palace) mergeProfileTx(ctx context.Context, tx *sql.Tx, now time.Time, u profileUpdate, base string, vec []float32) error {
 	id := ProfileID(u.userID)
 	var rid int64
-	var metaText string
-	if err := tx.QueryRowContext(ctx, `SELECT rid, meta FROM drawers WHERE id = ?`, id).Scan(&rid, &metaText); err != nil {
+	var metaText, status string
+	if err := tx.QueryRowContext(ctx, `SELECT rid, meta, status FROM drawers WHERE id = ?`, id).Scan(&rid, &metaText, &status); err != nil {
 		return internal("read profile", err)
 	}
 	meta := map[string]any{}
 	_ = json.Unmarshal([]byte(metaText), &meta)
 	cur := profileDataOf(meta)
+	if status != StatusActive {
+		cur = map[string]any{} // a forgotten profile starts afresh
+	}
 	if canonicalJSON(cur) != base {
 		vec = nil
 	}
 	merged := mergeProfile(cur, u.data)
 	meta["profile_data"] = merged
-	seq, err := logEvent(ctx, tx, now, EventUpdated, id, map[string]any{"kind": KindProfile})
+	evType, detail := EventUpdated, map[string]any{"kind": KindProfile}
+	if status != StatusActive {
+		evType, detail = EventStatus, map[string]any{"kind": KindProfile, "from": status, "to": StatusActive}
+	}
+	seq, err := logEvent(ctx, tx, now, evType, id, detail)
 	if err != nil {
 		return internal("log event", err)
 	}

@@ -356,3 +356,99 @@ func TestAllocIDs(t *testing.T) {
 		t.Errorf("ids = %v, want %v", got, want)
 	}
 }
+
+// topicDetector is an extractor that also detects boundaries: a message
+// starting with "NEW TOPIC" opens a stretch.
+type topicDetector struct{ extract.Extractor }
+
+func (topicDetector) Boundary(ctx context.Context, buffered []extract.Message, next extract.Message) (bool, error) {
+	return strings.HasPrefix(next.Text, "NEW TOPIC"), nil
+}
+
+func TestBoundaryDetectorDecides(t *testing.T) {
+	ctx := context.Background()
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Extractor: topicDetector{extract.Heuristic()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, _ := reg.OpenOrCreate(ctx, "b")
+	// Three hours apart (the heuristic would split) but the detector says no.
+	msgs := []extract.Message{
+		{Role: "user", Text: "first", Timestamp: day0},
+		{Role: "user", Text: "later, same topic", Timestamp: day0.Add(3 * time.Hour)},
+	}
+	res, err := p.AppendMessages(ctx, "s", msgs, palace.AppendOptions{UserID: "u"})
+	if err != nil || res.Status != palace.SessionAccumulated || res.Buffered != 2 {
+		t.Fatalf("no boundary: %+v %v", res, err)
+	}
+	res, err = p.AppendMessages(ctx, "s", []extract.Message{{Role: "user", Text: "NEW TOPIC: gardening", Timestamp: day0.Add(3*time.Hour + time.Minute)}}, palace.AppendOptions{UserID: "u"})
+	if err != nil || res.Status != palace.SessionExtracted || res.Buffered != 1 || len(res.DrawerIDs) == 0 {
+		t.Fatalf("detector boundary: %+v %v", res, err)
+	}
+	ep, _ := p.Get(ctx, res.DrawerIDs[0])
+	if !strings.Contains(ep.Content, "later, same topic") || strings.Contains(ep.Content, "gardening") {
+		t.Errorf("episode = %q", ep.Content)
+	}
+}
+
+func TestExplicitUserOwnsEveryone(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	msgs := []extract.Message{
+		{Role: "user", SenderID: "a1", Text: "I prefer dark mode.", Timestamp: day0},
+		{Role: "user", SenderID: "a2", Text: "I use Linux.", Timestamp: day0.Add(time.Second)},
+	}
+	if _, err := p.AppendMessages(ctx, "s", msgs, palace.AppendOptions{UserID: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.FlushSession(ctx, "s", palace.AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.DrawerIDs) != 3 || !strings.HasPrefix(res.DrawerIDs[0], "me_ep_") {
+		t.Fatalf("ids = %v", res.DrawerIDs)
+	}
+	// Without an explicit user, each sender owns an episode of their own.
+	if _, err := p.AppendMessages(ctx, "t", msgs, palace.AppendOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = p.FlushSession(ctx, "t", palace.AppendOptions{})
+	owners := map[string]int{}
+	for _, id := range res.DrawerIDs {
+		d, _ := p.Get(ctx, id)
+		if d.Kind == palace.KindEpisode {
+			owners[d.UserID]++
+		}
+	}
+	if owners["a1"] != 1 || owners["a2"] != 1 {
+		t.Errorf("episode owners = %v", owners)
+	}
+}
+
+func TestForgottenProfileStartsAfresh(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	say := func(session, text string) {
+		t.Helper()
+		if _, err := p.AppendMessages(ctx, session, userMsgs(text), palace.AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.FlushSession(ctx, session, palace.AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say("a", "I live in Lisbon.")
+	if _, err := p.Forget(ctx, palace.ProfileID("alice")); err != nil {
+		t.Fatal(err)
+	}
+	say("b", "My name is Alice.")
+	prof, err := p.Get(ctx, palace.ProfileID("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := prof.Meta["profile_data"].(map[string]any)
+	if prof.Status != palace.StatusActive || data["name"] != "Alice" || data["location"] != nil {
+		t.Errorf("profile after forget = %s %v", prof.Status, data)
+	}
+}
