@@ -21,6 +21,8 @@ type RecallRequest struct {
 	Filter Filter
 	// Mode selects the L2/L3 rankers (default hybrid).
 	Mode Mode
+	// Fusion overrides DefaultFusion.
+	Fusion *Fusion
 }
 
 // RecallHit is a search hit tagged with the layer that surfaced it.
@@ -43,7 +45,7 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 		req.K = 10
 	}
 	if req.Deep {
-		hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Exhaustive: true, Filter: req.Filter, Mode: req.Mode})
+		hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Exhaustive: true, Filter: req.Filter, Mode: req.Mode, Fusion: req.Fusion})
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +65,7 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 			seen[d.ID] = true
 		}
 	}
-	hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Filter: req.Filter, Mode: req.Mode})
+	hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Filter: req.Filter, Mode: req.Mode, Fusion: req.Fusion})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,8 @@ type SearchRequest struct {
 	Filter     Filter
 	// NoAccess skips recording the hits in the access statistics.
 	NoAccess bool
+	// Fusion overrides DefaultFusion for this request.
+	Fusion *Fusion
 }
 
 // Hit is one search result.
@@ -46,9 +48,21 @@ type Hit struct {
 	VectorRank  int
 }
 
-// rrfK is the reciprocal-rank-fusion constant: a drawer at rank r in a list
-// contributes 1/(rrfK+r).
-const rrfK = 60
+// Fusion weighs the rankers of a hybrid search: a drawer at 1-based rank r
+// in a list contributes weight/(K+r) (weighted reciprocal-rank fusion).
+type Fusion struct {
+	K             float64
+	KeywordWeight float64
+	VectorWeight  float64
+}
+
+// DefaultFusion is used when a request names none. Chosen by measurement
+// on LoCoMo conversations 1-5 (see README.md, "Recall quality").
+var DefaultFusion = Fusion{K: 60, KeywordWeight: 1, VectorWeight: 1}
+
+func (f Fusion) valid() bool {
+	return f.K >= 0 && f.KeywordWeight >= 0 && f.VectorWeight >= 0 && f.KeywordWeight+f.VectorWeight > 0
+}
 
 var errShortEmbed = errors.New("embedder returned no vector")
 
@@ -74,6 +88,13 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
+	fu := DefaultFusion
+	if req.Fusion != nil {
+		fu = *req.Fusion
+	}
+	if !fu.valid() {
+		return nil, Invalidf("invalid fusion weights %+v", fu)
+	}
 	depth := max(req.K*3, 50)
 
 	type cand struct {
@@ -90,10 +111,10 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		return c
 	}
-	lists := 0
+	best := 0.0 // the fused score of a drawer ranked first by every ranker used
 
 	if req.Mode != ModeVector {
-		lists++
+		best += fu.KeywordWeight / (fu.K + 1)
 		ranked, err := p.keywordSearch(ctx, req.Query, where, args, depth)
 		if err != nil {
 			return nil, err
@@ -101,11 +122,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		for i, r := range ranked {
 			c := get(r.rid)
 			c.krank, c.bm25 = i+1, r.score
-			c.rrf += 1 / float64(rrfK+i+1)
+			c.rrf += fu.KeywordWeight / (fu.K + float64(i+1))
 		}
 	}
 	if req.Mode != ModeKeyword {
-		lists++
+		best += fu.VectorWeight / (fu.K + 1)
 		ranked, err := p.vectorSearch(ctx, req.Query, where, args, depth, req.Exhaustive)
 		if err != nil {
 			return nil, err
@@ -113,7 +134,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		for i, r := range ranked {
 			c := get(r.rid)
 			c.vrank, c.cosine = i+1, r.score
-			c.rrf += 1 / float64(rrfK+i+1)
+			c.rrf += fu.VectorWeight / (fu.K + float64(i+1))
 		}
 	}
 
@@ -139,7 +160,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	best := 1 / float64(rrfK+1) * float64(lists)
+	if best == 0 {
+		best = 1
+	}
 	hits := make([]Hit, 0, len(all))
 	for _, c := range all {
 		d := drawers[c.rid]

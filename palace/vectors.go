@@ -119,7 +119,7 @@ func (p *Palace) SaveIndex(ctx context.Context) error {
 	v := p.vec
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.loaded || v.hw == v.savedHW {
+	if !v.loaded || !v.snapshotDue() {
 		return nil
 	}
 	if err := saveSnapshot(v.snapshotPath(), v.idx, v.model, v.hw); err != nil {
@@ -129,6 +129,26 @@ func (p *Palace) SaveIndex(ctx context.Context) error {
 	v.savedHW, v.lastErr = v.hw, ""
 	return nil
 }
+
+// snapshotDue reports whether enough changed since the last snapshot to
+// write a new one. Replaying a few hundred changes from SQLite is cheaper
+// than rewriting every vector, and short-lived processes (hooks, the CLI)
+// close palaces after one or two writes.
+func (v *vectorState) snapshotDue() bool {
+	if v.hw == v.savedHW {
+		return false
+	}
+	n := int64(v.idx.Len())
+	if v.savedHW <= 0 {
+		return n >= snapshotMinVectors || v.savedHW < 0
+	}
+	return v.hw-v.savedHW >= max(snapshotMinDelta, n/20)
+}
+
+const (
+	snapshotMinVectors = 1000 // below this, loading from SQLite is instant
+	snapshotMinDelta   = 500
+)
 
 // RebuildIndex discards the in-memory index and rebuilds it from the vectors
 // in SQLite (dropping tombstones), then saves a fresh snapshot.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
+	_ "github.com/loci-mem/loci/palace/embed/builtin" // links USE-lite, GloVe and their hybrid
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/rs/zerolog"
 )
@@ -36,13 +38,21 @@ func configuredEmbedder() (embed.Embedder, error) {
 	return embedderNamed(os.Getenv("LOCI_EMBEDDER"))
 }
 
-// embedderNamed returns the named embedder ("" means the default).
+// embedderNamed returns the named embedder ("" means the built-in default,
+// embed.DefaultName).
 func embedderNamed(name string) (embed.Embedder, error) {
 	name = strings.TrimSpace(name)
-	if name == "" || name == "hash" {
-		return embed.NewHash(embed.HashDim), nil
+	if name == "" {
+		return embed.Default(), nil
 	}
-	return nil, invalidArgs("unknown embedder "+name, "Use hash")
+	e, err := embed.Lookup(name)
+	if err != nil {
+		if errors.Is(err, embed.ErrUnknown) {
+			return nil, invalidArgs(err.Error(), "Set LOCI_EMBEDDER (or --embedder) to one of: "+strings.Join(embed.Names(), ", "))
+		}
+		return nil, &cliError{Type: "invalid_args", Message: err.Error(), Hint: "Check the LOCI_EMBED_* settings"}
+	}
+	return e, nil
 }
 
 // resolvePalace returns the palace a CLI command targets: --palace, else

@@ -396,7 +396,7 @@ func TestAutoSwitch(t *testing.T) {
 		if i%10 == 0 {
 			a.Remove(uint64(i - 250))
 		}
-		if res := a.Search(vecs[i], 1, nil); len(res) != 1 || res[0].Key != uint64(i) {
+		if res := a.SearchExact(vecs[i], 1, nil); len(res) != 1 || res[0].Key != uint64(i) {
 			t.Fatalf("Search during the switch (mode %v) = %v", a.Mode(), res)
 		}
 	}

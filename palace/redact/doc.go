@@ -12,8 +12,10 @@
 //	JSON(doc) []byte               redacts every string of a JSON document
 //	Writer(w) io.Writer            redacts every Write (zerolog, log files)
 //
-// The package-level functions use every rule; New builds a Redactor with a
-// subset (rule names are the Rule* constants). Clean input is the fast path:
+// The package-level functions use every rule (Default); New builds a
+// Redactor with a subset (rule names are the Rule* constants, listed by
+// Rules). A Redactor is immutable and safe for concurrent use. Clean input
+// is the fast path:
 // each rule is anchored on one cheap literal byte ('_', '-', '=', ':', '/',
 // 'A', 'B', 'J') found with the vectorised strings.IndexByte, and String,
 // Bytes, Contains, JSON and Writer return their input without allocating
@@ -34,7 +36,10 @@
 //
 // Masks contain no quote, backslash or control byte, so redacting a JSON
 // document or a JSON log line keeps it valid. Redaction is idempotent:
-// String(String(s)) == String(s); rules skip values already ending in a mask.
+// String(String(s)) == String(s). Rules skip values that already are or
+// end in a mask, and String repeats passes (at most four) until no rule
+// matches, for the rare input where one replacement changes the context of
+// another rule. Find reports the first pass.
 // When matches of different rules overlap they are merged into one
 // replacement that covers all of them and keeps the prefix of the one that
 // starts first (at the same start, the higher-priority rule in Rules order:

@@ -28,16 +28,17 @@ import (
 func (r *Redactor) JSON(v []byte) []byte {
 	out, changed := v, false
 	for pass := 0; pass < maxPasses; pass++ {
-		next, n := r.Bytes(out)
+		next, n := r.Bytes(out) // already a fixpoint of the raw scan
+		k := 0
 		if bytes.IndexByte(next, '\\') >= 0 {
-			var k int
 			next, k = r.jsonStrings(next, false)
-			n += k
 		}
-		if n == 0 {
+		if n+k > 0 {
+			out, changed = next, true
+		}
+		if k == 0 {
 			break
 		}
-		out, changed = next, true
 	}
 	if changed && !json.Valid(out) && json.Valid(v) {
 		out, _ = r.jsonStrings(v, true)

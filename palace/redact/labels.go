@@ -5,8 +5,37 @@ import "strings"
 // Rules for labelled values: the secret follows a key, a header name, a URL
 // query parameter or a URL scheme, anchored on '=' and ':'.
 
+// memo remembers the last run measured for each value class and the last
+// URL query examined, so that the many labels of a pathological input
+// (password=password=..., &Signature=x&Signature=x...) share one scan and
+// the total cost stays linear with a small constant.
+type memo struct {
+	runs       [4]struct{ c, start, end int }
+	qLo, qHi   int
+	qHasExpiry bool
+}
+
+// span is spanValue with the memo: a value starting inside an already
+// measured run of the same class ends where that run ends.
+func (m *memo) span(s string, i, c int) int {
+	slot := &m.runs[0]
+	switch c {
+	case cURLV:
+		slot = &m.runs[1]
+	case cB64:
+		slot = &m.runs[2]
+	case cTok:
+		slot = &m.runs[3]
+	}
+	if slot.c != c || i < slot.start || i > slot.end {
+		slot.c, slot.start, slot.end = c, i, spanClass(s, i, c)
+	}
+	return min(slot.end, i+maxValue+1)
+}
+
 // scanEquals: signed-URL query parameters and key=value assignments.
 func (r *Redactor) scanEquals(s string, dst []span) []span {
+	var m memo
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], '=')
 		if k < 0 {
@@ -32,20 +61,20 @@ func (r *Redactor) scanEquals(s string, dst []span) []span {
 		if ks < p {
 			n := len(dst)
 			var isParam bool
-			if dst, isParam = r.signedURL(s, ks, p, dst); isParam {
+			if dst, isParam = r.signedURL(s, ks, p, dst, &m); isParam {
 				if len(dst) > n {
 					off = dst[len(dst)-1].end
 				}
 				continue
 			}
 		}
-		dst = r.assignment(s, p, dst)
+		dst = r.assignment(s, p, dst, &m)
 	}
 }
 
 // signedURL handles key=value where key (s[ks:p]) is a URL signing
 // parameter. It reports whether the key was one, matched or not.
-func (r *Redactor) signedURL(s string, ks, p int, dst []span) ([]span, bool) {
+func (r *Redactor) signedURL(s string, ks, p int, dst []span, m *memo) ([]span, bool) {
 	key := s[ks:p]
 	legacy := false
 	switch {
@@ -69,7 +98,7 @@ func (r *Redactor) signedURL(s string, ks, p int, dst []span) ([]span, bool) {
 		return dst, false
 	}
 	v := p + 1
-	e := spanValue(s, v, cURLV)
+	e := m.span(s, v, cURLV)
 	if e == v || e-v > maxValue || hasMarker(s[v:e]) || maskedAt(s, e) {
 		return dst, true
 	}
@@ -78,15 +107,17 @@ func (r *Redactor) signedURL(s string, ks, p int, dst []span) ([]span, bool) {
 		if ks == 0 || (s[ks-1] != '?' && s[ks-1] != '&' && s[ks-1] != ';' && !escBefore(s, ks)) {
 			return dst, true
 		}
-		lo := ks
-		for lo > 0 && ks-lo < maxValue && !urlStop(s[lo-1]) {
-			lo--
+		if ks < m.qLo || ks >= m.qHi {
+			lo, hi := ks, ks
+			for lo > 0 && !urlStop(s[lo-1]) {
+				lo--
+			}
+			for hi < len(s) && !urlStop(s[hi]) {
+				hi++
+			}
+			m.qLo, m.qHi, m.qHasExpiry = lo, hi, strings.Contains(s[lo:hi], "Expires=")
 		}
-		hi := e
-		for hi < len(s) && hi-e < maxValue && !urlStop(s[hi]) {
-			hi++
-		}
-		if !strings.Contains(s[lo:hi], "Expires=") {
+		if !m.qHasExpiry {
 			return dst, true
 		}
 	}
@@ -114,6 +145,7 @@ func urlStop(c byte) bool {
 
 // scanColon: "://" user:password@ authorities and key: value assignments.
 func (r *Redactor) scanColon(s string, dst []span) []span {
+	var m memo
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], ':')
 		if k < 0 {
@@ -128,7 +160,7 @@ func (r *Redactor) scanColon(s string, dst []span) []span {
 			dst = r.urlPassword(s, p, dst)
 			continue
 		}
-		dst = r.assignment(s, p, dst)
+		dst = r.assignment(s, p, dst, &m)
 	}
 }
 
@@ -171,7 +203,7 @@ const (
 
 // assignment handles `key = value`, `key: value`, `"key": "value"` and
 // `key := value` where sep is the position of '=' or ':'.
-func (r *Redactor) assignment(s string, sep int, dst []span) []span {
+func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 	j := sep
 	if s[sep] == '=' && j > 0 && s[j-1] == ':' {
 		j--
@@ -214,9 +246,9 @@ func (r *Redactor) assignment(s string, sep int, dst []span) []span {
 		v += 2
 	}
 	if kind == kAuth {
-		return r.authorization(s, v, dst)
+		return r.authorization(s, v, dst, m)
 	}
-	e := spanValue(s, v, cVal)
+	e := m.span(s, v, cVal)
 	val := s[v:e]
 	if maskedAt(s, e) {
 		return dst
@@ -242,9 +274,9 @@ func (r *Redactor) assignment(s string, sep int, dst []span) []span {
 // an optional scheme word (Bearer, Basic, token, AWS4-HMAC-SHA256, ...),
 // then the credentials. A parameter list (AWS SigV4 "Credential=...,
 // SignedHeaders=..., Signature=...") is redacted to the end of the line.
-func (r *Redactor) authorization(s string, v int, dst []span) []span {
+func (r *Redactor) authorization(s string, v int, dst []span, m *memo) []span {
 	id := rAuthHeader
-	w := spanValue(s, v, cTok)
+	w := m.span(s, v, cTok)
 	if w > v && w < len(s) && (s[w] == ' ' || s[w] == '\t') {
 		if strings.EqualFold(s[v:w], "bearer") {
 			id = rBearer
@@ -254,7 +286,7 @@ func (r *Redactor) authorization(s string, v int, dst []span) []span {
 		}
 		v = w
 	}
-	e := spanValue(s, v, cB64)
+	e := m.span(s, v, cB64)
 	if !strongValue(s[v:e], 8) || maskedAt(s, e) {
 		return dst
 	}

@@ -282,11 +282,15 @@ func TestLinearTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	run := func(in string) time.Duration {
-		start := time.Now()
-		String(in)
-		JSON([]byte(`"` + in + `"`))
-		return time.Since(start)
+	run := func(in string) time.Duration { // best of three, against noisy neighbours
+		best := time.Duration(1 << 62)
+		for range 3 {
+			start := time.Now()
+			String(in)
+			JSON([]byte(`"` + in + `"`))
+			best = min(best, time.Since(start))
+		}
+		return best
 	}
 	for _, unit := range []string{
 		"password=", "token: ", "Authorization: ", "X-Amz-Signature=", "?Signature=REDACTED&",

@@ -4,9 +4,10 @@ import "strings"
 
 // Each scanner looks for one literal anchor byte with strings.IndexByte
 // (vectorised in the runtime) and inspects the few bytes around each hit.
-// Clean text costs eight such scans and no allocation. Scanners never look
-// further than a bounded distance from a hit (maxValue, maxKey,
-// maxAuthority) or start a run inside another run, so the cost stays linear.
+// Clean text costs eight such scans and no allocation. The cost stays linear
+// on any input: a token is measured only from a boundary (never from inside
+// another run), keys and authorities are bounded (maxKey, maxAuthority), and
+// labelled values share measured runs through a memo (labels.go).
 
 const (
 	minSeedTail  = 16   // emk_/evt_ + at least 16 token characters
