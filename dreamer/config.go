@@ -66,19 +66,29 @@ type Settings struct {
 	ApplyDelay time.Duration
 }
 
+// hybridID is the id of embed.Default() ("hybrid") when these thresholds
+// were measured.
+const hybridID = "concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)"
+
 // Measured near-duplicate thresholds (cosine) per embedder id; see
-// README.md for how they were measured and the commands to re-measure.
+// README.md for how they were measured and the commands to re-measure. An
+// unlisted concatenation of listed embedders gets the weighted mean of its
+// parts' thresholds (its cosine is the weighted mean of theirs).
 var defaultDedupThresholds = map[string]float64{
 	"hash-v1":           0.81,
-	"glove-100d-sif-v1": 0.88,
+	"glove-100d-sif-v1": 0.95,
 	"use-lite-v1":       0.89,
-	"concat(glove-100d-sif-v1*0.3,use-lite-v1*0.7)": 0.90, // "hybrid", embed.Default()
+	hybridID:            0.93,
 }
 
-// Clustering thresholds for agent skills per embedder id.
+// Clustering thresholds (average pairwise cosine) for agent skills per
+// embedder id, measured like the above on a small hand-written set (see
+// README.md): the most cases clustered with skills at least 90% pure.
 var defaultSkillCosines = map[string]float64{
-	"hash-v1":     0.45,
-	"use-lite-v1": 0.60,
+	"hash-v1":           0.40,
+	"glove-100d-sif-v1": 0.88,
+	"use-lite-v1":       0.65,
+	hybridID:            0.75,
 }
 
 // DefaultSettings returns the settings used for zero fields.
@@ -159,15 +169,46 @@ func (s Settings) dedupThreshold(model string) (float64, bool) {
 	if s.DedupThreshold > 0 {
 		return s.DedupThreshold, true
 	}
-	t, ok := s.DedupThresholds[model]
-	return t, ok && t > 0
+	return lookupThreshold(s.DedupThresholds, model)
 }
 
+// skillCosine returns the clustering threshold for an embedder; 0.75 for
+// an unmeasured one.
 func (s Settings) skillCosine(model string) float64 {
-	if t, ok := s.SkillCosines[model]; ok && t > 0 {
+	if t, ok := lookupThreshold(s.SkillCosines, model); ok {
 		return t
 	}
-	return 0.6
+	return 0.75
+}
+
+// lookupThreshold finds model in m, or, for "concat(id*w,...)" whose parts
+// are all in m, the w-weighted mean of theirs.
+func lookupThreshold(m map[string]float64, model string) (float64, bool) {
+	if t, ok := m[model]; ok && t > 0 {
+		return t, true
+	}
+	inner, ok := strings.CutPrefix(model, "concat(")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return 0, false
+	}
+	var sum, wsum float64
+	for _, part := range strings.Split(strings.TrimSuffix(inner, ")"), ",") {
+		i := strings.LastIndexByte(part, '*')
+		if i < 0 {
+			return 0, false
+		}
+		w, err := strconv.ParseFloat(part[i+1:], 64)
+		t, known := m[part[:i]]
+		if err != nil || !known || !(w > 0) {
+			return 0, false
+		}
+		sum += w * t
+		wsum += w
+	}
+	if wsum == 0 {
+		return 0, false
+	}
+	return math.Round(sum/wsum*100) / 100, true
 }
 
 // Schedule defaults.

@@ -119,9 +119,19 @@ func TestDedupRespectsScope(t *testing.T) {
 	// The same turn twice in one session at one time is a duplicate.
 	a := add(t, p, &palace.Drawer{Kind: palace.KindTurn, Content: "Jon: my dance studio opens its doors next month", SessionID: "s9"})
 	b := add(t, p, &palace.Drawer{Kind: palace.KindTurn, Content: "Jon: My dance studio opens its doors next month!", SessionID: "s9"})
+	// Engram facts of one kind follow the same rule.
+	fm := map[string]any{palace.MetaFactKind: "tooling", palace.MetaEngramID: "mem-0007"}
+	fa := add(t, p, &palace.Drawer{Kind: palace.KindFact, Content: "The web client is built with pnpm and vite", Meta: fm})
+	fb := add(t, p, &palace.Drawer{Kind: palace.KindFact, Content: "the web client is built with pnpm and vite.", Meta: fm})
 	pr := passReport(t, dream(t, p, clk, "dedup"), "dedup")
-	if len(pr.Merges) != 1 || pr.Merges[0].Survivor != a.ID || pr.Merges[0].Duplicate != b.ID {
-		t.Fatalf("merges %+v, want %s into %s", pr.Merges, b.ID, a.ID)
+	want := map[string]string{b.ID: a.ID, fb.ID: fa.ID}
+	if len(pr.Merges) != 2 {
+		t.Fatalf("merges %+v, want %v", pr.Merges, want)
+	}
+	for _, m := range pr.Merges {
+		if want[m.Duplicate] != m.Survivor {
+			t.Fatalf("merge %+v, want %v", m, want)
+		}
 	}
 }
 

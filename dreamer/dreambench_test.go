@@ -18,6 +18,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,9 @@ func locomoDedup(t *testing.T, turns []lturn, emb embed.Embedder) {
 		t.Fatal(err)
 	}
 	pr := rep.Passes[0]
+	if pr.Status != PassOK {
+		t.Fatalf("dedup pass %s: %s", pr.Status, pr.Note)
+	}
 	changes, err := p.DreamChanges(ctx, rep.RunID)
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +209,9 @@ func TestDreamBench100k(t *testing.T) {
 	t.Logf("built a %d-drawer palace in %v", n, time.Since(start).Round(time.Millisecond))
 	clock := func() time.Time { return now.Add(30 * 24 * time.Hour) }
 
+	// A low GC target keeps the peak heap close to the live heap, so
+	// "peak heap" below approximates the memory a pass needs.
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	var lines []string
 	for _, name := range PassNames() {
 		runtime.GC()

@@ -240,13 +240,23 @@ func TestDreamBenchThresholds(t *testing.T) {
 				break
 			}
 		}
-		fp := 0
+		fp, tp, hand := 0, 0, 0
 		for _, c := range negCos {
 			if c >= chosen {
 				fp++
 			}
 		}
-		t.Logf("%s: text check passes %d/%d positives; chosen threshold %.2f (keeps 99%% of them; %d hard negatives above it)\n%s",
-			be.name, posText, len(turns), chosen, fp, b.String())
+		for _, c := range posCos {
+			if c >= chosen {
+				tp++
+			}
+		}
+		for _, c := range handCos {
+			if c >= chosen {
+				hand++
+			}
+		}
+		t.Logf("%s: text check passes %d/%d positives; chosen threshold %.2f (keeps 99%% of them): pair recall %.4f, %d hard negatives and %d/%d hand negatives (ignoring the text check) above it\n%s",
+			be.name, posText, len(turns), chosen, float64(tp)/float64(len(turns)), fp, hand, len(handNegatives), b.String())
 	}
 }

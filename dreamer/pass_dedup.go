@@ -19,8 +19,8 @@ import (
 //
 // Candidates come from the text side first, which makes the pass near
 // linear: a prefix-filtering set-similarity join (each drawer's rarest
-// content words are indexed; two drawers sharing at least TextOverlap of
-// their words must share one of those). Exact repeats are found by a hash
+// content words are indexed; two drawers sharing the words the text check
+// requires must share one of those). Exact repeats are found by a hash
 // of the normalised text. Only candidate pairs have their vectors read.
 //
 // Each group of duplicates keeps one survivor — pinned first, then one
@@ -199,7 +199,10 @@ func candidatePairs(ctx context.Context, e *passEnv, v *vocab, nodes []dnode) ([
 		if len(n.toks) < 2 {
 			continue
 		}
-		pl := len(n.toks) - int(math.Ceil(t*float64(len(n.toks)))) + 1
+		// Two texts that pass the check share at least minCommon of the
+		// larger one's distinct words, hence of this one's: so they share
+		// one of this drawer's len-minCommon+1 rarest words.
+		pl := len(n.toks) - minCommon(len(n.toks), t) + 1
 		pl = max(1, min(pl, len(n.prefix)))
 		for _, tok := range n.prefix[:pl] {
 			k := uint64(n.group)<<32 | uint64(tok)
@@ -211,8 +214,7 @@ func candidatePairs(ctx context.Context, e *passEnv, v *vocab, nodes []dnode) ([
 				}
 				mark[j] = i + 1
 				m := &nodes[j]
-				lo, hi := min(len(n.toks), len(m.toks)), max(len(n.toks), len(m.toks))
-				if float64(lo) < t*float64(hi) {
+				if min(len(n.toks), len(m.toks)) < minCommon(max(len(n.toks), len(m.toks)), t) {
 					continue // too different in length to share enough words
 				}
 				consider(i, j)

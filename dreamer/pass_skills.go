@@ -14,9 +14,9 @@ import (
 )
 
 // Agent skills (seed 001's agent track). An agent's active cases are
-// clustered by their vectors: cases are taken best quality first and each
-// joins the cluster whose centroid is closest, if at least SkillCosine
-// (per embedder), else starts one. A cluster of SkillMinCases or more
+// clustered by their vectors with average linkage (clusterCases): two
+// groups of cases merge while their cases are, on average, at least
+// SkillCosine similar (per embedder). A cluster of SkillMinCases or more
 // becomes a skill drawer (kind agent_skill, id <agent>_sk_<YYYYMMDD>_<N>)
 // whose meta carries name, description, content, confidence,
 // maturity_score and source_case_ids. A later run updates the skill whose
@@ -25,7 +25,7 @@ import (
 // "dreamer") are ever updated; undo deletes created skills and restores
 // updated ones.
 //
-//	confidence     = mean cosine of the cases to the cluster centroid
+//	confidence     = mean cosine of the cases to the cluster's centroid
 //	maturity_score = (1 − e^(−n/4)) · (0.5 + 0.5 · mean quality_score)
 
 // Meta keys of skills and cases.
@@ -170,7 +170,15 @@ func runSkills(ctx context.Context, e *passEnv) error {
 	return tx.Commit()
 }
 
-// clusterCases is the greedy centroid clustering described above.
+// maxSkillCases bounds the cases of one agent that are clustered (the
+// best quality first): average linkage is cubic in it.
+const maxSkillCases = 1000
+
+// clusterCases is average-linkage agglomerative clustering: start from one
+// cluster per case and repeatedly merge the two clusters whose cases are,
+// on average over every pair across them, the most similar, while that
+// average is at least thr. A centroid would drift towards the mean of all
+// cases and swallow everything; the average over pairs does not.
 func clusterCases(cases []*skillCase, thr float64) []*skillCluster {
 	sort.SliceStable(cases, func(i, j int) bool {
 		a, b := cases[i], cases[j]
@@ -182,23 +190,67 @@ func clusterCases(cases []*skillCase, thr float64) []*skillCluster {
 		}
 		return a.d.ID < b.d.ID
 	})
-	var out []*skillCluster
-	for _, c := range cases {
-		var best *skillCluster
-		bestCos := thr
-		for _, cl := range out {
-			if cos := cosineToSum(c.vec, cl.sum); cos >= bestCos {
-				best, bestCos = cl, cos
+	if len(cases) > maxSkillCases {
+		cases = cases[:maxSkillCases]
+	}
+	n := len(cases)
+	// sum[i][j]: summed similarity between clusters i and j (i != j).
+	sum := make([][]float64, n)
+	for i := range sum {
+		sum[i] = make([]float64, n)
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			c := float64(embed.Dot(cases[i].vec, cases[j].vec))
+			sum[i][j], sum[j][i] = c, c
+		}
+	}
+	members := make([][]int, n)
+	alive := make([]bool, n)
+	for i := range members {
+		members[i], alive[i] = []int{i}, true
+	}
+	for {
+		bi, bj, best := -1, -1, thr
+		for i := 0; i < n; i++ {
+			if !alive[i] {
+				continue
+			}
+			for j := i + 1; j < n; j++ {
+				if !alive[j] {
+					continue
+				}
+				if avg := sum[i][j] / float64(len(members[i])*len(members[j])); avg >= best {
+					bi, bj, best = i, j, avg
+				}
 			}
 		}
-		if best == nil {
-			best = &skillCluster{sum: make([]float32, len(c.vec))}
-			out = append(out, best)
+		if bi < 0 {
+			break
 		}
-		for i, x := range c.vec {
-			best.sum[i] += x
+		members[bi] = append(members[bi], members[bj]...)
+		alive[bj] = false
+		for k := 0; k < n; k++ {
+			if alive[k] && k != bi {
+				sum[bi][k] += sum[bj][k]
+				sum[k][bi] = sum[bi][k]
+			}
 		}
-		best.cases = append(best.cases, c)
+	}
+	var out []*skillCluster
+	for i := 0; i < n; i++ {
+		if !alive[i] {
+			continue
+		}
+		sort.Ints(members[i]) // best quality first, as sorted above
+		cl := &skillCluster{sum: make([]float32, len(cases[i].vec))}
+		for _, m := range members[i] {
+			cl.cases = append(cl.cases, cases[m])
+			for d, x := range cases[m].vec {
+				cl.sum[d] += x
+			}
+		}
+		out = append(out, cl)
 	}
 	return out
 }

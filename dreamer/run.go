@@ -199,6 +199,11 @@ func Run(ctx context.Context, p *palace.Palace, o RunOptions) (*Report, error) {
 	}
 	rep.StartedAt = o.Wall().UTC()
 	if !o.DryRun {
+		if n, err := p.CloseAbandonedDreamRuns(runCtx, o.Owner, rep.StartedAt); err != nil {
+			return nil, err
+		} else if n > 0 {
+			o.Logger.Info().Int("runs", n).Msg("closed dream runs a killed process left running")
+		}
 		rep.RunID = palace.NewDreamRunID(rep.StartedAt)
 		if err := p.BeginDreamRun(runCtx, &palace.DreamRun{ID: rep.RunID, Owner: o.Owner, Trigger: o.Trigger,
 			Passes: selected, StartedAt: rep.StartedAt}); err != nil {
@@ -237,9 +242,11 @@ func Run(ctx context.Context, p *palace.Palace, o RunOptions) (*Report, error) {
 			pr.TookMS = time.Since(start).Milliseconds()
 			switch {
 			case err == nil:
+			case runCtx.Err() != nil && ps.name == "index":
+				pr.Status, pr.Note = PassCancelled, "run cancelled; batches already re-embedded stay"
 			case runCtx.Err() != nil:
 				pr.Status, pr.Note, pr.Changed = PassCancelled, "run cancelled; nothing of this pass was committed", 0
-				pr.Merges, pr.Stale, pr.Skills = nil, nil, nil
+				pr.Merges, pr.Stale, pr.Skills, pr.Closets, pr.Decay, pr.Omitted = nil, nil, nil, nil, nil, 0
 			default:
 				pr.Status, pr.Note, pr.Changed = PassFailed, err.Error(), 0
 				failed = true
@@ -436,7 +443,16 @@ func Undo(ctx context.Context, p *palace.Palace, runID string, o RunOptions) (pa
 			return palace.UndoReport{}, err
 		}
 		for _, r := range runs {
-			if r.UndoneAt.IsZero() && r.Changes > 0 {
+			if !r.UndoneAt.IsZero() {
+				continue
+			}
+			// Count the changes themselves: a run its process never
+			// finished records none in its row but may have committed some.
+			cs, err := p.DreamChanges(ctx, r.ID)
+			if err != nil {
+				return palace.UndoReport{}, err
+			}
+			if len(cs) > 0 {
 				runID = r.ID
 				break
 			}

@@ -100,3 +100,27 @@ func TestTextCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestThresholdLookup(t *testing.T) {
+	m := map[string]float64{"a-v1": 0.8, "b-v2": 0.9}
+	for _, c := range []struct {
+		model string
+		want  float64
+		ok    bool
+	}{
+		{"a-v1", 0.8, true},
+		{"concat(a-v1*0.5,b-v2*0.5)", 0.85, true},
+		{"concat(a-v1*0.25,b-v2*0.75)", 0.88, true},
+		{"concat(a-v1*0.5,c-v3*0.5)", 0, false},
+		{"c-v3", 0, false},
+		{"concat(broken", 0, false},
+	} {
+		got, ok := lookupThreshold(m, c.model)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: %v %v, want %v %v", c.model, got, ok, c.want, c.ok)
+		}
+	}
+	if got, _ := (Settings{DedupThreshold: 0.5, DedupThresholds: m}).dedupThreshold("a-v1"); got != 0.5 {
+		t.Errorf("override ignored: %v", got)
+	}
+}

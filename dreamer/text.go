@@ -2,6 +2,7 @@ package dreamer
 
 import (
 	"hash/fnv"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -25,8 +26,9 @@ import (
 //     of the longer text's: the longest common subsequence of the two
 //     content-word sequences (stopwords dropped, a plural "s" stripped), so
 //     "Alice paid Bob" and "Bob paid Alice" differ;
-//   - at most one content word in maxDiffPer that is not matched, so that
-//     in a short text a single changed word is too much;
+//   - at most one content word in maxDiffPer that is not matched, in the
+//     distinct words and in the ordered sequences alike, so that in a short
+//     text a single changed word is too much;
 //   - and at least two content words each, unless the texts are equal
 //     after normalisation (so "ok" and "no" never merge by accident).
 
@@ -220,8 +222,6 @@ func (v *vocab) encode(text string, countDF bool) sigText {
 	var s sigText
 	h := fnv.New64a()
 	var vals []string
-	set := map[uint32]bool{}
-	propers := map[uint32]bool{}
 	for i, rw := range splitWords(text) {
 		w := strings.ReplaceAll(strings.ToLower(rw.w), "’", "'")
 		if i > 0 {
@@ -241,23 +241,18 @@ func (v *vocab) encode(text string, countDF bool) sigText {
 		}
 		id := v.id(st)
 		s.seq = append(s.seq, id)
-		if !set[id] {
-			set[id] = true
-			s.toks = append(s.toks, id)
-			if countDF {
-				v.df[id]++
-			}
-		}
 		if first, _ := utf8.DecodeRuneInString(rw.w); !rw.initial && unicode.IsUpper(first) {
-			propers[id] = true
+			s.propers = append(s.propers, id)
 		}
 	}
 	s.norm = h.Sum64()
-	sort.Slice(s.toks, func(i, j int) bool { return s.toks[i] < s.toks[j] })
-	for id := range propers {
-		s.propers = append(s.propers, id)
+	s.toks = sortedSet(append([]uint32(nil), s.seq...))
+	s.propers = sortedSet(s.propers)
+	if countDF {
+		for _, id := range s.toks {
+			v.df[id]++
+		}
 	}
-	sort.Slice(s.propers, func(i, j int) bool { return s.propers[i] < s.propers[j] })
 	sort.Strings(vals)
 	hv := fnv.New64a()
 	for i, x := range vals {
@@ -269,6 +264,18 @@ func (v *vocab) encode(text string, countDF bool) sigText {
 	}
 	s.vals = hv.Sum64()
 	return s
+}
+
+// sortedSet sorts ids and drops repeats, in place.
+func sortedSet(ids []uint32) []uint32 {
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out := ids[:0]
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func containsID(sorted []uint32, id uint32) bool {
@@ -285,26 +292,24 @@ func (v *vocab) check(a, b *sigText, minOverlap float64) (bool, float64) {
 	if a.vals != b.vals || a.neg != b.neg || len(a.toks) < 2 || len(b.toks) < 2 {
 		return false, 0
 	}
-	var onlyA, onlyB []uint32
-	i, j := 0, 0
-	for i < len(a.toks) || j < len(b.toks) {
+	common := 0
+	for i, j := 0, 0; i < len(a.toks) && j < len(b.toks); {
 		switch {
-		case j == len(b.toks) || (i < len(a.toks) && a.toks[i] < b.toks[j]):
-			onlyA = append(onlyA, a.toks[i])
+		case a.toks[i] == b.toks[j]:
+			common++
 			i++
-		case i == len(a.toks) || b.toks[j] < a.toks[i]:
-			onlyB = append(onlyB, b.toks[j])
 			j++
-		default:
+		case a.toks[i] < b.toks[j]:
 			i++
+		default:
 			j++
 		}
 	}
 	longer := max(len(a.toks), len(b.toks))
-	common := len(a.toks) - len(onlyA)
-	if float64(common) < minOverlap*float64(longer) {
+	if common < minCommon(longer, minOverlap) {
 		return false, float64(common) / float64(longer)
 	}
+	onlyA, onlyB := difference(a.toks, b.toks), difference(b.toks, a.toks)
 	for _, x := range onlyA {
 		if containsID(a.propers, x) {
 			return false, 0
@@ -331,6 +336,33 @@ func (v *vocab) check(a, b *sigText, minOverlap float64) (bool, float64) {
 		return false, ov
 	}
 	return ov >= minOverlap, ov
+}
+
+// minCommon is how many distinct content words two texts must share when
+// the larger has n: at least minOverlap of them, and all but one in
+// maxDiffPer (the same budget the ordered check applies to sequences).
+// The candidate join relies on it (pass_dedup.go).
+func minCommon(n int, minOverlap float64) int {
+	need := int(math.Ceil(minOverlap * float64(n)))
+	if maxDiffPer > 0 {
+		need = max(need, n-n/maxDiffPer)
+	}
+	return need
+}
+
+// difference returns the ids of sorted a that are not in sorted b.
+func difference(a, b []uint32) []uint32 {
+	var out []uint32
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // maxLCSCells bounds the dynamic programme; longer pairs fall back to the
@@ -367,8 +399,8 @@ func lcsLen(a, b []uint32) int {
 	return prev[len(b)]
 }
 
-// signature and textCheck are the text check on plain strings, for tests
-// and measurements: one throw-away vocabulary per pair.
+// textPair is the text check on two plain strings, for tests and
+// measurements: one throw-away vocabulary per pair.
 type textPair struct {
 	v    *vocab
 	a, b sigText

@@ -190,3 +190,18 @@ func (p *Palace) DreamChanges(ctx context.Context, runID string) ([]DreamChange,
 	}
 	return out, internal("list dream changes", rows.Err())
 }
+
+// CloseAbandonedDreamRuns marks runs still "running" under another owner
+// as cancelled, with the number of changes they did commit. Call it
+// holding the dreamer lock: no other run can then be alive, so such a row
+// is what a killed process left behind.
+func (p *Palace) CloseAbandonedDreamRuns(ctx context.Context, owner string, at time.Time) (int, error) {
+	res, err := p.db.ExecContext(ctx, `UPDATE dream_runs SET status = ?, finished_at = ?,
+		changes = (SELECT count(*) FROM dream_changes WHERE run_id = dream_runs.id)
+		WHERE status = ? AND owner <> ?`, DreamCancelled, at.UnixMilli(), DreamRunning, owner)
+	if err != nil {
+		return 0, internal("close abandoned dream runs", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}

@@ -37,7 +37,32 @@ type DreamTx struct {
 	now   time.Time
 	n     int
 	ended bool
+	stmts map[string]*sql.Stmt
 }
+
+// stmt returns query prepared once per transaction: passes repeat the same
+// few statements thousands of times.
+func (t *DreamTx) stmt(query string) (*sql.Stmt, error) {
+	if s, ok := t.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := t.tx.PrepareContext(t.ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if t.stmts == nil {
+		t.stmts = map[string]*sql.Stmt{}
+	}
+	t.stmts[query] = s
+	return s, nil
+}
+
+const (
+	sqlDecay     = `UPDATE drawers SET importance = ? WHERE id = ? AND seq = ? AND importance = ? RETURNING rid`
+	sqlDecayBase = `INSERT INTO dream_decay(rid, base, applied) VALUES (?,?,?)
+		ON CONFLICT(rid) DO UPDATE SET base = excluded.base, applied = excluded.applied`
+	sqlRecord = `INSERT INTO dream_changes(run_id, pass, op, drawer_id, before, after, at) VALUES (?,?,?,?,?,?,?)`
+)
 
 // BeginDream opens the transaction of one pass of run runID. The run must
 // have been recorded with BeginDreamRun. When owner is not empty the
@@ -131,17 +156,23 @@ func (t *DreamTx) Decay(d *Drawer, base, w float64) (bool, error) {
 	if w == d.Importance {
 		return false, nil
 	}
+	upd, err := t.stmt(sqlDecay)
+	if err != nil {
+		return false, internal("decay", err)
+	}
 	var rid int64
-	err := t.tx.QueryRowContext(t.ctx, `UPDATE drawers SET importance = ? WHERE id = ? AND seq = ? AND importance = ?
-		RETURNING rid`, w, d.ID, d.Seq, d.Importance).Scan(&rid)
+	err = upd.QueryRowContext(t.ctx, w, d.ID, d.Seq, d.Importance).Scan(&rid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
 		return false, internal("decay", err)
 	}
-	if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO dream_decay(rid, base, applied) VALUES (?,?,?)
-		ON CONFLICT(rid) DO UPDATE SET base = excluded.base, applied = excluded.applied`, rid, base, w); err != nil {
+	ins, err := t.stmt(sqlDecayBase)
+	if err != nil {
+		return false, internal("record decay", err)
+	}
+	if _, err := ins.ExecContext(t.ctx, rid, base, w); err != nil {
 		return false, internal("record decay", err)
 	}
 	return true, t.record(DreamOpDecay, d.ID, map[string]any{"importance": d.Importance}, map[string]any{"importance": w})
@@ -208,8 +239,11 @@ func (t *DreamTx) current(id string) (*Drawer, error) {
 
 func (t *DreamTx) record(op, drawerID string, before, after map[string]any) error {
 	t.n++
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO dream_changes(run_id, pass, op, drawer_id, before, after, at)
-		VALUES (?,?,?,?,?,?,?)`, t.run, t.pass, op, drawerID, metaText(before), metaText(after), t.now.UnixMilli())
+	st, err := t.stmt(sqlRecord)
+	if err != nil {
+		return internal("record dream change", err)
+	}
+	_, err = st.ExecContext(t.ctx, t.run, t.pass, op, drawerID, metaText(before), metaText(after), t.now.UnixMilli())
 	return internal("record dream change", err)
 }
 

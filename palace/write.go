@@ -61,6 +61,9 @@ func (p *Palace) addMany(ctx context.Context, ds []*Drawer, inTx func(tx *sql.Tx
 		}
 		d.CreatedAt, d.UpdatedAt = now, now
 	}
+	if err := p.addTurnContext(ctx, ds); err != nil {
+		return err
+	}
 	vecs := p.embedDocs(ctx, ds)
 
 	tx, err := p.db.BeginTx(ctx, nil)

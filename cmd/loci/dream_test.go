@@ -315,4 +315,12 @@ func TestDreamTwoProcessesNeverOverlap(t *testing.T) {
 		t.Fatalf("after the holder died: exit %d %s", code, out)
 	}
 	t.Logf("lock taken over %v after the holder was killed (lease 1 s)", time.Since(start))
+	withPalace(t, home, "both", func(p *palace.Palace) {
+		runs, _ := p.DreamRuns(context.Background(), 10)
+		for _, r := range runs {
+			if r.Status == palace.DreamRunning {
+				t.Fatalf("the killed holder's run %s is still recorded as running", r.ID)
+			}
+		}
+	})
 }

@@ -51,6 +51,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
 	jsonOut := fs.String("json", "", "also write per-question results to this file")
+	fusionList := fs.String("fusion", "", "hybrid only: semicolon-separated K:keywordWeight:vectorWeight settings to compare over one ingestion, e.g. 60:1:1;20:1:0.5")
 	if _, err := parseFlags(env, fs, args[1:]); err != nil {
 		return nil, err
 	}
@@ -74,6 +75,10 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		return nil, &cliError{Type: "not_found", Message: "LoCoMo data not found at " + *data,
 			Hint: "Put locomo10.json (snap-research/LoCoMo, data/locomo10.json) at ../shared/data/ or pass --data PATH"}
 	}
+	fusions, err := parseFusions(*fusionList)
+	if err != nil {
+		return nil, err
+	}
 	emb, err := embedderNamed(*embName)
 	if err != nil {
 		return nil, err
@@ -81,9 +86,12 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	progress := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), *data)
 	start := time.Now()
-	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress})
+	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Fusions: fusions, Progress: progress})
 	if err != nil {
 		return nil, err
+	}
+	if len(fusions) > 1 {
+		return fusionReport(rows, fusions, ks, emb.ID()), nil
 	}
 	report := map[string]any{
 		"method":         string(mode),
@@ -160,4 +168,61 @@ func printEval(w io.Writer, report map[string]any, ks []int) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+func parseFusions(s string) ([]palace.Fusion, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []palace.Fusion
+	for _, part := range strings.Split(s, ";") {
+		f := strings.Split(part, ":")
+		if len(f) != 3 {
+			return nil, invalidArgs("bad --fusion setting "+part, "Use K:keywordWeight:vectorWeight, e.g. 60:1:1")
+		}
+		var v [3]float64
+		for i := range f {
+			x, err := strconv.ParseFloat(strings.TrimSpace(f[i]), 64)
+			if err != nil || x < 0 {
+				return nil, invalidArgs("bad --fusion number "+f[i], "Use non-negative numbers")
+			}
+			v[i] = x
+		}
+		out = append(out, palace.Fusion{K: v[0], KeywordWeight: v[1], VectorWeight: v[2]})
+	}
+	return out, nil
+}
+
+// fusionReport compares fusion settings: overall 1-5 per setting, for all
+// conversations, 1-5 (where settings are chosen) and 6-10 (held out).
+func fusionReport(rows []evalRow, fusions []palace.Fusion, ks []int, embID string) *result {
+	type line struct {
+		Fusion  palace.Fusion `json:"fusion"`
+		All     evalGroup     `json:"all"`
+		Conv1_5 evalGroup     `json:"conversations_1_5"`
+		Conv6_  evalGroup     `json:"conversations_6_10"`
+	}
+	var lines []line
+	for i, fu := range fusions {
+		var all, lo, hi []evalRow
+		for j := i; j < len(rows); j += len(fusions) {
+			r := rows[j]
+			all = append(all, r)
+			if r.Sample <= 5 {
+				lo = append(lo, r)
+			} else {
+				hi = append(hi, r)
+			}
+		}
+		lines = append(lines, line{fu, aggregate("overall 1-5", all, ks), aggregate("overall 1-5", lo, ks), aggregate("overall 1-5", hi, ks)})
+	}
+	return &result{data: map[string]any{"embedder": embID, "fusions": lines}, text: func(w io.Writer) {
+		for _, l := range lines {
+			fmt.Fprintf(w, "K=%-5g wk=%-4g wv=%-4g", l.Fusion.K, l.Fusion.KeywordWeight, l.Fusion.VectorWeight)
+			for _, g := range []evalGroup{l.Conv1_5, l.Conv6_, l.All} {
+				fmt.Fprintf(w, " | any@10 %.3f frac@10 %.3f", g.Metrics["any@10"], g.Metrics["frac@10"])
+			}
+			fmt.Fprintln(w)
+		}
+	}}
 }

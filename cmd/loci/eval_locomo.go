@@ -192,6 +192,10 @@ type locomoOptions struct {
 	Embedder embed.Embedder
 	Ks       []int
 	Samples  []int // 1-based conversation numbers; empty means all
+	// Fusions, when set, asks every question once per fusion setting over
+	// the same ingested palaces; rows come back in that order per question
+	// (row i belongs to Fusions[i % len(Fusions)]).
+	Fusions  []palace.Fusion
 	Progress func(format string, a ...any)
 }
 
@@ -261,17 +265,26 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 			if len(gold) == 0 {
 				continue
 			}
-			hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: o.Method})
-			if err != nil {
-				return nil, 0, 0, fmt.Errorf("%s: %q: %w", s.SampleID, qa.Question, err)
-			}
-			top := make([]string, 0, len(hits))
-			for _, h := range hits {
-				if id, ok := h.Drawer.Meta["dia_id"].(string); ok {
-					top = append(top, id)
+			fusions := []*palace.Fusion{nil}
+			if len(o.Fusions) > 0 {
+				fusions = fusions[:0]
+				for i := range o.Fusions {
+					fusions = append(fusions, &o.Fusions[i])
 				}
 			}
-			rows = append(rows, evalRow{Sample: n, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
+			for _, fu := range fusions {
+				hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: o.Method, Fusion: fu})
+				if err != nil {
+					return nil, 0, 0, fmt.Errorf("%s: %q: %w", s.SampleID, qa.Question, err)
+				}
+				top := make([]string, 0, len(hits))
+				for _, h := range hits {
+					if id, ok := h.Drawer.Meta["dia_id"].(string); ok {
+						top = append(top, id)
+					}
+				}
+				rows = append(rows, evalRow{Sample: n, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
+			}
 			asked++
 		}
 		if o.Progress != nil {

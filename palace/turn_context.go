@@ -1,0 +1,45 @@
+package palace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// turnContextBytes bounds the previous turn's text kept as context.
+const turnContextBytes = 600
+
+// addTurnContext gives each conversation turn (kind turn, with a session)
+// the text of the turn before it in the same session as extra searchable
+// keywords. An answer ("Yes, every spring in Yosemite") rarely repeats the
+// words of the question it answers ("Do you still go climbing?"); indexing
+// the question beside the answer lets keyword search find the answer by
+// the question's words. Keywords weigh half as much as the turn's own text
+// in BM25 (see keywordSearch). A turn that already has keywords is left as
+// it is.
+func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
+	last := map[string]*Drawer{} // session -> latest turn seen in this batch
+	for _, d := range ds {
+		if d.Kind != KindTurn || d.SessionID == "" {
+			continue
+		}
+		prev, ok := last[d.SessionID]
+		last[d.SessionID] = d
+		if d.Keywords != "" {
+			continue
+		}
+		var prevText string
+		if ok {
+			prevText = prev.Content
+		} else {
+			err := p.db.QueryRowContext(ctx, `SELECT content FROM drawers
+				WHERE session_id = ? AND kind = 'turn' AND ts <= ? AND status <> 'deleted'
+				ORDER BY ts DESC, rid DESC LIMIT 1`, d.SessionID, d.Timestamp.UnixMilli()).Scan(&prevText)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return internal("read previous turn", err)
+			}
+		}
+		d.Keywords = truncate(prevText, turnContextBytes)
+	}
+	return nil
+}
