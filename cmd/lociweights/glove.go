@@ -19,7 +19,7 @@ const gloveFile = "glove-100d.lwt"
 
 // defaultGloveWords keeps the total of all embedded weights under 25 MB
 // (see palace/embed/README.md for the measurement behind it).
-const defaultGloveWords = 100000
+const defaultGloveWords = 90000
 
 type winkEmbeddings struct {
 	Dimensions int                  `json:"dimensions"`

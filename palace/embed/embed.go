@@ -4,6 +4,22 @@
 // Every vector stored in a palace records the ID of the embedder that made
 // it, so a change of model is detected and the palace re-embedded.
 //
+// This package holds the interface, the weightless embedders (NewHash, the
+// remote OpenAI-compatible provider NewOpenAI / NewOpenAIFromEnv, the
+// weighted concatenation NewConcat) and a registry (Register, Lookup,
+// Default). The models with embedded weights live in sub-packages that
+// import this one: palace/embed/use (USE-lite) and palace/embed/glove.
+// To avoid an import cycle they do not register themselves; the small
+// package palace/embed/builtin imports them and registers "use-lite",
+// "glove" and "hybrid" from its init, so a program links the built-in
+// models by importing it for its side effect:
+//
+//	import _ "github.com/loci-mem/loci/palace/embed/builtin"
+//
+// Without it, Lookup knows only "hash" and "openai" and Default falls back
+// to the hash embedder. See README.md for the models, their weights and
+// the measurements behind the default.
+//
 // This package and its sub-packages import nothing from loci outside
 // palace/embed.
 package embed

@@ -82,3 +82,14 @@ func TestHashCancelled(t *testing.T) {
 		t.Fatal("want error from cancelled context")
 	}
 }
+
+func BenchmarkHashSentence(b *testing.B) {
+	e := embed.NewHash(embed.HashDim)
+	ctx := context.Background()
+	texts := []string{"Caroline: I went to the LGBTQ support group yesterday and it was so powerful."}
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Embed(ctx, texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

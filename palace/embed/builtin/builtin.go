@@ -3,7 +3,8 @@
 //
 //	"use-lite"  palace/embed/use, USE-lite, 512-d
 //	"glove"     palace/embed/glove, SIF-weighted GloVe, 100-d
-//	"hybrid"    GloVe and USE-lite concatenated with weights HybridWeights
+//	"hybrid"    hash (384-d), GloVe and USE-lite concatenated with
+//	            HybridWeights, 996-d; the default (embed.DefaultName)
 //
 // palace/embed cannot import its model packages (they import it for the
 // Embedder interface), so the registry lives in palace/embed and this
@@ -23,14 +24,16 @@ import (
 	"github.com/loci-mem/loci/palace/embed/use"
 )
 
-// HybridWeights are the weights of GloVe and USE-lite in "hybrid": the
-// fused cosine is 0.3*glove + 0.7*use. Chosen on LoCoMo conversations 1-5
-// (palace/embed/locomo_eval_test.go).
-var HybridWeights = [2]float64{0.3, 0.7}
+// HybridWeights are the weights of the hash, GloVe and USE-lite parts of
+// "hybrid": its cosine is 0.15*hash + 0.70*glove + 0.15*use. They were
+// chosen on LoCoMo conversations 1-5 (palace/embed/locomo_eval_test.go).
+var HybridWeights = [3]float64{0.15, 0.70, 0.15}
 
-// Hybrid returns the concatenation of GloVe and USE-lite.
+// Hybrid returns the weighted concatenation of the hash embedder (lexical
+// overlap, including words no model knows), GloVe (topical similarity)
+// and USE-lite (sentence meaning).
 func Hybrid() (*embed.Concat, error) {
-	return embed.NewConcat([]embed.Embedder{glove.New(), use.New()}, HybridWeights[:])
+	return embed.NewConcat([]embed.Embedder{embed.NewHash(embed.HashDim), glove.New(), use.New()}, HybridWeights[:])
 }
 
 func init() {

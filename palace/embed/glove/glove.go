@@ -3,7 +3,7 @@
 // microseconds per sentence), good at topical similarity, blind to word
 // order.
 //
-// The vectors are the 100-dimensional GloVe 6B vectors of the 100,000 most
+// The vectors are the 100-dimensional GloVe 6B vectors of the 90,000 most
 // frequent words, stored as int8 with one scale per word and embedded in
 // the binary (see weights/NOTICE); they are decoded on first use.
 //
@@ -15,6 +15,7 @@ package glove
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -31,7 +32,7 @@ const Dim = 100
 // DefaultSIF is the SIF parameter a: a word of estimated probability p
 // weighs a/(a+p). It was chosen on LoCoMo conversations 1-5
 // (locomo_eval_test.go in palace/embed).
-const DefaultSIF = 1e-4
+const DefaultSIF = 1e-3
 
 // zipfWords is the vocabulary size of the corpus the word ranks come from
 // (GloVe 6B: 400,000 words); it sets the Zipf estimate of a word's
@@ -60,12 +61,18 @@ var shared = &Encoder{a: DefaultSIF}
 func New() *Encoder { return shared }
 
 // NewWith returns an encoder with SIF parameter a that uses only the
-// maxWords most frequent words (0: all). It is for experiments: its ID is
-// the same as the default's, so never store its vectors beside those.
+// maxWords most frequent words (0: all), for experiments. Its ID records
+// both.
 func NewWith(a float64, maxWords int) *Encoder { return &Encoder{a: a, maxWords: maxWords} }
 
-// ID implements embed.Embedder.
-func (e *Encoder) ID() string { return ID }
+// ID implements embed.Embedder: ID for the default settings, with the SIF
+// parameter and vocabulary size appended otherwise.
+func (e *Encoder) ID() string {
+	if e.a == DefaultSIF && e.maxWords == 0 {
+		return ID
+	}
+	return fmt.Sprintf("%s/a=%g/words=%d", ID, e.a, e.maxWords)
+}
 
 // Dim implements embed.Embedder.
 func (e *Encoder) Dim() int { return Dim }

@@ -1,9 +1,7 @@
 package glove
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"unicode"
@@ -28,15 +26,8 @@ type vocab struct {
 }
 
 func loadVocab(maxWords int) (*vocab, error) {
-	h := sha256.Sum256(weightFile)
-	want := ""
-	for _, line := range strings.Split(weightSums, "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == "glove-100d.lwt" {
-			want = f[0]
-		}
-	}
-	if got := hex.EncodeToString(h[:]); got != want {
-		return nil, fmt.Errorf("glove weights: sha256 %s, SHA256SUMS says %q", got, want)
+	if err := wfile.Verify(weightFile, weightSums, "glove-100d.lwt"); err != nil {
+		return nil, err
 	}
 	f, err := wfile.Parse(weightFile)
 	if err != nil {

@@ -24,7 +24,8 @@ func tokens(b testing.TB, s string) int {
 	return len(ids)
 }
 
-// benchEmbed reports p50 and p90 per call besides the mean.
+// benchEmbed reports the minimum, p50 and p90 latency per call besides
+// the mean.
 // Each benchmark runs once per kernel this CPU can run; the first is the
 // one Embed uses.
 func benchEmbed(b *testing.B, texts []string) {
@@ -56,6 +57,7 @@ func benchWith(b *testing.B, enc *use.Encoder, texts []string) {
 	}
 	b.StopTimer()
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[0].Microseconds())/1000, "min-ms")
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds())/1000, "p90-ms")
 }

@@ -15,11 +15,12 @@ import (
 const panelWidth = 16
 
 // dense is a fully connected layer y = b + x W with W of shape [in x out],
-// stored packed: out/16 panels, each holding rows k = 0..in-1 of 16
-// consecutive columns contiguously, so that a kernel streams one panel
-// from start to end. The panels hold fp32 (p32) or, when the CPU can widen
-// fp16 in its kernels, fp16 (p16), which halves the memory each query
-// streams.
+// stored packed for the kernels: the rows of W are cut into blocks of
+// kBlock rows; within a block, each group of 16 consecutive columns (a
+// panel) is stored contiguously, row after row. Block after block, panel
+// after panel, a layer's weights are thus read in one sequential sweep.
+// They hold fp32 (p32) or, when the CPU can widen fp16 in its kernels,
+// fp16 (p16), which halves the memory each query streams.
 type dense struct {
 	in, out int
 	p32     []float32
@@ -40,7 +41,7 @@ func newDense(w *wfile.Entry, b []float32, half bool) (dense, error) {
 		for p := 0; p < np; p++ {
 			for k := 0; k < in; k++ {
 				src := w.Data[2*(k*out+p*panelWidth):]
-				dst := d.p16[(p*in+k)*panelWidth:]
+				dst := d.p16[d.offset(p, k):]
 				for j := 0; j < panelWidth; j++ {
 					dst[j] = binary.LittleEndian.Uint16(src[2*j:])
 				}
@@ -55,10 +56,18 @@ func newDense(w *wfile.Entry, b []float32, half bool) (dense, error) {
 	d.p32 = make([]float32, in*out)
 	for p := 0; p < np; p++ {
 		for k := 0; k < in; k++ {
-			copy(d.p32[(p*in+k)*panelWidth:(p*in+k+1)*panelWidth], flat[k*out+p*panelWidth:])
+			o := d.offset(p, k)
+			copy(d.p32[o:o+panelWidth], flat[k*out+p*panelWidth:])
 		}
 	}
 	return d, nil
+}
+
+// offset is the index of W[k][16p] in the packed weights.
+func (d *dense) offset(p, k int) int {
+	k0 := k - k%kBlock
+	kn := min(kBlock, d.in-k0)
+	return k0*d.out + p*kn*panelWidth + (k-k0)*panelWidth
 }
 
 // parallelMin is the work (multiply-adds) below which a layer runs on one
@@ -134,9 +143,9 @@ func (d *dense) block(dst, src []float32, r0, r1, p0, p1 int) {
 	in, out := d.in, d.out
 	for k0 := 0; k0 < in; k0 += kBlock {
 		kn := min(kBlock, in-k0)
-		lo, hi := 0, 0
 		for p := p0; p < p1; p++ {
-			lo, hi = (p*in+k0)*panelWidth, (p*in+k0+kn)*panelWidth
+			lo := d.offset(p, k0)
+			hi := lo + kn*panelWidth
 			col := p * panelWidth
 			for r := r0; r < r1; r += maxTileRows {
 				n := min(maxTileRows, r1-r)
@@ -194,4 +203,27 @@ func tileGeneric16(a []float32, lda int, w []uint16, k int, c []float32, ldc int
 		wf[i] = wfile.F16ToF32(h)
 	}
 	tileGeneric(a, lda, wf, k, c, ldc, init, istride, rows)
+}
+
+func dotGeneric(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+func axpyGeneric(y, x []float32, a float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * x[i]
+	}
 }

@@ -64,3 +64,24 @@ func TestDenseKernelsAgree(t *testing.T) {
 		}
 	}
 }
+
+func TestDotAxpy(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 15, 16, 64, 128, 200} {
+		a, b := randVec(r, n), randVec(r, n)
+		var want float64
+		for i := range a {
+			want += float64(a[i]) * float64(b[i])
+		}
+		if got := dot(a, b); math.Abs(float64(got)-want) > 1e-4*(1+math.Abs(want)) {
+			t.Errorf("dot n=%d: %v, want %v", n, got, want)
+		}
+		y := append([]float32(nil), a...)
+		axpy(y, b, 0.5)
+		for i := range y {
+			if d := y[i] - (a[i] + 0.5*b[i]); d > 1e-5 || d < -1e-5 {
+				t.Fatalf("axpy n=%d: y[%d] = %v, want %v", n, i, y[i], a[i]+0.5*b[i])
+			}
+		}
+	}
+}

@@ -25,16 +25,11 @@ func (m *model) forward(seqs [][]int32, out [][]float32) {
 	n := b.rows()
 	d0 := m.layers[0].width
 	x := make([]float32, n*d0)
-	half := len(m.timing)
 	for i, s := range seqs {
 		for t, id := range s {
 			row := x[(b.start[i]+t)*d0 : (b.start[i]+t+1)*d0]
 			m.embedRow(row, id)
-			for k, inv := range m.timing {
-				a := float64(t) * float64(inv)
-				row[k] += float32(math.Sin(a))
-				row[half+k] += float32(math.Cos(a))
-			}
+			addTo(row, m.signal[t*d0:(t+1)*d0])
 		}
 	}
 	for i := range m.layers {
@@ -128,12 +123,7 @@ func (l *layer) attention(dst, qkv []float32, b *batch) {
 			q := qkv[i*3*w+qo : i*3*w+qo+depth]
 			mx := float32(math.Inf(-1))
 			for j := lo; j < hi; j++ {
-				k := qkv[j*3*w+ko : j*3*w+ko+depth]
-				var s float32
-				for c, qv := range q {
-					s += qv * k[c]
-				}
-				s *= l.qscale
+				s := dot(q, qkv[j*3*w+ko:j*3*w+ko+depth]) * l.qscale
 				scores[j-lo] = s
 				mx = max(mx, s)
 			}
@@ -147,10 +137,7 @@ func (l *layer) attention(dst, qkv []float32, b *batch) {
 			clear(o)
 			for j := lo; j < hi; j++ {
 				p := scores[j-lo] / sum
-				v := qkv[j*3*w+vo : j*3*w+vo+depth]
-				for c := range o {
-					o[c] += p * v[c]
-				}
+				axpy(o, qkv[j*3*w+vo:j*3*w+vo+depth], p)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package use_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -171,4 +172,30 @@ func dot(a, b []float32) float64 {
 		s += float64(a[i]) * float64(b[i])
 	}
 	return s
+}
+
+// TestConcurrentEmbed embeds from several goroutines at once and requires
+// the vectors of a lone call (run with -race).
+func TestConcurrentEmbed(t *testing.T) {
+	enc := use.New()
+	texts := []string{"I love hiking in the mountains", "Deploy the service on Friday", "the invoice is overdue"}
+	want, err := enc.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			got, err := enc.Embed(context.Background(), texts[g%3:g%3+1])
+			if err == nil && dot(got[0], want[g%3]) < 0.99999 {
+				err = fmt.Errorf("goroutine %d: cosine %v", g, dot(got[0], want[g%3]))
+			}
+			errs <- err
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -1,10 +1,9 @@
 package use
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/loci-mem/loci/palace/embed/wfile"
@@ -18,21 +17,6 @@ var weightFile []byte
 //go:embed weights/SHA256SUMS
 var weightSums string
 
-// checkWeights verifies the embedded container against SHA256SUMS.
-func checkWeights() error {
-	h := sha256.Sum256(weightFile)
-	want := ""
-	for _, line := range strings.Split(weightSums, "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == "use-lite.lwt" {
-			want = f[0]
-		}
-	}
-	if got := hex.EncodeToString(h[:]); got != want {
-		return fmt.Errorf("use-lite weights: sha256 %s, SHA256SUMS says %q", got, want)
-	}
-	return nil
-}
-
 // model holds the decoded weights.
 type model struct {
 	tok *tokenizer
@@ -45,6 +29,9 @@ type model struct {
 	embDim   int
 
 	timing []float32 // inverse timescales, 128
+	// signal is the timing signal of positions 0..MaxTokens-1: for k < 128,
+	// sin(t*timing[k]) at k and cos(t*timing[k]) at 128+k.
+	signal []float32
 	layers [2]layer
 	tanh   dense
 }
@@ -62,7 +49,7 @@ type layer struct {
 // loadModel decodes the embedded weights; half keeps matrices in fp16 for
 // the F16C kernels.
 func loadModel(half bool) (*model, error) {
-	if err := checkWeights(); err != nil {
+	if err := wfile.Verify(weightFile, weightSums, "use-lite.lwt"); err != nil {
 		return nil, err
 	}
 	f, err := wfile.Parse(weightFile)
@@ -124,6 +111,16 @@ func loadModel(half bool) (*model, error) {
 	}
 	if m.embDim != m.layers[0].width || len(m.timing)*2 != m.embDim {
 		return nil, fmt.Errorf("use-lite weights: inconsistent shapes")
+	}
+	nh := len(m.timing)
+	m.signal = make([]float32, MaxTokens*m.embDim)
+	for t := 0; t < MaxTokens; t++ {
+		row := m.signal[t*m.embDim : (t+1)*m.embDim]
+		for k, inv := range m.timing {
+			a := float64(t) * float64(inv)
+			row[k] = float32(math.Sin(a))
+			row[nh+k] = float32(math.Cos(a))
+		}
 	}
 	return m, nil
 }

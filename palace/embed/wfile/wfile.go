@@ -19,10 +19,13 @@
 package wfile
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Magic starts every container.
@@ -255,4 +258,20 @@ func (w *Writer) Bytes() ([]byte, error) {
 		out = append(out, e.Data...)
 	}
 	return out, nil
+}
+
+// Verify checks that the SHA-256 of data is the one listed for name in
+// sums, a file in the format of sha256sum ("<hex>  <name>" per line).
+func Verify(data []byte, sums, name string) error {
+	h := sha256.Sum256(data)
+	want := ""
+	for _, line := range strings.Split(sums, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[1] == name {
+			want = f[0]
+		}
+	}
+	if got := hex.EncodeToString(h[:]); got != want {
+		return fmt.Errorf("weights %s: sha256 %s, SHA256SUMS says %q", name, got, want)
+	}
+	return nil
 }

@@ -65,9 +65,9 @@ func TestF16(t *testing.T) {
 		want uint16
 	}{
 		{1, 0x3c00},
-		{1 + 1.0/2048, 0x3c00},             // tie, rounds to even (down)
-		{1 + 3.0/2048, 0x3c02},             // tie, rounds to even (up)
-		{65520, 0x7c00},                    // rounds to Inf
+		{1 + 1.0/2048, 0x3c00},              // tie, rounds to even (down)
+		{1 + 3.0/2048, 0x3c02},              // tie, rounds to even (up)
+		{65520, 0x7c00},                     // rounds to Inf
 		{float32(math.Pow(2, -25)), 0x0000}, // tie to even zero
 		{float32(math.Pow(2, -24)), 0x0001}, // smallest subnormal
 	}
@@ -75,5 +75,18 @@ func TestF16(t *testing.T) {
 		if got := wfile.F32ToF16(c.in); got != c.want {
 			t.Errorf("F32ToF16(%v) = %#04x, want %#04x", c.in, got, c.want)
 		}
+	}
+}
+
+func TestVerify(t *testing.T) {
+	sums := "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03  a.txt\n"
+	if err := wfile.Verify([]byte("hello\n"), sums, "a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := wfile.Verify([]byte("hello!\n"), sums, "a.txt"); err == nil {
+		t.Fatal("changed data: want an error")
+	}
+	if err := wfile.Verify([]byte("hello\n"), sums, "b.txt"); err == nil {
+		t.Fatal("unlisted file: want an error")
 	}
 }

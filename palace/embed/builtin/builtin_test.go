@@ -1,0 +1,91 @@
+package builtin_test
+
+import (
+	"context"
+	"math"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace/embed"
+	_ "github.com/loci-mem/loci/palace/embed/builtin"
+	"github.com/loci-mem/loci/palace/embed/glove"
+	"github.com/loci-mem/loci/palace/embed/use"
+)
+
+func TestLookup(t *testing.T) {
+	for _, c := range []struct {
+		name, id string
+		dim      int
+	}{
+		{"use-lite", use.ID, 512},
+		{"glove", glove.ID, 100},
+		{"hash", embed.HashID, 384},
+		{"hybrid", "concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)", 996},
+	} {
+		e, err := embed.Lookup(c.name)
+		if err != nil {
+			t.Fatalf("Lookup(%q): %v", c.name, err)
+		}
+		if e.ID() != c.id || e.Dim() != c.dim {
+			t.Errorf("Lookup(%q): ID %q Dim %d, want %q %d", c.name, e.ID(), e.Dim(), c.id, c.dim)
+		}
+	}
+	if got := embed.Default().ID(); got != "concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)" {
+		t.Errorf("Default().ID() = %q", got)
+	}
+}
+
+func TestHybrid(t *testing.T) {
+	e := embed.Default()
+	vs, err := e.Embed(context.Background(), []string{
+		"Caroline went to the LGBTQ support group on Tuesday.",
+		"When did Caroline go to the support group?",
+		"What is Melanie's favourite pottery glaze?",
+		"",
+		"xqzv_17",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vs {
+		if len(v) != e.Dim() {
+			t.Fatalf("vector %d has %d dims", i, len(v))
+		}
+		n := float64(embed.Dot(v, v))
+		want := 1.0
+		if i == 3 {
+			want = 0
+		}
+		if math.Abs(n-want) > 1e-4 {
+			t.Errorf("vector %d: norm² %v, want %v", i, n, want)
+		}
+	}
+	// An identifier no model knows still gets a (hash) vector.
+	if near, far := embed.Dot(vs[0], vs[1]), embed.Dot(vs[0], vs[2]); near <= far {
+		t.Errorf("related %v <= unrelated %v", near, far)
+	}
+}
+
+// BenchmarkDefaultQuery embeds one 20-token question with the default
+// (hybrid) embedder, as a search does.
+func BenchmarkDefaultQuery(b *testing.B) {
+	e := embed.Default()
+	ctx := context.Background()
+	q := []string{"What did Caroline research about adoption agencies when she visited the city last summer with her mom?"}
+	if _, err := e.Embed(ctx, q); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := e.Embed(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+}
