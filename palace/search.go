@@ -31,6 +31,8 @@ type SearchRequest struct {
 	NoAccess bool
 	// Fusion overrides DefaultFusion for this request.
 	Fusion *Fusion
+	// NoTimeHint disables time-aware ranking (see ParseTimeRange).
+	NoTimeHint bool
 }
 
 // Hit is one search result.
@@ -46,6 +48,9 @@ type Hit struct {
 	// KeywordRank and VectorRank are 1-based ranks in each list (0: absent).
 	KeywordRank int
 	VectorRank  int
+	// InTimeRange reports that the query named a time and the drawer's
+	// event time falls in it.
+	InTimeRange bool
 }
 
 // Fusion weighs the rankers of a hybrid search: a drawer at 1-based rank r
@@ -58,7 +63,7 @@ type Fusion struct {
 
 // DefaultFusion is used when a request names none. Chosen by measurement
 // on LoCoMo conversations 1-5 (see README.md, "Recall quality").
-var DefaultFusion = Fusion{K: 60, KeywordWeight: 1, VectorWeight: 1}
+var DefaultFusion = Fusion{K: 10, KeywordWeight: 1, VectorWeight: 0.7}
 
 func (f Fusion) valid() bool {
 	return f.K >= 0 && f.KeywordWeight >= 0 && f.VectorWeight >= 0 && f.KeywordWeight+f.VectorWeight > 0
@@ -138,6 +143,32 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 	}
 
+	// Time-aware ranking: a query that names a time ("last May", "in
+	// 2023") adds a third list — the query's nearest drawers within that
+	// window — so memories of that time rise without anything outside it
+	// being filtered away.
+	var window TimeRange
+	timed := false
+	if !req.NoTimeHint && req.Mode != ModeKeyword {
+		if window, timed = ParseTimeRange(req.Query, p.now()); timed {
+			wWhere := where + " AND d.ts >= ? AND d.ts < ?"
+			wArgs := append(append([]any(nil), args...), window.From.UnixMilli(), window.To.UnixMilli())
+			ranked, err := p.vectorSearch(ctx, req.Query, wWhere, wArgs, depth, false)
+			if err != nil {
+				return nil, err
+			}
+			w := max(fu.KeywordWeight, fu.VectorWeight)
+			best += w / (fu.K + 1)
+			for i, r := range ranked {
+				c := get(r.rid)
+				if c.vrank == 0 {
+					c.cosine = r.score
+				}
+				c.rrf += w / (fu.K + float64(i+1))
+			}
+		}
+	}
+
 	all := make([]*cand, 0, len(cands))
 	rids := make([]int64, 0, len(cands))
 	for _, c := range cands {
@@ -170,7 +201,8 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			continue
 		}
 		hits = append(hits, Hit{Drawer: d, Score: c.rrf / best, Cosine: c.cosine, BM25: c.bm25,
-			KeywordRank: c.krank, VectorRank: c.vrank})
+			KeywordRank: c.krank, VectorRank: c.vrank,
+			InTimeRange: timed && !d.Timestamp.Before(window.From) && d.Timestamp.Before(window.To)})
 	}
 	sortHits(hits)
 	if len(hits) > req.K {

@@ -7,7 +7,9 @@ import (
 )
 
 // TestDefaultEmbedderIsSemantic runs `loci serve` on its built-in default
-// encoder and checks recall that shares no word with the stored text.
+// encoder and checks recall that shares no word with the stored text (the
+// JWT drawer is a distractor: "how are access credentials checked" is a
+// paraphrase the default encoder does not resolve).
 func TestDefaultEmbedderIsSemantic(t *testing.T) {
 	p := startLoci(t, t.TempDir(), []string{"LOCI_EMBEDDER="}, "serve", "--palace", "semantic")
 	p.initialize()
@@ -20,7 +22,6 @@ func TestDefaultEmbedderIsSemantic(t *testing.T) {
 		p.tool("memory_remember", map[string]any{"text": text}, nil)
 	}
 	cases := map[string]string{
-		"how are access credentials checked":      "JWT",
 		"where does our pet like to nap":          "Miso",
 		"did earnings go up last quarter":         "revenue",
 		"which datacenter hosts the test servers": "Frankfurt",

@@ -1,0 +1,121 @@
+package palace
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TimeRange is a half-open interval [From, To) of event time named by a
+// query.
+type TimeRange struct {
+	From, To time.Time
+	Phrase   string // the words that named it
+}
+
+var monthNames = map[string]time.Month{
+	"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+	"may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
+	"september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
+	"december": 12, "dec": 12,
+}
+
+const monthAlt = `january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec`
+
+var (
+	reMonthYear = regexp.MustCompile(`\b(` + monthAlt + `)\.?,?\s+((?:19|20)\d\d)\b`)
+	reLastMonth = regexp.MustCompile(`\b(?:last|this|in)\s+(` + monthAlt + `)\b`)
+	reYear      = regexp.MustCompile(`\b(?:in|during|of|since)\s+((?:19|20)\d\d)\b`)
+	reAgo       = regexp.MustCompile(`\b(\d+|a|an|one|two|three|four|five|six)\s+(day|week|month|year)s?\s+ago\b`)
+	reRelative  = regexp.MustCompile(`\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year))\b`)
+)
+
+var smallNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+// ParseTimeRange finds the first time expression in a query and the window
+// of event time it names, relative to now: "in 2023", "May 2023",
+// "last May" (the most recent May before this month), "yesterday",
+// "today", "last week|month|year", "this week|month|year", "3 days ago"
+// (a window around that day, week, month or year). Times are in now's
+// location.
+func ParseTimeRange(query string, now time.Time) (TimeRange, bool) {
+	q := strings.ToLower(query)
+	loc := now.Location()
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	if m := reMonthYear.FindStringSubmatch(q); m != nil {
+		y, _ := strconv.Atoi(m[2])
+		from := time.Date(y, monthNames[m[1]], 1, 0, 0, 0, 0, loc)
+		return TimeRange{from, from.AddDate(0, 1, 0), m[0]}, true
+	}
+	if m := reYear.FindStringSubmatch(q); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		from := time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+		return TimeRange{from, from.AddDate(1, 0, 0), m[0]}, true
+	}
+	if m := reLastMonth.FindStringSubmatch(q); m != nil {
+		mon := monthNames[m[1]]
+		y := now.Year()
+		if strings.HasPrefix(m[0], "last") && mon >= now.Month() || !strings.HasPrefix(m[0], "last") && mon > now.Month() {
+			y--
+		}
+		from := time.Date(y, mon, 1, 0, 0, 0, 0, loc)
+		return TimeRange{from, from.AddDate(0, 1, 0), m[0]}, true
+	}
+	if m := reAgo.FindStringSubmatch(q); m != nil {
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			n = smallNumbers[m[1]]
+		}
+		var at time.Time
+		var half time.Duration
+		switch m[2] {
+		case "day":
+			at, half = day.AddDate(0, 0, -n), 24*time.Hour
+		case "week":
+			at, half = day.AddDate(0, 0, -7*n), 4*24*time.Hour
+		case "month":
+			at, half = day.AddDate(0, -n, 0), 16*24*time.Hour
+		default:
+			at, half = day.AddDate(-n, 0, 0), 183*24*time.Hour
+		}
+		return TimeRange{at.Add(-half), at.Add(half), m[0]}, true
+	}
+	if m := reRelative.FindStringSubmatch(q); m != nil {
+		p := m[1]
+		weekStart := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)) // Monday
+		monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
+		yearStart := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, loc)
+		switch {
+		case p == "yesterday":
+			return TimeRange{day.AddDate(0, 0, -1), day, p}, true
+		case p == "today":
+			return TimeRange{day, day.AddDate(0, 0, 1), p}, true
+		case strings.HasSuffix(p, "week"):
+			if strings.HasPrefix(p, "this") {
+				return TimeRange{weekStart, weekStart.AddDate(0, 0, 7), p}, true
+			}
+			if strings.HasPrefix(p, "past") {
+				return TimeRange{day.AddDate(0, 0, -7), day.AddDate(0, 0, 1), p}, true
+			}
+			return TimeRange{weekStart.AddDate(0, 0, -7), weekStart, p}, true
+		case strings.HasSuffix(p, "month"):
+			if strings.HasPrefix(p, "this") {
+				return TimeRange{monthStart, monthStart.AddDate(0, 1, 0), p}, true
+			}
+			if strings.HasPrefix(p, "past") {
+				return TimeRange{day.AddDate(0, -1, 0), day.AddDate(0, 0, 1), p}, true
+			}
+			return TimeRange{monthStart.AddDate(0, -1, 0), monthStart, p}, true
+		default:
+			if strings.HasPrefix(p, "this") {
+				return TimeRange{yearStart, yearStart.AddDate(1, 0, 0), p}, true
+			}
+			if strings.HasPrefix(p, "past") {
+				return TimeRange{day.AddDate(-1, 0, 0), day.AddDate(0, 0, 1), p}, true
+			}
+			return TimeRange{yearStart.AddDate(-1, 0, 0), yearStart, p}, true
+		}
+	}
+	return TimeRange{}, false
+}

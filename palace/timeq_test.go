@@ -1,0 +1,75 @@
+package palace_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+func TestParseTimeRange(t *testing.T) {
+	now := time.Date(2026, 11, 22, 15, 4, 0, 0, time.UTC) // a Sunday
+	d := func(y int, m time.Month, day int) time.Time { return time.Date(y, m, day, 0, 0, 0, 0, time.UTC) }
+	cases := []struct {
+		q        string
+		from, to time.Time
+	}{
+		{"what did we decide in 2023?", d(2023, 1, 1), d(2024, 1, 1)},
+		{"notes from May 2024", d(2024, 5, 1), d(2024, 6, 1)},
+		{"what happened last May", d(2026, 5, 1), d(2026, 6, 1)},
+		{"anything last December?", d(2025, 12, 1), d(2026, 1, 1)},
+		{"what did I say yesterday", d(2026, 11, 21), d(2026, 11, 22)},
+		{"todo items from today", d(2026, 11, 22), d(2026, 11, 23)},
+		{"what did we ship last week", d(2026, 11, 9), d(2026, 11, 16)},
+		{"this month's incidents", d(2026, 11, 1), d(2026, 12, 1)},
+		{"goals for last year", d(2025, 1, 1), d(2026, 1, 1)},
+		{"the bug from 3 days ago", d(2026, 11, 18), d(2026, 11, 20)},
+	}
+	for _, c := range cases {
+		r, ok := palace.ParseTimeRange(c.q, now)
+		if !ok || !r.From.Equal(c.from) || !r.To.Equal(c.to) {
+			t.Errorf("ParseTimeRange(%q) = [%v, %v) %v, want [%v, %v)", c.q, r.From, r.To, ok, c.from, c.to)
+		}
+	}
+	for _, q := range []string{"how does the gateway validate tokens", "may I ask about the 2023-style config", "port 2023"} {
+		if r, ok := palace.ParseTimeRange(q, now); ok {
+			t.Errorf("ParseTimeRange(%q) = %+v, want no time", q, r)
+		}
+	}
+}
+
+// TestTimeAwareRecall: a query naming a time lifts the memory from that
+// time above an equally relevant one from another time.
+func TestTimeAwareRecall(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, err := reg.Create(ctx, "timed", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	may := &palace.Drawer{Content: "Planning meeting: we agreed to migrate billing to the new queue", Timestamp: time.Date(2026, 5, 12, 10, 0, 0, 0, time.UTC)}
+	sept := &palace.Drawer{Content: "Planning meeting: we agreed to migrate search to the new cluster", Timestamp: time.Date(2026, 9, 3, 10, 0, 0, 0, time.UTC)}
+	if err := p.AddMany(ctx, []*palace.Drawer{sept, may}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "what did the planning meeting agree last May", K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].Drawer.ID != may.ID || !hits[0].InTimeRange || hits[1].InTimeRange {
+		t.Fatalf("time-aware ranking: %+v", hitContents(hits))
+	}
+	hits, err = p.Search(ctx, palace.SearchRequest{Query: "what did the planning meeting agree in September 2026", K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits[0].Drawer.ID != sept.ID {
+		t.Fatalf("September query ranked %v first", hits[0].Drawer.Content)
+	}
+}
