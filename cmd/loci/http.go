@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/loci-mem/loci/dreamer"
-	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/server"
 )
 
@@ -50,29 +48,12 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "loci http: "+format+"\n", a...)
 		return 1
 	}
-	dcfg, err := dreamerConfig(log)
+	c, err := startCore(ctx, *dataDir, *palaceName, log)
 	if err != nil {
 		return boot("%v", err)
 	}
-	dm := dreamer.NewManager(dcfg)
-	reg, err := openRegistry(*dataDir, log, dm.Start)
-	if err != nil {
-		return boot("%v", err)
-	}
-	defer reg.Close()
-	defer dm.Close()
-	if *palaceName != "" {
-		if err := palace.ValidateName(*palaceName); err != nil {
-			return boot("--palace: %v", err)
-		}
-		if _, err := reg.OpenOrCreate(ctx, *palaceName); err != nil {
-			return boot("open palace %q: %v", *palaceName, err)
-		}
-	}
-	srv, err := server.New(server.Config{Registry: reg, DefaultPalace: *palaceName, Version: version, Logger: log})
-	if err != nil {
-		return boot("%v", err)
-	}
+	defer c.Close()
+	reg, srv := c.reg, c.srv
 	hs, err := server.NewHTTP(server.HTTPConfig{Server: srv, Addr: *addr, Logger: log})
 	if err != nil {
 		return boot("%v", err)

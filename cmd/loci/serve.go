@@ -7,11 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strconv"
-	"time"
 
-	"github.com/loci-mem/loci/dreamer"
-	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/server"
 )
 
@@ -46,37 +42,12 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		return 1
 	}
 
-	dcfg, err := dreamerConfig(log) // LOCI_DREAM* environment, see dreamer/README.md
+	c, err := startCore(ctx, *dataDir, *palaceName, log)
 	if err != nil {
 		return boot("%v", err)
 	}
-	dm := dreamer.NewManager(dcfg)
-	reg, err := openRegistry(*dataDir, log, dm.Start)
-	if err != nil {
-		return boot("%v", err)
-	}
-	defer reg.Close()
-	defer dm.Close()
-
-	if *palaceName != "" {
-		if err := palace.ValidateName(*palaceName); err != nil {
-			return boot("--palace: %v", err)
-		}
-		if _, err := reg.OpenOrCreate(ctx, *palaceName); err != nil {
-			return boot("open palace %q: %v", *palaceName, err)
-		}
-	}
-	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
-	srv, err := server.New(server.Config{
-		Registry:      reg,
-		DefaultPalace: *palaceName,
-		Version:       version,
-		Logger:        log,
-		ToolDelay:     time.Duration(delay) * time.Millisecond,
-	})
-	if err != nil {
-		return boot("%v", err)
-	}
+	defer c.Close()
+	reg, srv := c.reg, c.srv
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/loci-mem/loci/dreamer"
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/server"
+	"github.com/rs/zerolog"
+)
+
+// core is what `serve` and `http` share: the dreamer manager, the palace
+// registry (starting a dreamer for every palace it opens), the default
+// palace and the MCP server.
+type core struct {
+	dm  *dreamer.Manager
+	reg *palace.Registry
+	srv *server.Server
+}
+
+// startCore opens everything a long-running loci needs. Its errors are
+// boot failures, worded for stderr.
+func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.Logger) (*core, error) {
+	dcfg, err := dreamerConfig(log) // LOCI_DREAM* environment, see dreamer/README.md
+	if err != nil {
+		return nil, err
+	}
+	c := &core{dm: dreamer.NewManager(dcfg)}
+	if c.reg, err = openRegistry(dataDir, log, c.dm.Start); err != nil {
+		c.dm.Close()
+		return nil, err
+	}
+	if defaultPalace != "" {
+		if err := palace.ValidateName(defaultPalace); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("--palace: %w", err)
+		}
+		if _, err := c.reg.OpenOrCreate(ctx, defaultPalace); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("open palace %q: %w", defaultPalace, err)
+		}
+	}
+	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
+	c.srv, err = server.New(server.Config{
+		Registry:      c.reg,
+		DefaultPalace: defaultPalace,
+		Version:       version,
+		Logger:        log,
+		ToolDelay:     time.Duration(delay) * time.Millisecond,
+	})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close stops the dreamers (at most their 2 s grace) and closes the palaces.
+func (c *core) Close() {
+	c.dm.Close()
+	c.reg.Close()
+}
