@@ -83,18 +83,17 @@ func orTerms(terms []string) string {
 	return b.String()
 }
 
-// Common-term pruning. A term found in more than commonTermShare of the
-// drawers has a BM25 weight near zero — it cannot reorder the results — but
-// an OR query containing it scores most of the palace. In palaces of at
-// least commonTermMinDocs drawers such terms are dropped from the query,
-// unless every term is that common (then the rarest ones are kept).
-const (
-	commonTermShare   = 0.2
-	commonTermMinDocs = 5000
-)
+// Common-term pruning. BM25 scores every drawer matching any query term,
+// so one very common term makes a query score most of the palace while
+// adding almost nothing to the ranking (its inverse document frequency is
+// near zero). Terms are therefore taken rarest first until their document
+// frequencies add up to keywordDocBudget; the rest are dropped. The rarest
+// term is always kept. In palaces smaller than the budget nothing is
+// dropped.
+const keywordDocBudget = 20000
 
-// keywordExpr builds the MATCH expression for a query, pruning terms that
-// are too common to matter (see commonTermShare).
+// keywordExpr builds the MATCH expression for a query, dropping terms too
+// common to pay for (see keywordDocBudget).
 func (p *Palace) keywordExpr(ctx context.Context, text string) (string, error) {
 	terms := queryTerms(text)
 	if len(terms) < 2 {
@@ -104,7 +103,7 @@ func (p *Palace) keywordExpr(ctx context.Context, text string) (string, error) {
 	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM drawers`).Scan(&total); err != nil {
 		return "", internal("keyword search", err)
 	}
-	if total < commonTermMinDocs {
+	if total <= keywordDocBudget {
 		return orTerms(terms), nil
 	}
 	df := make(map[string]int64, len(terms))
@@ -115,18 +114,22 @@ func (p *Palace) keywordExpr(ctx context.Context, text string) (string, error) {
 		}
 		df[t] = n
 	}
-	limit := int64(float64(total) * commonTermShare)
-	var kept []string
-	for _, t := range terms {
-		if df[t] <= limit {
+	byRarity := append([]string(nil), terms...)
+	sort.SliceStable(byRarity, func(a, b int) bool { return df[byRarity[a]] < df[byRarity[b]] })
+	keep := map[string]bool{}
+	var sum int64
+	for i, t := range byRarity {
+		if i > 0 && sum+df[t] > keywordDocBudget {
+			break
+		}
+		sum += df[t]
+		keep[t] = true
+	}
+	kept := make([]string, 0, len(keep))
+	for _, t := range terms { // keep the query's order
+		if keep[t] {
 			kept = append(kept, t)
 		}
-	}
-	if len(kept) == 0 {
-		// Every term is common: keep the two rarest.
-		sorted := append([]string(nil), terms...)
-		sort.SliceStable(sorted, func(a, b int) bool { return df[sorted[a]] < df[sorted[b]] })
-		kept = sorted[:min(2, len(sorted))]
 	}
 	return orTerms(kept), nil
 }

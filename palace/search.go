@@ -126,8 +126,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		for i, r := range ranked {
 			c := get(r.rid)
-			c.krank, c.bm25 = i+1, r.score
-			c.rrf += fu.KeywordWeight / (fu.K + float64(i+1))
+			rank := tiedRank(ranked, i)
+			c.krank, c.bm25 = rank, r.score
+			c.rrf += fu.KeywordWeight / (fu.K + float64(rank))
 		}
 	}
 	if req.Mode != ModeKeyword {
@@ -138,8 +139,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		for i, r := range ranked {
 			c := get(r.rid)
-			c.vrank, c.cosine = i+1, r.score
-			c.rrf += fu.VectorWeight / (fu.K + float64(i+1))
+			rank := tiedRank(ranked, i)
+			c.vrank, c.cosine = rank, r.score
+			c.rrf += fu.VectorWeight / (fu.K + float64(rank))
 		}
 	}
 
@@ -164,7 +166,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				if c.vrank == 0 {
 					c.cosine = r.score
 				}
-				c.rrf += w / (fu.K + float64(i+1))
+				c.rrf += w / (fu.K + float64(tiedRank(ranked, i)))
 			}
 		}
 	}
@@ -231,6 +233,16 @@ func sortHits(hits []Hit) {
 		}
 		return a.Drawer.Timestamp.After(b.Drawer.Timestamp)
 	})
+}
+
+// tiedRank is the 1-based rank of list[i] where equal scores share the
+// rank of the first of them, so that equally relevant drawers get equal
+// fused scores and only the tie-breakers (importance, recency) order them.
+func tiedRank(list []ranked, i int) int {
+	for i > 0 && list[i-1].score == list[i].score {
+		i--
+	}
+	return i + 1
 }
 
 type ranked struct {

@@ -293,3 +293,10 @@ func (p *Palace) FlushAccess(ctx context.Context) error {
 	}
 	return internal("flush access stats", tx.Commit())
 }
+
+// WarmIndex loads the vector index (from its snapshot when valid) and
+// catches it up, so that the first recall does not pay for it.
+func (p *Palace) WarmIndex(ctx context.Context) error {
+	_, err := p.vec.sync(ctx)
+	return err
+}

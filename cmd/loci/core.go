@@ -39,10 +39,18 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 			c.Close()
 			return nil, fmt.Errorf("--palace: %w", err)
 		}
-		if _, err := c.reg.OpenOrCreate(ctx, defaultPalace); err != nil {
+		p, err := c.reg.OpenOrCreate(ctx, defaultPalace)
+		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("open palace %q: %w", defaultPalace, err)
 		}
+		// Load the vector index in the background: the handshake answers
+		// at once, and the first recall finds the index ready.
+		go func() {
+			if err := p.WarmIndex(ctx); err != nil {
+				log.Debug().Err(err).Msg("warm vector index")
+			}
+		}()
 	}
 	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
 	c.srv, err = server.New(server.Config{

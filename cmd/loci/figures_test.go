@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -32,6 +33,53 @@ backup restore snapshot index shard replica leader election timeout circuit brea
 feature flag experiment cohort churn onboarding email template locale timezone calendar
 meeting agenda decision owner deadline roadmap design review api version deprecation`)
 
+// corpus supplies realistic drawer texts and queries: pairs of LoCoMo
+// turns and LoCoMo questions when the data is present, else sentences of
+// a small synthetic vocabulary (a harsh case for BM25: every word is
+// common).
+type corpus struct {
+	turns, questions []string
+}
+
+func loadCorpus() corpus {
+	var c corpus
+	raw, err := os.ReadFile(defaultLocomoPath())
+	if err != nil {
+		return c
+	}
+	var samples []locomoSample
+	if json.Unmarshal(raw, &samples) != nil {
+		return c
+	}
+	for _, s := range samples {
+		ds, err := locomoDrawers(s.Conversation)
+		if err != nil {
+			continue
+		}
+		for _, d := range ds {
+			c.turns = append(c.turns, d.Content)
+		}
+		for _, qa := range s.QA {
+			c.questions = append(c.questions, qa.Question)
+		}
+	}
+	return c
+}
+
+func (c corpus) doc(r *rand.Rand) string {
+	if len(c.turns) == 0 {
+		return sentence(r, 8+r.Intn(16))
+	}
+	return c.turns[r.Intn(len(c.turns))] + " " + c.turns[r.Intn(len(c.turns))]
+}
+
+func (c corpus) query(r *rand.Rand) string {
+	if len(c.questions) == 0 {
+		return sentence(r, 5)
+	}
+	return c.questions[r.Intn(len(c.questions))]
+}
+
 func sentence(r *rand.Rand, n int) string {
 	w := make([]string, n)
 	for i := range w {
@@ -40,7 +88,7 @@ func sentence(r *rand.Rand, n int) string {
 	return strings.Join(w, " ")
 }
 
-func seedPalace(t *testing.T, home, name string, n int) {
+func seedPalace(t *testing.T, home, name string, n int, c corpus) {
 	t.Helper()
 	reg, err := openRegistry(home, newLogger(os.Stderr), nil)
 	if err != nil {
@@ -57,7 +105,7 @@ func seedPalace(t *testing.T, home, name string, n int) {
 	for done := 0; done < n; {
 		batch := make([]*palace.Drawer, 0, 1000)
 		for i := 0; i < 1000 && done < n; i++ {
-			batch = append(batch, &palace.Drawer{Content: fmt.Sprintf("note %d: %s", done, sentence(r, 8+r.Intn(16))),
+			batch = append(batch, &palace.Drawer{Content: fmt.Sprintf("note %d: %s", done, c.doc(r)),
 				Room: palace.Rooms[r.Intn(len(palace.Rooms))], Importance: 0.1 + 0.8*r.Float64()})
 			done++
 		}
@@ -106,12 +154,13 @@ func TestStdioFigures(t *testing.T) {
 			sizes = append(sizes, n)
 		}
 	}
-	t.Logf("GOMAXPROCS=%d", runtime.GOMAXPROCS(0))
+	c := loadCorpus()
+	t.Logf("GOMAXPROCS=%d; corpus: %d LoCoMo turns, %d questions (synthetic words when 0)", runtime.GOMAXPROCS(0), len(c.turns), len(c.questions))
 	for _, n := range sizes {
 		home := t.TempDir()
 		name := fmt.Sprintf("bench%d", n)
 		if n > 0 {
-			seedPalace(t, home, name, n)
+			seedPalace(t, home, name, n, c)
 		}
 		// Cold start: process start to the initialize response, 11 runs.
 		var cold []time.Duration
@@ -131,15 +180,15 @@ func TestStdioFigures(t *testing.T) {
 		p.initialize()
 		r := rand.New(rand.NewSource(2))
 		start := time.Now()
-		p.tool("memory_recall", map[string]any{"query": sentence(r, 6)}, nil)
+		p.tool("memory_recall", map[string]any{"query": c.query(r)}, nil)
 		t.Logf("n=%d first recall (loads the index): %v", n, time.Since(start))
 		var rem, rec []time.Duration
 		for i := 0; i < 300; i++ {
 			s := time.Now()
-			p.tool("memory_remember", map[string]any{"text": sentence(r, 12)}, nil)
+			p.tool("memory_remember", map[string]any{"text": c.doc(r)}, nil)
 			rem = append(rem, time.Since(s))
 			s = time.Now()
-			p.tool("memory_recall", map[string]any{"query": sentence(r, 5), "top_k": 10}, nil)
+			p.tool("memory_recall", map[string]any{"query": c.query(r), "top_k": 10}, nil)
 			rec = append(rec, time.Since(s))
 		}
 		hwm, rss := rssKB(p.cmd.Process.Pid)
