@@ -67,3 +67,5 @@ func benchmarkSearch(b *testing.B, n int, mode palace.Mode) {
 func BenchmarkSearchHybrid10k(b *testing.B)  { benchmarkSearch(b, 10000, palace.ModeHybrid) }
 func BenchmarkSearchKeyword10k(b *testing.B) { benchmarkSearch(b, 10000, palace.ModeKeyword) }
 func BenchmarkSearchVector10k(b *testing.B)  { benchmarkSearch(b, 10000, palace.ModeVector) }
+
+func BenchmarkSearchHybrid50k(b *testing.B) { benchmarkSearch(b, 50000, palace.ModeHybrid) }

@@ -385,8 +385,10 @@ func (p *Palace) resolveKeys(ctx context.Context, res []index.Result, where stri
 		qargs = append(qargs, int64(r.Key))
 	}
 	qargs = append(qargs, args...)
-	rows, err := p.db.QueryContext(ctx, `SELECT d.vec_id, d.rid FROM drawers d WHERE d.vec_id IN (`+
-		placeholders(len(res))+`) AND `+where, qargs...)
+	// INDEXED BY: left alone, SQLite's planner prefers the status index
+	// for "status = 'active'" and walks every active drawer.
+	rows, err := p.db.QueryContext(ctx, `SELECT d.vec_id, d.rid FROM drawers d INDEXED BY drawers_vec_id
+		WHERE d.vec_id IN (`+placeholders(len(res))+`) AND `+where, qargs...)
 	if err != nil {
 		return nil, internal("vector search", err)
 	}
