@@ -54,9 +54,7 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 	out := []RecallHit{}
 	seen := map[string]bool{}
 	if req.K >= 5 {
-		f := req.Filter
-		f.Tags = append(append([]string(nil), f.Tags...), TagIdentity)
-		ids, _, err := p.List(ctx, ListOptions{Filter: f, Limit: 2})
+		ids, err := p.identityDrawers(ctx, req.Filter, 2)
 		if err != nil {
 			return nil, err
 		}
@@ -105,4 +103,33 @@ func tagLayer(hits []Hit, layer int) []RecallHit {
 		out[i] = RecallHit{Hit: h, Layer: layer}
 	}
 	return out
+}
+
+// identityDrawers returns the most important active identity drawers
+// matching f. Without other filters it reads the partial index
+// drawers_identity (migration 0003) instead of scanning every drawer's tags.
+func (p *Palace) identityDrawers(ctx context.Context, f Filter, limit int) ([]*Drawer, error) {
+	f.Tags = append(append([]string(nil), f.Tags...), TagIdentity)
+	if len(f.Tags) > 1 || f.Room != "" || len(f.Kinds) > 0 || f.Where != nil || len(f.Statuses) > 0 ||
+		f.UserID != "" || f.AgentID != "" || f.SessionID != "" || len(f.IDs) > 0 || !f.Since.IsZero() || !f.Until.IsZero() {
+		ds, _, err := p.List(ctx, ListOptions{Filter: f, Limit: limit})
+		return ds, err
+	}
+	rows, err := p.db.QueryContext(ctx, `SELECT `+drawerCols+` FROM drawers d INDEXED BY drawers_identity
+		WHERE d.status = 'active' AND d.tags LIKE '%"identity"%'
+		AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)
+		ORDER BY d.importance DESC, d.created_at DESC LIMIT ?`, TagIdentity, limit)
+	if err != nil {
+		return nil, internal("identity drawers", err)
+	}
+	defer rows.Close()
+	var out []*Drawer
+	for rows.Next() {
+		d, err := scanDrawer(rows)
+		if err != nil {
+			return nil, internal("identity drawers", err)
+		}
+		out = append(out, d)
+	}
+	return out, internal("identity drawers", rows.Err())
 }
