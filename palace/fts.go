@@ -90,7 +90,7 @@ func orTerms(terms []string) string {
 // frequencies add up to keywordDocBudget; the rest are dropped. The rarest
 // term is always kept. In palaces smaller than the budget nothing is
 // dropped.
-const keywordDocBudget = 20000
+const keywordDocBudget = 10000
 
 // keywordExpr builds the MATCH expression for a query, dropping terms too
 // common to pay for (see keywordDocBudget).
@@ -138,7 +138,8 @@ func (p *Palace) keywordExpr(ctx context.Context, text string) (string, error) {
 // palace's size stays within 10% of the size it was computed at.
 type dfEntry struct{ df, total int64 }
 
-// docFreq counts the drawers (of any status) whose text contains term.
+// docFreq counts the drawers (of any status) whose text contains term,
+// up to keywordDocBudget+1.
 func (p *Palace) docFreq(ctx context.Context, term string, total int64) (int64, error) {
 	p.dfMu.Lock()
 	e, ok := p.dfCache[term]
@@ -146,8 +147,11 @@ func (p *Palace) docFreq(ctx context.Context, term string, total int64) (int64, 
 	if ok && e.total*10 >= total*9 && e.total*10 <= total*11 {
 		return e.df, nil
 	}
+	// Counting stops past the budget: a term that common is dropped anyway,
+	// and counting a huge posting list would cost more than the search.
 	var n int64
-	err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?`, orTerms([]string{term})).Scan(&n)
+	err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM drawers_fts WHERE drawers_fts MATCH ? LIMIT ?)`,
+		orTerms([]string{term}), keywordDocBudget+1).Scan(&n)
 	if err != nil {
 		return 0, internal("keyword search", err)
 	}

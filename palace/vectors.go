@@ -89,6 +89,7 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 		return nil, internal("index catch-up", err)
 	}
 	defer rows.Close()
+	var buf []float32
 	for rows.Next() {
 		var seq, vecID int64
 		var status, model string
@@ -100,7 +101,8 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 			continue
 		}
 		if status == StatusActive && model == v.model && len(blob) == 4*v.p.emb.Dim() {
-			v.idx.Add(uint64(vecID), decodeVector(blob))
+			buf = decodeVectorInto(buf, blob) // Add copies it
+			v.idx.Add(uint64(vecID), buf)
 		} else {
 			v.idx.Remove(uint64(vecID))
 		}
@@ -172,12 +174,19 @@ func encodeVector(v []float32) []byte {
 	return b
 }
 
-func decodeVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+func decodeVector(b []byte) []float32 { return decodeVectorInto(nil, b) }
+
+// decodeVectorInto decodes b into dst, reusing its storage when it fits.
+func decodeVectorInto(dst []float32, b []byte) []float32 {
+	n := len(b) / 4
+	if cap(dst) < n {
+		dst = make([]float32, n)
 	}
-	return v
+	dst = dst[:n]
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return dst
 }
 
 // queryCache is a small LRU of query embeddings: agents repeat queries, and

@@ -120,48 +120,69 @@ func SaveFlatFile(path string, idx Index, meta SnapshotMeta) error {
 	return nil
 }
 
-// LoadFlatFile reads a flat snapshot into a new exact Auto index. A torn,
-// truncated or corrupt file is ErrCorrupt; the caller rebuilds from SQLite.
+// LoadFlatFile reads a flat snapshot into a new exact Auto index, streaming
+// it through one reused row buffer. A torn, truncated or corrupt file is
+// ErrCorrupt; the caller rebuilds from SQLite.
 func LoadFlatFile(path string, cfg AutoConfig) (*Auto, SnapshotMeta, error) {
 	var meta SnapshotMeta
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, meta, err
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, meta, err
+	}
+	size := st.Size()
 	le := binary.LittleEndian
-	if len(b) < len(flatMagic)+4+4+8+2+8+4 || string(b[:len(flatMagic)]) != flatMagic {
+	const fixed = len(flatMagic) + 4 + 4 + 8 + 2
+	if size < int64(fixed+8+4) {
 		return nil, meta, ErrCorrupt
 	}
-	body := b[:len(b)-4]
-	if crc32.Checksum(body, castagnoli) != le.Uint32(b[len(b)-4:]) {
+	crc := crc32.New(castagnoli)
+	body := io.TeeReader(io.LimitReader(f, size-4), crc)
+	br := bufio.NewReaderSize(body, 1<<20)
+	head := make([]byte, fixed)
+	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(flatMagic)]) != flatMagic {
 		return nil, meta, ErrCorrupt
 	}
-	p := body[len(flatMagic):]
+	p := head[len(flatMagic):]
 	if le.Uint32(p) != flatVersion {
 		return nil, meta, ErrVersion
 	}
 	dim := int(le.Uint32(p[4:]))
 	meta.Seq = le.Uint64(p[8:])
-	ml := int(le.Uint16(p[16:]))
-	p = p[18:]
-	if len(p) < ml+8 {
+	model := make([]byte, int(le.Uint16(p[16:])))
+	var nb [8]byte
+	if _, err := io.ReadFull(br, model); err != nil {
 		return nil, meta, ErrCorrupt
 	}
-	meta.Model = string(p[:ml])
-	n := le.Uint64(p[ml:])
-	p = p[ml+8:]
+	if _, err := io.ReadFull(br, nb[:]); err != nil {
+		return nil, meta, ErrCorrupt
+	}
+	meta.Model = string(model)
+	n := le.Uint64(nb[:])
 	rowSize := 8 + 4*dim
-	if dim <= 0 || uint64(len(p)) != n*uint64(rowSize) {
+	if dim <= 0 || uint64(size-4) != uint64(fixed+len(model)+8)+n*uint64(rowSize) {
 		return nil, meta, ErrCorrupt
 	}
 	a := NewAuto(cfg)
+	row := make([]byte, rowSize)
+	vec := make([]float32, dim) // Add copies it
 	for i := uint64(0); i < n; i++ {
-		r := p[i*uint64(rowSize):]
-		vec := make([]float32, dim)
-		for j := range vec {
-			vec[j] = math.Float32frombits(le.Uint32(r[8+4*j:]))
+		if _, err := io.ReadFull(br, row); err != nil {
+			return nil, meta, ErrCorrupt
 		}
-		a.Add(le.Uint64(r), vec)
+		for j := range vec {
+			vec[j] = math.Float32frombits(le.Uint32(row[8+4*j:]))
+		}
+		a.Add(le.Uint64(row), vec)
+	}
+	var tail [4]byte
+	if _, err := f.ReadAt(tail[:], size-4); err != nil || le.Uint32(tail[:]) != crc.Sum32() {
+		a.Close()
+		return nil, meta, ErrCorrupt
 	}
 	return a, meta, nil
 }
