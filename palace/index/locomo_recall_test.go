@@ -28,7 +28,7 @@ func TestLoCoMoIndexRecall(t *testing.T) {
 		t.Skip("LoCoMo data not found at ../shared/data/locomo10.json")
 	}
 	var samples []struct {
-		Conversation map[string]json.RawMessage `json:"conversation"`
+		Conversation map[string]json.RawMessage  `json:"conversation"`
 		QA           []struct{ Question string } `json:"qa"`
 	}
 	if err := json.Unmarshal(raw, &samples); err != nil {
