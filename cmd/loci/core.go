@@ -17,9 +17,10 @@ import (
 // registry (starting a dreamer for every palace it opens), the default
 // palace and the MCP server.
 type core struct {
-	dm  *dreamer.Manager
-	reg *palace.Registry
-	srv *server.Server
+	dm          *dreamer.Manager
+	reg         *palace.Registry
+	srv         *server.Server
+	stopProfile func()
 }
 
 // startCore opens everything a long-running loci needs. Its errors are
@@ -30,8 +31,19 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 		return nil, err
 	}
 	c := &core{dm: dreamer.NewManager(dcfg)}
+	// LOCI_PROFILE=prefix writes CPU, block and mutex profiles of the whole
+	// run to prefix.{cpu,block,mutex} at exit, for `go tool pprof`.
+	if prefix := os.Getenv("LOCI_PROFILE"); prefix != "" {
+		if c.stopProfile, err = startProfiles(prefix); err != nil {
+			c.dm.Close()
+			return nil, fmt.Errorf("LOCI_PROFILE: %w", err)
+		}
+	}
 	if c.reg, err = openRegistry(dataDir, log, c.dm.Start); err != nil {
 		c.dm.Close()
+		if c.stopProfile != nil {
+			c.stopProfile()
+		}
 		return nil, err
 	}
 	if defaultPalace != "" {
@@ -71,4 +83,7 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 func (c *core) Close() {
 	c.dm.Close()
 	c.reg.Close()
+	if c.stopProfile != nil {
+		c.stopProfile()
+	}
 }

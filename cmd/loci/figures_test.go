@@ -8,6 +8,16 @@ package main
 //	go test -tags 'sqlite_fts5 stdiobench' -run TestStdioFigures -v -timeout 60m ./cmd/loci
 //
 // LOCI_BENCH_SIZES (default "10000,100000") chooses palace sizes.
+// LOCI_BENCH_HOME keeps the seeded palaces in that directory and reuses
+// them on the next run (seeding 100k drawers takes minutes); the palaces
+// are named after the size and the embedder, so runs with different
+// LOCI_EMBEDDER values never share one.
+//
+// TestRecallProfile runs the same remember/recall loop in process against
+// a palace of LOCI_BENCH_HOME and writes a CPU profile:
+//
+//	LOCI_BENCH_HOME=/tmp/lb LOCI_BENCH_SIZES=100000 go test -tags 'sqlite_fts5 stdiobench' \
+//	    -run TestRecallProfile -v -timeout 60m ./cmd/loci
 
 import (
 	"context"
@@ -16,6 +26,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +133,47 @@ func seedPalace(t *testing.T, home, name string, n int, c corpus) {
 	t.Logf("index rebuild from SQLite: %d vectors in %v", m, time.Since(start))
 }
 
+// benchSizes returns the palace sizes of LOCI_BENCH_SIZES, or def.
+func benchSizes(def []int) []int {
+	v := os.Getenv("LOCI_BENCH_SIZES")
+	if v == "" {
+		return def
+	}
+	var sizes []int
+	for _, s := range strings.Split(v, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			sizes = append(sizes, n)
+		}
+	}
+	return sizes
+}
+
+// benchHome returns a data directory holding a palace of n seeded drawers
+// and its name: a fresh temporary one, or a kept one under
+// LOCI_BENCH_HOME, seeded on first use.
+func benchHome(t *testing.T, n int, c corpus) (home, name string) {
+	t.Helper()
+	emb := os.Getenv("LOCI_EMBEDDER")
+	if emb == "" {
+		emb = "default"
+	}
+	name = fmt.Sprintf("bench%d-%s", n, emb)
+	home = os.Getenv("LOCI_BENCH_HOME")
+	if home == "" {
+		home = t.TempDir()
+	} else if _, err := os.Stat(home + "/" + name + ".seeded"); err == nil {
+		t.Logf("reusing %s/%s", home, name)
+		return home, name
+	}
+	if n > 0 {
+		seedPalace(t, home, name, n, c)
+	}
+	if err := os.WriteFile(home+"/"+name+".seeded", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home, name
+}
+
 func percentile(ds []time.Duration, q float64) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -146,22 +198,11 @@ func rssKB(pid int) (hwm, rss int) {
 }
 
 func TestStdioFigures(t *testing.T) {
-	sizes := []int{0, 10000, 100000}
-	if v := os.Getenv("LOCI_BENCH_SIZES"); v != "" {
-		sizes = []int{0}
-		for _, s := range strings.Split(v, ",") {
-			n, _ := strconv.Atoi(s)
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := append([]int{0}, benchSizes([]int{10000, 100000})...)
 	c := loadCorpus()
 	t.Logf("GOMAXPROCS=%d; corpus: %d LoCoMo turns, %d questions (synthetic words when 0)", runtime.GOMAXPROCS(0), len(c.turns), len(c.questions))
 	for _, n := range sizes {
-		home := t.TempDir()
-		name := fmt.Sprintf("bench%d", n)
-		if n > 0 {
-			seedPalace(t, home, name, n, c)
-		}
+		home, name := benchHome(t, n, c)
 		// Cold start: process start to the initialize response, 11 runs.
 		var cold []time.Duration
 		for i := 0; i < 11; i++ {
@@ -176,7 +217,11 @@ func TestStdioFigures(t *testing.T) {
 		if n == 0 {
 			continue
 		}
-		p := startLoci(t, home, []string{"LOCI_LOG=warn"}, "serve", "--palace", name)
+		env := []string{"LOCI_LOG=warn"}
+		if prof := os.Getenv("LOCI_BENCH_PROFILE"); prof != "" { // profiles of the measured server
+			env = append(env, "LOCI_PROFILE="+prof)
+		}
+		p := startLoci(t, home, env, "serve", "--palace", name)
 		p.initialize()
 		r := rand.New(rand.NewSource(2))
 		start := time.Now()
@@ -196,5 +241,59 @@ func TestStdioFigures(t *testing.T) {
 		t.Logf("n=%d memory_recall over stdio: p50 %v p99 %v", n, percentile(rec, 0.5), percentile(rec, 0.99))
 		t.Logf("n=%d server RSS %d MB (peak %d MB)", n, rss/1024, hwm/1024)
 		p.closeAndWait(10 * time.Second)
+	}
+}
+
+// TestRecallProfile drives the stdio figures' remember/recall loop through
+// the palace API in process (no JSON-RPC, no pipes) and writes a CPU
+// profile of the recalls to $LOCI_BENCH_PROFILE (default recall.cpu).
+func TestRecallProfile(t *testing.T) {
+	c := loadCorpus()
+	for _, n := range benchSizes([]int{100000}) {
+		home, name := benchHome(t, n, c)
+		reg, err := openRegistry(home, newLogger(os.Stderr), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		p, err := reg.Open(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(2))
+		start := time.Now()
+		if _, err := p.Recall(ctx, palace.RecallRequest{Query: c.query(r), K: 10}); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("n=%d first recall (loads the index): %v", n, time.Since(start))
+		out := os.Getenv("LOCI_BENCH_PROFILE")
+		if out == "" {
+			out = "recall.cpu"
+		}
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec []time.Duration
+		for i := 0; i < 600; i++ {
+			if i == 100 {
+				pprof.StartCPUProfile(f)
+			}
+			if err := p.Add(ctx, &palace.Drawer{Content: c.doc(r)}); err != nil {
+				t.Fatal(err)
+			}
+			s := time.Now()
+			if _, err := p.Recall(ctx, palace.RecallRequest{Query: c.query(r), K: 10}); err != nil {
+				t.Fatal(err)
+			}
+			if i >= 100 {
+				rec = append(rec, time.Since(s))
+			}
+		}
+		pprof.StopCPUProfile()
+		f.Close()
+		t.Logf("n=%d palace Recall in process: p50 %v p90 %v p99 %v max %v", n,
+			percentile(rec, 0.5), percentile(rec, 0.9), percentile(rec, 0.99), percentile(rec, 1))
+		reg.Close()
 	}
 }

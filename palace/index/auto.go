@@ -157,6 +157,16 @@ func (a *Auto) Add(key uint64, vec []float32) bool {
 	return true
 }
 
+// Reserve makes room for n more vectors of dim floats (see Flat.Reserve);
+// it does nothing once the index is a graph.
+func (a *Auto) Reserve(n, dim int) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.flat != nil {
+		a.flat.Reserve(n, dim)
+	}
+}
+
 // Remove implements Index.
 func (a *Auto) Remove(key uint64) {
 	a.mu.Lock()

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"sync"
 )
 
@@ -104,6 +105,30 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 	f.store(row, vec)
 	f.rowOf[key] = row
 	return true
+}
+
+// Reserve makes room for n more rows of dim floats, so that loading many
+// vectors does not grow (and copy) the arrays step by step.
+func (f *Flat) Reserve(n, dim int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dim != 0 && f.dim != dim || n <= 0 {
+		return
+	}
+	rows := len(f.keys) + n
+	f.keys = slices.Grow(f.keys, n)
+	f.dead = slices.Grow(f.dead, n)
+	if len(f.rowOf) == 0 {
+		f.rowOf = make(map[uint64]int, rows)
+	}
+	if f.cfg.Int8 {
+		f.codes = slices.Grow(f.codes, n*dim)
+		f.scales = slices.Grow(f.scales, n)
+		f.norms = slices.Grow(f.norms, n)
+	}
+	if f.floats() {
+		f.data = slices.Grow(f.data, n*dim)
+	}
 }
 
 // floats reports whether float32 rows are kept.

@@ -168,6 +168,7 @@ func LoadFlatFile(path string, cfg AutoConfig) (*Auto, SnapshotMeta, error) {
 		return nil, meta, ErrCorrupt
 	}
 	a := NewAuto(cfg)
+	a.Reserve(int(n), dim)
 	row := make([]byte, rowSize)
 	vec := make([]float32, dim) // Add copies it
 	for i := uint64(0); i < n; i++ {
