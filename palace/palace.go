@@ -33,6 +33,7 @@ type Palace struct {
 	emb  embed.Embedder
 
 	vec    *vectorState
+	kw     *keywordState
 	qcache *queryCache
 	access *accessLog
 
@@ -71,6 +72,7 @@ func openPalace(ctx context.Context, r *Registry, name string, create bool) (*Pa
 		emb:  r.cfg.Embedder,
 	}
 	p.vec = newVectorState(p)
+	p.kw = newKeywordState(p)
 	p.qcache = newQueryCache(512)
 	p.access = &accessLog{pending: map[int64]int64{}}
 	return p, nil
@@ -167,6 +169,8 @@ type Info struct {
 	Triples     int64            `json:"kg_active_triples"`
 	LastSeq     int64            `json:"last_seq"`
 	Index       IndexInfo        `json:"index"`
+	// KeywordIndex is the in-memory BM25 index (keyword.go).
+	KeywordIndex KeywordIndexInfo `json:"keyword_index"`
 	// Closets are the dreamer's per-room keyword and summary indexes
 	// (closet.go); absent until the dreamer has run.
 	Closets []Closet `json:"closets,omitempty"`
@@ -214,6 +218,7 @@ func (p *Palace) Info(ctx context.Context) (Info, error) {
 		return in, internal("palace info", err)
 	}
 	in.Index = p.vec.info()
+	in.KeywordIndex = p.kw.info()
 	if cs, err := p.Closets(ctx); err == nil && len(cs) > 0 {
 		in.Closets = cs
 	}

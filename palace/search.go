@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/loci-mem/loci/palace/index"
 )
@@ -118,31 +119,41 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	}
 	best := 0.0 // the fused score of a drawer ranked first by every ranker used
 
+	// The two rankers run side by side: BM25 waits on SQLite while the
+	// vector side embeds the query and scans the index.
+	var kw, vec []ranked
+	var kwErr, vecErr error
+	var wg sync.WaitGroup
 	if req.Mode != ModeVector {
 		best += fu.KeywordWeight / (fu.K + 1)
-		ranked, err := p.keywordSearch(ctx, req.Query, where, args, depth)
-		if err != nil {
-			return nil, err
-		}
-		for i, r := range ranked {
-			c := get(r.rid)
-			rank := tiedRank(ranked, i)
-			c.krank, c.bm25 = rank, r.score
-			c.rrf += fu.KeywordWeight / (fu.K + float64(rank))
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			kw, kwErr = p.keywordSearch(ctx, req.Query, where, args, depth)
+		}()
 	}
 	if req.Mode != ModeKeyword {
 		best += fu.VectorWeight / (fu.K + 1)
-		ranked, err := p.vectorSearch(ctx, req.Query, where, args, depth, req.Exhaustive)
-		if err != nil {
-			return nil, err
-		}
-		for i, r := range ranked {
-			c := get(r.rid)
-			rank := tiedRank(ranked, i)
-			c.vrank, c.cosine = rank, r.score
-			c.rrf += fu.VectorWeight / (fu.K + float64(rank))
-		}
+		vec, vecErr = p.vectorSearch(ctx, req.Query, where, args, depth, req.Exhaustive)
+	}
+	wg.Wait()
+	if kwErr != nil {
+		return nil, kwErr
+	}
+	if vecErr != nil {
+		return nil, vecErr
+	}
+	for i, r := range kw {
+		c := get(r.rid)
+		rank := tiedRank(kw, i)
+		c.krank, c.bm25 = rank, r.score
+		c.rrf += fu.KeywordWeight / (fu.K + float64(rank))
+	}
+	for i, r := range vec {
+		c := get(r.rid)
+		rank := tiedRank(vec, i)
+		c.vrank, c.cosine = rank, r.score
+		c.rrf += fu.VectorWeight / (fu.K + float64(rank))
 	}
 
 	// Time-aware ranking: a query that names a time ("last May", "in
@@ -252,11 +263,27 @@ type ranked struct {
 
 // keywordSearch runs BM25 over the FTS5 index, filtered.
 func (p *Palace) keywordSearch(ctx context.Context, query, where string, args []any, limit int) ([]ranked, error) {
+	if terms := queryTerms(query); where == activeOnly && singleTokens(terms) {
+		idx, err := p.kw.sync(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if idx != nil {
+			p.kw.inMemory.Add(1)
+			hits := idx.Search(terms, limit, true, nil)
+			out := make([]ranked, len(hits))
+			for i, h := range hits {
+				out[i] = ranked{rid: h.Key, score: h.Score}
+			}
+			return out, nil
+		}
+	}
 	expr, err := p.keywordExpr(ctx, query)
 	if err != nil || expr == "" {
 		return nil, err
 	}
 	if where == activeOnly {
+		p.kw.viaFTS5.Add(1)
 		// Rank inside FTS5 first and join only the best candidates: most
 		// drawers are active, so a few extra candidates cover the rest.
 		out, complete, err := p.keywordTop(ctx, expr, limit)

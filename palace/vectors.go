@@ -304,8 +304,12 @@ func (p *Palace) FlushAccess(ctx context.Context) error {
 }
 
 // WarmIndex loads the vector index (from its snapshot when valid) and
-// catches it up, so that the first recall does not pay for it.
+// builds the in-memory keyword index, so that recalls do not pay for
+// either. Long-running processes call it for every palace they open; a
+// process that never does still searches correctly (FTS5 ranks keywords).
 func (p *Palace) WarmIndex(ctx context.Context) error {
-	_, err := p.vec.sync(ctx)
-	return err
+	if _, err := p.vec.sync(ctx); err != nil {
+		return err
+	}
+	return p.kw.warm(ctx)
 }

@@ -39,7 +39,18 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 			return nil, fmt.Errorf("LOCI_PROFILE: %w", err)
 		}
 	}
-	if c.reg, err = openRegistry(dataDir, log, c.dm.Start); err != nil {
+	// Every palace a long-running loci opens gets a dreamer, and its
+	// indexes (vectors, in-memory BM25) load in the background: the
+	// handshake answers at once and recalls find the indexes warm.
+	onOpen := func(p *palace.Palace) {
+		c.dm.Start(p)
+		go func() {
+			if err := p.WarmIndex(ctx); err != nil {
+				log.Debug().Err(err).Str("palace", p.Name()).Msg("warm indexes")
+			}
+		}()
+	}
+	if c.reg, err = openRegistry(dataDir, log, onOpen); err != nil {
 		c.dm.Close()
 		if c.stopProfile != nil {
 			c.stopProfile()
@@ -51,18 +62,10 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 			c.Close()
 			return nil, fmt.Errorf("--palace: %w", err)
 		}
-		p, err := c.reg.OpenOrCreate(ctx, defaultPalace)
-		if err != nil {
+		if _, err := c.reg.OpenOrCreate(ctx, defaultPalace); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("open palace %q: %w", defaultPalace, err)
 		}
-		// Load the vector index in the background: the handshake answers
-		// at once, and the first recall finds the index ready.
-		go func() {
-			if err := p.WarmIndex(ctx); err != nil {
-				log.Debug().Err(err).Msg("warm vector index")
-			}
-		}()
 	}
 	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
 	c.srv, err = server.New(server.Config{

@@ -248,6 +248,11 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 		if err := p.AddMany(ctx, ds); err != nil {
 			return nil, 0, 0, err
 		}
+		// As `loci serve` does for every palace it opens: queries then use
+		// the in-memory keyword index, as the server's do.
+		if err := p.WarmIndex(ctx); err != nil {
+			return nil, 0, 0, err
+		}
 		ingest += time.Since(start)
 		turns += len(ds)
 		ids := map[string]bool{}

@@ -144,9 +144,9 @@ func normalize(t testing.TB, line, home string) string {
 func normValue(v any, key, home string) any {
 	switch x := v.(type) {
 	case map[string]any:
-		if key == "index" {
-			// The vector index loads in the background at start: whether it
-			// is loaded yet depends on timing. palace tests cover it.
+		if key == "index" || key == "keyword_index" {
+			// The indexes load in the background at start: whether they
+			// are loaded yet depends on timing. palace tests cover them.
 			return "<index>"
 		}
 		for k, e := range x {

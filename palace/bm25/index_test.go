@@ -1,0 +1,235 @@
+package bm25
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// refDoc is a document as the reference scorer sees it.
+type refDoc struct {
+	fields []string
+	active bool
+}
+
+// refSearch scores every document from scratch with the FTS5 formula: the
+// independent computation Index.Search must agree with.
+func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, activeOnly bool) []Hit {
+	type tf struct {
+		counts [][]string
+		length int
+	}
+	toks := map[int64]tf{}
+	total := 0
+	for key, d := range docs {
+		var t tf
+		for _, f := range d.fields {
+			ts := AppendTokens(nil, f)
+			t.counts = append(t.counts, ts)
+			t.length += len(ts)
+		}
+		toks[key] = t
+		total += t.length
+	}
+	n := float64(len(docs))
+	avgdl := float64(total) / n
+	score := map[int64]float64{}
+	var qt []string
+	for _, w := range words {
+		qt = AppendTokens(qt, w)
+	}
+	for _, term := range qt {
+		hits := 0
+		for _, t := range toks {
+			found := false
+			for _, f := range t.counts {
+				for _, x := range f {
+					found = found || x == term
+				}
+			}
+			if found {
+				hits++
+			}
+		}
+		if hits == 0 {
+			continue
+		}
+		idf := math.Log((n - float64(hits) + 0.5) / (float64(hits) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		for key, t := range toks {
+			f := 0.0
+			for c, field := range t.counts {
+				for _, x := range field {
+					if x == term {
+						f += weights[c]
+					}
+				}
+			}
+			if f > 0 {
+				score[key] += idf * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(t.length)/avgdl))
+			}
+		}
+	}
+	var out []Hit
+	for key, s := range score {
+		if activeOnly && !docs[key].active {
+			continue
+		}
+		out = append(out, Hit{Key: key, Score: s})
+	}
+	sort.Slice(out, func(i, j int) bool { return better(out[i], out[j]) })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+func sameHits(t *testing.T, label string, got, want []Hit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, want %d\ngot  %v\nwant %v", label, len(got), len(want), got, want)
+	}
+	for i := range want {
+		if got[i].Key != want[i].Key || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
+			t.Fatalf("%s: hit %d = %+v, want %+v", label, i, got[i], want[i])
+		}
+	}
+}
+
+var words = strings.Fields(`alpha beta gamma delta painting paints painted paint run running runs ran
+	café cafe naïve Caroline Melanie support group adoption agency pottery camping hiking 2023 may june`)
+
+func randomText(r *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = words[r.Intn(len(words))]
+	}
+	return strings.Join(w, " ")
+}
+
+func TestSearchAgreesWithReference(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	weights := []float64{1, 0.5}
+	x := New(weights...)
+	ref := map[int64]refDoc{}
+	put := func(key int64) {
+		d := refDoc{fields: []string{randomText(r, 1+r.Intn(12)), randomText(r, r.Intn(4))}, active: r.Intn(5) > 0}
+		ref[key] = d
+		x.Put(key, d.active, d.fields...)
+	}
+	check := func(label string) {
+		t.Helper()
+		if x.Len() != len(ref) {
+			t.Fatalf("%s: Len %d, want %d", label, x.Len(), len(ref))
+		}
+		for q := 0; q < 40; q++ {
+			query := strings.Fields(randomText(r, 1+r.Intn(4)))
+			active := q%2 == 0
+			sameHits(t, fmt.Sprintf("%s %q active=%v", label, query, active),
+				x.Search(query, 25, active, nil), refSearch(ref, weights, query, 25, active))
+		}
+	}
+	for key := int64(1); key <= 600; key++ {
+		put(key)
+	}
+	check("fresh")
+
+	// Replacing documents leaves dead slots; past the threshold they are
+	// compacted away. Both states must score as a fresh index would.
+	for i := 0; i < 400; i++ {
+		put(int64(1 + r.Intn(600)))
+	}
+	if x.dead == 0 {
+		t.Fatal("expected dead slots before compaction")
+	}
+	check("with dead slots")
+	for i := 0; i < 3000; i++ {
+		put(int64(1 + r.Intn(600)))
+	}
+	check("after compaction")
+	if len(x.docs) > 600+1024+600 {
+		t.Fatalf("%d slots for 600 documents: compaction did not run", len(x.docs))
+	}
+
+	// Activity changes touch no statistics; removal does.
+	for key := int64(1); key <= 50; key++ {
+		d := ref[key]
+		d.active = !d.active
+		ref[key] = d
+		x.SetActive(key, d.active)
+	}
+	for key := int64(51); key <= 80; key++ {
+		delete(ref, key)
+		x.Remove(key)
+	}
+	check("after SetActive and Remove")
+
+	// An unchanged re-put is a no-op apart from activity.
+	slots := len(x.docs)
+	d := ref[100]
+	x.Put(100, d.active, d.fields...)
+	if len(x.docs) != slots {
+		t.Fatal("re-putting an unchanged document added a slot")
+	}
+	x.Trim()
+	check("after Trim")
+}
+
+func TestSearchFilterTiesAndEmpty(t *testing.T) {
+	x := New(1)
+	if hits := x.Search([]string{"anything"}, 10, false, nil); hits != nil {
+		t.Fatalf("empty index returned %v", hits)
+	}
+	for key := int64(1); key <= 5; key++ {
+		x.Put(key, true, "the same text")
+	}
+	x.Put(6, true, "other words")
+	hits := x.Search([]string{"same"}, 3, true, nil)
+	if len(hits) != 3 || hits[0].Key != 5 || hits[1].Key != 4 || hits[2].Key != 3 || hits[0].Score != hits[2].Score {
+		t.Fatalf("ties must share the score and be ordered by key descending: %v", hits)
+	}
+	hits = x.Search([]string{"same"}, 10, true, func(k int64) bool { return k%2 == 0 })
+	if len(hits) != 2 || hits[0].Key != 4 || hits[1].Key != 2 {
+		t.Fatalf("allow filter: %v", hits)
+	}
+	if hits := x.Search([]string{"absent"}, 10, false, nil); len(hits) != 0 {
+		t.Fatalf("unknown term matched %v", hits)
+	}
+	if hits := x.Search(nil, 10, false, nil); hits != nil {
+		t.Fatalf("no words matched %v", hits)
+	}
+}
+
+func BenchmarkSearch100k(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	x := New(1, 0.5)
+	vocab := make([]string, 20000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%dx", i)
+	}
+	zipf := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+	doc := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = vocab[zipf.Uint64()]
+		}
+		return strings.Join(w, " ")
+	}
+	for key := int64(0); key < 100000; key++ {
+		x.Put(key, true, doc(40), doc(20))
+	}
+	x.Trim()
+	queries := make([][]string, 64)
+	for i := range queries {
+		queries[i] = strings.Fields(doc(5))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		x.Search(queries[i%len(queries)], 150, true, nil)
+	}
+}
