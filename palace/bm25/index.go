@@ -7,8 +7,11 @@ import (
 	"sync"
 )
 
-// BM25 parameters, the values FTS5's bm25() uses.
-const (
+// BM25 parameters, the values FTS5's bm25() uses. Variables, not
+// constants, so that k1+1 and 1-b round at run time as in FTS5's C code.
+// Scores then agree with FTS5's to an ulp or two (the logarithms of Go and
+// of the C library may differ in the last bit).
+var (
 	k1 = 1.2
 	b  = 0.75
 )
@@ -30,6 +33,7 @@ type Index struct {
 	termID   map[string]int32
 	post     []postings // by term id
 	docs     []doc      // by slot; a replaced document leaves a dead slot
+	lens     []uint32   // by slot: docs[s].length, dense for the scoring loop
 	slotOf   map[int64]int32
 	live     int   // documents counted in the statistics (current slots)
 	totalLen int64 // tokens of all current documents
@@ -165,6 +169,7 @@ func (x *Index) PutDoc(key int64, active bool, d Doc) {
 	}
 	slot := int32(len(x.docs))
 	x.docs = append(x.docs, doc{key: key, length: d.length, hash: d.hash, active: active})
+	x.lens = append(x.lens, d.length)
 	x.slotOf[key] = slot
 	x.live++
 	x.totalLen += int64(d.length)
@@ -214,6 +219,7 @@ func (x *Index) Remove(key int64) {
 func (x *Index) compact() {
 	remap := make([]int32, len(x.docs))
 	docs := make([]doc, 0, x.live)
+	lens := make([]uint32, 0, x.live)
 	for s, d := range x.docs {
 		if d.dead {
 			remap[s] = -1
@@ -222,7 +228,9 @@ func (x *Index) compact() {
 		remap[s] = int32(len(docs))
 		x.slotOf[d.key] = int32(len(docs))
 		docs = append(docs, d)
+		lens = append(lens, d.length)
 	}
+	x.lens = lens
 	nf := len(x.weights)
 	for id := range x.post {
 		p := &x.post[id]
@@ -321,6 +329,10 @@ func (x *Index) Search(words []string, k int, activeOnly bool, allow func(int64)
 		avgdl = 1
 	}
 	nf := len(x.weights)
+	w0, w1 := x.weights[0], 0.0
+	if nf == 2 {
+		w1 = x.weights[1]
+	}
 	for _, t := range toks {
 		id, ok := x.termID[t]
 		if !ok {
@@ -343,19 +355,25 @@ func (x *Index) Search(words []string, k int, activeOnly bool, allow func(int64)
 		if idf <= 0 {
 			idf = 1e-6
 		}
+		counts := p.counts
 		for i, s := range p.slots {
-			d := &x.docs[s]
-			if d.dead {
+			if x.dead > 0 && x.docs[s].dead {
 				continue
 			}
 			var f float64
-			for c, w := range x.weights {
-				f += w * float64(p.counts[i*nf+c])
+			if nf == 2 { // the palace's case: content and keywords
+				f = w0*float64(counts[2*i]) + w1*float64(counts[2*i+1])
+			} else {
+				for c, w := range x.weights {
+					f += w * float64(counts[i*nf+c])
+				}
 			}
-			if a.score[s] == 0 {
+			// The expression FTS5 evaluates, in its order.
+			sc := a.score[s]
+			if sc == 0 {
 				a.touched = append(a.touched, s)
 			}
-			a.score[s] += idf * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(d.length)/avgdl))
+			a.score[s] = sc + idf*((f*(k1+1))/(f+k1*(1-b+b*float64(x.lens[s])/avgdl)))
 		}
 	}
 

@@ -18,7 +18,8 @@ type Index interface {
 	// Remove tombstones key; later searches never return it.
 	Remove(key uint64)
 	// Search returns up to k results ordered by descending score. When
-	// allow is non-nil only keys for which it returns true are returned.
+	// allow is non-nil only keys for which it returns true are returned;
+	// it may be called from several goroutines at once.
 	Search(q []float32, k int, allow func(key uint64) bool) []Result
 	// Len is the number of live (not removed) keys.
 	Len() int
