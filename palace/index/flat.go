@@ -34,10 +34,10 @@ type Flat struct {
 	cfg FlatConfig
 	dim int
 
-	data   []float32 // rows*dim floats (float32 or Rerank mode)
-	codes  []int8    // rows*dim codes (Int8 mode)
-	scales []float32 // per row (Int8 mode)
-	norms  []float32 // per row squared norm of the original (Int8 and L2)
+	data   rowStore[float32] // float32 rows (float32 or Rerank mode)
+	codes  rowStore[int8]    // int8 code rows (Int8 mode)
+	scales []float32         // per row (Int8 mode)
+	norms  []float32         // per row squared norm of the original (Int8 and L2)
 
 	keys  []uint64 // row -> key
 	dead  []bool   // row -> free
@@ -84,7 +84,7 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 		return false
 	}
 	if f.dim == 0 {
-		f.dim = len(vec)
+		f.setDim(len(vec))
 	}
 	row := -1
 	if n := len(f.free); n > 0 {
@@ -95,12 +95,12 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 		f.keys = append(f.keys, key)
 		f.dead = append(f.dead, false)
 		if f.cfg.Int8 {
-			f.codes = append(f.codes, make([]int8, f.dim)...)
+			f.codes.push(nil)
 			f.scales = append(f.scales, 0)
 			f.norms = append(f.norms, 0)
 		}
 		if f.floats() {
-			f.data = append(f.data, vec...)
+			f.data.push(nil)
 		}
 	}
 	f.store(row, vec)
@@ -109,39 +109,46 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 }
 
 // Reserve makes room for n more rows of dim floats, so that loading many
-// vectors does not grow (and copy) the arrays step by step.
+// vectors does not grow the arrays step by step.
 func (f *Flat) Reserve(n, dim int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.dim != 0 && f.dim != dim || n <= 0 {
+	if f.dim != 0 && f.dim != dim || n <= 0 || dim <= 0 {
 		return
 	}
-	rows := len(f.keys) + n
+	if f.dim == 0 {
+		f.setDim(dim)
+	}
 	f.keys = slices.Grow(f.keys, n)
 	f.dead = slices.Grow(f.dead, n)
 	if len(f.rowOf) == 0 {
-		f.rowOf = make(map[uint64]int, rows)
+		f.rowOf = make(map[uint64]int, len(f.keys)+n)
 	}
 	if f.cfg.Int8 {
-		f.codes = slices.Grow(f.codes, n*dim)
+		f.codes.reserve(n)
 		f.scales = slices.Grow(f.scales, n)
 		f.norms = slices.Grow(f.norms, n)
 	}
 	if f.floats() {
-		f.data = slices.Grow(f.data, n*dim)
+		f.data.reserve(n)
 	}
+}
+
+// setDim fixes the dimension, on the first vector. Caller holds mu.
+func (f *Flat) setDim(dim int) {
+	f.dim = dim
+	f.data, f.codes = newRowStore[float32](dim), newRowStore[int8](dim)
 }
 
 // floats reports whether float32 rows are kept.
 func (f *Flat) floats() bool { return !f.cfg.Int8 || f.cfg.Rerank }
 
 func (f *Flat) store(row int, vec []float32) {
-	lo, hi := row*f.dim, (row+1)*f.dim
 	if f.floats() {
-		copy(f.data[lo:hi], vec)
+		copy(f.data.row(row), vec)
 	}
 	if f.cfg.Int8 {
-		f.scales[row] = quantize(f.codes[lo:hi], vec)
+		f.scales[row] = quantize(f.codes.row(row), vec)
 		f.norms[row] = dot(vec, vec)
 	}
 }
@@ -167,15 +174,15 @@ func (f *Flat) compact() {
 	n := len(f.rowOf)
 	keys := make([]uint64, 0, n)
 	dead := make([]bool, n)
-	var data, scales, norms []float32
-	var codes []int8
+	data, codes := newRowStore[float32](f.dim), newRowStore[int8](f.dim)
+	var scales, norms []float32
 	if f.cfg.Int8 {
-		codes = make([]int8, 0, n*f.dim)
+		codes.reserve(n)
 		scales = make([]float32, 0, n)
 		norms = make([]float32, 0, n)
 	}
 	if f.floats() {
-		data = make([]float32, 0, n*f.dim)
+		data.reserve(n)
 	}
 	for row, k := range f.keys {
 		if f.dead[row] {
@@ -183,14 +190,13 @@ func (f *Flat) compact() {
 		}
 		f.rowOf[k] = len(keys)
 		keys = append(keys, k)
-		lo, hi := row*f.dim, (row+1)*f.dim
 		if f.cfg.Int8 {
-			codes = append(codes, f.codes[lo:hi]...)
+			codes.push(f.codes.row(row))
 			scales = append(scales, f.scales[row])
 			norms = append(norms, f.norms[row])
 		}
 		if f.floats() {
-			data = append(data, f.data[lo:hi]...)
+			data.push(f.data.row(row))
 		}
 	}
 	f.keys, f.dead, f.free = keys, dead, nil
@@ -210,12 +216,11 @@ func (f *Flat) Vector(key uint64) ([]float32, bool) {
 }
 
 func (f *Flat) vector(row int) []float32 {
-	lo, hi := row*f.dim, (row+1)*f.dim
 	if f.floats() {
-		return append([]float32(nil), f.data[lo:hi]...)
+		return append([]float32(nil), f.data.row(row)...)
 	}
 	out := make([]float32, f.dim)
-	for i, c := range f.codes[lo:hi] {
+	for i, c := range f.codes.row(row) {
 		out[i] = f.scales[row] * float32(c)
 	}
 	return out
@@ -254,7 +259,7 @@ func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result 
 		top = newTopK(k)
 		for _, c := range cand.h {
 			row := f.rowOf[c.Key]
-			top.push(c.Key, f.cfg.Metric.rank(q, f.data[row*f.dim:(row+1)*f.dim]))
+			top.push(c.Key, f.cfg.Metric.rank(q, f.data.row(row)))
 		}
 	case f.cfg.Int8:
 		top = newTopK(k)
@@ -271,13 +276,12 @@ func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result 
 }
 
 func (f *Flat) scan(q []float32, top *topK, allow func(uint64) bool) {
-	d := f.dim
 	l2 := f.cfg.Metric == L2
 	for row, key := range f.keys {
 		if f.dead[row] || (allow != nil && !allow(key)) {
 			continue
 		}
-		v := f.data[row*d : row*d+d]
+		v := f.data.row(row)
 		var s float32
 		if l2 {
 			s = -l2sq(q, v)
@@ -333,14 +337,13 @@ func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
 
 // scanInt8Rows scores rows [lo, hi) against the quantized query.
 func (f *Flat) scanInt8Rows(qc []int8, qs, qn float32, lo, hi int, top *topK, allow func(uint64) bool) {
-	d := f.dim
 	l2 := f.cfg.Metric == L2
 	for row := lo; row < hi; row++ {
 		key := f.keys[row]
 		if f.dead[row] || (allow != nil && !allow(key)) {
 			continue
 		}
-		s := qs * f.scales[row] * float32(dotInt8(qc, f.codes[row*d:row*d+d]))
+		s := qs * f.scales[row] * float32(dotInt8(qc, f.codes.row(row)))
 		if l2 {
 			s = min(0, 2*s-qn-f.norms[row])
 		}
