@@ -194,8 +194,17 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		return all[i].rid > all[j].rid
 	})
-	if len(all) > req.K*2+10 {
-		all = all[:req.K*2+10]
+	if best == 0 {
+		best = 1
+	}
+	// Only the first K and whatever ties with the K-th can be returned
+	// (the tie-breakers order those); load no other drawer.
+	if len(all) > req.K {
+		cut, last := req.K, all[req.K-1].rrf/best
+		for cut < len(all) && last-all[cut].rrf/best <= 1e-12 {
+			cut++
+		}
+		all = all[:cut]
 	}
 	for _, c := range all {
 		rids = append(rids, c.rid)
@@ -203,9 +212,6 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	drawers, err := p.drawersByRID(ctx, rids)
 	if err != nil {
 		return nil, err
-	}
-	if best == 0 {
-		best = 1
 	}
 	hits := make([]Hit, 0, len(all))
 	for _, c := range all {
