@@ -167,8 +167,8 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	var maxSeq int64
-	if err := k.p.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM drawers`).Scan(&maxSeq); err != nil {
+	maxSeq, err := k.p.drawerSeq(ctx)
+	if err != nil {
 		return nil, internal("keyword catch-up", err)
 	}
 	if maxSeq < k.hw {

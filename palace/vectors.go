@@ -72,8 +72,8 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
 	}
-	var maxSeq int64
-	if err := v.p.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM drawers`).Scan(&maxSeq); err != nil {
+	maxSeq, err := v.p.drawerSeq(ctx)
+	if err != nil {
 		return nil, internal("index catch-up", err)
 	}
 	if maxSeq < v.hw {
@@ -113,6 +113,14 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	}
 	v.hw = maxSeq
 	return v.idx, nil
+}
+
+// drawerSeq is the change-log position of the latest drawer change: the
+// high-water mark the derived indexes catch up to.
+func (p *Palace) drawerSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	err := p.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM drawers`).Scan(&seq)
+	return seq, err
 }
 
 // SaveIndex writes the vector index snapshot if it changed since the last
