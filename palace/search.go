@@ -385,6 +385,11 @@ func (p *Palace) vectorSearch(ctx context.Context, query, where string, args []a
 	} else {
 		res = idx.Search(qv, limit+8, allow)
 	}
+	if where == activeOnly {
+		if out, ok := p.vec.activeRIDs(res, limit); ok {
+			return out, nil
+		}
+	}
 	return p.resolveKeys(ctx, res, where, args, limit)
 }
 

@@ -25,6 +25,13 @@ type vectorState struct {
 	hw      int64 // highest drawers.seq the index reflects
 	loaded  bool
 	savedHW int64 // hw at the last snapshot
+	// ridOf maps the current key of every active drawer to the drawer, and
+	// keyOf the other way (both nil: unknown, ask SQLite). Catch-up keeps
+	// them exact: a drawer that stops being active leaves both (and the
+	// index), and a drawer given a new key drops its old one. So a key the
+	// index returns that is not in ridOf is stale.
+	ridOf   map[uint64]int64
+	keyOf   map[int64]uint64
 	lastErr string
 }
 
@@ -70,6 +77,11 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 			idx, hw = newIndex(v.p.emb.Dim()), 0
 		}
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
+		// The snapshot holds keys only; their drawers come from the
+		// covering index drawers_vec_id. A failure only costs speed.
+		if v.ridOf, v.keyOf, err = v.loadRIDs(ctx); err != nil {
+			v.p.log.Info().Err(err).Msg("vector keys to drawers; resolving through SQLite")
+		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
 	}
 	maxSeq, err := v.p.drawerSeq(ctx)
@@ -78,12 +90,12 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	}
 	if maxSeq < v.hw {
 		// The store went backwards (restored from a backup): start over.
-		v.idx, v.hw = newIndex(v.p.emb.Dim()), 0
+		v.idx, v.hw, v.ridOf, v.keyOf = newIndex(v.p.emb.Dim()), 0, map[uint64]int64{}, map[int64]uint64{}
 	}
 	if maxSeq == v.hw {
 		return v.idx, nil
 	}
-	rows, err := v.p.db.QueryContext(ctx, `SELECT seq, status, vec_id, model, vector FROM drawers
+	rows, err := v.p.db.QueryContext(ctx, `SELECT seq, rid, status, vec_id, model, vector FROM drawers
 		WHERE seq > ? ORDER BY seq`, v.hw)
 	if err != nil {
 		return nil, internal("index catch-up", err)
@@ -91,20 +103,31 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	defer rows.Close()
 	var buf []float32
 	for rows.Next() {
-		var seq, vecID int64
+		var seq, rid, vecID int64
 		var status, model string
 		var blob []byte
-		if err := rows.Scan(&seq, &status, &vecID, &model, &blob); err != nil {
+		if err := rows.Scan(&seq, &rid, &status, &vecID, &model, &blob); err != nil {
 			return nil, internal("index catch-up", err)
 		}
 		if vecID == 0 {
 			continue
 		}
+		key := uint64(vecID)
+		if old, ok := v.keyOf[rid]; ok && old != key {
+			v.idx.Remove(old) // the drawer's previous vector
+			delete(v.ridOf, old)
+			delete(v.keyOf, rid)
+		}
 		if status == StatusActive && model == v.model && len(blob) == 4*v.p.emb.Dim() {
 			buf = decodeVectorInto(buf, blob) // Add copies it
-			v.idx.Add(uint64(vecID), buf)
+			v.idx.Add(key, buf)
+			if v.ridOf != nil {
+				v.ridOf[key], v.keyOf[rid] = rid, key
+			}
 		} else {
-			v.idx.Remove(uint64(vecID))
+			v.idx.Remove(key)
+			delete(v.ridOf, key)
+			delete(v.keyOf, rid)
 		}
 		v.hw = seq
 	}
@@ -113,6 +136,54 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	}
 	v.hw = maxSeq
 	return v.idx, nil
+}
+
+// loadRIDs maps the keys of active drawers to their rows and back, from
+// the covering index (no table row is read).
+func (v *vectorState) loadRIDs(ctx context.Context) (map[uint64]int64, map[int64]uint64, error) {
+	rows, err := v.p.db.QueryContext(ctx, `SELECT vec_id, rid FROM drawers INDEXED BY drawers_vec_id
+		WHERE vec_id > 0 AND status = 'active'`)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	ridOf := make(map[uint64]int64, v.idx.Len())
+	keyOf := make(map[int64]uint64, v.idx.Len())
+	for rows.Next() {
+		var k, rid int64
+		if err := rows.Scan(&k, &rid); err != nil {
+			return nil, nil, err
+		}
+		ridOf[uint64(k)], keyOf[rid] = rid, uint64(k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	return ridOf, keyOf, nil
+}
+
+// activeRIDs resolves index results to active drawers from memory, keeping
+// their order, up to limit, and removes stale keys from the index. ok is
+// false when the maps are unknown (the caller then asks SQLite).
+func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, ok bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ridOf == nil {
+		return nil, false
+	}
+	out = make([]ranked, 0, min(len(res), limit))
+	for _, r := range res {
+		rid, found := v.ridOf[r.Key]
+		if !found {
+			v.idx.Remove(r.Key)
+			continue
+		}
+		out = append(out, ranked{rid: rid, score: float64(r.Score)})
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, true
 }
 
 // drawerSeq is the change-log position of the latest drawer change: the
@@ -166,6 +237,7 @@ func (p *Palace) RebuildIndex(ctx context.Context) (int, error) {
 	v := p.vec
 	v.mu.Lock()
 	v.idx, v.hw, v.savedHW, v.loaded = newIndex(p.emb.Dim()), 0, -1, true
+	v.ridOf, v.keyOf = map[uint64]int64{}, map[int64]uint64{}
 	v.mu.Unlock()
 	idx, err := v.sync(ctx)
 	if err != nil {
