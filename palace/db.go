@@ -27,6 +27,9 @@ func dsn(path string, sync string) string {
 	q.Set("_foreign_keys", "on")
 	q.Set("_synchronous", sync)
 	q.Set("_cache_size", "-16000")
+	// Keep prepared statements per connection: preparing the recall path's
+	// half-dozen queries cost ~0.5 ms per recall at 100k drawers.
+	q.Set("_stmt_cache_size", "64")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 

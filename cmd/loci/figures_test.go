@@ -241,6 +241,13 @@ func TestStdioFigures(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		t.Logf("n=%d both indexes warm %v after the server started", n, time.Since(start))
+		var ping []time.Duration
+		for i := 0; i < 300; i++ {
+			s := time.Now()
+			p.call("ping", nil)
+			ping = append(ping, time.Since(s))
+		}
+		t.Logf("n=%d ping round trip over stdio (the protocol's floor): p50 %v p99 %v", n, percentile(ping, 0.5), percentile(ping, 0.99))
 		var rem, rec []time.Duration
 		for i := 0; i < 300; i++ {
 			s := time.Now()
