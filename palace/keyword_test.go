@@ -68,7 +68,7 @@ func TestKeywordIndexMatchesFTS5(t *testing.T) {
 	add := func(lo, hi int) {
 		batch := make([]*palace.Drawer, 0, hi-lo)
 		for _, txt := range texts[lo:hi] {
-			d := &palace.Drawer{Content: txt}
+			d := &palace.Drawer{Content: txt, Room: palace.Rooms[r.Intn(3)]}
 			if r.Intn(4) == 0 { // some drawers carry keywords (weight 0.5)
 				d.Keywords = texts[r.Intn(len(texts))]
 			}
@@ -117,12 +117,20 @@ func TestKeywordIndexMatchesFTS5(t *testing.T) {
 		queries = append(queries, strings.Join(words[from:min(len(words), from+1+r.Intn(8))], " "))
 	}
 	compared := 0
-	for _, q := range queries {
-		want, err := fts.Search(ctx, palace.SearchRequest{Query: q, K: 30, Mode: palace.ModeKeyword, NoAccess: true})
+	for i, q := range queries {
+		// Every third query is filtered: to a room, or to every status.
+		var f palace.Filter
+		switch i % 6 {
+		case 1:
+			f.Room = palace.Rooms[i%3]
+		case 4:
+			f.Statuses = []string{"*"}
+		}
+		want, err := fts.Search(ctx, palace.SearchRequest{Query: q, K: 30, Mode: palace.ModeKeyword, NoAccess: true, Filter: f})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := mem.Search(ctx, palace.SearchRequest{Query: q, K: 30, Mode: palace.ModeKeyword, NoAccess: true})
+		got, err := mem.Search(ctx, palace.SearchRequest{Query: q, K: 30, Mode: palace.ModeKeyword, NoAccess: true, Filter: f})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +141,7 @@ func TestKeywordIndexMatchesFTS5(t *testing.T) {
 		for i := range want {
 			w, g := want[i], got[i]
 			if math.Abs(w.BM25-g.BM25) > 1e-12*math.Abs(w.BM25) || w.KeywordRank != g.KeywordRank || w.Drawer.ID != g.Drawer.ID {
-				t.Errorf("%q #%d: memory %s bm25 %v rank %d; FTS5 %s bm25 %v rank %d", q, i,
+				t.Errorf("%q %+v #%d: memory %s bm25 %v rank %d; FTS5 %s bm25 %v rank %d", q, f, i,
 					g.Drawer.ID, g.BM25, g.KeywordRank, w.Drawer.ID, w.BM25, w.KeywordRank)
 				break
 			}

@@ -106,19 +106,23 @@ func tagLayer(hits []Hit, layer int) []RecallHit {
 }
 
 // identityDrawers returns the most important active identity drawers
-// matching f. Without other filters it reads the partial index
-// drawers_identity (migration 0003) instead of scanning every drawer's tags.
+// matching f. It reads the partial index drawers_identity (migration 0003),
+// which holds only active drawers tagged "identity", and applies the rest
+// of the filter to those few rows instead of scanning the drawers the
+// filter allows.
 func (p *Palace) identityDrawers(ctx context.Context, f Filter, limit int) ([]*Drawer, error) {
 	f.Tags = append(append([]string(nil), f.Tags...), TagIdentity)
-	if len(f.Tags) > 1 || f.Room != "" || len(f.Kinds) > 0 || f.Where != nil || len(f.Statuses) > 0 ||
-		f.UserID != "" || f.AgentID != "" || f.SessionID != "" || len(f.IDs) > 0 || !f.Since.IsZero() || !f.Until.IsZero() {
+	if len(f.Statuses) > 0 { // only active drawers are in the partial index
 		ds, _, err := p.List(ctx, ListOptions{Filter: f, Limit: limit})
 		return ds, err
 	}
+	where, args, err := f.compile()
+	if err != nil {
+		return nil, err
+	}
 	rows, err := p.db.QueryContext(ctx, `SELECT `+drawerCols+` FROM drawers d INDEXED BY drawers_identity
-		WHERE d.status = 'active' AND d.tags LIKE '%"identity"%'
-		AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)
-		ORDER BY d.importance DESC, d.created_at DESC LIMIT ?`, TagIdentity, limit)
+		WHERE d.status = 'active' AND d.tags LIKE '%"identity"%' AND `+where+`
+		ORDER BY d.importance DESC, d.created_at DESC, d.rid DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, internal("identity drawers", err)
 	}

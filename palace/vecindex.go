@@ -25,6 +25,17 @@ func searchExact(idx index.Index, q []float32, k int, allow func(uint64) bool) [
 	return idx.Search(q, k, allow)
 }
 
+// searchKeys scores the vectors of keys exactly (keys absent from the
+// index are skipped). Indexes without a way to do that scan with allow.
+func searchKeys(idx index.Index, q []float32, k int, keys []uint64, allow func(uint64) bool) []index.Result {
+	if x, ok := idx.(interface {
+		SearchKeys([]float32, int, []uint64) []index.Result
+	}); ok {
+		return x.SearchKeys(q, k, keys)
+	}
+	return searchExact(idx, q, k, allow)
+}
+
 func indexKind(idx index.Index) string {
 	if a, ok := idx.(*index.Auto); ok {
 		return a.Mode().String()

@@ -14,7 +14,8 @@ package main
 // LOCI_EMBEDDER values never share one.
 //
 // TestRecallProfile runs the same remember/recall loop in process against
-// a palace of LOCI_BENCH_HOME and writes a CPU profile:
+// a palace of LOCI_BENCH_HOME and writes a CPU profile
+// (LOCI_BENCH_FILTER=room recalls within one room):
 //
 //	LOCI_BENCH_HOME=/tmp/lb LOCI_BENCH_SIZES=100000 go test -tags 'sqlite_fts5 stdiobench' \
 //	    -run TestRecallProfile -v -timeout 60m ./cmd/loci
@@ -303,8 +304,12 @@ func TestRecallProfile(t *testing.T) {
 			if err := p.Add(ctx, &palace.Drawer{Content: c.doc(r)}); err != nil {
 				t.Fatal(err)
 			}
+			req := palace.RecallRequest{Query: c.query(r), K: 10}
+			if os.Getenv("LOCI_BENCH_FILTER") == "room" { // seeded drawers are spread over the nine rooms
+				req.Filter.Room = palace.Rooms[i%len(palace.Rooms)]
+			}
 			s := time.Now()
-			if _, err := p.Recall(ctx, palace.RecallRequest{Query: c.query(r), K: 10}); err != nil {
+			if _, err := p.Recall(ctx, req); err != nil {
 				t.Fatal(err)
 			}
 			if i >= 100 {

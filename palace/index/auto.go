@@ -245,6 +245,21 @@ func (a *Auto) SearchExact(q []float32, k int, allow func(key uint64) bool) []Re
 	return a.flat.Search(q, k, allow)
 }
 
+// SearchKeys scores just the vectors of keys exactly (see
+// Flat.SearchKeys); on a graph it scans with a filter.
+func (a *Auto) SearchKeys(q []float32, k int, keys []uint64) []Result {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.graph != nil {
+		set := make(map[uint64]struct{}, len(keys))
+		for _, key := range keys {
+			set[key] = struct{}{}
+		}
+		return a.graph.SearchExact(q, k, func(key uint64) bool { _, ok := set[key]; return ok })
+	}
+	return a.flat.SearchKeys(q, k, keys)
+}
+
 // Len implements Index.
 func (a *Auto) Len() int {
 	a.mu.RLock()

@@ -275,6 +275,63 @@ func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result 
 	return out
 }
 
+// SearchKeys scores just the vectors of keys and returns the best k, as
+// Search would with a filter allowing exactly those keys: in Rerank mode
+// int8 codes pick candidates and float32 rows rank them. Keys not in the
+// index are skipped; keys must be distinct.
+func (f *Flat) SearchKeys(q []float32, k int, keys []uint64) []Result {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(keys) == 0 {
+		return nil
+	}
+	k = min(k, len(keys))
+	var top topK
+	if f.cfg.Int8 {
+		qc := make([]int8, f.dim)
+		qs, qn := quantize(qc, q), dot(q, q)
+		n := k
+		if f.cfg.Rerank {
+			n = min(rerankFactor*k, len(keys))
+		}
+		cand := newTopK(n)
+		for _, key := range keys {
+			row, ok := f.rowOf[key]
+			if !ok {
+				continue
+			}
+			s := qs * f.scales[row] * float32(dotInt8(qc, f.codes.row(row)))
+			if f.cfg.Metric == L2 {
+				s = min(0, 2*s-qn-f.norms[row])
+			}
+			if !cand.full() || s >= cand.min() {
+				cand.push(key, s)
+			}
+		}
+		top = cand
+		if f.cfg.Rerank {
+			top = newTopK(k)
+			for _, c := range cand.h {
+				top.push(c.Key, f.cfg.Metric.rank(q, f.data.row(f.rowOf[c.Key])))
+			}
+		}
+	} else {
+		top = newTopK(k)
+		for _, key := range keys {
+			if row, ok := f.rowOf[key]; ok {
+				if s := f.cfg.Metric.rank(q, f.data.row(row)); !top.full() || s >= top.min() {
+					top.push(key, s)
+				}
+			}
+		}
+	}
+	out := top.sorted()
+	for i := range out {
+		out[i].Score = f.cfg.Metric.finalScore(out[i].Score)
+	}
+	return out
+}
+
 func (f *Flat) scan(q []float32, top *topK, allow func(uint64) bool) {
 	l2 := f.cfg.Metric == L2
 	for row, key := range f.keys {

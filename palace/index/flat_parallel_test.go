@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"math/rand"
 	"runtime"
 	"testing"
@@ -54,5 +55,70 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 				t.Fatalf("query %d returned removed or filtered key %d", q, ser[i].Key)
 			}
 		}
+	}
+}
+
+// SearchKeys must rank a key subset as a scan filtered to the same keys
+// does (int8 candidates re-ranked in float32: the exact answer here),
+// skipping keys that are not (or no longer) indexed.
+func TestSearchKeysMatchesFilteredScan(t *testing.T) {
+	const n, dim = 3000, 64
+	r := rand.New(rand.NewSource(9))
+	exact := NewFlat(FlatConfig{})
+	fast := NewFlat(FlatConfig{Int8: true, Rerank: true})
+	codes := NewFlat(FlatConfig{Int8: true})
+	if got := exact.SearchKeys(make([]float32, dim), 3, []uint64{1}); got != nil {
+		t.Fatalf("empty index: %v", got)
+	}
+	vec := make([]float32, dim)
+	for k := uint64(1); k <= n; k++ {
+		for i := range vec {
+			vec[i] = float32(r.NormFloat64())
+		}
+		exact.Add(k, vec)
+		fast.Add(k, vec)
+		codes.Add(k, vec)
+	}
+	for k := uint64(7); k <= n; k += 13 {
+		exact.Remove(k)
+		fast.Remove(k)
+		codes.Remove(k)
+	}
+	var keys []uint64
+	set := map[uint64]bool{}
+	for k := uint64(1); k <= n+50; k += 1 + uint64(r.Intn(8)) { // some beyond n: not indexed
+		keys = append(keys, k)
+		set[k] = true
+	}
+	allow := func(k uint64) bool { return set[k] }
+	for q := 0; q < 10; q++ {
+		for i := range vec {
+			vec[i] = float32(r.NormFloat64())
+		}
+		want := exact.Search(vec, 25, allow)
+		got := fast.SearchKeys(vec, 25, keys)
+		if scan := fast.Search(vec, 25, allow); len(scan) != len(got) || scan[0] != got[0] || scan[len(scan)-1] != got[len(got)-1] {
+			t.Fatalf("query %d: SearchKeys and the filtered scan disagree", q)
+		}
+		if fl := exact.SearchKeys(vec, 25, keys); len(fl) != len(want) || fl[0] != want[0] || fl[len(fl)-1] != want[len(want)-1] {
+			t.Fatalf("query %d: float32 SearchKeys and the filtered float32 scan disagree", q)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("query %d: %d results, want %d", q, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Key != want[i].Key || math.Abs(float64(got[i].Score-want[i].Score)) > 1e-5 {
+				t.Fatalf("query %d result %d: %+v, want %+v", q, i, got[i], want[i])
+			}
+		}
+		// Int8 only: approximate scores, but only allowed, indexed keys.
+		for _, res := range codes.SearchKeys(vec, 25, keys) {
+			if !set[res.Key] || res.Key%13 == 7 || res.Key > n {
+				t.Fatalf("int8 SearchKeys returned key %d", res.Key)
+			}
+		}
+	}
+	if fast.SearchKeys(vec, 5, nil) != nil || fast.SearchKeys(vec, 0, keys) != nil {
+		t.Fatal("empty key list or k=0 must return nothing")
 	}
 }
