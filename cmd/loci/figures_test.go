@@ -258,9 +258,16 @@ func TestStdioFigures(t *testing.T) {
 			p.tool("memory_recall", map[string]any{"query": c.query(r), "top_k": 10}, nil)
 			rec = append(rec, time.Since(s))
 		}
+		var inRoom []time.Duration
+		for i := 0; i < 200; i++ {
+			s := time.Now()
+			p.tool("memory_recall", map[string]any{"query": c.query(r), "top_k": 10, "room": palace.Rooms[i%len(palace.Rooms)]}, nil)
+			inRoom = append(inRoom, time.Since(s))
+		}
 		hwm, rss := rssKB(p.cmd.Process.Pid)
 		t.Logf("n=%d memory_remember over stdio: p50 %v p99 %v", n, percentile(rem, 0.5), percentile(rem, 0.99))
 		t.Logf("n=%d memory_recall over stdio: p50 %v p99 %v", n, percentile(rec, 0.5), percentile(rec, 0.99))
+		t.Logf("n=%d memory_recall within one room (a ninth of the drawers): p50 %v p99 %v", n, percentile(inRoom, 0.5), percentile(inRoom, 0.99))
 		t.Logf("n=%d server RSS %d MB (peak %d MB)", n, rss/1024, hwm/1024)
 		p.closeAndWait(10 * time.Second)
 	}
