@@ -15,7 +15,8 @@ package main
 //
 // TestRecallProfile runs the same remember/recall loop in process against
 // a palace of LOCI_BENCH_HOME and writes a CPU profile
-// (LOCI_BENCH_FILTER=room recalls within one room):
+// (LOCI_BENCH_FILTER=room recalls within one room; LOCI_BENCH_REBUILD=1
+// first times a rebuild of the vector index from SQLite):
 //
 //	LOCI_BENCH_HOME=/tmp/lb LOCI_BENCH_SIZES=100000 go test -tags 'sqlite_fts5 stdiobench' \
 //	    -run TestRecallProfile -v -timeout 60m ./cmd/loci
@@ -290,6 +291,14 @@ func TestRecallProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := rand.New(rand.NewSource(2))
+		if os.Getenv("LOCI_BENCH_REBUILD") == "1" {
+			start := time.Now()
+			m, err := p.RebuildIndex(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("n=%d index rebuild from SQLite (and snapshot): %d vectors in %v", n, m, time.Since(start))
+		}
 		start := time.Now()
 		if err := p.WarmIndex(ctx); err != nil { // as serve does for every palace
 			t.Fatal(err)
