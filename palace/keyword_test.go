@@ -49,19 +49,7 @@ func docCorpus(t *testing.T) []string {
 func TestKeywordIndexMatchesFTS5(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	openIn := func() *palace.Palace {
-		reg, err := palace.OpenRegistry(palace.Config{DataDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
-		p, err := reg.OpenOrCreate(ctx, "kw")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	fts, mem := openIn(), openIn()
+	fts, mem := openShared(t, dir, "kw"), openShared(t, dir, "kw")
 	texts := docCorpus(t)
 	r := rand.New(rand.NewSource(7))
 	var ids []string

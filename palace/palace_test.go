@@ -374,22 +374,26 @@ func TestUpdateStatusReentersRecall(t *testing.T) {
 	}
 }
 
+// openShared opens (creating) palace name in dir through a registry of
+// its own, as another process would.
+func openShared(t *testing.T, dir, name string) *palace.Palace {
+	t.Helper()
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.OpenOrCreate(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestTwoRegistriesSeeEachOther(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	open := func() *palace.Palace {
-		reg, err := palace.OpenRegistry(palace.Config{DataDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
-		p, err := reg.OpenOrCreate(ctx, "shared")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	a, b := open(), open()
+	a, b := openShared(t, dir, "shared"), openShared(t, dir, "shared")
 	var wg sync.WaitGroup
 	for w, p := range []*palace.Palace{a, b} {
 		wg.Add(1)

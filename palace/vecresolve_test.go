@@ -14,18 +14,7 @@ import (
 func TestVectorKeysFollowDrawerChanges(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	open := func() *palace.Palace {
-		reg, err := palace.OpenRegistry(palace.Config{DataDir: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
-		p, err := reg.OpenOrCreate(ctx, "keys")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	open := func() *palace.Palace { return openShared(t, dir, "keys") }
 	p := open()
 	var batch []*palace.Drawer
 	for i := 0; i < 1200; i++ { // enough for a snapshot to be written
