@@ -2,11 +2,13 @@ package palace_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
@@ -150,4 +152,85 @@ func TestKeywordIndexMatchesFTS5(t *testing.T) {
 		t.Fatalf("only %d hits compared; the corpus is too small to mean anything", compared)
 	}
 	t.Logf("%d drawers, %d queries, %d ranked hits identical", len(ids), len(queries), compared)
+}
+
+// Searches on warm indexes run while another registry (another process,
+// in effect) writes, edits and forgets: nothing races (go test -race), and
+// afterwards both indexes have caught up with every change.
+func TestWarmIndexesUnderConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	reader, writer := openShared(t, dir, "busy"), openShared(t, dir, "busy")
+	if err := reader.WarmIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := 0; g < 3; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				f := palace.Filter{}
+				if i%3 == 1 {
+					f.Room = "Backend"
+				}
+				if _, err := reader.Search(ctx, palace.SearchRequest{Query: fmt.Sprintf("note %d zebra", i%50), Filter: f}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(g)
+	}
+	var ids []string
+	for i := 0; i < 150; i++ {
+		d := &palace.Drawer{Content: fmt.Sprintf("note %d about zebra number %d", i, i), Room: palace.Rooms[i%3]}
+		if err := writer.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, d.ID)
+		if i%10 == 9 {
+			if _, err := writer.Forget(ctx, ids[i-5]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := writer.Update(ctx, ids[i-3], func(d *palace.Drawer) error {
+				d.Content = "quagga " + d.Content
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+	forgotten := map[string]bool{}
+	for i := 9; i < 150; i += 10 {
+		forgotten[ids[i-5]] = true
+	}
+	for _, mode := range []palace.Mode{palace.ModeKeyword, palace.ModeVector} {
+		hits, err := reader.Search(ctx, palace.SearchRequest{Query: "quagga", K: 100, Mode: mode, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if forgotten[h.Drawer.ID] {
+				t.Fatalf("%s search returned a forgotten drawer", mode)
+			}
+		}
+		if mode == palace.ModeKeyword && len(hits) != 15 {
+			t.Fatalf("keyword search for the edited word found %d drawers, want 15", len(hits))
+		}
+	}
+	in, err := reader.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.KeywordIndex.Drawers != 150 || in.KeywordIndex.MemorySearches == 0 || in.Index.Vectors != 150-15 {
+		t.Fatalf("indexes did not catch up: keyword %+v, vectors %+v", in.KeywordIndex, in.Index)
+	}
 }
