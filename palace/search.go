@@ -282,9 +282,9 @@ type ranked struct {
 	score float64
 }
 
-// keywordSearch runs BM25 over the FTS5 index, filtered.
-// allowed, when not nil, holds the drawers the filter (where, args)
-// allows.
+// keywordSearch ranks by BM25: from the in-memory index when it is warm
+// (keyword.go), else, and for phrase queries, from FTS5 itself. allowed,
+// when not nil, holds the drawers the filter (where, args) allows.
 func (p *Palace) keywordSearch(ctx context.Context, query, where string, args []any, allowed *allowedSet, limit int) ([]ranked, error) {
 	if terms := queryTerms(query); singleTokens(terms) {
 		idx, err := p.kw.sync(ctx)
@@ -395,8 +395,10 @@ func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowe
 	case allowed != nil && allowed.keys.len() == 0:
 		return nil, nil
 	case allowed != nil && allowed.keys.len()*selectiveFraction <= idx.Len():
-		// A selective filter: score just its drawers, exactly.
+		// A selective filter: score just its drawers.
 		res = searchKeys(idx, qv, limit, allowed.keyList, allowed.hasKey)
+	case allowed != nil && exhaustive:
+		res = searchExact(idx, qv, limit, allowed.hasKey)
 	case allowed != nil:
 		res = idx.Search(qv, limit+8, allowed.hasKey)
 	case exhaustive:

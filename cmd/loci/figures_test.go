@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sort"
@@ -276,7 +277,8 @@ func TestStdioFigures(t *testing.T) {
 
 // TestRecallProfile drives the stdio figures' remember/recall loop through
 // the palace API in process (no JSON-RPC, no pipes) and writes a CPU
-// profile of the recalls to $LOCI_BENCH_PROFILE (default recall.cpu).
+// profile of the recalls to $LOCI_BENCH_PROFILE (default loci-recall.cpu in
+// the temporary directory).
 func TestRecallProfile(t *testing.T) {
 	c := loadCorpus()
 	for _, n := range benchSizes([]int{100000}) {
@@ -306,7 +308,7 @@ func TestRecallProfile(t *testing.T) {
 		t.Logf("n=%d WarmIndex (vector snapshot load, keyword index build): %v", n, time.Since(start))
 		out := os.Getenv("LOCI_BENCH_PROFILE")
 		if out == "" {
-			out = "recall.cpu"
+			out = filepath.Join(os.TempDir(), "loci-recall.cpu")
 		}
 		f, err := os.Create(out)
 		if err != nil {
@@ -334,8 +336,8 @@ func TestRecallProfile(t *testing.T) {
 		}
 		pprof.StopCPUProfile()
 		f.Close()
-		t.Logf("n=%d palace Recall in process: p50 %v p90 %v p99 %v max %v", n,
-			percentile(rec, 0.5), percentile(rec, 0.9), percentile(rec, 0.99), percentile(rec, 1))
+		t.Logf("n=%d palace Recall in process: p50 %v p90 %v p99 %v max %v (CPU profile: %s)", n,
+			percentile(rec, 0.5), percentile(rec, 0.9), percentile(rec, 0.99), percentile(rec, 1), out)
 		reg.Close()
 	}
 }
