@@ -81,7 +81,7 @@ func quantize(dst []int8, v []float32) float32 {
 	}
 	inv := 127 / m
 	for i, x := range v {
-		dst[i] = int8(math.Round(float64(x * inv)))
+		dst[i] = int8(math.RoundToEven(float64(x * inv))) // an instruction on amd64, unlike math.Round
 	}
 	return m / 127
 }

@@ -62,3 +62,14 @@ func (s *rowStore[T]) reserve(n int) {
 		}
 	}
 }
+
+// extend appends n zero rows in whole blocks; the caller fills them
+// through blocks (a snapshot load reads straight into them).
+func (s *rowStore[T]) extend(n int) {
+	s.reserve(n)
+	want := s.n + n
+	for bi := s.n >> rowBlockShift; bi*rowBlockRows < want; bi++ {
+		s.blocks[bi] = s.blocks[bi][:min(rowBlockRows, want-bi*rowBlockRows)*s.dim]
+	}
+	s.n = want
+}
