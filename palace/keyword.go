@@ -12,8 +12,9 @@ import (
 
 // keywordState is a palace's in-memory BM25 index (package bm25): a
 // derived cache of the drawers' text, like the vector index. It is built
-// from SQLite by WarmIndex (long-running processes warm every palace they
-// open) and caught up from the seq high-water mark before each search.
+// from SQLite by WarmIndex, or in the background after the first search in
+// a long-running process (Config.LongLived), and caught up from the seq
+// high-water mark before each search.
 // Until it is warm, keyword search asks FTS5, which ranks the same way:
 // the index reproduces FTS5's tokens and bm25() (see bm25's tests), without
 // FTS5's cost of about a microsecond per matching drawer.
@@ -25,7 +26,20 @@ type keywordState struct {
 	hw    int64 // highest drawers.seq the index reflects
 	ready atomic.Bool
 
-	inMemory, viaFTS5 atomic.Int64 // active-only keyword searches served by each
+	inMemory, viaFTS5 atomic.Int64 // keyword searches served by each
+
+	background sync.Once // the build started by a search (Config.LongLived)
+}
+
+// warmInBackground starts building the index once, without waiting.
+func (k *keywordState) warmInBackground() {
+	k.background.Do(func() {
+		go func() {
+			if err := k.warm(context.Background()); err != nil {
+				k.p.log.Debug().Err(err).Msg("keyword index build")
+			}
+		}()
+	})
 }
 
 // KeywordIndexInfo reports the state of the in-memory keyword index.

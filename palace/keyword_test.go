@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loci-mem/loci/palace"
 )
@@ -232,5 +233,59 @@ func TestWarmIndexesUnderConcurrentWrites(t *testing.T) {
 	}
 	if in.KeywordIndex.Drawers != 150 || in.KeywordIndex.MemorySearches == 0 || in.Index.Vectors != 150-15 {
 		t.Fatalf("indexes did not catch up: keyword %+v, vectors %+v", in.KeywordIndex, in.Index)
+	}
+}
+
+// In a long-running process the first search of a palace starts the
+// keyword index build and is answered by FTS5; later searches use the
+// index. A short-lived process never builds it.
+func TestLongLivedBuildsKeywordIndexAfterFirstSearch(t *testing.T) {
+	ctx := context.Background()
+	for _, long := range []bool{true, false} {
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), LongLived: long})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer reg.Close()
+		p, err := reg.OpenOrCreate(ctx, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.AddMany(ctx, []*palace.Drawer{{Content: "the zebra crossed the road"}, {Content: "a quiet afternoon"}}); err != nil {
+			t.Fatal(err)
+		}
+		search := func() palace.KeywordIndexInfo {
+			t.Helper()
+			hits, err := p.Search(ctx, palace.SearchRequest{Query: "zebra", Mode: palace.ModeKeyword})
+			if err != nil || len(hits) != 1 {
+				t.Fatalf("long-lived=%v: %d hits, %v", long, len(hits), err)
+			}
+			in, err := p.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return in.KeywordIndex
+		}
+		if ki := search(); ki.FTS5Searches != 1 || ki.MemorySearches != 0 {
+			t.Fatalf("long-lived=%v: first search %+v, want it answered by FTS5", long, ki)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for long {
+			in, _ := p.Info(ctx)
+			if in.KeywordIndex.Loaded {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the keyword index was never built")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		ki := search()
+		if long && ki.MemorySearches != 1 {
+			t.Fatalf("after the build: %+v, want the second search in memory", ki)
+		}
+		if !long && (ki.Loaded || ki.MemorySearches != 0) {
+			t.Fatalf("short-lived process built the index: %+v", ki)
+		}
 	}
 }

@@ -35,6 +35,11 @@ type Config struct {
 	// OnOpen, when set, is called once for every palace the registry opens
 	// (the dreamer uses it to start per-palace work).
 	OnOpen func(*Palace)
+	// LongLived marks a process that serves many searches (serve, http):
+	// the first search of each palace starts building its in-memory
+	// keyword index in the background (FTS5 answers until it is ready).
+	// Short processes leave it unset and never pay for the build.
+	LongLived bool
 	// Extractor turns buffered conversation into episodes, atomic facts,
 	// profiles and agent cases (AppendMessages, FlushSession). Nil means
 	// extract.Heuristic().

@@ -305,6 +305,9 @@ func (p *Palace) keywordSearch(ctx context.Context, query, where string, args []
 			}
 			return out, nil
 		}
+		if p.reg.cfg.LongLived {
+			p.kw.warmInBackground()
+		}
 	}
 	expr, err := p.keywordExpr(ctx, query)
 	if err != nil || expr == "" {

@@ -385,8 +385,8 @@ func (p *Palace) FlushAccess(ctx context.Context) error {
 
 // WarmIndex loads the vector index (from its snapshot when valid) and
 // builds the in-memory keyword index, so that recalls do not pay for
-// either. Long-running processes call it for every palace they open; a
-// process that never does still searches correctly (FTS5 ranks keywords).
+// either. `serve --palace` calls it for its default palace; a process that
+// never does still searches correctly (FTS5 ranks keywords).
 func (p *Palace) WarmIndex(ctx context.Context) error {
 	if _, err := p.vec.sync(ctx); err != nil {
 		return err

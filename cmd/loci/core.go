@@ -39,18 +39,15 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 			return nil, fmt.Errorf("LOCI_PROFILE: %w", err)
 		}
 	}
-	// Every palace a long-running loci opens gets a dreamer, and its
-	// indexes (vectors, in-memory BM25) load in the background: the
-	// handshake answers at once and recalls find the indexes warm.
-	onOpen := func(p *palace.Palace) {
-		c.dm.Start(p)
-		go func() {
-			if err := p.WarmIndex(ctx); err != nil {
-				log.Debug().Err(err).Str("palace", p.Name()).Msg("warm indexes")
-			}
-		}()
+	// Every palace a long-running loci opens gets a dreamer; its in-memory
+	// keyword index is built after its first search (LongLived), so that
+	// palaces opened only to be listed or watched cost no memory.
+	cfg, err := registryConfig(dataDir, log, c.dm.Start)
+	if err == nil {
+		cfg.LongLived = true
+		c.reg, err = palace.OpenRegistry(cfg)
 	}
-	if c.reg, err = openRegistry(dataDir, log, onOpen); err != nil {
+	if err != nil {
 		c.dm.Close()
 		if c.stopProfile != nil {
 			c.stopProfile()
@@ -62,10 +59,19 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 			c.Close()
 			return nil, fmt.Errorf("--palace: %w", err)
 		}
-		if _, err := c.reg.OpenOrCreate(ctx, defaultPalace); err != nil {
+		p, err := c.reg.OpenOrCreate(ctx, defaultPalace)
+		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("open palace %q: %w", defaultPalace, err)
 		}
+		// The default palace is the one the agent will search: load its
+		// indexes now, in the background. The handshake answers at once
+		// and the first recall finds them warm.
+		go func() {
+			if err := p.WarmIndex(ctx); err != nil {
+				log.Debug().Err(err).Msg("warm indexes")
+			}
+		}()
 	}
 	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
 	c.srv, err = server.New(server.Config{

@@ -12,24 +12,35 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// openRegistry opens the data dir with the configured embedder.
+// openRegistry opens the data dir with the configured embedder, for a
+// short-lived command.
 func openRegistry(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace)) (*palace.Registry, error) {
-	emb, err := configuredEmbedder()
+	cfg, err := registryConfig(dataDir, log, onOpen)
 	if err != nil {
 		return nil, err
+	}
+	return palace.OpenRegistry(cfg)
+}
+
+// registryConfig is the palace configuration of the environment: the
+// embedder (LOCI_EMBEDDER), the extractor (LOCI_LLM_*), LOCI_SYNC.
+func registryConfig(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace)) (palace.Config, error) {
+	emb, err := configuredEmbedder()
+	if err != nil {
+		return palace.Config{}, err
 	}
 	ext, err := extract.FromEnv() // LOCI_LLM_*; the heuristic extractor when unset
 	if err != nil {
-		return nil, err
+		return palace.Config{}, err
 	}
-	return palace.OpenRegistry(palace.Config{
+	return palace.Config{
 		DataDir:   dataDir,
 		Embedder:  emb,
 		Logger:    log,
 		Sync:      os.Getenv("LOCI_SYNC"),
 		OnOpen:    onOpen,
 		Extractor: ext,
-	})
+	}, nil
 }
 
 // configuredEmbedder returns the embedder named by LOCI_EMBEDDER, or the
