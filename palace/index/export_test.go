@@ -11,3 +11,14 @@ func SetAVX2(on bool) bool {
 	useAVX2 = on
 	return old
 }
+
+// SetMapSnapshots turns mapping version 2 snapshots on or off (off: they
+// are read into memory) and returns the old value.
+func SetMapSnapshots(on bool) bool {
+	old := mapSnapshots
+	mapSnapshots = on
+	return old
+}
+
+// Mapped reports whether a's exact index points into a mapped snapshot.
+func Mapped(a *Auto) bool { return a.flat != nil && a.flat.mapped != nil }

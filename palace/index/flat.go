@@ -43,6 +43,8 @@ type Flat struct {
 	dead  []bool   // row -> free
 	rowOf map[uint64]int
 	free  []int
+
+	mapped *mapping // the snapshot data and codes point into, if any
 }
 
 var _ Index = (*Flat)(nil)
@@ -201,6 +203,19 @@ func (f *Flat) compact() {
 	}
 	f.keys, f.dead, f.free = keys, dead, nil
 	f.data, f.codes, f.scales, f.norms = data, codes, scales, norms
+	f.mapped = nil // nothing points into a mapped snapshot any more
+}
+
+// layout is the snapshot layout of f's configuration.
+func (f *Flat) layout() uint32 {
+	var l uint32
+	if f.cfg.Int8 {
+		l |= layoutCodes
+	}
+	if f.floats() {
+		l |= layoutFloats
+	}
+	return l
 }
 
 // Vector returns a copy of the stored vector for key (decoded from its

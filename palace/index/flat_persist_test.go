@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/index"
@@ -87,6 +88,15 @@ func randomVecs(seed int64, n, dim int) map[uint64][]float32 {
 // accepting writes, and loads whatever configuration wrote it as long as
 // float32 rows are in the file.
 func TestFlatSnapshotV2AnswersAsTheOriginal(t *testing.T) {
+	for _, mapped := range []bool{true, false} {
+		t.Run(map[bool]string{true: "mapped", false: "read"}[mapped], func(t *testing.T) {
+			defer index.SetMapSnapshots(index.SetMapSnapshots(mapped))
+			testSnapshotV2(t, mapped)
+		})
+	}
+}
+
+func testSnapshotV2(t *testing.T, mapped bool) {
 	const dim = 40
 	vecs := randomVecs(3, 9000, dim) // more than two 4096-row blocks
 	a := index.NewAuto(index.AutoConfig{})
@@ -106,6 +116,9 @@ func TestFlatSnapshotV2AnswersAsTheOriginal(t *testing.T) {
 	}
 	if b.Len() != a.Len() {
 		t.Fatalf("loaded %d vectors, saved %d", b.Len(), a.Len())
+	}
+	if index.Mapped(b) != (mapped && runtime.GOOS != "windows") {
+		t.Fatalf("mapped = %v, want %v", index.Mapped(b), mapped)
 	}
 	queries := randomVecs(4, 20, dim)
 	same := func(x, y *index.Auto) {
@@ -131,6 +144,36 @@ func TestFlatSnapshotV2AnswersAsTheOriginal(t *testing.T) {
 	}
 	b.Remove(2)
 	a.Remove(2)
+	same(a, b)
+	// Rows rewritten in place (free-list reuse) and a save of the loaded
+	// index: the mapped file is never written, the new one is complete.
+	for k := uint64(100001); k <= 100300; k++ {
+		a.Remove(k)
+		b.Remove(k)
+	}
+	for k := uint64(1); k <= 300; k++ {
+		a.Add(200000+k, more[k])
+		b.Add(200000+k, more[k])
+	}
+	same(a, b)
+	before, _ := os.ReadFile(path)
+	path2 := filepath.Join(t.TempDir(), "again.idx")
+	if err := index.SaveFlatFile(path2, b, index.SnapshotMeta{Model: "m", Seq: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("writing to a loaded index changed its snapshot file")
+	}
+	c2, _, err := index.LoadFlatFile(path2, index.AutoConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(a, c2)
+	// Compaction moves every row off the mapping.
+	for k := uint64(1); k <= 9000; k++ {
+		a.Remove(k)
+		b.Remove(k)
+	}
 	same(a, b)
 
 	// A float32-only index wrote it: loaded into the default (int8 +

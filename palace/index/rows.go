@@ -73,3 +73,15 @@ func (s *rowStore[T]) extend(n int) {
 	}
 	s.n = want
 }
+
+// adopt makes an empty store use rows already laid out in v (n rows of
+// dim values), cut into blocks without copying. Each block's capacity is
+// its length, so growing the store never writes past it into v.
+func (s *rowStore[T]) adopt(v []T, n int) {
+	s.blocks = s.blocks[:0]
+	for lo := 0; lo < n; lo += rowBlockRows {
+		rows := min(rowBlockRows, n-lo)
+		s.blocks = append(s.blocks, v[lo*s.dim:(lo+rows)*s.dim:(lo+rows)*s.dim])
+	}
+	s.n = n
+}

@@ -1,0 +1,95 @@
+//go:build unix
+
+package index
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math"
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// mapping is a snapshot file mapped into memory; the Flat whose arrays
+// point into it keeps it alive, and it is unmapped when neither is
+// reachable any more.
+type mapping struct{ b []byte }
+
+// mapV2 maps a version 2 snapshot (hdr bytes of header before its layout
+// word) and points f's arrays at it, after checking the whole file's
+// checksum over the mapping. The mapping is private and writable: a row
+// rewritten later is copied on write, never written to the file. It
+// reports false, and changes nothing, when the file should be read
+// instead (the platform refuses the mapping, or the layout is another
+// configuration's). An empty f is required.
+//
+// The palace replaces snapshots by renaming a new file over the old one,
+// so a mapped file never changes under the index; truncating it in place
+// would crash the process (SIGBUS).
+func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
+	if !littleEndian || size > math.MaxInt32*4 {
+		return false, nil
+	}
+	m, err := syscall.Mmap(int(file.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		return false, nil
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			syscall.Munmap(m)
+		}
+	}()
+	le := binary.LittleEndian
+	if len(m) < hdr+8 {
+		return true, ErrCorrupt
+	}
+	layout := le.Uint32(m[hdr:])
+	sec, ok := v2Sections(hdr, n, dim, layout)
+	if !ok || sec.end != len(m)-4 {
+		return true, ErrCorrupt
+	}
+	if crc32.Checksum(m[:len(m)-4], castagnoli) != le.Uint32(m[len(m)-4:]) {
+		return true, ErrCorrupt
+	}
+	if layout != f.layout() {
+		return false, nil
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.setDim(dim)
+	f.keys = append([]uint64(nil), mapped[uint64](m, sec.keys, n)...)
+	f.dead = make([]bool, n)
+	f.rowOf = make(map[uint64]int, n)
+	for row, k := range f.keys {
+		f.rowOf[k] = row
+	}
+	if len(f.rowOf) != n {
+		return true, ErrCorrupt // a key twice
+	}
+	if layout&layoutCodes != 0 {
+		f.scales = append([]float32(nil), mapped[float32](m, sec.scales, n)...)
+		f.norms = append([]float32(nil), mapped[float32](m, sec.norms, n)...)
+		f.codes.adopt(mapped[int8](m, sec.codes, n*dim), n)
+	}
+	if layout&layoutFloats != 0 {
+		f.data.adopt(mapped[float32](m, sec.floats, n*dim), n)
+	}
+	mp := &mapping{m}
+	runtime.SetFinalizer(mp, func(mp *mapping) { syscall.Munmap(mp.b) })
+	f.mapped = mp
+	kept = true
+	return true, nil
+}
+
+// mapped views count values of T at byte offset off of m (aligned: the
+// format pads every section to 8 bytes, and m starts on a page).
+func mapped[T int8 | float32 | uint64](m []byte, off, count int) []T {
+	if count == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&m[off])), count)
+}
