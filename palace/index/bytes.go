@@ -27,37 +27,32 @@ func appendFloats(dst []byte, v []float32) []byte {
 }
 
 // readFloat32s fills dst from r; a short read is ErrCorrupt.
-func readFloat32s(r io.Reader, dst []float32) error {
-	if littleEndian {
-		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst))); err != nil {
-			return ErrCorrupt
-		}
-		return nil
-	}
-	var b [4]byte
-	for i := range dst {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return ErrCorrupt
-		}
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[:]))
-	}
-	return nil
-}
+func readFloat32s(r io.Reader, dst []float32) error { return readLE(r, dst) }
 
 // readUint64s fills dst from r; a short read is ErrCorrupt.
-func readUint64s(r io.Reader, dst []uint64) error {
+func readUint64s(r io.Reader, dst []uint64) error { return readLE(r, dst) }
+
+// readLE fills dst with little-endian values from r: as raw bytes in
+// place on a little-endian machine, else one value at a time.
+func readLE[T float32 | uint64](r io.Reader, dst []T) error {
+	size := int(unsafe.Sizeof(*new(T)))
 	if littleEndian {
-		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 8*len(dst))); err != nil {
+		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), size*len(dst))); err != nil {
 			return ErrCorrupt
 		}
 		return nil
 	}
-	var b [8]byte
+	b := make([]byte, size)
 	for i := range dst {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
+		if _, err := io.ReadFull(r, b); err != nil {
 			return ErrCorrupt
 		}
-		dst[i] = binary.LittleEndian.Uint64(b[:])
+		switch p := any(&dst[i]).(type) {
+		case *float32:
+			*p = math.Float32frombits(binary.LittleEndian.Uint32(b))
+		case *uint64:
+			*p = binary.LittleEndian.Uint64(b)
+		}
 	}
 	return nil
 }
