@@ -162,10 +162,7 @@ func (x *Index) PutDoc(key int64, active bool, d Doc) {
 			old.active = active
 			return
 		}
-		old.dead = true
-		x.dead++
-		x.live--
-		x.totalLen -= int64(old.length)
+		x.retire(s)
 	}
 	slot := int32(len(x.docs))
 	x.docs = append(x.docs, doc{key: key, length: d.length, hash: d.hash, active: active})
@@ -207,12 +204,18 @@ func (x *Index) Remove(key int64) {
 	if !ok {
 		return
 	}
+	x.retire(s)
+	delete(x.slotOf, key)
+}
+
+// retire takes slot s out of the statistics and marks it dead; searches
+// skip it until compaction. Caller holds mu.
+func (x *Index) retire(s int32) {
 	d := &x.docs[s]
 	d.dead = true
 	x.dead++
 	x.live--
 	x.totalLen -= int64(d.length)
-	delete(x.slotOf, key)
 }
 
 // compact drops dead slots from every posting list and renumbers slots.
