@@ -52,3 +52,45 @@ func TestDependencyDirection(t *testing.T) {
 		t.Fatal("no internal imports found; the check is not looking at anything")
 	}
 }
+
+// TestStoreBoundary enforces DESIGN.md's store boundary: only the storage
+// backends (palace/store/<backend>) talk to a database. No other package —
+// the core, a face, the dreamer, the CLI — imports database/sql or a
+// database driver, and only the core and the binary's wiring know the
+// backends by name.
+func TestStoreBoundary(t *testing.T) {
+	const mod = "github.com/loci-mem/loci"
+	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	isBackend := func(pkg string) bool { return strings.HasPrefix(pkg, mod+"/palace/store/") }
+	isDB := func(imp string) bool {
+		return imp == "database/sql" || strings.HasPrefix(imp, "database/sql/") ||
+			strings.HasPrefix(imp, "github.com/mattn/go-sqlite3") || strings.HasPrefix(imp, "github.com/jackc/pgx")
+	}
+	mayWire := func(pkg string) bool { return pkg == mod+"/palace" || strings.HasPrefix(pkg, mod+"/cmd/") }
+	backends := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		pkg := fields[0]
+		if isBackend(pkg) {
+			backends++
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if isDB(imp) {
+				t.Errorf("%s imports %s: only palace/store/<backend> packages may talk to a database", pkg, imp)
+			}
+			if isBackend(imp) && !mayWire(pkg) {
+				t.Errorf("%s imports %s: faces use the palace API, not a store backend", pkg, imp)
+			}
+		}
+	}
+	if backends == 0 {
+		t.Fatal("no store backend found; the check is not looking at anything")
+	}
+}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 const (
@@ -97,8 +99,8 @@ func TestDedupRespectsScope(t *testing.T) {
 		{Room: "Frontend"},
 		{UserID: "alice"},
 		{AgentID: "bot"},
-		{Kind: palace.KindFact, Meta: map[string]any{palace.MetaFactKind: "tooling"}},
-		{Kind: palace.KindFact, Meta: map[string]any{palace.MetaFactKind: "project"}},
+		{Kind: palace.KindFact, Meta: map[string]any{facts.MetaFactKind: "tooling"}},
+		{Kind: palace.KindFact, Meta: map[string]any{facts.MetaFactKind: "project"}},
 	}
 	for _, v := range variants {
 		d := base
@@ -120,7 +122,7 @@ func TestDedupRespectsScope(t *testing.T) {
 	a := add(t, p, &palace.Drawer{Kind: palace.KindTurn, Content: "Jon: my dance studio opens its doors next month", SessionID: "s9"})
 	b := add(t, p, &palace.Drawer{Kind: palace.KindTurn, Content: "Jon: My dance studio opens its doors next month!", SessionID: "s9"})
 	// Engram facts of one kind follow the same rule.
-	fm := map[string]any{palace.MetaFactKind: "tooling", palace.MetaEngramID: "mem-0007"}
+	fm := map[string]any{facts.MetaFactKind: "tooling", palace.MetaEngramID: "mem-0007"}
 	fa := add(t, p, &palace.Drawer{Kind: palace.KindFact, Content: "The web client is built with pnpm and vite", Meta: fm})
 	fb := add(t, p, &palace.Drawer{Kind: palace.KindFact, Content: "the web client is built with pnpm and vite.", Meta: fm})
 	pr := passReport(t, dream(t, p, clk, "dedup"), "dedup")
@@ -210,7 +212,7 @@ func TestDedupUndoSkipsDrawersChangedSince(t *testing.T) {
 	b := note(t, p, deployB)
 	rep := dream(t, p, clk, "dedup")
 	// Someone forgets the duplicate after the run: undo must not revive it.
-	if _, err := p.Forget(ctx, b.ID); err != nil {
+	if _, _, err := p.Forget(ctx, b.ID); err != nil {
 		t.Fatal(err)
 	}
 	undo, err := dreamer.Undo(ctx, p, rep.RunID, dreamer.RunOptions{})
@@ -242,7 +244,7 @@ func TestDedupDryRunChangesNothing(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("active drawers %d (%v), want 2", n, err)
 	}
-	runs, _ := p.DreamRuns(ctx, 10)
+	runs, _ := dreamlog.Of(p).Runs(ctx, 10)
 	if len(runs) != 0 {
 		t.Fatalf("dry run recorded %d runs", len(runs))
 	}

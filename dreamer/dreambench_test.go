@@ -28,8 +28,10 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 	"github.com/loci-mem/loci/palace/embed"
 	_ "github.com/loci-mem/loci/palace/embed/builtin"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 func benchPalace(tb testing.TB, emb embed.Embedder) *palace.Palace {
@@ -100,7 +102,7 @@ func locomoDedup(t *testing.T, turns []lturn, emb embed.Embedder) {
 	if pr.Status != PassOK {
 		t.Fatalf("dedup pass %s: %s", pr.Status, pr.Note)
 	}
-	changes, err := p.DreamChanges(ctx, rep.RunID)
+	changes, err := dreamlog.Of(p).Changes(ctx, rep.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func locomoDedup(t *testing.T, turns []lturn, emb embed.Embedder) {
 	merges, strict, lenient := 0, 0, 0
 	var wrong []string
 	for _, c := range changes {
-		if c.Op != palace.DreamOpSupersede {
+		if c.Op != dreamlog.OpSupersede {
 			continue
 		}
 		merges++
@@ -193,8 +195,8 @@ func TestDreamBench100k(t *testing.T) {
 			switch k := r.Intn(50); {
 			case k < 5:
 				d.Kind = palace.KindFact
-				d.Meta = map[string]any{palace.MetaFactKind: "project",
-					palace.MetaConfirmedAt: now.Add(-time.Duration(r.Intn(400)) * 24 * time.Hour).UTC().Format(time.RFC3339)}
+				d.Meta = map[string]any{facts.MetaFactKind: "project",
+					facts.MetaConfirmedAt: now.Add(-time.Duration(r.Intn(400)) * 24 * time.Hour).UTC().Format(time.RFC3339)}
 			case k == 5:
 				d.Kind, d.AgentID = palace.KindAgentCase, fmt.Sprintf("agent%d", r.Intn(5))
 				d.Meta = map[string]any{"task_intent": d.Content, "approach": synthWords(r, z, vocab, 8), "quality_score": r.Float64()}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 	"github.com/rs/zerolog"
 )
 
@@ -150,7 +151,7 @@ func (m *Manager) due(ctx context.Context, p *palace.Palace) (bool, string, erro
 	if err != nil {
 		return false, "", err
 	}
-	last, ok, err := p.LastDreamRun(ctx)
+	last, ok, err := dreamlog.Of(p).LastRun(ctx)
 	if err != nil {
 		return false, "", err
 	}

@@ -26,7 +26,7 @@ func TestIndexPassReembedsAfterAModelChange(t *testing.T) {
 		ids = append(ids, note(t, p, s).ID)
 	}
 	forgotten := note(t, p, "a drawer that was forgotten")
-	if _, err := p.Forget(ctx, forgotten.ID); err != nil {
+	if _, _, err := p.Forget(ctx, forgotten.ID); err != nil {
 		t.Fatal(err)
 	}
 	reg.Close()

@@ -14,12 +14,19 @@ func TestKGPassMergesAndReportsChurn(t *testing.T) {
 	clk := newClock()
 	p := openPalace(t, clk)
 	// Identical active triples, as an import behind kg's back leaves them.
-	ts := clk.Now().Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	ts := clk.Now().Add(-time.Hour).UTC()
+	tx, err := p.Store().BeginTriples(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 3; i++ {
-		if _, err := p.DB().Exec(`INSERT INTO kg_triples (subject, predicate, object, valid_from, confidence, created_at)
-			VALUES ('svc', 'lang', 'go', ?, 0.9, ?)`, ts, ts); err != nil {
+		if _, err := tx.Insert(ctx, kg.Triple{Subject: "svc", Predicate: "lang", Object: "go", ValidFrom: ts,
+			Confidence: 0.9, CreatedAt: ts}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	// A subject whose owner keeps changing.
 	for i, who := range []string{"ana", "bo", "cy", "dee", "ana"} {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 func TestManagerDreamsWhenIdleOnce(t *testing.T) {
@@ -19,22 +20,22 @@ func TestManagerDreamsWhenIdleOnce(t *testing.T) {
 	defer m.Close()
 	m.Start(p)
 	waitFor(t, "a scheduled run", func() bool {
-		runs, _ := p.DreamRuns(ctx, 5)
-		return len(runs) == 1 && runs[0].Status == palace.DreamDone
+		runs, _ := dreamlog.Of(p).Runs(ctx, 5)
+		return len(runs) == 1 && runs[0].Status == dreamlog.Done
 	})
 	if d := get(t, p, b.ID); d.Status != palace.StatusSuperseded {
 		t.Fatalf("scheduled run left the duplicate %s", d.Status)
 	}
 	// Nothing written since: no second run.
 	time.Sleep(200 * time.Millisecond)
-	if runs, _ := p.DreamRuns(ctx, 5); len(runs) != 1 {
+	if runs, _ := dreamlog.Of(p).Runs(ctx, 5); len(runs) != 1 {
 		t.Fatalf("%d runs without new writes", len(runs))
 	}
 	// A write makes the palace due again.
 	note(t, p, "a new memory arrives")
 	waitFor(t, "a second run", func() bool {
-		runs, _ := p.DreamRuns(ctx, 5)
-		return len(runs) == 2 && runs[0].Status == palace.DreamDone
+		runs, _ := dreamlog.Of(p).Runs(ctx, 5)
+		return len(runs) == 2 && runs[0].Status == dreamlog.Done
 	})
 }
 
@@ -47,12 +48,12 @@ func TestManagerWaitsForIdle(t *testing.T) {
 	defer m.Close()
 	m.Start(p)
 	time.Sleep(100 * time.Millisecond)
-	if runs, _ := p.DreamRuns(ctx, 5); len(runs) != 0 {
+	if runs, _ := dreamlog.Of(p).Runs(ctx, 5); len(runs) != 0 {
 		t.Fatal("dreamed while the palace was busy")
 	}
 	clk.Advance(2 * time.Hour) // the palace's clock: an hour without writes
 	waitFor(t, "a run once idle", func() bool {
-		runs, _ := p.DreamRuns(ctx, 5)
+		runs, _ := dreamlog.Of(p).Runs(ctx, 5)
 		return len(runs) == 1
 	})
 }
@@ -67,7 +68,7 @@ func TestManagerCloseDuringAPassIsFastAndClean(t *testing.T) {
 		Settings: dreamer.Settings{ApplyDelay: time.Minute}})
 	m.Start(p)
 	waitFor(t, "the run to start", func() bool {
-		runs, _ := p.DreamRuns(ctx, 1)
+		runs, _ := dreamlog.Of(p).Runs(ctx, 1)
 		return len(runs) == 1
 	})
 	time.Sleep(300 * time.Millisecond) // inside the dedup pass's transaction by now
@@ -83,8 +84,8 @@ func TestManagerCloseDuringAPassIsFastAndClean(t *testing.T) {
 			t.Fatalf("%s is %s after a cancelled pass", id, d.Status)
 		}
 	}
-	runs, _ := p.DreamRuns(ctx, 1)
-	if runs[0].Status != palace.DreamCancelled {
+	runs, _ := dreamlog.Of(p).Runs(ctx, 1)
+	if runs[0].Status != dreamlog.Cancelled {
 		t.Fatalf("run status %s", runs[0].Status)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 // Importance decay. Importance only orders the top-importance layer (L1)
@@ -52,7 +53,7 @@ type decayChange struct {
 }
 
 func runDecay(ctx context.Context, e *passEnv) error {
-	bases, err := e.p.DecayBases(ctx)
+	bases, err := dreamlog.Of(e.p).DecayBases(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,9 @@ import (
 	"sort"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 // Deduplication. Two active drawers are near-duplicates when they are of
@@ -87,7 +89,7 @@ func runDedup(ctx context.Context, e *passEnv) error {
 		e.rep.Note = fmt.Sprintf("no measured near-duplicate threshold for embedder %q; set LOCI_DEDUP_THRESHOLD", model)
 		return nil
 	}
-	reverted, err := e.p.DreamReverted(ctx, palace.DreamOpSupersede)
+	reverted, err := dreamlog.Of(e.p).Reverted(ctx, dreamlog.OpSupersede)
 	if err != nil {
 		return err
 	}
@@ -130,7 +132,7 @@ func scanDedup(ctx context.Context, e *passEnv, reverted map[string]bool) (*voca
 		if len(nodes)%512 == 0 && e.overBudget() {
 			return errBudget
 		}
-		fk, _ := d.Meta[palace.MetaFactKind].(string)
+		fk, _ := d.Meta[facts.MetaFactKind].(string)
 		key := d.Kind + "\x00" + d.Room + "\x00" + d.UserID + "\x00" + d.AgentID + "\x00" + fk
 		ev := eventKinds[d.Kind]
 		if ev {
@@ -389,7 +391,7 @@ func applyMerges(ctx context.Context, e *passEnv, nodes []dnode, merges []merge)
 				continue
 			}
 			by := sv.ID
-			ok, err := tx.Patch(palace.DreamOpSupersede, d, palace.DrawerPatch{Status: &superseded, SupersededBy: &by})
+			ok, err := tx.Patch(dreamlog.OpSupersede, d, dreamlog.Patch{Status: &superseded, SupersededBy: &by})
 			if err != nil {
 				return err
 			}
@@ -425,7 +427,7 @@ func applyMerges(ctx context.Context, e *passEnv, nodes []dnode, merges []merge)
 			from = append(from, id)
 		}
 		meta[MetaMergedFrom] = from
-		if _, err := tx.Patch(palace.DreamOpProvenance, sv, palace.DrawerPatch{Meta: meta, Tags: tags}); err != nil {
+		if _, err := tx.Patch(dreamlog.OpProvenance, sv, dreamlog.Patch{Meta: meta, Tags: tags}); err != nil {
 			return err
 		}
 	}

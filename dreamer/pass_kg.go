@@ -49,12 +49,7 @@ func runKG(ctx context.Context, e *passEnv) error {
 	return nil
 }
 
-// countDuplicateTriples counts what MergeDuplicates would remove, reading
-// kg's table directly (read-only) since kg offers no dry run.
+// countDuplicateTriples counts what MergeDuplicates would remove.
 func countDuplicateTriples(ctx context.Context, e *passEnv) (int, error) {
-	var n int
-	err := e.p.DB().QueryRowContext(ctx, `SELECT COALESCE(SUM(c - 1), 0) FROM (
-		SELECT count(*) AS c FROM kg_triples WHERE valid_to IS NULL
-		GROUP BY subject, predicate, object HAVING count(*) > 1)`).Scan(&n)
-	return n, err
+	return e.p.KG().DuplicateCount(ctx)
 }

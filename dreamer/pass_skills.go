@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/session"
 )
 
 // Agent skills (seed 001's agent track). An agent's active cases are
@@ -96,7 +98,7 @@ func runSkills(ctx context.Context, e *passEnv) error {
 	type op struct {
 		create *palace.Drawer
 		old    *palace.Drawer
-		patch  palace.DrawerPatch
+		patch  dreamlog.Patch
 	}
 	var ops []op
 	for _, agent := range agents {
@@ -119,13 +121,13 @@ func runSkills(ctx context.Context, e *passEnv) error {
 				}
 				change.ID, change.Name, change.Action = old.ID, draft.name, "updated"
 				content, conf := draft.content, draft.confidence
-				ops = append(ops, op{old: old, patch: palace.DrawerPatch{Content: &content, Confidence: &conf,
+				ops = append(ops, op{old: old, patch: dreamlog.Patch{Content: &content, Confidence: &conf,
 					Meta: draft.meta()}})
 			} else {
 				d := draft.drawer()
 				change.Name, change.Action = draft.name, "created"
 				if !e.dry {
-					ids, err := e.p.AllocIDs(ctx, agent, "sk", e.now.UTC(), 1)
+					ids, err := session.Of(e.p).AllocIDs(ctx, agent, "sk", e.now.UTC(), 1)
 					if err != nil {
 						return err
 					}
@@ -162,7 +164,7 @@ func runSkills(ctx context.Context, e *passEnv) error {
 			}
 			continue
 		}
-		if _, err := tx.Patch(palace.DreamOpUpdate, o.old, o.patch); err != nil {
+		if _, err := tx.Patch(dreamlog.OpUpdate, o.old, o.patch); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 // Staleness. An active fact (kind fact: Engram remember, mem_save_fact)
@@ -36,7 +38,7 @@ func runStale(ctx context.Context, e *passEnv) error {
 			if e.rep.Examined%1024 == 0 && e.overBudget() {
 				return errBudget
 			}
-			confirmed := palace.FactFromDrawer(d).ConfirmedAt
+			confirmed := facts.FromDrawer(d).ConfirmedAt
 			if confirmed.IsZero() {
 				confirmed = d.UpdatedAt
 			}
@@ -73,7 +75,7 @@ func runStale(ctx context.Context, e *passEnv) error {
 				return err
 			}
 		}
-		if _, err := tx.Patch(palace.DreamOpStale, &plan[i], palace.DrawerPatch{Status: &stale}); err != nil {
+		if _, err := tx.Patch(dreamlog.OpStale, &plan[i], dreamlog.Patch{Status: &stale}); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 // The property the dreamer lives by: after any sequence of writes,
@@ -64,8 +66,8 @@ func propertyRun(t *testing.T, seed int64, steps int) {
 			d := &palace.Drawer{Content: text, Room: []string{"General", "Backend"}[r.Intn(2)], Pinned: r.Intn(10) == 0}
 			if r.Intn(3) == 0 {
 				d.Kind = palace.KindFact
-				d.Meta = map[string]any{palace.MetaFactKind: "tooling",
-					palace.MetaConfirmedAt: clk.Now().Add(-time.Duration(r.Intn(40)) * 24 * time.Hour).Format(time.RFC3339)}
+				d.Meta = map[string]any{facts.MetaFactKind: "tooling",
+					facts.MetaConfirmedAt: clk.Now().Add(-time.Duration(r.Intn(40)) * 24 * time.Hour).Format(time.RFC3339)}
 			}
 			add(t, p, d)
 			written[d.ID] = d.Content
@@ -73,7 +75,7 @@ func propertyRun(t *testing.T, seed int64, steps int) {
 		case op == 5 && len(ids) > 0: // forget
 			id := ids[r.Intn(len(ids))]
 			if d := get(t, p, id); d.Status != palace.StatusDeleted {
-				if _, err := p.Forget(ctx, id); err != nil {
+				if _, _, err := p.Forget(ctx, id); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -111,7 +113,7 @@ func propertyRun(t *testing.T, seed int64, steps int) {
 	// nothing.
 	changes, undone := 0, 0
 	for _, id := range runs {
-		run, err := p.GetDreamRun(ctx, id)
+		run, err := dreamlog.Of(p).Run(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 	"github.com/rs/zerolog"
 )
 
@@ -41,7 +42,7 @@ type RunOptions struct {
 
 // BusyError is returned when another process holds the palace's dreamer
 // lock.
-type BusyError struct{ Holder palace.DreamLock }
+type BusyError struct{ Holder dreamlog.Lease }
 
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("another process (%s) is dreaming on this palace until %s", e.Holder.Owner,
@@ -109,24 +110,24 @@ func (e *passEnv) overBudget() bool { return time.Now().After(e.deadline) }
 // leaves the lock alone (nobody else can write it then, and a renewal
 // would only wait on this very transaction).
 type passTx struct {
-	*palace.DreamTx
+	*dreamlog.Tx
 	inTx *atomic.Bool
 }
 
 func (t passTx) Commit() error {
 	defer t.inTx.Store(false)
-	return t.DreamTx.Commit()
+	return t.Tx.Commit()
 }
 
 func (t passTx) Rollback() {
-	t.DreamTx.Rollback()
+	t.Tx.Rollback()
 	t.inTx.Store(false)
 }
 
 // begin opens the pass's transaction.
 func (e *passEnv) begin(ctx context.Context) (passTx, error) {
 	e.inTx.Store(true)
-	tx, err := e.p.BeginDream(ctx, e.run, e.rep.Name, e.owner)
+	tx, err := dreamlog.Of(e.p).Begin(ctx, e.run, e.rep.Name, e.owner)
 	if err != nil {
 		e.inTx.Store(false)
 		return passTx{}, err
@@ -192,20 +193,20 @@ func Run(ctx context.Context, p *palace.Palace, o RunOptions) (*Report, error) {
 		defer func() {
 			rctx, rcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer rcancel()
-			_ = p.ReleaseDreamLock(rctx, o.Owner)
+			_ = dreamlog.Of(p).Release(rctx, o.Owner)
 		}()
 		stop := heartbeat(runCtx, cancel, p, o, inTx)
 		defer stop()
 	}
 	rep.StartedAt = o.Wall().UTC()
 	if !o.DryRun {
-		if n, err := p.CloseAbandonedDreamRuns(runCtx, o.Owner, rep.StartedAt); err != nil {
+		if n, err := dreamlog.Of(p).CloseAbandonedRuns(runCtx, o.Owner, rep.StartedAt); err != nil {
 			return nil, err
 		} else if n > 0 {
 			o.Logger.Info().Int("runs", n).Msg("closed dream runs a killed process left running")
 		}
-		rep.RunID = palace.NewDreamRunID(rep.StartedAt)
-		if err := p.BeginDreamRun(runCtx, &palace.DreamRun{ID: rep.RunID, Owner: o.Owner, Trigger: o.Trigger,
+		rep.RunID = dreamlog.NewRunID(rep.StartedAt)
+		if err := dreamlog.Of(p).BeginRun(runCtx, &dreamlog.Run{ID: rep.RunID, Owner: o.Owner, Trigger: o.Trigger,
 			Passes: selected, StartedAt: rep.StartedAt}); err != nil {
 			return nil, err
 		}
@@ -260,13 +261,13 @@ func Run(ctx context.Context, p *palace.Palace, o RunOptions) (*Report, error) {
 	}
 	switch {
 	case runCtx.Err() != nil:
-		rep.Status = palace.DreamCancelled
+		rep.Status = dreamlog.Cancelled
 	case failed:
-		rep.Status = palace.DreamFailed
+		rep.Status = dreamlog.Failed
 	case partial:
-		rep.Status = palace.DreamPartial
+		rep.Status = dreamlog.Partial
 	default:
-		rep.Status = palace.DreamDone
+		rep.Status = dreamlog.Done
 	}
 	fctx, fcancel := finishCtx(runCtx)
 	defer fcancel()
@@ -284,10 +285,10 @@ func Run(ctx context.Context, p *palace.Palace, o RunOptions) (*Report, error) {
 	if o.DryRun {
 		return rep, nil
 	}
-	if err := p.FinishDreamRun(fctx, rep.RunID, rep.Status, rep.FinishedAt, rep); err != nil {
+	if err := dreamlog.Of(p).FinishRun(fctx, rep.RunID, rep.Status, rep.FinishedAt, rep); err != nil {
 		return rep, err
 	}
-	_, _ = p.LogEvent(fctx, palace.EventDreamFinished, map[string]any{"run": rep.RunID, "status": rep.Status,
+	_, _ = p.LogEvent(fctx, dreamlog.EventFinished, map[string]any{"run": rep.RunID, "status": rep.Status,
 		"changes": rep.Changes})
 	return rep, nil
 }
@@ -306,7 +307,7 @@ func finishFailed(p *palace.Palace, rep *Report, o RunOptions, cause error) erro
 	if rep.RunID != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
-		_ = p.FinishDreamRun(ctx, rep.RunID, palace.DreamFailed, o.Wall().UTC(), rep)
+		_ = dreamlog.Of(p).FinishRun(ctx, rep.RunID, dreamlog.Failed, o.Wall().UTC(), rep)
 	}
 	return cause
 }
@@ -357,13 +358,13 @@ func counts(ctx context.Context, p *palace.Palace) (Counts, error) {
 func acquire(ctx context.Context, p *palace.Palace, o RunOptions) error {
 	deadline := time.Now().Add(o.Wait)
 	for {
-		holder, held, err := p.DreamLockHolder(ctx)
+		holder, held, err := dreamlog.Of(p).Holder(ctx)
 		if err != nil {
 			return err
 		}
 		now := o.Wall()
 		if !held || holder.Owner == o.Owner || !holder.ExpiresAt.After(now) {
-			ok, h, err := p.AcquireDreamLock(ctx, o.Owner, o.LockTTL, now)
+			ok, h, err := dreamlog.Of(p).Acquire(ctx, o.Owner, o.LockTTL, now)
 			switch {
 			case ok:
 				return nil
@@ -409,7 +410,7 @@ func heartbeat(ctx context.Context, cancel context.CancelFunc, p *palace.Palace,
 					continue // SQLite's write lock is ours: the dreamer lock cannot change hands
 				}
 				rctx, rcancel := context.WithTimeout(ctx, max(beat, time.Second))
-				ok, err := p.RenewDreamLock(rctx, o.Owner, o.LockTTL, o.Wall())
+				ok, err := dreamlog.Of(p).Renew(rctx, o.Owner, o.LockTTL, o.Wall())
 				rcancel()
 				switch {
 				case ctx.Err() != nil:
@@ -429,7 +430,7 @@ func heartbeat(ctx context.Context, cancel context.CancelFunc, p *palace.Palace,
 
 // Undo reverts a recorded run (the newest not yet undone when runID is
 // empty) under the dreamer lock. See palace.UndoDream.
-func Undo(ctx context.Context, p *palace.Palace, runID string, o RunOptions) (palace.UndoReport, error) {
+func Undo(ctx context.Context, p *palace.Palace, runID string, o RunOptions) (dreamlog.UndoReport, error) {
 	o.Settings = o.Settings.withDefaults()
 	if o.Owner == "" {
 		o.Owner = NewOwner()
@@ -438,9 +439,9 @@ func Undo(ctx context.Context, p *palace.Palace, runID string, o RunOptions) (pa
 		o.Wall = time.Now
 	}
 	if runID == "" {
-		runs, err := p.DreamRuns(ctx, 1000)
+		runs, err := dreamlog.Of(p).Runs(ctx, 1000)
 		if err != nil {
-			return palace.UndoReport{}, err
+			return dreamlog.UndoReport{}, err
 		}
 		for _, r := range runs {
 			if !r.UndoneAt.IsZero() {
@@ -448,9 +449,9 @@ func Undo(ctx context.Context, p *palace.Palace, runID string, o RunOptions) (pa
 			}
 			// Count the changes themselves: a run its process never
 			// finished records none in its row but may have committed some.
-			cs, err := p.DreamChanges(ctx, r.ID)
+			cs, err := dreamlog.Of(p).Changes(ctx, r.ID)
 			if err != nil {
-				return palace.UndoReport{}, err
+				return dreamlog.UndoReport{}, err
 			}
 			if len(cs) > 0 {
 				runID = r.ID
@@ -458,16 +459,16 @@ func Undo(ctx context.Context, p *palace.Palace, runID string, o RunOptions) (pa
 			}
 		}
 		if runID == "" {
-			return palace.UndoReport{}, palace.NotFoundf("no dream run with changes left to undo in palace %q", p.Name())
+			return dreamlog.UndoReport{}, palace.NotFoundf("no dream run with changes left to undo in palace %q", p.Name())
 		}
 	}
 	if err := acquire(ctx, p, o); err != nil {
-		return palace.UndoReport{}, err
+		return dreamlog.UndoReport{}, err
 	}
 	defer func() {
 		rctx, rcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer rcancel()
-		_ = p.ReleaseDreamLock(rctx, o.Owner)
+		_ = dreamlog.Of(p).Release(rctx, o.Owner)
 	}()
-	return p.UndoDream(ctx, runID, o.Owner)
+	return dreamlog.Of(p).Undo(ctx, runID, o.Owner)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 // twoPalaces opens one palace through two registries, as two processes
@@ -45,7 +46,7 @@ func TestRunLockExcludesOtherProcesses(t *testing.T) {
 		done <- rep
 	}()
 	waitFor(t, "A to hold the lock", func() bool {
-		l, ok, _ := b.DreamLockHolder(ctx)
+		l, ok, _ := dreamlog.Of(b).Holder(ctx)
 		return ok && l.Owner == "A"
 	})
 	_, err := dreamer.Run(ctx, b, dreamer.RunOptions{Owner: "B", Passes: []string{"decay"}})
@@ -58,13 +59,13 @@ func TestRunLockExcludesOtherProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	repA := <-done
-	if repA.Status != palace.DreamDone || repB.Status != palace.DreamDone {
+	if repA.Status != dreamlog.Done || repB.Status != dreamlog.Done {
 		t.Fatalf("statuses %s, %s", repA.Status, repB.Status)
 	}
 	if repB.StartedAt.Before(repA.FinishedAt) {
 		t.Fatalf("B started at %v before A finished at %v", repB.StartedAt, repA.FinishedAt)
 	}
-	if _, ok, _ := a.DreamLockHolder(ctx); ok {
+	if _, ok, _ := dreamlog.Of(a).Holder(ctx); ok {
 		t.Fatal("the lock was not released")
 	}
 }
@@ -74,20 +75,20 @@ func TestDreamLockExpires(t *testing.T) {
 	clk := newClock()
 	p := openPalace(t, clk)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if ok, _, err := p.AcquireDreamLock(ctx, "A", time.Second, t0); !ok || err != nil {
+	if ok, _, err := dreamlog.Of(p).Acquire(ctx, "A", time.Second, t0); !ok || err != nil {
 		t.Fatalf("A: %v %v", ok, err)
 	}
-	if ok, holder, _ := p.AcquireDreamLock(ctx, "B", time.Second, t0.Add(500*time.Millisecond)); ok || holder.Owner != "A" {
+	if ok, holder, _ := dreamlog.Of(p).Acquire(ctx, "B", time.Second, t0.Add(500*time.Millisecond)); ok || holder.Owner != "A" {
 		t.Fatalf("B took a live lock (holder %q)", holder.Owner)
 	}
 	// A is killed and never renews: after its lease B gets the lock.
-	if ok, _, _ := p.AcquireDreamLock(ctx, "B", time.Second, t0.Add(1500*time.Millisecond)); !ok {
+	if ok, _, _ := dreamlog.Of(p).Acquire(ctx, "B", time.Second, t0.Add(1500*time.Millisecond)); !ok {
 		t.Fatal("B could not take an expired lock")
 	}
-	if ok, _ := p.RenewDreamLock(ctx, "A", time.Second, t0.Add(1600*time.Millisecond)); ok {
+	if ok, _ := dreamlog.Of(p).Renew(ctx, "A", time.Second, t0.Add(1600*time.Millisecond)); ok {
 		t.Fatal("A renewed a lock it lost")
 	}
-	if _, err := p.BeginDream(ctx, "dr_x", "dedup", "A"); !errors.Is(err, palace.ErrDreamLockLost) {
+	if _, err := dreamlog.Of(p).Begin(ctx, "dr_x", "dedup", "A"); !errors.Is(err, dreamlog.ErrLeaseLost) {
 		t.Fatalf("BeginDream by a former holder: %v", err)
 	}
 }
@@ -113,7 +114,7 @@ func TestRunCancelledMidPassCommitsNothing(t *testing.T) {
 	}()
 	// Wait until the pass is inside its transaction, halfway through.
 	waitFor(t, "the run to start", func() bool {
-		runs, _ := p.DreamRuns(ctx, 1)
+		runs, _ := dreamlog.Of(p).Runs(ctx, 1)
 		return len(runs) == 1
 	})
 	time.Sleep(200 * time.Millisecond)
@@ -128,7 +129,7 @@ func TestRunCancelledMidPassCommitsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Status != palace.DreamCancelled || passReport(t, rep, "dedup").Status != dreamer.PassCancelled {
+	if rep.Status != dreamlog.Cancelled || passReport(t, rep, "dedup").Status != dreamer.PassCancelled {
 		t.Fatalf("report %s / %+v", rep.Status, rep.Passes)
 	}
 	for _, id := range []string{a.ID, b.ID} {
@@ -140,11 +141,11 @@ func TestRunCancelledMidPassCommitsNothing(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d drawers superseded by a cancelled pass", n)
 	}
-	runs, _ := p.DreamRuns(ctx, 1)
-	if runs[0].Status != palace.DreamCancelled || runs[0].Changes != 0 {
+	runs, _ := dreamlog.Of(p).Runs(ctx, 1)
+	if runs[0].Status != dreamlog.Cancelled || runs[0].Changes != 0 {
 		t.Fatalf("run record %+v", runs[0])
 	}
-	if _, ok, _ := p.DreamLockHolder(ctx); ok {
+	if _, ok, _ := dreamlog.Of(p).Holder(ctx); ok {
 		t.Fatal("lock still held after a cancelled run")
 	}
 }
@@ -167,12 +168,12 @@ func TestRunLosingTheLockCancels(t *testing.T) {
 		finished <- rep
 	}()
 	waitFor(t, "A to hold the lock", func() bool {
-		l, ok, _ := b.DreamLockHolder(ctx)
+		l, ok, _ := dreamlog.Of(b).Holder(ctx)
 		return ok && l.Owner == "A"
 	})
 	time.Sleep(100 * time.Millisecond)
 	// B's clock says A's lease ran out long ago (A stalled): B takes over.
-	if ok, _, err := b.AcquireDreamLock(ctx, "B", time.Minute, time.Now().Add(time.Hour)); !ok || err != nil {
+	if ok, _, err := dreamlog.Of(b).Acquire(ctx, "B", time.Minute, time.Now().Add(time.Hour)); !ok || err != nil {
 		t.Fatalf("B: %v %v", ok, err)
 	}
 	var rep *dreamer.Report
@@ -181,13 +182,13 @@ func TestRunLosingTheLockCancels(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Fatal("A kept going after losing the lock")
 	}
-	if rep.Status != palace.DreamCancelled {
+	if rep.Status != dreamlog.Cancelled {
 		t.Fatalf("A's run: %s", rep.Status)
 	}
 	if n, _ := a.Count(ctx, palace.Filter{Statuses: []string{palace.StatusSuperseded}}); n != 0 {
 		t.Fatal("A committed after losing the lock")
 	}
-	if l, _, _ := a.DreamLockHolder(ctx); l.Owner != "B" {
+	if l, _, _ := dreamlog.Of(a).Holder(ctx); l.Owner != "B" {
 		t.Fatalf("lock holder %q, want B (A must not release B's lock)", l.Owner)
 	}
 }
@@ -197,7 +198,7 @@ func TestRunBudgetAndBadPass(t *testing.T) {
 	p := openPalace(t, clk)
 	note(t, p, deployA)
 	rep := dreamWith(t, p, clk, dreamer.RunOptions{Settings: dreamer.Settings{Budget: time.Nanosecond}})
-	if rep.Status != palace.DreamPartial {
+	if rep.Status != dreamlog.Partial {
 		t.Fatalf("status %s, want partial", rep.Status)
 	}
 	for _, pr := range rep.Passes {
@@ -221,7 +222,7 @@ func TestRunLongTransactionKeepsTheLock(t *testing.T) {
 	start := time.Now()
 	rep := dreamWith(t, p, clk, dreamer.RunOptions{Passes: []string{"dedup"},
 		Settings: dreamer.Settings{LockTTL: 60 * time.Millisecond, ApplyDelay: 400 * time.Millisecond}})
-	if took := time.Since(start); rep.Status != palace.DreamDone || took > 3*time.Second {
+	if took := time.Since(start); rep.Status != dreamlog.Done || took > 3*time.Second {
 		t.Fatalf("status %s after %v", rep.Status, took)
 	}
 	if d := get(t, p, b.ID); d.Status != palace.StatusSuperseded {

@@ -3,7 +3,7 @@ package dreamer
 import (
 	"time"
 
-	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 // scheduleState is what the schedule decides on.
@@ -11,7 +11,7 @@ type scheduleState struct {
 	ActivitySeq int64     // newest change-log seq not written by the dreamer
 	ActivityAt  time.Time // and its time (palace clock); zero when none
 	HasRun      bool      // whether a run has finished before
-	Run         palace.DreamRun
+	Run         dreamlog.Run
 }
 
 // due reports whether passes should start, and why. now is the palace's
@@ -36,7 +36,7 @@ func (s scheduleState) due(now, wall time.Time, idle, every time.Duration) (bool
 		return true, "written since the last run"
 	}
 	since := wall.Sub(s.Run.FinishedAt)
-	if s.Run.Status != palace.DreamDone {
+	if s.Run.Status != dreamlog.Done {
 		if since >= idle {
 			return true, "last run did not complete"
 		}

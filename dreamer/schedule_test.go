@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 func TestScheduleDue(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	idle, every := 5*time.Minute, 6*time.Hour
-	done := palace.DreamRun{Status: palace.DreamDone, SeqBefore: 100, FinishedAt: now.Add(-time.Hour)}
+	done := dreamlog.Run{Status: dreamlog.Done, SeqBefore: 100, FinishedAt: now.Add(-time.Hour)}
 	cases := []struct {
 		name string
 		s    scheduleState
@@ -22,11 +22,11 @@ func TestScheduleDue(t *testing.T) {
 		{"written since the last run, now idle", scheduleState{ActivitySeq: 120, ActivityAt: now.Add(-10 * time.Minute), HasRun: true, Run: done}, true},
 		{"nothing new, ran an hour ago", scheduleState{ActivitySeq: 90, ActivityAt: now.Add(-2 * time.Hour), HasRun: true, Run: done}, false},
 		{"nothing new, ran a day ago", scheduleState{ActivitySeq: 90, ActivityAt: now.Add(-48 * time.Hour), HasRun: true,
-			Run: palace.DreamRun{Status: palace.DreamDone, SeqBefore: 100, FinishedAt: now.Add(-24 * time.Hour)}}, true},
+			Run: dreamlog.Run{Status: dreamlog.Done, SeqBefore: 100, FinishedAt: now.Add(-24 * time.Hour)}}, true},
 		{"last run cancelled, idle since", scheduleState{ActivitySeq: 90, ActivityAt: now.Add(-2 * time.Hour), HasRun: true,
-			Run: palace.DreamRun{Status: palace.DreamCancelled, SeqBefore: 100, FinishedAt: now.Add(-10 * time.Minute)}}, true},
+			Run: dreamlog.Run{Status: dreamlog.Cancelled, SeqBefore: 100, FinishedAt: now.Add(-10 * time.Minute)}}, true},
 		{"last run partial a minute ago", scheduleState{ActivitySeq: 90, ActivityAt: now.Add(-2 * time.Hour), HasRun: true,
-			Run: palace.DreamRun{Status: palace.DreamPartial, SeqBefore: 100, FinishedAt: now.Add(-time.Minute)}}, false},
+			Run: dreamlog.Run{Status: dreamlog.Partial, SeqBefore: 100, FinishedAt: now.Add(-time.Minute)}}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,13 +7,14 @@ import (
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 func fact(tb testing.TB, p *palace.Palace, text, engram string, confirmed time.Time) *palace.Drawer {
 	tb.Helper()
 	return add(tb, p, &palace.Drawer{Kind: palace.KindFact, Content: text, Meta: map[string]any{
-		palace.MetaEngramID: engram, palace.MetaFactKind: "tooling",
-		palace.MetaConfirmedAt: confirmed.UTC().Format(time.RFC3339)}})
+		palace.MetaEngramID: engram, facts.MetaFactKind: "tooling",
+		facts.MetaConfirmedAt: confirmed.UTC().Format(time.RFC3339)}})
 }
 
 func TestStaleMarksUnconfirmedFacts(t *testing.T) {
@@ -24,7 +25,7 @@ func TestStaleMarksUnconfirmedFacts(t *testing.T) {
 	old := fact(t, p, "The team uses pnpm for the web client", "mem-0001", clk.Now().Add(-40*24*time.Hour))
 	fresh := fact(t, p, "The API server is written in Go", "mem-0002", clk.Now().Add(-5*24*time.Hour))
 	oldNote := add(t, p, &palace.Drawer{Content: "an ordinary note that never goes stale",
-		Meta: map[string]any{palace.MetaConfirmedAt: clk.Now().Add(-400 * 24 * time.Hour).Format(time.RFC3339)}})
+		Meta: map[string]any{facts.MetaConfirmedAt: clk.Now().Add(-400 * 24 * time.Hour).Format(time.RFC3339)}})
 
 	rep := dreamWith(t, p, clk, dreamer.RunOptions{Passes: []string{"stale"}, Settings: dreamer.Settings{FactHorizon: horizon}})
 	pr := passReport(t, rep, "stale")

@@ -2,7 +2,6 @@ package kg
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -34,16 +33,16 @@ type Assertion struct {
 //
 // Bad input returns a *ValidationError (errors.Is(err, ErrInvalid)) and
 // changes nothing.
-func (s *Store) Assert(ctx context.Context, a Assertion) (Triple, error) {
-	subject, err := term("subject", a.Subject)
+func (g *Graph) Assert(ctx context.Context, a Assertion) (Triple, error) {
+	subject, err := g.term("subject", a.Subject)
 	if err != nil {
 		return Triple{}, err
 	}
-	predicate, err := term("predicate", a.Predicate)
+	predicate, err := g.term("predicate", a.Predicate)
 	if err != nil {
 		return Triple{}, err
 	}
-	object, err := term("object", a.Object)
+	object, err := g.term("object", a.Object)
 	if err != nil {
 		return Triple{}, err
 	}
@@ -55,6 +54,7 @@ func (s *Store) Assert(ctx context.Context, a Assertion) (Triple, error) {
 	if err != nil {
 		return Triple{}, err
 	}
+	prov = g.redact(prov)
 	explicit := !a.ValidFrom.IsZero()
 	if explicit {
 		if err := checkTime("valid_from", a.ValidFrom); err != nil {
@@ -62,7 +62,7 @@ func (s *Store) Assert(ctx context.Context, a Assertion) (Triple, error) {
 		}
 	}
 
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := g.st.BeginTriples(ctx)
 	if err != nil {
 		return Triple{}, fmt.Errorf("kg assert: begin: %w", err)
 	}
@@ -70,13 +70,13 @@ func (s *Store) Assert(ctx context.Context, a Assertion) (Triple, error) {
 
 	// The clock is read under the write lock so that, within one machine,
 	// successive assertions get non-decreasing times.
-	now := s.clock()
+	now := g.clock()
 	from := now
 	if explicit {
 		from = a.ValidFrom.UTC().Round(0)
 	}
 
-	actives, err := activeTriples(ctx, tx, subject, predicate)
+	actives, err := tx.ActivePair(ctx, subject, predicate)
 	if err != nil {
 		return Triple{}, fmt.Errorf("kg assert: %w", err)
 	}
@@ -119,26 +119,7 @@ func (s *Store) Assert(ctx context.Context, a Assertion) (Triple, error) {
 			return Triple{}, fmt.Errorf("kg assert: %w", err)
 		}
 	}
-	var provArg any
-	if prov != "" {
-		provArg = prov
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO kg_triples
-		(subject, predicate, object, valid_from, valid_to, confidence, provenance, created_at)
-		VALUES (?, ?, ?, ?, NULL, ?, ?, ?)`,
-		subject, predicate, object, formatTime(from), conf, provArg, formatTime(now))
-	if err != nil {
-		return Triple{}, fmt.Errorf("kg assert: insert: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return Triple{}, fmt.Errorf("kg assert: insert id: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return Triple{}, fmt.Errorf("kg assert: commit: %w", err)
-	}
-	return Triple{
-		ID:         id,
+	t := Triple{
 		Subject:    subject,
 		Predicate:  predicate,
 		Object:     object,
@@ -146,36 +127,43 @@ func (s *Store) Assert(ctx context.Context, a Assertion) (Triple, error) {
 		Confidence: conf,
 		Provenance: prov,
 		CreatedAt:  now,
-	}, nil
+	}
+	if t.ID, err = tx.Insert(ctx, t); err != nil {
+		return Triple{}, fmt.Errorf("kg assert: insert: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Triple{}, fmt.Errorf("kg assert: commit: %w", err)
+	}
+	return t, nil
 }
 
 // Retract closes the active triple of (subject, predicate) without a
 // replacement, at the current time, and returns it as closed. It returns
 // ErrNotFound when the pair has no active triple. Should several triples be
 // active (see MergeDuplicates), all are closed and the latest is returned.
-func (s *Store) Retract(ctx context.Context, subject, predicate string) (Triple, error) {
-	subject, err := term("subject", subject)
+func (g *Graph) Retract(ctx context.Context, subject, predicate string) (Triple, error) {
+	subject, err := g.term("subject", subject)
 	if err != nil {
 		return Triple{}, err
 	}
-	predicate, err = term("predicate", predicate)
+	predicate, err = g.term("predicate", predicate)
 	if err != nil {
 		return Triple{}, err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := g.st.BeginTriples(ctx)
 	if err != nil {
 		return Triple{}, fmt.Errorf("kg retract: begin: %w", err)
 	}
 	defer tx.Rollback()
 
-	actives, err := activeTriples(ctx, tx, subject, predicate)
+	actives, err := tx.ActivePair(ctx, subject, predicate)
 	if err != nil {
 		return Triple{}, fmt.Errorf("kg retract: %w", err)
 	}
 	if len(actives) == 0 {
 		return Triple{}, fmt.Errorf("kg retract %q %q: no active triple: %w", subject, predicate, ErrNotFound)
 	}
-	now := s.clock()
+	now := g.clock()
 	var last Triple
 	for _, t := range actives {
 		// Never close before the triple began (clock skew): the interval
@@ -192,21 +180,8 @@ func (s *Store) Retract(ctx context.Context, subject, predicate string) (Triple,
 	return last, nil
 }
 
-// activeTriples returns the active triples of a pair, oldest first. With
-// the invariant intact there is at most one.
-func activeTriples(ctx context.Context, tx *sql.Tx, subject, predicate string) ([]Triple, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+tripleColumns+` FROM kg_triples
-		WHERE subject = ? AND predicate = ? AND valid_to IS NULL
-		ORDER BY valid_from, id`, subject, predicate)
-	if err != nil {
-		return nil, fmt.Errorf("select active: %w", err)
-	}
-	return scanTriples(rows)
-}
-
-func closeTriple(ctx context.Context, tx *sql.Tx, id int64, at time.Time) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE kg_triples SET valid_to = ? WHERE id = ? AND valid_to IS NULL`,
-		formatTime(at), id); err != nil {
+func closeTriple(ctx context.Context, tx Tx, id int64, at time.Time) error {
+	if err := tx.Close(ctx, id, at); err != nil {
 		return fmt.Errorf("close triple %d: %w", id, err)
 	}
 	return nil

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/loci-mem/loci/kg"
+	"github.com/loci-mem/loci/palace/store/sqlite"
 )
 
 // TestConcurrentWriters plays two processes (two *sql.DB handles on one
@@ -15,16 +17,19 @@ import (
 // once, and checks the invariants afterwards: one active triple per pair,
 // and each pair's history a gap-free chain of intervals.
 func TestConcurrentWriters(t *testing.T) {
-	_, path := MustOpenDB(t)
+	first, _ := MustOpenDB(t)
 	ctx := context.Background()
-	var stores []*kg.Store
-	for range 2 {
-		s, err := kg.Open(ctx, MustOpenDBAt(t, path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		stores = append(stores, s)
+	stores := []*kg.Graph{kg.New(first)}
+	b, err := sqlite.Open(filepath.Dir(filepath.Dir(filepath.Dir(first.Path()))), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	second, err := b.Open(ctx, "p") // a second handle on the file: another process, in effect
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	stores = append(stores, kg.New(second))
 
 	const (
 		writers = 8

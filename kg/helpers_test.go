@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -12,44 +11,44 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/loci-mem/loci/kg"
+	"github.com/loci-mem/loci/palace/store/sqlite"
 )
 
-// dsn opens path the way the palace does.
-func dsn(path string) string {
-	return "file:" + path + "?_journal_mode=WAL&_busy_timeout=5000&_txlock=immediate&_foreign_keys=on"
+// MustOpenDB creates a palace store (the SQLite backend, in a temporary
+// directory) and returns it with a raw handle on its file, for tests that
+// look at or break the rows behind kg's back.
+func MustOpenDB(tb testing.TB) (*sqlite.Store, *sql.DB) {
+	tb.Helper()
+	b, err := sqlite.Open(tb.TempDir(), sqlite.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := b.Create(context.Background(), "p")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	s := st.(*sqlite.Store)
+	return s, MustOpenRaw(tb, s.Path())
 }
 
-// MustOpenDB opens a fresh SQLite file in a temp dir, closed at cleanup.
-func MustOpenDB(tb testing.TB) (*sql.DB, string) {
+// MustOpenRaw opens a raw handle on a palace file, closed at cleanup.
+func MustOpenRaw(tb testing.TB, path string) *sql.DB {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "palace.db")
-	return MustOpenDBAt(tb, path), path
-}
-
-// MustOpenDBAt opens another handle on path, closed at cleanup.
-func MustOpenDBAt(tb testing.TB, path string) *sql.DB {
-	tb.Helper()
-	db, err := sql.Open("sqlite3", dsn(path))
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_busy_timeout=5000&_txlock=immediate")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	if err := db.Ping(); err != nil {
-		tb.Fatal(err)
-	}
 	return db
 }
 
-// MustOpenStore opens a Store on a fresh file with a fake clock.
-func MustOpenStore(tb testing.TB) (*kg.Store, *fakeClock, *sql.DB) {
+// MustOpenStore opens a Graph on a fresh store with a fake clock.
+func MustOpenStore(tb testing.TB) (*kg.Graph, *fakeClock, *sql.DB) {
 	tb.Helper()
-	db, _ := MustOpenDB(tb)
+	st, db := MustOpenDB(tb)
 	clock := newFakeClock()
-	s, err := kg.Open(context.Background(), db, kg.WithNow(clock.Now))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s, clock, db
+	return kg.New(st, kg.WithNow(clock.Now)), clock, db
 }
 
 // fakeClock starts at t0 and moves only when told.
@@ -84,7 +83,7 @@ func (c *fakeClock) Set(t time.Time) {
 func ptr[T any](v T) *T { return &v }
 
 // mustAssert asserts or fails the test.
-func mustAssert(tb testing.TB, s *kg.Store, subject, predicate, object string) kg.Triple {
+func mustAssert(tb testing.TB, s *kg.Graph, subject, predicate, object string) kg.Triple {
 	tb.Helper()
 	tr, err := s.Assert(context.Background(), kg.Assertion{Subject: subject, Predicate: predicate, Object: object})
 	if err != nil {

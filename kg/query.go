@@ -6,22 +6,32 @@ import (
 	"time"
 )
 
+// term validates and normalises a subject, predicate or object as the
+// graph stores it: validated (see validTerm), then redacted, so that a
+// lookup finds what an assertion stored.
+func (g *Graph) term(field, v string) (string, error) {
+	v, err := validTerm(field, v)
+	if err != nil {
+		return "", err
+	}
+	return g.redact(v), nil
+}
+
 // Query returns the active triples of subject (valid_to NULL), ordered by
 // predicate, then valid_from. An unknown subject yields an empty slice.
-func (s *Store) Query(ctx context.Context, subject string) ([]Triple, error) {
-	subject, err := term("subject", subject)
+func (g *Graph) Query(ctx context.Context, subject string) ([]Triple, error) {
+	subject, err := g.term("subject", subject)
 	if err != nil {
 		return nil, err
 	}
-	return s.triples(ctx, "kg query", `WHERE subject = ? AND valid_to IS NULL
-		ORDER BY predicate, valid_from, id`, subject)
+	return wrap("kg query")(g.st.Triples().Active(ctx, subject))
 }
 
 // AsOf returns the triples of subject that were valid at t
 // (valid_from <= t < valid_to, or valid_to NULL), ordered by predicate, then
 // valid_from. A zero t is invalid.
-func (s *Store) AsOf(ctx context.Context, subject string, t time.Time) ([]Triple, error) {
-	subject, err := term("subject", subject)
+func (g *Graph) AsOf(ctx context.Context, subject string, t time.Time) ([]Triple, error) {
+	subject, err := g.term("subject", subject)
 	if err != nil {
 		return nil, err
 	}
@@ -31,42 +41,47 @@ func (s *Store) AsOf(ctx context.Context, subject string, t time.Time) ([]Triple
 	if err := checkTime("as_of", t); err != nil {
 		return nil, err
 	}
-	at := formatTime(t)
-	return s.triples(ctx, "kg as-of", `WHERE subject = ? AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)
-		ORDER BY predicate, valid_from, id`, subject, at, at)
+	return wrap("kg as-of")(g.st.Triples().ValidAt(ctx, subject, t))
 }
 
 // History returns every triple ever asserted for subject, active and
 // closed, oldest first (by valid_from, then insertion order).
-func (s *Store) History(ctx context.Context, subject string) ([]Triple, error) {
-	subject, err := term("subject", subject)
+func (g *Graph) History(ctx context.Context, subject string) ([]Triple, error) {
+	subject, err := g.term("subject", subject)
 	if err != nil {
 		return nil, err
 	}
-	return s.triples(ctx, "kg history", `WHERE subject = ? ORDER BY valid_from, id`, subject)
+	return wrap("kg history")(g.st.Triples().History(ctx, subject))
 }
 
 // QueryObject is the reverse lookup: the active triples whose object is
 // object, ordered by subject, predicate, then valid_from.
-func (s *Store) QueryObject(ctx context.Context, object string) ([]Triple, error) {
-	object, err := term("object", object)
+func (g *Graph) QueryObject(ctx context.Context, object string) ([]Triple, error) {
+	object, err := g.term("object", object)
 	if err != nil {
 		return nil, err
 	}
-	return s.triples(ctx, "kg query object", `WHERE object = ? AND valid_to IS NULL
-		ORDER BY subject, predicate, valid_from, id`, object)
+	return wrap("kg query object")(g.st.Triples().ActiveWithObject(ctx, object))
 }
 
-func (s *Store) triples(ctx context.Context, op, where string, args ...any) ([]Triple, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tripleColumns+` FROM kg_triples `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+// All returns every triple, active and closed, in insertion order (an
+// export).
+func (g *Graph) All(ctx context.Context) ([]Triple, error) {
+	return wrap("kg all")(g.st.Triples().All(ctx))
+}
+
+// wrap prefixes a storage error with the operation and turns a nil list
+// into an empty one.
+func wrap(op string) func([]Triple, error) ([]Triple, error) {
+	return func(ts []Triple, err error) ([]Triple, error) {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		if ts == nil {
+			ts = []Triple{}
+		}
+		return ts, nil
 	}
-	ts, err := scanTriples(rows)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return ts, nil
 }
 
 // SubjectSummary is one row of the subject browser.
@@ -86,7 +101,7 @@ const (
 // case-sensitive; "" lists all), in subject order, with their triple counts.
 // Subjects whose triples are all closed are included with Active 0. limit
 // <= 0 means DefaultSubjectsLimit; larger than MaxSubjectsLimit is capped.
-func (s *Store) Subjects(ctx context.Context, prefix string, limit int) ([]SubjectSummary, error) {
+func (g *Graph) Subjects(ctx context.Context, prefix string, limit int) ([]SubjectSummary, error) {
 	if err := checkText("prefix", prefix); err != nil {
 		return nil, err
 	}
@@ -105,25 +120,12 @@ func (s *Store) Subjects(ctx context.Context, prefix string, limit int) ([]Subje
 	if prefix != "" {
 		upper = prefix[:len(prefix)-1] + string([]byte{prefix[len(prefix)-1] + 1})
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT subject,
-			COALESCE(SUM(valid_to IS NULL), 0), COUNT(*)
-		FROM kg_triples
-		WHERE subject >= ? AND subject < ?
-		GROUP BY subject ORDER BY subject LIMIT ?`, lower, upper, limit)
+	out, err := g.st.Triples().Subjects(ctx, lower, upper, limit)
 	if err != nil {
 		return nil, fmt.Errorf("kg subjects: %w", err)
 	}
-	defer rows.Close()
-	out := []SubjectSummary{}
-	for rows.Next() {
-		var ss SubjectSummary
-		if err := rows.Scan(&ss.Subject, &ss.Active, &ss.Total); err != nil {
-			return nil, fmt.Errorf("kg subjects: %w", err)
-		}
-		out = append(out, ss)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("kg subjects: %w", err)
+	if out == nil {
+		out = []SubjectSummary{}
 	}
 	return out, nil
 }
@@ -136,13 +138,8 @@ type Stats struct {
 }
 
 // Stats returns the graph's triple counts.
-func (s *Store) Stats(ctx context.Context) (Stats, error) {
-	var st Stats
-	err := s.db.QueryRowContext(ctx, `SELECT
-			(SELECT COUNT(*) FROM kg_triples WHERE valid_to IS NULL),
-			(SELECT COUNT(*) FROM kg_triples),
-			(SELECT COUNT(DISTINCT subject) FROM kg_triples WHERE valid_to IS NULL)`).
-		Scan(&st.Active, &st.Total, &st.Subjects)
+func (g *Graph) Stats(ctx context.Context) (Stats, error) {
+	st, err := g.st.Triples().Stats(ctx)
 	if err != nil {
 		return Stats{}, fmt.Errorf("kg stats: %w", err)
 	}

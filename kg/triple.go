@@ -1,7 +1,6 @@
 package kg
 
 import (
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -114,47 +113,4 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return t.UTC(), nil
-}
-
-// tripleColumns is the column list scanTriple expects.
-const tripleColumns = `id, subject, predicate, object, valid_from, valid_to, confidence, provenance, created_at`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanTriple(sc scanner) (Triple, error) {
-	var (
-		t                   Triple
-		from, created       string
-		validTo, provenance sql.NullString
-	)
-	if err := sc.Scan(&t.ID, &t.Subject, &t.Predicate, &t.Object, &from, &validTo, &t.Confidence, &provenance, &created); err != nil {
-		return Triple{}, err
-	}
-	var err error
-	if t.ValidFrom, err = parseTime(from); err != nil {
-		return Triple{}, fmt.Errorf("triple %d valid_from: %w", t.ID, err)
-	}
-	if validTo.Valid {
-		if t.ValidTo, err = parseTime(validTo.String); err != nil {
-			return Triple{}, fmt.Errorf("triple %d valid_to: %w", t.ID, err)
-		}
-	}
-	if t.CreatedAt, err = parseTime(created); err != nil {
-		return Triple{}, fmt.Errorf("triple %d created_at: %w", t.ID, err)
-	}
-	t.Provenance = provenance.String
-	return t, nil
-}
-
-func scanTriples(rows *sql.Rows) ([]Triple, error) {
-	defer rows.Close()
-	ts := []Triple{}
-	for rows.Next() {
-		t, err := scanTriple(rows)
-		if err != nil {
-			return nil, err
-		}
-		ts = append(ts, t)
-	}
-	return ts, rows.Err()
 }

@@ -19,10 +19,10 @@ var (
 	maxStorable = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
 )
 
-// term validates and normalises a subject, predicate or object: trimmed of
+// validTerm validates and normalises a subject, predicate or object: trimmed of
 // surrounding white space, non-empty, valid UTF-8 without NUL bytes, at most
 // MaxTermBytes.
-func term(field, v string) (string, error) {
+func validTerm(field, v string) (string, error) {
 	if err := checkText(field, v); err != nil {
 		return "", err
 	}

@@ -2,77 +2,22 @@ package palace
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"strings"
-	"time"
 )
 
-// Closet is a room's keyword and summary index, refreshed by the dreamer.
-// Closets are derived data: losing them loses nothing, and L2 recall only
-// uses them to break near-ties (see closetBoost).
-type Closet struct {
-	Room        string    `json:"room"`
-	Keywords    []string  `json:"keywords"` // most distinctive first
-	Summary     string    `json:"summary"`
-	Drawers     int       `json:"drawers"` // active drawers in the room when refreshed
-	RefreshedAt time.Time `json:"refreshed_at"`
-	Seq         int64     `json:"seq"` // change-log seq the closet reflects
-}
+// Closets are the dreamer's per-room keyword and summary indexes (see
+// store.Closet). They are derived data: losing them loses nothing, and L2
+// recall only uses them to break near-ties (see closetBoost). The dreamer
+// refreshes them through its journal (package dreamlog).
 
 // MaxClosetKeywords bounds the keywords stored per closet.
 const MaxClosetKeywords = 32
 
-// ReplaceClosets replaces every closet of the palace with cs, inside the
-// pass's transaction.
-func (t *DreamTx) ReplaceClosets(cs []Closet) error {
-	if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM closets`); err != nil {
-		return internal("replace closets", err)
-	}
-	for _, c := range cs {
-		kw := c.Keywords
-		if len(kw) > MaxClosetKeywords {
-			kw = kw[:MaxClosetKeywords]
-		}
-		b, _ := json.Marshal(kw)
-		if kw == nil {
-			b = []byte("[]")
-		}
-		refreshed := c.RefreshedAt
-		if refreshed.IsZero() {
-			refreshed = t.now
-		}
-		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO closets(room, keywords, summary, drawers, refreshed_at, seq)
-			VALUES (?,?,?,?,?,?)`, NormalizeRoom(c.Room), string(b), c.Summary, c.Drawers, refreshed.UnixMilli(), c.Seq); err != nil {
-			return internal("replace closets", err)
-		}
-	}
-	return nil
-}
-
 // Closets returns the palace's closets ordered by room.
 func (p *Palace) Closets(ctx context.Context) ([]Closet, error) {
-	rows, err := p.db.QueryContext(ctx, `SELECT room, keywords, summary, drawers, refreshed_at, seq FROM closets ORDER BY room`)
-	if err != nil {
-		return nil, internal("read closets", err)
-	}
-	defer rows.Close()
-	out := []Closet{}
-	for rows.Next() {
-		var c Closet
-		var kw string
-		var at int64
-		if err := rows.Scan(&c.Room, &kw, &c.Summary, &c.Drawers, &at, &c.Seq); err != nil {
-			return nil, internal("read closets", err)
-		}
-		_ = json.Unmarshal([]byte(kw), &c.Keywords)
-		if c.Keywords == nil {
-			c.Keywords = []string{}
-		}
-		c.RefreshedAt = msTime(at)
-		out = append(out, c)
-	}
-	return out, internal("read closets", rows.Err())
+	cs, err := p.st.Dream().Closets(ctx)
+	return cs, storeErr("read closets", err)
 }
 
 // closetBonusMax bounds the closet boost. Scores are fused reciprocal

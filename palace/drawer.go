@@ -2,38 +2,50 @@ package palace
 
 import (
 	"strings"
-	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/loci-mem/loci/palace/store"
 )
 
-// Kinds of drawer. A palace stores every kind of memory in one table; the
-// kind decides which face shows it and how.
+// The records a palace keeps are defined by the store boundary; the core
+// and every face use them under these names.
+type (
+	// Drawer is one memory (see store.Drawer).
+	Drawer = store.Drawer
+	// Filter selects drawers before any ranking (see store.Filter).
+	Filter = store.Filter
+	// Pred is a predicate tree over drawer fields (see store.Pred).
+	Pred = store.Pred
+	// Closet is a room's keyword and summary index (see store.Closet).
+	Closet = store.Closet
+)
+
+// Kinds of drawer.
 const (
-	KindNote       = "note"        // memory_remember
-	KindTurn       = "turn"        // a saved conversation turn
-	KindEpisode    = "episode"     // an extracted conversation episode
-	KindAtomicFact = "atomic_fact" // a single-sentence fact from an episode
-	KindFact       = "fact"        // an Engram / mem_save_fact fact (review queue)
-	KindProfile    = "profile"     // a user profile document
-	KindAgentCase  = "agent_case"  // agent track: one run
-	KindAgentSkill = "agent_skill" // agent track: a skill clustered from cases
-	KindSession    = "session"     // a Claude Code session summary
+	KindNote       = store.KindNote
+	KindTurn       = store.KindTurn
+	KindEpisode    = store.KindEpisode
+	KindAtomicFact = store.KindAtomicFact
+	KindFact       = store.KindFact
+	KindProfile    = store.KindProfile
+	KindAgentCase  = store.KindAgentCase
+	KindAgentSkill = store.KindAgentSkill
+	KindSession    = store.KindSession
 )
 
 // Statuses of a drawer. Only active drawers are recalled.
 const (
-	StatusActive     = "active"
-	StatusPending    = "pending"
-	StatusRejected   = "rejected"
-	StatusStale      = "stale"
-	StatusSuperseded = "superseded"
-	StatusDeleted    = "deleted"
+	StatusActive     = store.StatusActive
+	StatusPending    = store.StatusPending
+	StatusRejected   = store.StatusRejected
+	StatusStale      = store.StatusStale
+	StatusSuperseded = store.StatusSuperseded
+	StatusDeleted    = store.StatusDeleted
 )
 
-var validStatus = map[string]bool{
-	StatusActive: true, StatusPending: true, StatusRejected: true,
-	StatusStale: true, StatusSuperseded: true, StatusDeleted: true,
-}
+// AnyStatus is a Filter.Statuses value that selects drawers of every status.
+var AnyStatus = store.AnyStatus
 
 // Rooms are the named areas of a palace (seed 003). Any other room name is
 // stored as Custom(<name>).
@@ -64,36 +76,12 @@ func NormalizeRoom(s string) string {
 	return "Custom(" + s + ")"
 }
 
-// Drawer is one memory.
-type Drawer struct {
-	ID           string         `json:"id"`
-	Seq          int64          `json:"seq"`
-	Kind         string         `json:"kind"`
-	Content      string         `json:"content"`
-	Keywords     string         `json:"keywords,omitempty"` // extra searchable text
-	Room         string         `json:"room"`
-	Tags         []string       `json:"tags"`
-	Importance   float64        `json:"importance"`
-	Confidence   float64        `json:"confidence"`
-	Status       string         `json:"status"`
-	UserID       string         `json:"user_id,omitempty"`
-	AgentID      string         `json:"agent_id,omitempty"`
-	SessionID    string         `json:"session_id,omitempty"`
-	SenderIDs    []string       `json:"sender_ids,omitempty"`
-	ParentID     string         `json:"parent_id,omitempty"`
-	SupersededBy string         `json:"superseded_by,omitempty"`
-	Timestamp    time.Time      `json:"timestamp"` // when the remembered event happened
-	CreatedAt    time.Time      `json:"created_at"`
-	UpdatedAt    time.Time      `json:"updated_at"`
-	AccessCount  int64          `json:"access_count"`
-	LastAccess   time.Time      `json:"last_access,omitzero"`
-	Pinned       bool           `json:"pinned,omitempty"`
-	Redactions   int            `json:"redactions,omitempty"` // secrets replaced before storing
-	Model        string         `json:"model,omitempty"`      // embedder id of the stored vector
-	Meta         map[string]any `json:"meta,omitempty"`
-
-	rid   int64
-	vecID int64
+// RoomLabel is a room as people named it: Custom(Ops) reads "Ops".
+func RoomLabel(room string) string {
+	if strings.HasPrefix(room, "Custom(") && strings.HasSuffix(room, ")") && len(room) > len("Custom()") {
+		return room[len("Custom(") : len(room)-1]
+	}
+	return room
 }
 
 // Limits on drawer fields, enforced on every write.
@@ -102,10 +90,33 @@ const (
 	MaxTags         = 64
 	MaxTagBytes     = 128
 	MaxRoomBytes    = 128
+	MaxKindBytes    = 64
 )
 
-// validate checks and normalises a drawer before it is stored.
-func (d *Drawer) validate() error {
+// CheckName validates a name (room, tag, kind): valid UTF-8 of at most max
+// bytes, without control or bidirectional-override characters, which
+// could drive a terminal that prints it.
+func CheckName(what, s string, max int) error {
+	if len(s) > max || !utf8.ValidString(s) {
+		return Invalidf("%s must be valid UTF-8 of at most %d bytes", what, max)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || isBidiControl(r) {
+			return Invalidf("%s %q contains a control character (%U)", what, truncate(s, 40), r)
+		}
+	}
+	return nil
+}
+
+// isBidiControl reports the Unicode bidirectional formatting characters
+// (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), which can make a
+// terminal show text in an order other than the one stored.
+func isBidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// validateDrawer checks and normalises a drawer before it is stored.
+func validateDrawer(d *Drawer) error {
 	d.Content = strings.TrimSpace(d.Content)
 	if d.Content == "" {
 		return Invalidf("text is empty")
@@ -122,8 +133,11 @@ func (d *Drawer) validate() error {
 	if d.Kind == "" {
 		d.Kind = KindNote
 	}
-	if len(d.Room) > MaxRoomBytes || !utf8.ValidString(d.Room) {
-		return Invalidf("room must be valid UTF-8 of at most %d bytes", MaxRoomBytes)
+	if err := CheckName("kind", d.Kind, MaxKindBytes); err != nil {
+		return err
+	}
+	if err := CheckName("room", d.Room, MaxRoomBytes); err != nil {
+		return err
 	}
 	d.Room = NormalizeRoom(d.Room)
 	tags, err := normalizeTags(d.Tags)
@@ -146,7 +160,7 @@ func (d *Drawer) validate() error {
 	if d.Status == "" {
 		d.Status = StatusActive
 	}
-	if !validStatus[d.Status] {
+	if !store.ValidStatus(d.Status) {
 		return Invalidf("unknown status %q", d.Status)
 	}
 	if d.SenderIDs == nil {
@@ -154,6 +168,9 @@ func (d *Drawer) validate() error {
 	}
 	return nil
 }
+
+// NormalizeTags trims, de-duplicates and checks tags.
+func NormalizeTags(in []string) ([]string, error) { return normalizeTags(in) }
 
 func normalizeTags(in []string) ([]string, error) {
 	if len(in) > MaxTags {
@@ -166,8 +183,8 @@ func normalizeTags(in []string) ([]string, error) {
 		if t == "" {
 			continue
 		}
-		if len(t) > MaxTagBytes || !utf8.ValidString(t) || strings.ContainsRune(t, 0) {
-			return nil, Invalidf("tag %q must be valid UTF-8 of at most %d bytes", truncate(t, 40), MaxTagBytes)
+		if err := CheckName("tag", t, MaxTagBytes); err != nil {
+			return nil, err
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -186,3 +203,26 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// Truncate shortens s to at most n bytes on a character boundary, marking
+// the cut with "…".
+func Truncate(s string, n int) string { return truncate(s, n) }
+
+// cloneDrawer copies d deeply enough that changing the copy's slices or
+// meta leaves d alone.
+func cloneDrawer(d *Drawer) *Drawer {
+	c := *d
+	c.Tags = append([]string(nil), d.Tags...)
+	c.SenderIDs = append([]string(nil), d.SenderIDs...)
+	if d.Meta != nil {
+		c.Meta = make(map[string]any, len(d.Meta))
+		for k, v := range d.Meta {
+			c.Meta[k] = v
+		}
+	}
+	return &c
+}
+
+// CheckDrawer validates and normalises a drawer the way every write does
+// (an import checks a whole file before storing any of it).
+func CheckDrawer(d *Drawer) error { return validateDrawer(d) }

@@ -3,6 +3,8 @@ package palace
 import (
 	"errors"
 	"fmt"
+
+	"github.com/loci-mem/loci/palace/store"
 )
 
 // Code classifies a palace error so that each face can translate it into its
@@ -87,3 +89,27 @@ func ErrorCode(err error) Code {
 	}
 	return CodeInternal
 }
+
+// storeErr translates an error from the store boundary: a missing row is
+// CodeNotFound, a taken key CodeConflict, bad input a backend found
+// CodeInvalid; anything else is a store failure (CodeInternal).
+func storeErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var inv *store.InvalidError
+	switch {
+	case errors.As(err, &inv):
+		return &Error{Code: CodeInvalid, Message: inv.Msg}
+	case errors.Is(err, store.ErrNotFound):
+		return &Error{Code: CodeNotFound, Message: op + ": not found", Err: err}
+	case errors.Is(err, store.ErrConflict):
+		return &Error{Code: CodeConflict, Message: op + ": already exists", Err: err}
+	}
+	return internal(op, err)
+}
+
+// StoreError translates an error of the store boundary for packages built
+// on the palace (facts, sessions, the dreamer's journal, the archive): see
+// storeErr.
+func StoreError(op string, err error) error { return storeErr(op, err) }

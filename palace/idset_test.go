@@ -36,18 +36,3 @@ func TestIDSet(t *testing.T) {
 		t.Fatal("empty set has members")
 	}
 }
-
-func TestCutUint(t *testing.T) {
-	n, rest, ok := cutUint("12 345 6")
-	if !ok || n != 12 || rest != "345 6" {
-		t.Fatalf("cutUint = %d %q %v", n, rest, ok)
-	}
-	if n, rest, ok = cutUint("6"); !ok || n != 6 || rest != "" {
-		t.Fatalf("last number: %d %q %v", n, rest, ok)
-	}
-	for _, bad := range []string{"", " 1", "x", "1x", "-1", "12345678901234567890123"} {
-		if _, _, ok := cutUint(bad); ok {
-			t.Errorf("cutUint(%q) accepted", bad)
-		}
-	}
-}

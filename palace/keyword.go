@@ -8,16 +8,15 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace/bm25"
+	"github.com/loci-mem/loci/palace/store"
 )
 
 // keywordState is a palace's in-memory BM25 index (package bm25): a
-// derived cache of the drawers' text, like the vector index. It is built
-// from SQLite by WarmIndex, or in the background after the first search in
-// a long-running process (Config.LongLived), and caught up from the seq
-// high-water mark before each search.
-// Until it is warm, keyword search asks FTS5, which ranks the same way:
-// the index reproduces FTS5's tokens and bm25() (see bm25's tests), without
-// FTS5's cost of about a microsecond per matching drawer.
+// derived cache of the drawers' text, like the vector index, and the only
+// keyword engine (no backend has to offer full-text search). It is built
+// from the store on first use — by WarmIndex (serve warms its default
+// palace at start) or by the first search — and caught up from the seq high-water mark before each
+// search.
 type keywordState struct {
 	p *Palace
 
@@ -26,20 +25,7 @@ type keywordState struct {
 	hw    int64 // highest drawers.seq the index reflects
 	ready atomic.Bool
 
-	inMemory, viaFTS5 atomic.Int64 // keyword searches served by each
-
-	background sync.Once // the build started by a search (Config.LongLived)
-}
-
-// warmInBackground starts building the index once, without waiting.
-func (k *keywordState) warmInBackground() {
-	k.background.Do(func() {
-		go func() {
-			if err := k.warm(context.Background()); err != nil {
-				k.p.log.Debug().Err(err).Msg("keyword index build")
-			}
-		}()
-	})
+	searches atomic.Int64 // keyword searches served since the palace opened
 }
 
 // KeywordIndexInfo reports the state of the in-memory keyword index.
@@ -48,14 +34,12 @@ type KeywordIndexInfo struct {
 	Drawers  int   `json:"drawers"`
 	Terms    int   `json:"terms"`
 	CaughtUp int64 `json:"caught_up_seq"`
-	// Searches served from memory and by FTS5 (before the index was built,
-	// or for phrase queries) since the palace was opened.
+	// MemorySearches counts keyword searches since the palace was opened.
 	MemorySearches int64 `json:"memory_searches"`
-	FTS5Searches   int64 `json:"fts5_searches"`
 }
 
 func (k *keywordState) info() KeywordIndexInfo {
-	in := KeywordIndexInfo{MemorySearches: k.inMemory.Load(), FTS5Searches: k.viaFTS5.Load()}
+	in := KeywordIndexInfo{MemorySearches: k.searches.Load()}
 	if !k.ready.Load() {
 		return in
 	}
@@ -66,8 +50,8 @@ func (k *keywordState) info() KeywordIndexInfo {
 	return in
 }
 
-// ftsWeights are the column weights of bm25(drawers_fts, ...): content,
-// keywords.
+// ftsWeights are the BM25 weights of the two indexed fields: a drawer's
+// text counts fully, its extra keywords (context, a fact's kind) half.
 var ftsWeights = []float64{1.0, 0.5}
 
 func newKeywordState(p *Palace) *keywordState { return &keywordState{p: p} }
@@ -79,6 +63,10 @@ func (k *keywordState) warm(ctx context.Context) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	return k.buildLocked(ctx)
+}
+
+func (k *keywordState) buildLocked(ctx context.Context) error {
 	if k.ready.Load() {
 		return nil
 	}
@@ -101,16 +89,10 @@ type kwRow struct {
 }
 
 // build reads every drawer and indexes it, tokenizing on all cores. The
-// high-water mark is the largest seq read: one SELECT sees one snapshot,
+// high-water mark is the largest seq read: one read sees one snapshot,
 // and any later change has a larger seq.
 func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 	idx := bm25.New(ftsWeights...)
-	rows, err := k.p.db.QueryContext(ctx, `SELECT rid, seq, status, content, keywords FROM drawers`)
-	if err != nil {
-		return nil, 0, internal("keyword index", err)
-	}
-	defer rows.Close()
-
 	const batchSize = 256
 	todo := make(chan []kwRow, 4)
 	done := make(chan []kwRow, 4)
@@ -141,21 +123,16 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 		}
 	}()
 
-	var scanErr error
 	batch := make([]kwRow, 0, batchSize)
-	for rows.Next() {
-		var r kwRow
-		var status string
-		if scanErr = rows.Scan(&r.rid, &r.seq, &status, &r.content, &r.keywords); scanErr != nil {
-			break
-		}
-		r.active = status == StatusActive
-		batch = append(batch, r)
+	scanErr := k.p.st.Drawers().Changes(ctx, 0, store.ChangeFields{Text: true}, func(c store.Change) error {
+		batch = append(batch, kwRow{rid: c.RID, seq: c.Seq, active: c.Status == StatusActive,
+			content: c.Content, keywords: c.Keywords})
 		if len(batch) == batchSize {
 			todo <- batch
 			batch = make([]kwRow, 0, batchSize)
 		}
-	}
+		return nil
+	})
 	if len(batch) > 0 {
 		todo <- batch
 	}
@@ -163,27 +140,25 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 	workers.Wait()
 	close(done)
 	<-added
-	if scanErr == nil {
-		scanErr = rows.Err()
-	}
 	if scanErr != nil {
-		return nil, 0, internal("keyword index", scanErr)
+		return nil, 0, storeErr("keyword index", scanErr)
 	}
 	idx.Trim()
 	return idx, hw, nil
 }
 
-// sync returns the index caught up with every committed change, or nil
-// when it is not built (the caller then uses FTS5).
+// sync returns the index caught up with every committed change, building
+// it first when it is not built yet.
 func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
-	if !k.ready.Load() {
-		return nil, nil
-	}
+	k.searches.Add(1)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	maxSeq, err := k.p.drawerSeq(ctx)
+	if err := k.buildLocked(ctx); err != nil {
+		return nil, err
+	}
+	maxSeq, err := k.p.st.Drawers().MaxSeq(ctx)
 	if err != nil {
-		return nil, internal("keyword catch-up", err)
+		return nil, storeErr("keyword catch-up", err)
 	}
 	if maxSeq < k.hw {
 		// The store went backwards (restored from a backup): rebuild.
@@ -197,39 +172,14 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	if maxSeq == k.hw {
 		return k.idx, nil
 	}
-	rows, err := k.p.db.QueryContext(ctx, `SELECT seq, rid, status, content, keywords FROM drawers
-		WHERE seq > ? ORDER BY seq`, k.hw)
+	err = k.p.st.Drawers().Changes(ctx, k.hw, store.ChangeFields{Text: true}, func(c store.Change) error {
+		k.idx.Put(c.RID, c.Status == StatusActive, c.Content, c.Keywords)
+		k.hw = c.Seq
+		return nil
+	})
 	if err != nil {
-		return nil, internal("keyword catch-up", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var seq, rid int64
-		var status, content, keywords string
-		if err := rows.Scan(&seq, &rid, &status, &content, &keywords); err != nil {
-			return nil, internal("keyword catch-up", err)
-		}
-		k.idx.Put(rid, status == StatusActive, content, keywords)
-		k.hw = seq
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal("keyword catch-up", err)
+		return nil, storeErr("keyword catch-up", err)
 	}
 	k.hw = max(k.hw, maxSeq)
 	return k.idx, nil
-}
-
-// singleTokens reports whether every query term is one token. A term of
-// several ("memory_recall_deep", "fact_horizon") is a phrase to FTS5,
-// matched only where its tokens are adjacent; the in-memory index keeps no
-// positions, so such queries go to FTS5.
-func singleTokens(terms []string) bool {
-	for _, t := range terms {
-		n := 0
-		bm25.EachToken(t, func([]byte) { n++ })
-		if n > 1 {
-			return false
-		}
-	}
-	return true
 }

@@ -113,13 +113,13 @@ func TestAddGetForget(t *testing.T) {
 	if custom.Room != "Custom(Spaceship)" {
 		t.Fatalf("custom room = %q", custom.Room)
 	}
-	if _, err := p.Forget(ctx, d.ID); err != nil {
+	if _, _, err := p.Forget(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Forget(ctx, d.ID); !errors.Is(err, palace.ErrNotFound) {
+	if _, _, err := p.Forget(ctx, d.ID); !errors.Is(err, palace.ErrNotFound) {
 		t.Fatalf("second Forget = %v, want ErrNotFound", err)
 	}
-	if _, err := p.Forget(ctx, "no-such-id"); !errors.Is(err, palace.ErrNotFound) {
+	if _, _, err := p.Forget(ctx, "no-such-id"); !errors.Is(err, palace.ErrNotFound) {
 		t.Fatalf("Forget(unknown) = %v, want ErrNotFound", err)
 	}
 	hits, err := p.Search(ctx, palace.SearchRequest{Query: "JWT validation"})
@@ -454,7 +454,7 @@ func TestKeywordSearchSkipsInactive(t *testing.T) {
 	// The newest 280 go: FTS ties rank newest first, so every candidate of
 	// the fast path is inactive and the joined query must take over.
 	for _, id := range ids[20:] {
-		if _, err := p.Forget(ctx, id); err != nil {
+		if _, _, err := p.Forget(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 	}

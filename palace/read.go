@@ -2,51 +2,12 @@ package palace
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/loci-mem/loci/palace/store"
 )
-
-// drawerCols is the column list scanDrawer reads, in order (vector excluded).
-const drawerCols = `d.rid, d.id, d.seq, d.kind, d.content, d.keywords, d.room, d.tags, d.importance,
-	d.confidence, d.status, d.user_id, d.agent_id, d.session_id, d.sender_ids, d.parent_id,
-	d.superseded_by, d.ts, d.created_at, d.updated_at, d.access_count, d.last_access, d.pinned,
-	d.redactions, d.model, d.vec_id, d.meta`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanDrawer(s scanner) (*Drawer, error) {
-	var d Drawer
-	var tags, senders, meta string
-	var ts, created, updated, last int64
-	var pinned int
-	err := s.Scan(&d.rid, &d.ID, &d.Seq, &d.Kind, &d.Content, &d.Keywords, &d.Room, &tags,
-		&d.Importance, &d.Confidence, &d.Status, &d.UserID, &d.AgentID, &d.SessionID, &senders,
-		&d.ParentID, &d.SupersededBy, &ts, &created, &updated, &d.AccessCount, &last, &pinned,
-		&d.Redactions, &d.Model, &d.vecID, &meta)
-	if err != nil {
-		return nil, err
-	}
-	d.Tags = []string{}
-	_ = json.Unmarshal([]byte(tags), &d.Tags)
-	d.SenderIDs = []string{}
-	_ = json.Unmarshal([]byte(senders), &d.SenderIDs)
-	if meta != "" && meta != "{}" {
-		_ = json.Unmarshal([]byte(meta), &d.Meta)
-	}
-	d.Timestamp = msTime(ts)
-	d.CreatedAt = msTime(created)
-	d.UpdatedAt = msTime(updated)
-	if last > 0 {
-		d.LastAccess = msTime(last)
-	}
-	d.Pinned = pinned != 0
-	return &d, nil
-}
-
-func msTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // Get returns the drawer with that id, whatever its status. It fails with
 // CodeNotFound for an unknown id.
@@ -54,13 +15,12 @@ func (p *Palace) Get(ctx context.Context, id string) (*Drawer, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, Invalidf("drawer id is empty")
 	}
-	row := p.db.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d WHERE d.id = ?`, id)
-	d, err := scanDrawer(row)
-	if errors.Is(err, sql.ErrNoRows) {
+	d, err := p.st.Drawers().Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, NotFoundf("drawer %q not found in palace %q", truncate(id, 80), p.name)
 	}
 	if err != nil {
-		return nil, internal("get drawer", err)
+		return nil, storeErr("get drawer", err)
 	}
 	return d, nil
 }
@@ -87,104 +47,150 @@ type ListOptions struct {
 	// "newest", "oldest", "updated" (updated_at desc), "updated_oldest"
 	// (updated_at asc) or "seq" (change order).
 	Order  string
-	Limit  int // default 50; at most 10000
+	Limit  int // default 50; at most MaxListLimit
 	Offset int
 }
 
+// MaxListLimit bounds one page of List.
+const MaxListLimit = 10000
+
 // List returns drawers matching the filter and the total number that match
-// before Limit and Offset apply.
+// before Limit and Offset apply. A Limit above MaxListLimit is clamped.
 func (p *Palace) List(ctx context.Context, o ListOptions) ([]*Drawer, int, error) {
 	if o.Limit <= 0 {
 		o.Limit = 50
 	}
-	if o.Limit > 10000 {
-		return nil, 0, Invalidf("limit must be at most 10000, got %d", o.Limit)
-	}
+	o.Limit = min(o.Limit, MaxListLimit)
 	if o.Offset < 0 {
 		return nil, 0, Invalidf("offset must not be negative")
 	}
-	where, args, err := o.Filter.compile()
+	f, err := p.normalizeFilter(o.Filter)
 	if err != nil {
 		return nil, 0, err
 	}
-	var order string
-	switch o.Order {
-	case "", "importance":
-		order = "d.importance DESC, d.created_at DESC, d.rid DESC"
-	case "newest":
-		order = "d.ts DESC, d.rid DESC"
-	case "oldest":
-		order = "d.ts ASC, d.rid ASC"
-	case "updated":
-		order = "d.updated_at DESC, d.rid DESC"
-	case "updated_oldest":
-		order = "d.updated_at ASC, d.rid ASC"
-	case "seq":
-		order = "d.seq ASC"
-	default:
-		return nil, 0, Invalidf("unknown order %q", o.Order)
-	}
-	var total int
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM drawers d WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, internal("count drawers", err)
-	}
-	rows, err := p.db.QueryContext(ctx, `SELECT `+drawerCols+` FROM drawers d WHERE `+where+
-		` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, o.Limit, o.Offset)...)
-	if err != nil {
-		return nil, 0, internal("list drawers", err)
-	}
-	defer rows.Close()
-	out := []*Drawer{}
-	for rows.Next() {
-		d, err := scanDrawer(rows)
-		if err != nil {
-			return nil, 0, internal("list drawers", err)
-		}
-		out = append(out, d)
-	}
-	return out, total, internal("list drawers", rows.Err())
+	ds, total, err := p.st.Drawers().List(ctx, store.ListQuery{Filter: f, Order: o.Order, Limit: o.Limit, Offset: o.Offset})
+	return ds, total, storeErr("list drawers", err)
 }
 
 // Count returns how many drawers match the filter.
 func (p *Palace) Count(ctx context.Context, f Filter) (int64, error) {
-	where, args, err := f.compile()
+	f, err := p.normalizeFilter(f)
 	if err != nil {
 		return 0, err
 	}
-	var n int64
-	err = p.db.QueryRowContext(ctx, `SELECT count(*) FROM drawers d WHERE `+where, args...).Scan(&n)
-	return n, internal("count drawers", err)
+	n, err := p.st.Drawers().Count(ctx, f)
+	return n, storeErr("count drawers", err)
+}
+
+// normalizeFilter puts the filter's room in stored form.
+func (p *Palace) normalizeFilter(f Filter) (Filter, error) {
+	if f.Room != "" {
+		if err := CheckName("room", f.Room, MaxRoomBytes); err != nil {
+			return f, err
+		}
+		f.Room = NormalizeRoom(f.Room)
+	}
+	return f, nil
 }
 
 // drawersByRID loads drawers by row id, keyed by row id.
 func (p *Palace) drawersByRID(ctx context.Context, rids []int64) (map[int64]*Drawer, error) {
-	out := make(map[int64]*Drawer, len(rids))
 	if len(rids) == 0 {
-		return out, nil
+		return map[int64]*Drawer{}, nil
 	}
-	q := `SELECT ` + drawerCols + ` FROM drawers d WHERE d.rid IN (` + placeholders(len(rids)) + `)`
-	args := make([]any, len(rids))
-	for i, r := range rids {
-		args[i] = r
-	}
-	rows, err := p.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, internal("load drawers", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		d, err := scanDrawer(rows)
-		if err != nil {
-			return nil, internal("load drawers", err)
-		}
-		out[d.rid] = d
-	}
-	return out, internal("load drawers", rows.Err())
+	m, err := p.st.Drawers().ByRID(ctx, rids)
+	return m, storeErr("load drawers", err)
 }
 
-func placeholders(n int) string {
-	if n <= 0 {
-		return ""
+// Counts counts the palace's drawers by status, and active ones by kind
+// and room.
+func (p *Palace) Counts(ctx context.Context) (store.Counts, error) {
+	c, err := p.st.Drawers().Counts(ctx)
+	return c, storeErr("count drawers", err)
+}
+
+// CountByStatus counts drawers per status.
+func (p *Palace) CountByStatus(ctx context.Context) (map[string]int64, error) {
+	c, err := p.Counts(ctx)
+	return c.ByStatus, err
+}
+
+// Event is one entry of the palace's change log.
+type Event = store.Event
+
+// Changes returns up to limit change-log entries with seq > after, oldest
+// first (the live views' feed).
+func (p *Palace) Changes(ctx context.Context, after int64, limit int) ([]Event, error) {
+	evs, err := p.st.Log().After(ctx, after, limit)
+	return evs, storeErr("read change log", err)
+}
+
+// LastSeq is the newest change-log position (0 for an empty log).
+func (p *Palace) LastSeq(ctx context.Context) (int64, error) {
+	n, err := p.st.Log().LastSeq(ctx)
+	return n, storeErr("read change log", err)
+}
+
+// History returns the change-log entries about one drawer, oldest first.
+func (p *Palace) History(ctx context.Context, drawerID string) ([]Event, error) {
+	evs, err := p.st.Log().ForDrawer(ctx, drawerID)
+	return evs, storeErr("read change log", err)
+}
+
+// CountEvents counts change-log entries of type typ grouped by the string
+// value of a detail key (dream outcomes by status, say).
+func (p *Palace) CountEvents(ctx context.Context, typ, key string) (map[string]int64, error) {
+	m, err := p.st.Log().CountByDetail(ctx, typ, key)
+	return m, storeErr("read change log", err)
+}
+
+// IndexLag is how many drawer changes the vector index has not replayed
+// yet (it catches up before the next search).
+func (p *Palace) IndexLag(ctx context.Context) (int64, error) {
+	n, err := p.st.Drawers().CountChangedAfter(ctx, p.vec.info().CaughtUp)
+	return n, storeErr("index lag", err)
+}
+
+// Activity counts active drawers by event time in buckets of width, keyed
+// by each bucket's start in Unix milliseconds.
+func (p *Palace) Activity(ctx context.Context, width time.Duration) (map[int64]int64, error) {
+	if width < time.Minute {
+		return nil, Invalidf("activity buckets must be at least a minute wide")
 	}
-	return strings.Repeat("?,", n-1) + "?"
+	m, err := p.st.Drawers().TimeBuckets(ctx, width)
+	return m, storeErr("count drawers by time", err)
+}
+
+// TopTags returns the n most used tags of active drawers.
+func (p *Palace) TopTags(ctx context.Context, n int) ([]store.TagCount, error) {
+	tags, err := p.st.Drawers().TopTags(ctx, max(1, min(n, 1000)))
+	return tags, storeErr("count tags", err)
+}
+
+// BufferedCounts counts the messages waiting in each session buffer.
+func (p *Palace) BufferedCounts(ctx context.Context) (map[string]int, error) {
+	m, err := p.st.Sessions().Counts(ctx)
+	return m, storeErr("list session buffers", err)
+}
+
+// Meta returns a value of the palace's metadata ("" when unset).
+func (p *Palace) Meta(ctx context.Context, key string) (string, error) {
+	v, _, err := p.st.Meta().Get(ctx, key)
+	return v, storeErr("read palace metadata", err)
+}
+
+// ClaimMeta sets key to value unless it is set already, and returns the
+// value it holds now: a face records who a palace belongs to the first
+// time it opens it and checks it every time after (EverOS scopes).
+func (p *Palace) ClaimMeta(ctx context.Context, key, value string) (string, error) {
+	var got string
+	err := p.Write(ctx, func(t *Tx) error {
+		if err := t.st.Meta().SetDefault(ctx, key, value); err != nil {
+			return storeErr("write palace metadata", err)
+		}
+		v, _, err := t.st.Meta().Get(ctx, key)
+		got = v
+		return storeErr("read palace metadata", err)
+	})
+	return got, err
 }

@@ -106,34 +106,13 @@ func tagLayer(hits []Hit, layer int) []RecallHit {
 }
 
 // identityDrawers returns the most important active identity drawers
-// matching f. It reads the partial index drawers_identity (migration 0003),
-// which holds only active drawers tagged "identity", and applies the rest
-// of the filter to those few rows instead of scanning the drawers the
-// filter allows.
+// matching f (the store keeps them under a partial index, so the lookup
+// reads only those few rows).
 func (p *Palace) identityDrawers(ctx context.Context, f Filter, limit int) ([]*Drawer, error) {
-	f.Tags = append(append([]string(nil), f.Tags...), TagIdentity)
-	if len(f.Statuses) > 0 { // only active drawers are in the partial index
-		ds, _, err := p.List(ctx, ListOptions{Filter: f, Limit: limit})
-		return ds, err
-	}
-	where, args, err := f.compile()
+	f, err := p.normalizeFilter(f)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := p.db.QueryContext(ctx, `SELECT `+drawerCols+` FROM drawers d INDEXED BY drawers_identity
-		WHERE d.status = 'active' AND d.tags LIKE '%"identity"%' AND `+where+`
-		ORDER BY d.importance DESC, d.created_at DESC, d.rid DESC LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, internal("identity drawers", err)
-	}
-	defer rows.Close()
-	var out []*Drawer
-	for rows.Next() {
-		d, err := scanDrawer(rows)
-		if err != nil {
-			return nil, internal("identity drawers", err)
-		}
-		out = append(out, d)
-	}
-	return out, internal("identity drawers", rows.Err())
+	ds, err := p.st.Drawers().Identity(ctx, f, limit)
+	return ds, storeErr("identity drawers", err)
 }

@@ -1,6 +1,10 @@
 package palace
 
-import "context"
+import (
+	"context"
+
+	"github.com/loci-mem/loci/palace/store"
+)
 
 // DefaultReembedBatch is Reembed's batch size when none is given.
 const DefaultReembedBatch = 64
@@ -31,54 +35,31 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 		return 0, Invalidf("batch must be at most 4096, got %d", batch)
 	}
 	model, dim := p.emb.ID(), p.emb.Dim()
-	const need = `(vector IS NULL OR model <> ? OR length(vector) <> ?)`
-	var total int
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM drawers WHERE status <> 'deleted' AND `+need,
-		model, 4*dim).Scan(&total); err != nil {
-		return 0, internal("reembed", err)
+	n64, err := p.st.Drawers().CountNeedingVector(ctx, model, dim)
+	if err != nil {
+		return 0, storeErr("reembed", err)
 	}
-	done := 0
+	total, done := int(n64), 0
 	if progress != nil {
 		progress(0, total)
 	}
-	for _, phase := range []string{`status = 'active'`, `status NOT IN ('active', 'deleted')`} {
+	for _, active := range []bool{true, false} {
 		var after int64
 		for {
 			if err := ctx.Err(); err != nil {
 				return done, err
 			}
-			type row struct {
-				rid, seq int64
-				id, text string
-			}
-			rows, err := p.db.QueryContext(ctx, `SELECT rid, seq, id, content, keywords FROM drawers
-				WHERE rid > ? AND `+phase+` AND `+need+` ORDER BY rid LIMIT ?`, after, model, 4*dim, batch)
+			page, err := p.st.Drawers().NeedingVector(ctx, model, dim, active, after, batch)
 			if err != nil {
-				return done, internal("reembed", err)
-			}
-			var page []row
-			for rows.Next() {
-				var r row
-				var content, keywords string
-				if err := rows.Scan(&r.rid, &r.seq, &r.id, &content, &keywords); err != nil {
-					rows.Close()
-					return done, internal("reembed", err)
-				}
-				r.text = embedText(&Drawer{Content: content, Keywords: keywords})
-				page = append(page, r)
-				after = r.rid
-			}
-			err = rows.Err()
-			rows.Close()
-			if err != nil {
-				return done, internal("reembed", err)
+				return done, storeErr("reembed", err)
 			}
 			if len(page) == 0 {
 				break
 			}
+			after = page[len(page)-1].RID
 			texts := make([]string, len(page))
 			for i, r := range page {
-				texts[i] = r.text
+				texts[i] = embedText(&Drawer{Content: r.Content, Keywords: r.Keywords})
 			}
 			vecs, err := p.emb.Embed(ctx, texts)
 			if err != nil {
@@ -87,9 +68,7 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 			if len(vecs) != len(texts) {
 				return done, internal("reembed: embed", errShortEmbed)
 			}
-			n, err := p.storeVectors(ctx, model, func(i int) (int64, int64, string, []float32) {
-				return page[i].rid, page[i].seq, page[i].id, vecs[i]
-			}, len(page))
+			n, err := p.storeVectors(ctx, page, vecs)
 			if err != nil {
 				return done, err
 			}
@@ -102,37 +81,29 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 	return done, nil
 }
 
-// storeVectors writes n new vectors in one transaction, skipping drawers
+// storeVectors writes new vectors in one transaction, skipping drawers
 // whose seq moved since they were read.
-func (p *Palace) storeVectors(ctx context.Context, model string, item func(i int) (rid, seq int64, id string, vec []float32), n int) (int, error) {
-	now := p.now().UTC()
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, internal("reembed", err)
-	}
-	defer tx.Rollback()
+func (p *Palace) storeVectors(ctx context.Context, page []store.VectorTodo, vecs [][]float32) (int, error) {
+	model := p.emb.ID()
 	stored := 0
-	for i := 0; i < n; i++ {
-		rid, seq, id, vec := item(i)
-		if len(vec) != p.emb.Dim() {
-			continue
+	err := p.Write(ctx, func(t *Tx) error {
+		for i, r := range page {
+			if len(vecs[i]) != p.emb.Dim() {
+				continue
+			}
+			if cur, err := t.st.Drawers().SeqOf(ctx, r.RID); err != nil || cur != r.Seq {
+				continue
+			}
+			seq, err := t.Log(EventUpdated, r.ID, map[string]any{"reembed": model})
+			if err != nil {
+				return err
+			}
+			if err := t.st.Drawers().SetVector(ctx, r.RID, seq, model, seq, encodeVector(vecs[i])); err != nil {
+				return storeErr("reembed", err)
+			}
+			stored++
 		}
-		var cur int64
-		if err := tx.QueryRowContext(ctx, `SELECT seq FROM drawers WHERE rid = ?`, rid).Scan(&cur); err != nil || cur != seq {
-			continue
-		}
-		newSeq, err := logEvent(ctx, tx, now, EventUpdated, id, map[string]any{"reembed": model})
-		if err != nil {
-			return 0, internal("reembed", err)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE drawers SET seq = ?, model = ?, vec_id = ?, vector = ? WHERE rid = ?`,
-			newSeq, model, newSeq, encodeVector(vec), rid); err != nil {
-			return 0, internal("reembed", err)
-		}
-		stored++
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, internal("reembed", err)
-	}
-	return stored, nil
+		return nil
+	})
+	return stored, err
 }

@@ -4,24 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/store"
+	"github.com/loci-mem/loci/palace/store/sqlite"
 	"github.com/rs/zerolog"
 )
 
 // Config configures a Registry.
 type Config struct {
-	// DataDir is loci's home: palaces live in DataDir/palaces/<name>/.
-	// Empty means DefaultDataDir().
+	// DataDir is loci's home: with the default backend palaces live in
+	// DataDir/palaces/<name>/. Empty means DefaultDataDir().
 	DataDir string
+	// Backend is where palaces are kept. Nil means SQLite files under
+	// DataDir (store/sqlite); a team shares a PostgreSQL backend
+	// (store/postgres).
+	Backend store.Backend
 	// Embedder makes the vectors of new drawers and queries. Nil means the
 	// deterministic feature-hashing embedder.
 	Embedder embed.Embedder
@@ -29,17 +33,13 @@ type Config struct {
 	Logger zerolog.Logger
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
 	Now func() time.Time
-	// Sync is SQLite's synchronous setting: "NORMAL" (default; survives a
-	// killed process) or "FULL" (also survives power loss).
+	// Sync is SQLite's synchronous setting for the default backend:
+	// "NORMAL" (default; survives a killed process) or "FULL" (also
+	// survives power loss).
 	Sync string
 	// OnOpen, when set, is called once for every palace the registry opens
 	// (the dreamer uses it to start per-palace work).
 	OnOpen func(*Palace)
-	// LongLived marks a process that serves many searches (serve, http):
-	// the first search of each palace starts building its in-memory
-	// keyword index in the background (FTS5 answers until it is ready).
-	// Short processes leave it unset and never pay for the build.
-	LongLived bool
 	// Extractor turns buffered conversation into episodes, atomic facts,
 	// profiles and agent cases (AppendMessages, FlushSession). Nil means
 	// extract.Heuristic().
@@ -62,19 +62,21 @@ func DefaultDataDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "loci"), nil
 }
 
-// Registry finds, creates and opens the palaces under one data dir. Each
+// Registry finds, creates and opens the palaces of one backend. Each
 // palace is opened once per Registry and shared by every caller.
 type Registry struct {
-	cfg  Config
-	root string // DataDir/palaces
+	cfg     Config
+	backend store.Backend
+	owned   bool // the registry opened backend and closes it
 
 	mu     sync.Mutex
 	open   map[string]*Palace
 	closed bool
 }
 
-// OpenRegistry prepares the data dir (creating it if needed) and checks that
-// it is writable, so a bad data dir fails at boot rather than on first use.
+// OpenRegistry prepares the backend (by default the SQLite data dir,
+// created if needed and checked writable), so that a bad configuration
+// fails at boot rather than on first use.
 func OpenRegistry(cfg Config) (*Registry, error) {
 	if cfg.DataDir == "" {
 		d, err := DefaultDataDir()
@@ -94,26 +96,18 @@ func OpenRegistry(cfg Config) (*Registry, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	switch strings.ToUpper(cfg.Sync) {
-	case "":
-		cfg.Sync = "NORMAL"
-	case "NORMAL", "FULL", "EXTRA":
-		cfg.Sync = strings.ToUpper(cfg.Sync)
-	default:
-		return nil, fmt.Errorf("sync mode %q: want NORMAL or FULL", cfg.Sync)
+	r := &Registry{cfg: cfg, backend: cfg.Backend, open: map[string]*Palace{}}
+	if r.backend == nil {
+		if r.backend, err = sqlite.Open(abs, sqlite.Options{Sync: cfg.Sync}); err != nil {
+			return nil, err
+		}
+		r.owned = true
 	}
-	root := filepath.Join(abs, "palaces")
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir %q is not usable: %w", abs, err)
-	}
-	probe, err := os.CreateTemp(root, ".probe-*")
-	if err != nil {
-		return nil, fmt.Errorf("data dir %q is not writable: %w", abs, err)
-	}
-	probe.Close()
-	os.Remove(probe.Name())
-	return &Registry{cfg: cfg, root: root, open: map[string]*Palace{}}, nil
+	return r, nil
 }
+
+// Backend is where the registry's palaces are kept.
+func (r *Registry) Backend() store.Backend { return r.backend }
 
 // DataDir is the registry's absolute data directory.
 func (r *Registry) DataDir() string { return r.cfg.DataDir }
@@ -157,33 +151,25 @@ func ValidateName(name string) error {
 	return nil
 }
 
-func (r *Registry) dir(name string) string { return filepath.Join(r.root, name) }
-
-// Exists reports whether a palace of that name exists on disk.
+// Exists reports whether a palace of that name exists.
 func (r *Registry) Exists(name string) bool {
 	if ValidateName(name) != nil {
 		return false
 	}
-	_, err := os.Stat(filepath.Join(r.dir(name), dbFile))
-	return err == nil
+	ok, err := r.backend.Exists(context.Background(), name)
+	return err == nil && ok
 }
 
-// List returns the names of every palace under the data dir, sorted.
+// List returns the names of every palace, sorted.
 func (r *Registry) List() ([]string, error) {
-	entries, err := os.ReadDir(r.root)
+	all, err := r.backend.Names(context.Background())
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return []string{}, nil
-		}
 		return nil, internal("list palaces", err)
 	}
-	names := []string{}
-	for _, e := range entries {
-		if !e.IsDir() || ValidateName(e.Name()) != nil {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(r.root, e.Name(), dbFile)); err == nil {
-			names = append(names, e.Name())
+	names := make([]string, 0, len(all))
+	for _, n := range all {
+		if ValidateName(n) == nil {
+			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
@@ -196,30 +182,22 @@ func (r *Registry) Create(ctx context.Context, name, description string) (*Palac
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	if len(description) > 4096 {
-		return nil, Invalidf("description is %d bytes; the limit is 4096", len(description))
+	if len(description) > MaxDescriptionBytes {
+		return nil, Invalidf("description is %d bytes; the limit is %d", len(description), MaxDescriptionBytes)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, internal("create palace", errors.New("registry closed"))
 	}
-	dir := r.dir(name)
-	// Mkdir (not MkdirAll) is the atomic claim: two creators race, one wins.
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			if _, serr := os.Stat(filepath.Join(dir, dbFile)); serr == nil {
-				return nil, Conflictf("palace %q already exists", name)
-			}
-			// A directory without a database: a crashed create; adopt it.
-		} else {
-			return nil, internal("create palace "+name, err)
-		}
+	st, err := r.backend.Create(ctx, name)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, Conflictf("palace %q already exists", name)
 	}
-	p, err := openPalace(ctx, r, name, true)
 	if err != nil {
-		return nil, err
+		return nil, internal("create palace "+name, err)
 	}
+	p := openPalace(r, name, st)
 	if err := p.initMeta(ctx, description); err != nil {
 		p.Close()
 		return nil, err
@@ -268,10 +246,14 @@ func (r *Registry) get(ctx context.Context, name string, create bool) (*Palace, 
 	if p, ok := r.open[name]; ok {
 		return p, nil
 	}
-	p, err := openPalace(ctx, r, name, false)
-	if err != nil {
-		return nil, err
+	st, err := r.backend.Open(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, NotFoundf("palace %q does not exist", name)
 	}
+	if err != nil {
+		return nil, internal(fmt.Sprintf("open palace %q", name), err)
+	}
+	p := openPalace(r, name, st)
 	r.open[name] = p
 	r.notifyOpen(p)
 	return p, nil
@@ -305,6 +287,11 @@ func (r *Registry) Close() error {
 	var errs []error
 	for _, p := range ps {
 		if err := p.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if r.owned {
+		if err := r.backend.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}

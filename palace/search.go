@@ -2,9 +2,7 @@ package palace
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +18,16 @@ const (
 	ModeHybrid  Mode = "hybrid"  // BM25 and vectors, fused (the default)
 	ModeKeyword Mode = "keyword" // BM25 only
 	ModeVector  Mode = "vector"  // vectors only
+)
+
+// Limits on a search.
+const (
+	// MaxK bounds the results of one search; a larger K is clamped.
+	MaxK = 1000
+	// MaxQueryBytes bounds a query's text. A question, a paragraph or a
+	// pasted error message fits many times over; a longer text is not a
+	// query, and scoring it would only cost time and memory.
+	MaxQueryBytes = 16 << 10
 )
 
 // SearchRequest is a recall query.
@@ -84,8 +92,12 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if req.K == 0 {
 		req.K = 10
 	}
-	if req.K < 0 || req.K > 1000 {
-		return nil, Invalidf("k must be between 1 and 1000, got %d", req.K)
+	if req.K < 0 {
+		return nil, Invalidf("k must be at least 1, got %d", req.K)
+	}
+	req.K = min(req.K, MaxK)
+	if len(req.Query) > MaxQueryBytes {
+		return nil, Invalidf("query is %d bytes; the limit is %d", len(req.Query), MaxQueryBytes)
 	}
 	if req.Mode == "" {
 		req.Mode = ModeHybrid
@@ -93,7 +105,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if req.Mode != ModeHybrid && req.Mode != ModeKeyword && req.Mode != ModeVector {
 		return nil, Invalidf("unknown search mode %q", req.Mode)
 	}
-	where, args, err := req.Filter.compile()
+	filter, err := p.normalizeFilter(req.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +137,8 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// A filter beyond "active" is resolved once, into the drawers it
 	// allows; both rankers then rank only those.
 	var allowed *allowedSet
-	if where != activeOnly {
-		if allowed, err = p.allowedDrawers(ctx, where, args); err != nil {
+	if !filter.ActiveOnly() {
+		if allowed, err = p.allowedDrawers(ctx, filter); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +152,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			kw, kwErr = p.keywordSearch(ctx, req.Query, where, args, allowed, depth)
+			kw, kwErr = p.keywordSearch(ctx, req.Query, allowed, depth)
 		}()
 	}
 	if req.Mode != ModeKeyword {
@@ -175,9 +187,14 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	timed := false
 	if !req.NoTimeHint && req.Mode != ModeKeyword {
 		if window, timed = ParseTimeRange(req.Query, p.now()); timed {
-			wWhere := where + " AND d.ts >= ? AND d.ts < ?"
-			wArgs := append(append([]any(nil), args...), window.From.UnixMilli(), window.To.UnixMilli())
-			inWindow, err := p.allowedDrawers(ctx, wWhere, wArgs)
+			wf := filter
+			if wf.Since.IsZero() || wf.Since.Before(window.From) {
+				wf.Since = window.From
+			}
+			if wf.Until.IsZero() || wf.Until.After(window.To) {
+				wf.Until = window.To
+			}
+			inWindow, err := p.allowedDrawers(ctx, wf)
 			if err != nil {
 				return nil, err
 			}
@@ -245,7 +262,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if !req.NoAccess && len(hits) > 0 {
 		rs := make([]int64, len(hits))
 		for i, h := range hits {
-			rs[i] = h.Drawer.rid
+			rs[i] = h.Drawer.RID
 		}
 		p.noteAccess(rs)
 	}
@@ -282,95 +299,30 @@ type ranked struct {
 	score float64
 }
 
-// keywordSearch ranks by BM25: from the in-memory index when it is warm
-// (keyword.go), else, and for phrase queries, from FTS5 itself. allowed,
-// when not nil, holds the drawers the filter (where, args) allows.
-func (p *Palace) keywordSearch(ctx context.Context, query, where string, args []any, allowed *allowedSet, limit int) ([]ranked, error) {
-	if terms := queryTerms(query); singleTokens(terms) {
-		idx, err := p.kw.sync(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if idx != nil {
-			p.kw.inMemory.Add(1)
-			var hits []bm25.Hit
-			if allowed == nil {
-				hits = idx.Search(terms, limit, true, nil)
-			} else { // the filter decides, statuses included
-				hits = idx.Search(terms, limit, false, allowed.hasRID)
-			}
-			out := make([]ranked, len(hits))
-			for i, h := range hits {
-				out[i] = ranked{rid: h.Key, score: h.Score}
-			}
-			return out, nil
-		}
-		if p.reg.cfg.LongLived {
-			p.kw.warmInBackground()
-		}
+// keywordSearch ranks by BM25 from the in-memory index (keyword.go),
+// built or loaded on first use and caught up with the change log.
+// allowed, when not nil, holds the drawers the filter allows (statuses
+// included); otherwise only active drawers are returned.
+func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allowedSet, limit int) ([]ranked, error) {
+	terms := queryTerms(query)
+	if len(terms) == 0 {
+		return nil, nil
 	}
-	expr, err := p.keywordExpr(ctx, query)
-	if err != nil || expr == "" {
+	idx, err := p.kw.sync(ctx)
+	if err != nil {
 		return nil, err
 	}
-	p.kw.viaFTS5.Add(1)
-	if where == activeOnly {
-		// Rank inside FTS5 first and join only the best candidates: most
-		// drawers are active, so a few extra candidates cover the rest.
-		out, complete, err := p.keywordTop(ctx, expr, limit)
-		if err != nil || complete {
-			return out, err
-		}
+	var hits []bm25.Hit
+	if allowed == nil {
+		hits = idx.Search(terms, limit, true, nil)
+	} else {
+		hits = idx.Search(terms, limit, false, allowed.hasRID)
 	}
-	q := `SELECT d.rid, -bm25(drawers_fts, 1.0, 0.5) AS s FROM drawers_fts
-		JOIN drawers d ON d.rid = drawers_fts.rowid
-		WHERE drawers_fts MATCH ? AND ` + where + ` ORDER BY s DESC, d.rid DESC LIMIT ?`
-	qargs := append(append([]any{expr}, args...), limit)
-	return p.scanRanked(ctx, q, qargs...)
-}
-
-// activeOnly is the condition the zero Filter compiles to.
-const activeOnly = "d.status = 'active'"
-
-// keywordTop ranks in the FTS index alone, then keeps the active drawers
-// among 2×limit+32 candidates. complete reports whether that was enough to
-// fill limit (or the matches ran out); otherwise the caller runs the joined
-// query.
-func (p *Palace) keywordTop(ctx context.Context, expr string, limit int) (out []ranked, complete bool, err error) {
-	over := 2*limit + 32
-	q := `SELECT c.rid, c.s FROM (SELECT rowid AS rid, -bm25(drawers_fts, 1.0, 0.5) AS s FROM drawers_fts
-		WHERE drawers_fts MATCH ? ORDER BY s DESC, rowid DESC LIMIT ?) c
-		JOIN drawers d ON d.rid = c.rid WHERE d.status = 'active' ORDER BY c.s DESC, c.rid DESC`
-	all, err := p.scanRanked(ctx, q, expr, over)
-	if err != nil {
-		return nil, false, err
+	out := make([]ranked, len(hits))
+	for i, h := range hits {
+		out[i] = ranked{rid: h.Key, score: h.Score}
 	}
-	if len(all) >= limit {
-		return all[:limit], true, nil
-	}
-	var matched int
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM drawers_fts WHERE drawers_fts MATCH ? LIMIT ?)`,
-		expr, over+1).Scan(&matched); err != nil {
-		return nil, false, internal("keyword search", err)
-	}
-	return all, matched <= over, nil
-}
-
-func (p *Palace) scanRanked(ctx context.Context, q string, args ...any) ([]ranked, error) {
-	rows, err := p.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, internal("keyword search", err)
-	}
-	defer rows.Close()
-	var out []ranked
-	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.rid, &r.score); err != nil {
-			return nil, internal("keyword search", err)
-		}
-		out = append(out, r)
-	}
-	return out, internal("keyword search", rows.Err())
+	return out, nil
 }
 
 // A filter allowing at most 1/selectiveFraction of the indexed vectors is
@@ -425,54 +377,18 @@ type allowedSet struct {
 func (a *allowedSet) hasRID(rid int64) bool  { return a.rids.has(uint64(rid)) }
 func (a *allowedSet) hasKey(key uint64) bool { return a.keys.has(key) }
 
-// allowedDrawers collects the drawers matching a compiled filter. Indexes
-// that end in vec_id (room, status and event time; owner) answer it
-// without reading table rows. The pairs come back as one string: a row per
-// drawer through database/sql costs ~0.4 µs, which at a room of 11k
-// drawers was most of a filtered recall.
-func (p *Palace) allowedDrawers(ctx context.Context, where string, args []any) (*allowedSet, error) {
-	var list sql.NullString
-	if err := p.db.QueryRowContext(ctx, `SELECT group_concat(d.rid || ' ' || d.vec_id, ' ') FROM drawers d WHERE `+where,
-		args...).Scan(&list); err != nil {
-		return nil, internal("filter", err)
-	}
+// allowedDrawers collects the drawers a filter selects, as rows and
+// vector keys.
+func (p *Palace) allowedDrawers(ctx context.Context, f Filter) (*allowedSet, error) {
 	a := &allowedSet{}
-	rest := list.String
-	for rest != "" {
-		var rid, key uint64
-		var ok bool
-		if rid, rest, ok = cutUint(rest); !ok {
-			return nil, internal("filter", fmt.Errorf("bad id list near %.20q", rest))
-		}
-		if key, rest, ok = cutUint(rest); !ok {
-			return nil, internal("filter", fmt.Errorf("bad id list near %.20q", rest))
-		}
-		a.rids.add(rid)
+	err := p.st.Drawers().Keys(ctx, f, func(rid, key int64) {
+		a.rids.add(uint64(rid))
 		if key > 0 {
-			a.keys.add(key)
-			a.keyList = append(a.keyList, key)
+			a.keys.add(uint64(key))
+			a.keyList = append(a.keyList, uint64(key))
 		}
-	}
-	return a, nil
-}
-
-// cutUint parses the decimal number at the start of s and skips one space
-// after it.
-func cutUint(s string) (n uint64, rest string, ok bool) {
-	i := 0
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		n = n*10 + uint64(s[i]-'0')
-	}
-	if i == 0 || i > 19 {
-		return 0, s, false
-	}
-	if i < len(s) {
-		if s[i] != ' ' {
-			return 0, s, false
-		}
-		i++
-	}
-	return n, s[i:], true
+	})
+	return a, storeErr("filter", err)
 }
 
 // resolveKeys maps index keys back to active drawers through SQLite,
@@ -482,32 +398,17 @@ func (p *Palace) resolveKeys(ctx context.Context, res []index.Result, limit int)
 	if len(res) == 0 {
 		return nil, nil
 	}
-	qargs := make([]any, 0, len(res))
-	for _, r := range res {
-		qargs = append(qargs, int64(r.Key))
+	keys := make([]int64, len(res))
+	for i, r := range res {
+		keys[i] = int64(r.Key)
 	}
-	// INDEXED BY: left alone, SQLite's planner prefers the status index
-	// for "status = 'active'" and walks every active drawer.
-	rows, err := p.db.QueryContext(ctx, `SELECT d.vec_id, d.rid FROM drawers d INDEXED BY drawers_vec_id
-		WHERE d.vec_id IN (`+placeholders(len(res))+`) AND `+activeOnly, qargs...)
+	ridOf, err := p.st.Drawers().ResolveKeys(ctx, keys)
 	if err != nil {
-		return nil, internal("vector search", err)
-	}
-	defer rows.Close()
-	ridOf := make(map[uint64]int64, len(res))
-	for rows.Next() {
-		var k, rid int64
-		if err := rows.Scan(&k, &rid); err != nil {
-			return nil, internal("vector search", err)
-		}
-		ridOf[uint64(k)] = rid
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal("vector search", err)
+		return nil, storeErr("vector search", err)
 	}
 	out := make([]ranked, 0, len(res))
 	for _, r := range res {
-		if rid, ok := ridOf[r.Key]; ok {
+		if rid, ok := ridOf[int64(r.Key)]; ok {
 			out = append(out, ranked{rid: rid, score: float64(r.Score)})
 			if len(out) == limit {
 				break

@@ -2,8 +2,6 @@ package palace
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 )
 
 // turnContextBytes bounds the previous turn's text kept as context.
@@ -32,11 +30,9 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 		if ok {
 			prevText = prev.Content
 		} else {
-			err := p.db.QueryRowContext(ctx, `SELECT content FROM drawers
-				WHERE session_id = ? AND kind = 'turn' AND ts <= ? AND status <> 'deleted'
-				ORDER BY ts DESC, rid DESC LIMIT 1`, d.SessionID, d.Timestamp.UnixMilli()).Scan(&prevText)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return internal("read previous turn", err)
+			var err error
+			if prevText, _, err = p.st.Drawers().PreviousTurn(ctx, d.SessionID, d.Timestamp); err != nil {
+				return storeErr("read previous turn", err)
 			}
 		}
 		d.Keywords = truncate(prevText, turnContextBytes)

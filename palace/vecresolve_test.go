@@ -62,7 +62,7 @@ func TestVectorKeysFollowDrawerChanges(t *testing.T) {
 			t.Fatalf("after the edit: target found %d times, rank %d", n, rank)
 		}
 	}
-	if _, err := p.Forget(ctx, target.ID); err != nil {
+	if _, _, err := p.Forget(ctx, target.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := count(p, "bananas pyjamas tuesdays"); n != 0 {

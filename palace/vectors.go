@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace/index"
+	"github.com/loci-mem/loci/palace/store"
 )
 
 // vectorState is a palace's in-memory vector index and how far it has
-// caught up with the change log. The index is keyed by drawers.vec_id; a
+// caught up with the change log. The index is keyed by the drawers'
+// vector keys (Drawer.VecKey); a
 // key is never reused, so re-activating or re-embedding a drawer gives it a
 // new key and stale keys simply fail to resolve (and are tombstoned).
 type vectorState struct {
@@ -26,7 +28,7 @@ type vectorState struct {
 	loaded  bool
 	savedHW int64 // hw at the last snapshot
 	// ridOf maps the current key of every active drawer to the drawer, and
-	// keyOf the other way (both nil: unknown, ask SQLite). Catch-up keeps
+	// keyOf the other way (both nil: unknown, ask the store). Catch-up keeps
 	// them exact: a drawer that stops being active leaves both (and the
 	// index), and a drawer given a new key drops its old one. So a key the
 	// index returns that is not in ridOf is stale.
@@ -61,7 +63,10 @@ func (v *vectorState) info() IndexInfo {
 	return in
 }
 
-func (v *vectorState) snapshotPath() string { return filepath.Join(v.p.dir, indexFile) }
+func (v *vectorState) snapshotPath() string { return filepath.Join(v.p.Dir(), indexFile) }
+
+// indexFile is the vector index snapshot in the palace's cache directory.
+const indexFile = "vectors.idx"
 
 // sync brings the index up to date with every drawer change committed by
 // any process. The first call loads the snapshot (if it is valid for the
@@ -78,15 +83,15 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 		}
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
 		// The snapshot holds keys only; their drawers come from the
-		// covering index drawers_vec_id. A failure only costs speed.
+		// store. A failure only costs speed.
 		if v.ridOf, v.keyOf, err = v.loadRIDs(ctx); err != nil {
-			v.p.log.Info().Err(err).Msg("vector keys to drawers; resolving through SQLite")
+			v.p.log.Info().Err(err).Msg("vector keys to drawers; resolving through the store")
 		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
 	}
-	maxSeq, err := v.p.drawerSeq(ctx)
+	maxSeq, err := v.p.st.Drawers().MaxSeq(ctx)
 	if err != nil {
-		return nil, internal("index catch-up", err)
+		return nil, storeErr("index catch-up", err)
 	}
 	if maxSeq < v.hw {
 		// The store went backwards (restored from a backup): start over.
@@ -95,68 +100,46 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	if maxSeq == v.hw {
 		return v.idx, nil
 	}
-	rows, err := v.p.db.QueryContext(ctx, `SELECT seq, rid, status, vec_id, model, vector FROM drawers
-		WHERE seq > ? ORDER BY seq`, v.hw)
-	if err != nil {
-		return nil, internal("index catch-up", err)
-	}
-	defer rows.Close()
 	var buf []float32
-	for rows.Next() {
-		var seq, rid, vecID int64
-		var status, model string
-		var blob []byte
-		if err := rows.Scan(&seq, &rid, &status, &vecID, &model, &blob); err != nil {
-			return nil, internal("index catch-up", err)
+	err = v.p.st.Drawers().Changes(ctx, v.hw, store.ChangeFields{Vector: true}, func(c store.Change) error {
+		defer func() { v.hw = c.Seq }()
+		if c.VecKey == 0 {
+			return nil
 		}
-		if vecID == 0 {
-			continue
-		}
-		key := uint64(vecID)
-		if old, ok := v.keyOf[rid]; ok && old != key {
+		key := uint64(c.VecKey)
+		if old, ok := v.keyOf[c.RID]; ok && old != key {
 			v.idx.Remove(old) // the drawer's previous vector
 			delete(v.ridOf, old)
-			delete(v.keyOf, rid)
+			delete(v.keyOf, c.RID)
 		}
-		if status == StatusActive && model == v.model && len(blob) == 4*v.p.emb.Dim() {
-			buf = decodeVectorInto(buf, blob) // Add copies it
+		if c.Status == StatusActive && c.Model == v.model && len(c.Vector) == 4*v.p.emb.Dim() {
+			buf = decodeVectorInto(buf, c.Vector) // Add copies it
 			v.idx.Add(key, buf)
 			if v.ridOf != nil {
-				v.ridOf[key], v.keyOf[rid] = rid, key
+				v.ridOf[key], v.keyOf[c.RID] = c.RID, key
 			}
 		} else {
 			v.idx.Remove(key)
 			delete(v.ridOf, key)
-			delete(v.keyOf, rid)
+			delete(v.keyOf, c.RID)
 		}
-		v.hw = seq
-	}
-	if err := rows.Err(); err != nil {
-		return nil, internal("index catch-up", err)
+		return nil
+	})
+	if err != nil {
+		return nil, storeErr("index catch-up", err)
 	}
 	v.hw = maxSeq
 	return v.idx, nil
 }
 
-// loadRIDs maps the keys of active drawers to their rows and back, from
-// the covering index (no table row is read).
+// loadRIDs maps the keys of active drawers to their rows and back.
 func (v *vectorState) loadRIDs(ctx context.Context) (map[uint64]int64, map[int64]uint64, error) {
-	rows, err := v.p.db.QueryContext(ctx, `SELECT vec_id, rid FROM drawers INDEXED BY drawers_vec_id
-		WHERE vec_id > 0 AND status = 'active'`)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
 	ridOf := make(map[uint64]int64, v.idx.Len())
 	keyOf := make(map[int64]uint64, v.idx.Len())
-	for rows.Next() {
-		var k, rid int64
-		if err := rows.Scan(&k, &rid); err != nil {
-			return nil, nil, err
-		}
+	err := v.p.st.Drawers().ActiveKeys(ctx, func(k, rid int64) {
 		ridOf[uint64(k)], keyOf[rid] = rid, uint64(k)
-	}
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	return ridOf, keyOf, nil
@@ -164,7 +147,7 @@ func (v *vectorState) loadRIDs(ctx context.Context) (map[uint64]int64, map[int64
 
 // activeRIDs resolves index results to active drawers from memory, keeping
 // their order, up to limit, and removes stale keys from the index. ok is
-// false when the maps are unknown (the caller then asks SQLite).
+// false when the maps are unknown (the caller then asks the store).
 func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, ok bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -184,14 +167,6 @@ func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, o
 		}
 	}
 	return out, true
-}
-
-// drawerSeq is the change-log position of the latest drawer change: the
-// high-water mark the derived indexes catch up to.
-func (p *Palace) drawerSeq(ctx context.Context) (int64, error) {
-	var seq int64
-	err := p.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM drawers`).Scan(&seq)
-	return seq, err
 }
 
 // SaveIndex writes the vector index snapshot if it changed since the last
@@ -232,7 +207,7 @@ const (
 )
 
 // RebuildIndex discards the in-memory index and rebuilds it from the vectors
-// in SQLite (dropping tombstones), then saves a fresh snapshot.
+// in the store (dropping tombstones), then saves a fresh snapshot.
 func (p *Palace) RebuildIndex(ctx context.Context) (int, error) {
 	v := p.vec
 	v.mu.Lock()
@@ -364,29 +339,19 @@ func (p *Palace) FlushAccess(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return internal("flush access stats", err)
-	}
-	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `UPDATE drawers SET access_count = access_count + ?,
-		last_access = MAX(last_access, ?) WHERE rid = ?`)
-	if err != nil {
-		return internal("flush access stats", err)
-	}
-	defer stmt.Close()
+	hits := make(map[int64]store.Access, len(pending))
 	for rid, n := range pending {
-		if _, err := stmt.ExecContext(ctx, n, last[rid], rid); err != nil {
-			return internal("flush access stats", err)
-		}
+		hits[rid] = store.Access{Hits: n, Last: time.UnixMilli(last[rid])}
 	}
-	return internal("flush access stats", tx.Commit())
+	return storeErr("flush access stats", store.Write(ctx, p.st, func(tx store.Tx) error {
+		return tx.Drawers().AddAccess(ctx, hits)
+	}))
 }
 
 // WarmIndex loads the vector index (from its snapshot when valid) and
 // builds the in-memory keyword index, so that recalls do not pay for
-// either. `serve --palace` calls it for its default palace; a process that
-// never does still searches correctly (FTS5 ranks keywords).
+// either. `serve --palace` calls it for its default palace in the
+// background; a process that never does builds them on its first search.
 func (p *Palace) WarmIndex(ctx context.Context) error {
 	if _, err := p.vec.sync(ctx); err != nil {
 		return err

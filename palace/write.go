@@ -2,16 +2,15 @@ package palace
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/loci-mem/loci/palace/redact"
+	"github.com/loci-mem/loci/palace/store"
 )
 
 // Event types written to the change log.
@@ -21,8 +20,247 @@ const (
 	EventStatus  = "drawer.status"
 )
 
+// Every write of a drawer goes the same way, whatever face or pass it
+// comes from:
+//
+//	validate → redact → embed (outside the transaction) → one transaction
+//	that logs the change (a new seq), stores the drawer with its vector
+//	key, and commits before the call returns.
+//
+// Tx is that transaction; Add, Update and the sub-packages' writes (facts,
+// sessions, the dreamer's journal, the archive) are built on it. Durability:
+// when a write returns nil, the store has committed it (SQLite in WAL mode
+// with synchronous=NORMAL survives a killed process; FULL also a power
+// loss; PostgreSQL commits to its WAL). Derived indexes catch up from the
+// change log and never hold anything the store does not.
+
+// Tx is one write transaction on a palace. It is not safe for concurrent
+// use. Reads through Store() see the transaction's own writes.
+type Tx struct {
+	p   *Palace
+	ctx context.Context
+	st  store.Tx
+	now time.Time
+}
+
+// Write runs fn in one transaction: everything fn writes is committed when
+// it returns nil, and nothing when it returns an error (which Write
+// returns). It waits for the palace's other writers, in this process and
+// in others, so read-check-write sequences inside fn cannot interleave
+// with theirs.
+func (p *Palace) Write(ctx context.Context, fn func(*Tx) error) error {
+	t, err := p.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.Commit()
+}
+
+// Begin starts a transaction that the caller ends with Commit or Rollback
+// (Write is the usual way; Begin serves work that spans many calls, like a
+// dreamer pass).
+func (p *Palace) Begin(ctx context.Context) (*Tx, error) {
+	st, err := p.st.Begin(ctx)
+	if err != nil {
+		return nil, storeErr("begin write", err)
+	}
+	return &Tx{p: p, ctx: ctx, st: st, now: p.now().UTC()}, nil
+}
+
+// Commit stores everything the transaction wrote. A cancelled context
+// rolls it back instead and returns the context's error.
+func (t *Tx) Commit() error {
+	if err := t.ctx.Err(); err != nil {
+		t.st.Rollback()
+		return err
+	}
+	return storeErr("commit write", t.st.Commit())
+}
+
+// Rollback discards the transaction. It is safe after Commit.
+func (t *Tx) Rollback() { _ = t.st.Rollback() }
+
+// Now is the transaction's clock reading: every change in it carries this
+// time.
+func (t *Tx) Now() time.Time { return t.now }
+
+// Context is the context the transaction runs under.
+func (t *Tx) Context() context.Context { return t.ctx }
+
+// Store is the transaction's view of the palace's records, for what is not
+// a drawer (fact numbers, session buffers, the dreamer's journal).
+func (t *Tx) Store() store.Tx { return t.st }
+
+// Palace is the palace the transaction writes.
+func (t *Tx) Palace() *Palace { return t.p }
+
+// Log appends an event to the change log and returns its seq.
+func (t *Tx) Log(typ, drawerID string, detail map[string]any) (int64, error) {
+	seq, err := t.st.Log().Append(t.ctx, store.Event{At: t.now, Type: typ, DrawerID: drawerID, Detail: detailJSON(detail)})
+	return seq, storeErr("log event", err)
+}
+
+// Get reads a drawer inside the transaction (CodeNotFound when absent).
+func (t *Tx) Get(id string) (*Drawer, error) {
+	d, err := t.st.Drawers().Get(t.ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, NotFoundf("drawer %q not found in palace %q", truncate(id, 80), t.p.name)
+	}
+	return d, storeErr("get drawer", err)
+}
+
+// Insert stores a drawer prepared by Palace.Prepare with its vector (nil:
+// none, the dreamer embeds it later). It logs drawer.added with detail
+// added to the event's own fields, and fills in Seq, Model, VecKey and RID.
+func (t *Tx) Insert(d *Drawer, vec []float32, detail map[string]any) error {
+	ev := map[string]any{"kind": d.Kind, "room": d.Room, "status": d.Status}
+	for k, v := range detail {
+		ev[k] = v
+	}
+	seq, err := t.Log(EventAdded, d.ID, ev)
+	if err != nil {
+		return err
+	}
+	d.Seq, d.Model, d.VecKey = seq, "", 0
+	var blob []byte
+	if vec != nil {
+		blob, d.Model, d.VecKey = encodeVector(vec), t.p.emb.ID(), seq
+	}
+	if err := t.st.Drawers().Insert(t.ctx, d, blob); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return Conflictf("drawer %q already exists", d.ID)
+		}
+		return storeErr("insert drawer", err)
+	}
+	return nil
+}
+
+// Save writes d over the stored drawer old (the same drawer, as read in
+// this transaction or checked unchanged by its seq) and logs the change:
+// drawer.status when the status changed, else drawer.updated, with detail
+// added. A changed text takes vec as its new vector (nil: none until
+// re-embedded). A new vector, or a drawer re-entering recall, gets a new
+// vector key: the vector index never sees a key twice. d.Seq and
+// d.UpdatedAt move to this change; quiet bookkeeping that must not look
+// like an edit (importance, confidence) uses SetWeights instead.
+func (t *Tx) Save(old, d *Drawer, vec []float32, detail map[string]any) error {
+	evType, ev := EventUpdated, map[string]any{}
+	for k, v := range detail {
+		ev[k] = v
+	}
+	if d.Status != old.Status {
+		evType = EventStatus
+		ev["from"], ev["to"] = old.Status, d.Status
+		if d.SupersededBy != "" {
+			ev["superseded_by"] = d.SupersededBy
+		}
+	}
+	seq, err := t.Log(evType, d.ID, ev)
+	if err != nil {
+		return err
+	}
+	d.ID, d.RID, d.Seq = old.ID, old.RID, seq
+	var v *store.Vector
+	textChanged := d.Content != old.Content || d.Keywords != old.Keywords
+	switch {
+	case textChanged && vec != nil:
+		d.Model, d.VecKey = t.p.emb.ID(), seq
+		v = &store.Vector{Blob: encodeVector(vec)}
+	case textChanged:
+		d.Model, d.VecKey = "", 0
+		v = &store.Vector{}
+	case d.Status == StatusActive && old.Status != StatusActive && old.VecKey != 0:
+		d.VecKey = seq
+	default:
+		d.Model, d.VecKey = old.Model, old.VecKey
+	}
+	return storeErr("update drawer", t.st.Drawers().Update(t.ctx, d, v))
+}
+
+// Modify reads the drawer with that id in the transaction, lets fn change
+// any field but its identity, and saves it. A changed text is validated,
+// redacted and re-embedded inside the transaction (slow: writers that
+// change text should prefer Palace.Update, which embeds first). fn may
+// return ErrUnchanged to leave the drawer as it is (Modify then returns
+// the drawer unchanged and no error).
+func (t *Tx) Modify(id string, detail map[string]any, fn func(*Drawer) error) (*Drawer, error) {
+	old, err := t.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	d, vec, err := t.p.edit(t.ctx, old, fn)
+	if errors.Is(err, ErrUnchanged) {
+		return old, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.UpdatedAt = t.now
+	return d, t.Save(old, d, vec, detail)
+}
+
+// Rewrite saves d, a changed copy of old (as read in this transaction),
+// after the checks Modify makes: fields valid, a changed text redacted and
+// embedded (inside the transaction). UpdatedAt moves only when the status
+// or the text changed: bookkeeping (provenance, tags, meta) must not look
+// like a new confirmation of a fact. It returns the drawer as stored.
+func (t *Tx) Rewrite(old, d *Drawer, detail map[string]any) (*Drawer, error) {
+	nd, vec, err := t.p.edit(t.ctx, old, func(x *Drawer) error {
+		*x = *cloneDrawer(d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	nd.UpdatedAt = old.UpdatedAt
+	if nd.Status != old.Status || nd.Content != old.Content || nd.Keywords != old.Keywords {
+		nd.UpdatedAt = t.now
+	}
+	return nd, t.Save(old, nd, vec, detail)
+}
+
+// SetWeights changes a drawer's importance and confidence without logging
+// a change (like access statistics: the drawer's seq stays).
+func (t *Tx) SetWeights(d *Drawer, importance, confidence float64) error {
+	if !(importance >= 0 && importance <= 1) || !(confidence >= 0 && confidence <= 1) {
+		return Invalidf("importance and confidence must be in [0,1], got %v and %v", importance, confidence)
+	}
+	return storeErr("update drawer", t.st.Drawers().SetWeights(t.ctx, d.RID, importance, confidence))
+}
+
+// ErrUnchanged is returned by an update function to leave the drawer as it
+// is; Update and Modify then return the drawer without error.
+var ErrUnchanged = errors.New("drawer unchanged")
+
+// Prepare validates, redacts and completes a new drawer before it is
+// stored: a fresh id when it has none, its timestamps, its room and tags
+// normalised. Nothing is stored.
+func (p *Palace) Prepare(d *Drawer) error {
+	if err := validateDrawer(d); err != nil {
+		return err
+	}
+	redactDrawer(d)
+	if d.ID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return internal("make drawer id", err)
+		}
+		d.ID = id.String()
+	}
+	now := p.now().UTC()
+	if d.Timestamp.IsZero() {
+		d.Timestamp = now
+	}
+	d.CreatedAt, d.UpdatedAt = now, now
+	return nil
+}
+
 // Add validates, redacts, embeds and stores one drawer, filling in its ID,
-// Seq and timestamps. The drawer is committed to SQLite before Add returns.
+// Seq and timestamps. The drawer is committed before Add returns.
 func (p *Palace) Add(ctx context.Context, d *Drawer) error {
 	return p.AddMany(ctx, []*Drawer{d})
 }
@@ -30,90 +268,44 @@ func (p *Palace) Add(ctx context.Context, d *Drawer) error {
 // AddMany stores drawers in one transaction: all of them or none. Texts are
 // embedded in parallel before the transaction opens.
 func (p *Palace) AddMany(ctx context.Context, ds []*Drawer) error {
-	return p.addMany(ctx, ds, nil)
+	return p.AddWith(ctx, ds, nil)
 }
 
-// addMany is AddMany with a hook: inTx, when set, runs inside the same
-// transaction after the inserts, so a caller can commit other rows (a
-// consumed session buffer) atomically with the drawers.
-func (p *Palace) addMany(ctx context.Context, ds []*Drawer, inTx func(tx *sql.Tx, now time.Time) error) error {
+// AddWith is AddMany with more work in the same transaction: inTx, when
+// set, runs after the inserts, so a caller commits its own records (a
+// consumed session buffer, a fact number) atomically with the drawers.
+func (p *Palace) AddWith(ctx context.Context, ds []*Drawer, inTx func(*Tx) error) error {
 	if len(ds) == 0 && inTx == nil {
 		return nil
 	}
-	now := p.now().UTC()
 	for i, d := range ds {
-		if err := d.validate(); err != nil {
+		if err := p.Prepare(d); err != nil {
 			if len(ds) > 1 {
 				return Invalidf("item %d: %v", i, err)
 			}
 			return err
 		}
-		p.redactDrawer(d)
-		if d.ID == "" {
-			id, err := uuid.NewV7()
-			if err != nil {
-				return internal("make drawer id", err)
-			}
-			d.ID = id.String()
-		}
-		if d.Timestamp.IsZero() {
-			d.Timestamp = now
-		}
-		d.CreatedAt, d.UpdatedAt = now, now
 	}
 	if err := p.addTurnContext(ctx, ds); err != nil {
 		return err
 	}
-	vecs := p.embedDocs(ctx, ds)
-
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return internal("begin write", err)
-	}
-	defer tx.Rollback()
-	for i, d := range ds {
-		seq, err := logEvent(ctx, tx, now, EventAdded, d.ID, map[string]any{"kind": d.Kind, "room": d.Room, "status": d.Status})
-		if err != nil {
-			return internal("log event", err)
-		}
-		d.Seq = seq
-		var blob []byte
-		d.Model = ""
-		if vecs[i] != nil {
-			blob = encodeVector(vecs[i])
-			d.Model = p.emb.ID()
-			d.vecID = seq
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO drawers (id, seq, kind, content, keywords, room, tags,
-			importance, confidence, status, user_id, agent_id, session_id, sender_ids, parent_id,
-			superseded_by, ts, created_at, updated_at, pinned, redactions, model, vec_id, vector, meta)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-			d.ID, seq, d.Kind, d.Content, d.Keywords, d.Room, jsonText(d.Tags), d.Importance,
-			d.Confidence, d.Status, d.UserID, d.AgentID, d.SessionID, jsonText(d.SenderIDs), d.ParentID,
-			d.SupersededBy, d.Timestamp.UnixMilli(), now.UnixMilli(), now.UnixMilli(), boolInt(d.Pinned),
-			d.Redactions, d.Model, d.vecID, blob, metaText(d.Meta))
-		if err != nil {
-			if isUniqueViolation(err) {
-				return Conflictf("drawer %q already exists", d.ID)
+	vecs := p.Embed(ctx, ds)
+	return p.Write(ctx, func(t *Tx) error {
+		for i, d := range ds {
+			if err := t.Insert(d, vecs[i], nil); err != nil {
+				return err
 			}
-			return internal("insert drawer", err)
 		}
-		d.rid, _ = res.LastInsertId()
-	}
-	if inTx != nil {
-		if err := inTx(tx, now); err != nil {
-			return err
+		if inTx != nil {
+			return inTx(t)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return internal("commit write", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // redactDrawer replaces secrets in every stored text field and records how
 // many were replaced.
-func (p *Palace) redactDrawer(d *Drawer) {
+func redactDrawer(d *Drawer) {
 	var n, k int
 	d.Content, k = redact.String(d.Content)
 	n += k
@@ -123,6 +315,8 @@ func (p *Palace) redactDrawer(d *Drawer) {
 		d.Tags[i], k = redact.String(t)
 		n += k
 	}
+	d.Room, k = redact.String(d.Room)
+	n += k
 	if len(d.Meta) > 0 {
 		raw, _ := json.Marshal(d.Meta)
 		if clean := redact.JSON(raw); string(clean) != string(raw) {
@@ -144,10 +338,10 @@ func embedText(d *Drawer) string {
 	return d.Content
 }
 
-// embedDocs embeds drawers in parallel batches. A failure is logged and
-// leaves that drawer without a vector (keyword search still finds it; the
-// dreamer re-embeds it later); it never fails the write.
-func (p *Palace) embedDocs(ctx context.Context, ds []*Drawer) [][]float32 {
+// Embed makes the vectors of drawers in parallel batches. A failure is
+// logged and leaves that drawer without a vector (keyword search still
+// finds it; the dreamer re-embeds it later); it never fails the write.
+func (p *Palace) Embed(ctx context.Context, ds []*Drawer) [][]float32 {
 	out := make([][]float32, len(ds))
 	const batch = 32
 	workers := runtime.GOMAXPROCS(0)
@@ -176,125 +370,75 @@ func (p *Palace) embedDocs(ctx context.Context, ds []*Drawer) [][]float32 {
 	return out
 }
 
+// edit applies fn to a copy of old and checks the result: identity kept,
+// fields valid, changed text redacted and embedded. It returns
+// ErrUnchanged when fn does.
+func (p *Palace) edit(ctx context.Context, old *Drawer, fn func(*Drawer) error) (*Drawer, []float32, error) {
+	d := cloneDrawer(old)
+	if err := fn(d); err != nil {
+		return nil, nil, err
+	}
+	d.ID, d.RID = old.ID, old.RID
+	if err := validateDrawer(d); err != nil {
+		return nil, nil, err
+	}
+	textChanged := d.Content != old.Content || d.Keywords != old.Keywords
+	if textChanged || !equalStrings(d.Tags, old.Tags) || d.Room != old.Room {
+		d.Redactions = old.Redactions
+		redactDrawer(d)
+	}
+	var vec []float32
+	if textChanged {
+		vec = p.Embed(ctx, []*Drawer{d})[0]
+	}
+	return d, vec, nil
+}
+
 // Update applies fn to the drawer with that id and stores the result in one
 // transaction. fn may change any field but ID; a changed Content or Keywords
-// re-embeds the drawer. A status change to or from active moves it into or
-// out of recall.
+// re-embeds the drawer (before the transaction opens). A status change to
+// or from active moves it into or out of recall. If the drawer changes
+// between the read and the write, the update is retried on the new state.
 func (p *Palace) Update(ctx context.Context, id string, fn func(*Drawer) error) (*Drawer, error) {
 	for attempt := 0; ; attempt++ {
-		d, err := p.update(ctx, id, fn)
+		old, err := p.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		d, vec, err := p.edit(ctx, old, fn)
+		if errors.Is(err, ErrUnchanged) {
+			return old, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = p.Write(ctx, func(t *Tx) error {
+			seq, err := t.st.Drawers().SeqOf(ctx, old.RID)
+			if err != nil {
+				return storeErr("update drawer", err)
+			}
+			if seq != old.Seq {
+				return errStale // someone else wrote it between our read and our lock
+			}
+			d.UpdatedAt = t.now
+			return t.Save(old, d, vec, nil)
+		})
 		if errors.Is(err, errStale) && attempt < 5 {
 			continue
 		}
-		return d, err
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
 	}
 }
 
 var errStale = errors.New("drawer changed during update")
 
-func (p *Palace) update(ctx context.Context, id string, fn func(*Drawer) error) (*Drawer, error) {
-	old, err := p.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	d := *old
-	d.Tags = append([]string(nil), old.Tags...)
-	d.SenderIDs = append([]string(nil), old.SenderIDs...)
-	if old.Meta != nil {
-		d.Meta = make(map[string]any, len(old.Meta))
-		for k, v := range old.Meta {
-			d.Meta[k] = v
-		}
-	}
-	if err := fn(&d); err != nil {
-		return nil, err
-	}
-	d.ID = old.ID
-	if err := d.validate(); err != nil {
-		return nil, err
-	}
-	textChanged := d.Content != old.Content || d.Keywords != old.Keywords
-	if textChanged || !equalStrings(d.Tags, old.Tags) {
-		d.Redactions = old.Redactions
-		p.redactDrawer(&d)
-	}
-	var vec []float32
-	if textChanged {
-		vs := p.embedDocs(ctx, []*Drawer{&d})
-		vec = vs[0]
-	}
-	now := p.now().UTC()
-
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, internal("begin update", err)
-	}
-	defer tx.Rollback()
-	var seqNow int64
-	if err := tx.QueryRowContext(ctx, `SELECT seq FROM drawers WHERE rid = ?`, old.rid).Scan(&seqNow); err != nil {
-		return nil, internal("update drawer", err)
-	}
-	if seqNow != old.Seq {
-		return nil, errStale // someone else wrote it between our read and our lock
-	}
-	evType := EventUpdated
-	detail := map[string]any{}
-	if d.Status != old.Status {
-		evType = EventStatus
-		detail["from"], detail["to"] = old.Status, d.Status
-		if d.SupersededBy != "" {
-			detail["superseded_by"] = d.SupersededBy
-		}
-	}
-	seq, err := logEvent(ctx, tx, now, evType, d.ID, detail)
-	if err != nil {
-		return nil, internal("log event", err)
-	}
-	d.Seq = seq
-	d.UpdatedAt = now
-	// A drawer (re)entering recall, or with a new vector, gets a new index
-	// key: the vector index never sees the same key twice.
-	setVector := false
-	if vec != nil {
-		d.Model, d.vecID = p.emb.ID(), seq
-		setVector = true
-	} else if textChanged {
-		d.Model, d.vecID = "", 0
-		setVector = true
-	} else if d.Status == StatusActive && old.Status != StatusActive && old.vecID != 0 {
-		d.vecID = seq
-	}
-	q := `UPDATE drawers SET seq=?, kind=?, content=?, keywords=?, room=?, tags=?, importance=?,
-		confidence=?, status=?, user_id=?, agent_id=?, session_id=?, sender_ids=?, parent_id=?,
-		superseded_by=?, ts=?, updated_at=?, access_count=?, last_access=?, pinned=?, redactions=?,
-		model=?, vec_id=?, meta=?`
-	args := []any{seq, d.Kind, d.Content, d.Keywords, d.Room, jsonText(d.Tags), d.Importance,
-		d.Confidence, d.Status, d.UserID, d.AgentID, d.SessionID, jsonText(d.SenderIDs), d.ParentID,
-		d.SupersededBy, d.Timestamp.UnixMilli(), now.UnixMilli(), d.AccessCount, timeMS(d.LastAccess),
-		boolInt(d.Pinned), d.Redactions, d.Model, d.vecID, metaText(d.Meta)}
-	if setVector {
-		q += `, vector=?`
-		var blob []byte
-		if vec != nil {
-			blob = encodeVector(vec)
-		}
-		args = append(args, blob)
-	}
-	q += ` WHERE rid=?`
-	args = append(args, old.rid)
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return nil, internal("update drawer", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, internal("commit update", err)
-	}
-	return &d, nil
-}
-
 // SetStatus moves a drawer to a new status. supersededBy is recorded when the
 // new status is superseded.
 func (p *Palace) SetStatus(ctx context.Context, id, status, supersededBy string) (*Drawer, error) {
-	if !validStatus[status] {
+	if !store.ValidStatus(status) {
 		return nil, Invalidf("unknown status %q", status)
 	}
 	return p.Update(ctx, id, func(d *Drawer) error {
@@ -308,75 +452,27 @@ func (p *Palace) SetStatus(ctx context.Context, id, status, supersededBy string)
 	})
 }
 
-// Forget removes a drawer from recall by marking it deleted. Its row stays in
-// the store (history, undo) until purged. Forgetting a drawer that is already
-// deleted fails with CodeNotFound, as for an unknown id.
-func (p *Palace) Forget(ctx context.Context, id string) (*Drawer, error) {
-	d, err := p.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if d.Status == StatusDeleted {
-		return nil, NotFoundf("drawer %q not found in palace %q", truncate(id, 80), p.name)
-	}
-	return p.SetStatus(ctx, id, StatusDeleted, "")
-}
-
-func logEvent(ctx context.Context, tx *sql.Tx, at time.Time, typ, drawerID string, detail map[string]any) (int64, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO events(at, type, drawer_id, detail) VALUES (?,?,?,?)`,
-		at.UnixMilli(), typ, drawerID, metaText(detail))
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
-}
-
 // LogEvent appends an event that is not a drawer change (a triple asserted,
 // a dream finished) to the palace's change log and returns its seq.
 func (p *Palace) LogEvent(ctx context.Context, typ string, detail map[string]any) (int64, error) {
-	tx, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, internal("log event", err)
-	}
-	defer tx.Rollback()
-	seq, err := logEvent(ctx, tx, p.now().UTC(), typ, "", detail)
-	if err != nil {
-		return 0, internal("log event", err)
-	}
-	return seq, internal("log event", tx.Commit())
+	var seq int64
+	err := p.Write(ctx, func(t *Tx) error {
+		var err error
+		seq, err = t.Log(typ, "", detail)
+		return err
+	})
+	return seq, err
 }
 
-func jsonText(v []string) string {
-	if v == nil {
-		return "[]"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func metaText(m map[string]any) string {
+func detailJSON(m map[string]any) []byte {
 	if len(m) == 0 {
-		return "{}"
+		return nil
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return "{}"
+		return nil
 	}
-	return string(b)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func timeMS(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
+	return b
 }
 
 func equalStrings(a, b []string) bool {
@@ -391,6 +487,7 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
-}
+// Redact replaces secrets in every text field of d and counts them in
+// d.Redactions (every write does this; an import re-does it on drawers
+// made elsewhere).
+func Redact(d *Drawer) { redactDrawer(d) }

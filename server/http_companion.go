@@ -199,8 +199,8 @@ func (h *HTTP) indexHealth(ctx context.Context) map[string]any {
 	out := map[string]any{}
 	for _, p := range h.cfg.Server.reg.Opened() {
 		in := p.IndexInfo()
-		var lag int64
-		if err := p.DB().QueryRowContext(ctx, `SELECT count(*) FROM drawers WHERE seq > ?`, in.CaughtUp).Scan(&lag); err != nil {
+		lag, err := p.IndexLag(ctx)
+		if err != nil {
 			continue
 		}
 		out[p.Name()] = map[string]any{"lag": lag, "loaded": in.Loaded, "vectors": in.Vectors}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 // Markdown rendering for the seed 000 and seed 004 read faces (mem_context,
@@ -58,7 +59,7 @@ func profileSection(ctx context.Context, p *palace.Palace, b *strings.Builder) e
 	if len(identity) > 0 {
 		b.WriteString("\n")
 	}
-	facts, err := p.RecallFacts(ctx, "", maxContextFacts)
+	facts, err := facts.Of(p).Recall(ctx, "", maxContextFacts)
 	if err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func renderProfile(ctx context.Context, p *palace.Palace) (string, error) {
 
 // renderRecallBlock is memory://recall: the promoted facts as a block to
 // paste into a system prompt.
-func renderRecallBlock(facts []palace.Fact) string {
+func renderRecallBlock(facts []facts.Fact) string {
 	var b strings.Builder
 	b.WriteString("## What I know about the user\n\n")
 	if len(facts) == 0 {
@@ -152,7 +153,7 @@ func relevantHits(ctx context.Context, p *palace.Palace, query string, k int, wh
 	}
 	out := hits[:0]
 	for _, h := range hits {
-		if palace.RelevantHit(h, memMinCosine) {
+		if facts.RelevantHit(h, memMinCosine) {
 			out = append(out, h)
 		}
 	}
@@ -175,7 +176,7 @@ func writeMemory(b *strings.Builder, n int, d *palace.Drawer) {
 	fmt.Fprintf(b, "%d. %s\n", n, itemMD(d.Content))
 	detail := []string{d.Room, d.Kind}
 	if d.Kind == palace.KindFact {
-		f := palace.FactFromDrawer(d)
+		f := facts.FromDrawer(d)
 		detail = []string{"fact", f.Kind, f.ID}
 	}
 	if !d.Timestamp.IsZero() {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -120,7 +121,7 @@ func (s *Server) readResource(ctx context.Context, uri string) (mcp.TextResource
 		if err != nil {
 			return out, err
 		}
-		facts, err := p.RecallFacts(ctx, "", 200)
+		facts, err := facts.Of(p).Recall(ctx, "", 200)
 		if err != nil {
 			return out, s.resourceFailure(uri, err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -110,8 +111,8 @@ func (s *Server) factExtractor() extract.Extractor { return s.reg.Extractor() }
 
 // kindsDescription lists the fact kinds with their tiers for schemas.
 func kindsDescription() string {
-	parts := make([]string, 0, len(palace.FactKinds))
-	for _, k := range palace.FactKinds {
+	parts := make([]string, 0, len(facts.Kinds))
+	for _, k := range facts.Kinds {
 		tier := "tier 1, may auto-promote"
 		if k.Tier == 3 {
 			tier = "tier 3, always reviewed"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -55,25 +56,25 @@ func (s *Server) saveFact(ctx context.Context, a *args) (*mcp.CallToolResult, er
 		return nil, err
 	}
 	if kind != "" {
-		if kind, err = palace.CheckFactKind(kind); err != nil {
+		if kind, err = facts.CheckKind(kind); err != nil {
 			return nil, a.errf("%s", err.Error())
 		}
 	}
-	var inputs []palace.FactInput
+	var inputs []facts.Input
 	answer := map[string]any{}
 	if hasFact {
 		text, err := a.str("fact", true)
 		if err != nil {
 			return nil, err
 		}
-		conf, err := a.number("confidence", palace.DefaultFactConfidence, 0, 1)
+		conf, err := a.number("confidence", facts.DefaultConfidence, 0, 1)
 		if err != nil {
 			return nil, err
 		}
 		if kind == "" {
 			kind, _ = extract.Classify(text)
 		}
-		inputs = append(inputs, palace.FactInput{Text: text, Kind: kind, Confidence: conf, Source: "mcp:mem_save_fact"})
+		inputs = append(inputs, facts.Input{Text: text, Kind: kind, Confidence: conf, Source: "mcp:mem_save_fact"})
 	} else {
 		if a.has("confidence") {
 			return nil, a.errf("'confidence' goes with 'fact'; extracted facts carry the extractor's confidence")
@@ -83,25 +84,25 @@ func (s *Server) saveFact(ctx context.Context, a *args) (*mcp.CallToolResult, er
 			return nil, err
 		}
 		ex := s.factExtractor()
-		facts, err := ex.Facts(ctx, msgs)
+		found, err := ex.Facts(ctx, msgs)
 		if err != nil {
 			return nil, fmt.Errorf("extract facts: %w", err)
 		}
 		answer["extractor"] = ex.Name()
-		answer["extracted"] = len(facts)
-		for _, f := range facts {
+		answer["extracted"] = len(found)
+		for _, f := range found {
 			k := f.Kind
 			if kind != "" {
 				k = kind
 			}
-			if _, err := palace.CheckFactKind(k); err != nil {
-				k = palace.DefaultFactKind
+			if _, err := facts.CheckKind(k); err != nil {
+				k = facts.DefaultKind
 			}
 			conf := f.Confidence
 			if !(conf >= 0 && conf <= 1) {
-				conf = palace.DefaultFactConfidence
+				conf = facts.DefaultConfidence
 			}
-			inputs = append(inputs, palace.FactInput{Text: f.Text, Kind: k, Confidence: conf, Source: "mcp:mem_save_fact " + f.Source})
+			inputs = append(inputs, facts.Input{Text: f.Text, Kind: k, Confidence: conf, Source: "mcp:mem_save_fact " + f.Source})
 		}
 	}
 	p, err := s.openPalace(ctx, a)
@@ -111,7 +112,7 @@ func (s *Server) saveFact(ctx context.Context, a *args) (*mcp.CallToolResult, er
 	saved := []savedFact{}
 	changed, skipped := 0, 0
 	for _, in := range inputs {
-		r, err := p.StageFact(ctx, in)
+		r, err := facts.Of(p).Stage(ctx, in)
 		if err != nil {
 			if !hasFact && errors.Is(err, palace.ErrInvalid) {
 				skipped++ // an extracted sentence unfit to be a fact (too long)
@@ -119,7 +120,7 @@ func (s *Server) saveFact(ctx context.Context, a *args) (*mcp.CallToolResult, er
 			}
 			return nil, err
 		}
-		if r.Outcome != palace.OutcomeDuplicate {
+		if r.Outcome != facts.OutcomeDuplicate {
 			changed++
 		}
 		saved = append(saved, savedFact{ID: r.Fact.ID, Fact: r.Fact.Fact, Kind: r.Fact.Kind, Confidence: r.Fact.Confidence,

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -69,7 +69,7 @@ func (s *Server) saveTurn(ctx context.Context, a *args) (*mcp.CallToolResult, er
 	if strings.TrimSpace(key) == "" {
 		key = "default"
 	}
-	opt := palace.AppendOptions{UserID: envOr("LOCI_USER_ID", "user"), AgentID: envOr("LOCI_AGENT_ID", "agent")}
+	opt := session.Options{UserID: envOr("LOCI_USER_ID", "user"), AgentID: envOr("LOCI_AGENT_ID", "agent")}
 	for _, f := range []struct {
 		name string
 		dst  *string
@@ -86,19 +86,19 @@ func (s *Server) saveTurn(ctx context.Context, a *args) (*mcp.CallToolResult, er
 	if err != nil {
 		return nil, err
 	}
-	res := palace.AppendResult{Status: palace.SessionAccumulated, DrawerIDs: []string{}}
+	res := session.Result{Status: session.Accumulated, DrawerIDs: []string{}}
 	if len(msgs) > 0 {
-		if res, err = p.AppendMessages(ctx, key, msgs, opt); err != nil {
+		if res, err = session.Of(p).Append(ctx, key, msgs, opt); err != nil {
 			return nil, err
 		}
 	}
 	if flush {
-		fr, err := p.FlushSession(ctx, key, opt)
+		fr, err := session.Of(p).Flush(ctx, key, opt)
 		if err != nil {
 			return nil, err
 		}
-		if fr.Status == palace.SessionExtracted {
-			res.Status = palace.SessionExtracted
+		if fr.Status == session.Extracted {
+			res.Status = session.Extracted
 		}
 		res.DrawerIDs = append(res.DrawerIDs, fr.DrawerIDs...)
 		res.Buffered = fr.Buffered

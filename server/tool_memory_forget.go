@@ -19,10 +19,11 @@ func (s *Server) memoryForget() tool {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := p.Forget(ctx, id); err != nil {
+			d, token, err := p.Forget(ctx, id)
+			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"status": "deleted", "drawer_id": id, "palace": p.Name()}, nil
+			return map[string]any{"status": "deleted", "drawer_id": d.ID, "palace": p.Name(), "undo": token}, nil
 		},
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/loci-mem/loci/palace/facts"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -37,7 +38,7 @@ func (s *Server) recallTool() tool {
 			if err != nil {
 				return nil, err
 			}
-			facts, err := p.RecallFacts(ctx, query, limit)
+			facts, err := facts.Of(p).Recall(ctx, query, limit)
 			if err != nil {
 				return nil, err
 			}

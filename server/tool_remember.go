@@ -3,7 +3,7 @@ package server
 import (
 	"context"
 
-	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -28,10 +28,10 @@ func (s *Server) remember() tool {
 			if err != nil {
 				return nil, err
 			}
-			if kind, err = palace.CheckFactKind(kind); err != nil {
+			if kind, err = facts.CheckKind(kind); err != nil {
 				return nil, a.errf("%s", err.Error())
 			}
-			conf, err := a.number("confidence", palace.DefaultFactConfidence, 0, 1)
+			conf, err := a.number("confidence", facts.DefaultConfidence, 0, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -39,7 +39,7 @@ func (s *Server) remember() tool {
 			if err != nil {
 				return nil, err
 			}
-			r, err := p.StageFact(ctx, palace.FactInput{Text: text, Kind: kind, Confidence: conf, Source: "mcp:remember"})
+			r, err := facts.Of(p).Stage(ctx, facts.Input{Text: text, Kind: kind, Confidence: conf, Source: "mcp:remember"})
 			if err != nil {
 				return nil, err
 			}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/server"
 	"github.com/rs/zerolog"
 )
@@ -343,7 +344,7 @@ func (w *benchWriter) verify(ctx context.Context, p *palace.Palace) (int, error)
 		}
 	}
 	for _, s := range w.sessions {
-		msgs, err := p.BufferedMessages(ctx, s)
+		msgs, err := session.Of(p).Messages(ctx, s)
 		if err != nil && !errors.Is(err, palace.ErrInvalid) {
 			return 0, err
 		}
@@ -394,7 +395,7 @@ func seedEpisodes(ctx context.Context, p *palace.Palace, n int) (int, error) {
 	const batch = 500
 	for i := int(have); i < n; i += batch {
 		k := min(batch, n-i)
-		ids, err := p.AllocIDs(ctx, "bench-user", "ep", day, k)
+		ids, err := session.Of(p).AllocIDs(ctx, "bench-user", "ep", day, k)
 		if err != nil {
 			return 0, err
 		}
@@ -408,7 +409,7 @@ func seedEpisodes(ctx context.Context, p *palace.Palace, n int) (int, error) {
 				benchPeople[rng.IntN(len(benchPeople))], benchSubjects[rng.IntN(len(benchSubjects))], benchSubjects[rng.IntN(len(benchSubjects))])
 			ds[j] = &palace.Drawer{ID: ids[j], Kind: palace.KindEpisode, Content: text, UserID: "bench-user",
 				SessionID: fmt.Sprintf("seed-%d", (i+j)/10), SenderIDs: []string{who}, Timestamp: day.AddDate(0, 0, (i+j)%700),
-				Meta: map[string]any{"subject": subj, "summary": text, "type": palace.EpisodeType, "parent_type": "memcell"}}
+				Meta: map[string]any{"subject": subj, "summary": text, "type": session.EpisodeType, "parent_type": "memcell"}}
 		}
 		if err := p.AddMany(ctx, ds); err != nil {
 			return 0, err

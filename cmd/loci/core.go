@@ -40,11 +40,10 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 		}
 	}
 	// Every palace a long-running loci opens gets a dreamer; its in-memory
-	// keyword index is built after its first search (LongLived), so that
-	// palaces opened only to be listed or watched cost no memory.
+	// indexes are built at its first search, so that palaces opened only
+	// to be listed or watched cost no memory.
 	cfg, err := registryConfig(dataDir, log, c.dm.Start)
 	if err == nil {
-		cfg.LongLived = true
 		c.reg, err = palace.OpenRegistry(cfg)
 	}
 	if err != nil {

@@ -132,11 +132,8 @@ func checkPalace(ctx context.Context, reg *palace.Registry, name string) []check
 		return []check{{label, "fail", err.Error(), ""}}
 	}
 	var out []check
-	if r.SQLite != "ok" {
-		out = append(out, check{label, "fail", "database: " + r.SQLite, "Export what is readable and import it into a new palace"})
-	}
-	if r.FTS != "ok" {
-		out = append(out, check{label + " fts", "fail", "full-text index: " + r.FTS, "The index is derived; the dreamer or an import rebuilds it"})
+	if r.Engine != "ok" {
+		out = append(out, check{label, "fail", r.Backend + " database: " + r.Engine, "Export what is readable and import it into a new palace"})
 	}
 	idx := r.Index
 	switch {

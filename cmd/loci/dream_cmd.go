@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/dreamer"
-	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 func init() {
@@ -118,7 +118,7 @@ func dreamCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 			}
 		}}, nil
 	case "runs":
-		runs, err := p.DreamRuns(ctx, *limit)
+		runs, err := dreamlog.Of(p).Runs(ctx, *limit)
 		if err != nil {
 			return nil, err
 		}
@@ -137,11 +137,11 @@ func dreamCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 				}
 			}}, nil
 	case "show":
-		run, err := p.GetDreamRun(ctx, pos[0])
+		run, err := dreamlog.Of(p).Run(ctx, pos[0])
 		if err != nil {
 			return nil, err
 		}
-		changes, err := p.DreamChanges(ctx, run.ID)
+		changes, err := dreamlog.Of(p).Changes(ctx, run.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -158,11 +158,11 @@ func dreamCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 	if err != nil {
 		return nil, dreamError(err)
 	}
-	if rep.Status == palace.DreamCancelled {
+	if rep.Status == dreamlog.Cancelled {
 		return nil, &cliError{Type: "cancelled", Message: "dream run cancelled; the pass in progress committed nothing",
 			Detail: map[string]any{"report": rep}}
 	}
-	if rep.Status == palace.DreamFailed {
+	if rep.Status == dreamlog.Failed {
 		return nil, &cliError{Type: "internal", Message: "a dream pass failed: " + failedNotes(rep),
 			Detail: map[string]any{"report": rep}}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 // dupTexts are distinct memories; each is stored twice, the second time
@@ -234,11 +235,11 @@ func TestDreamShutdownDuringLongPass(t *testing.T) {
 						t.Fatalf("drawer %s after shutdown: %+v %v", id, d, err)
 					}
 				}
-				runs, err := pl.DreamRuns(ctx, 5)
-				if err != nil || len(runs) != 1 || runs[0].Status != palace.DreamCancelled || runs[0].Changes != 0 {
+				runs, err := dreamlog.Of(pl).Runs(ctx, 5)
+				if err != nil || len(runs) != 1 || runs[0].Status != dreamlog.Cancelled || runs[0].Changes != 0 {
 					t.Fatalf("runs %+v %v", runs, err)
 				}
-				if l, ok, _ := pl.DreamLockHolder(ctx); ok {
+				if l, ok, _ := dreamlog.Of(pl).Holder(ctx); ok {
 					t.Fatalf("lock still held by %s", l.Owner)
 				}
 			})
@@ -270,7 +271,7 @@ func TestDreamTwoProcessesNeverOverlap(t *testing.T) {
 		}
 	}
 	withPalace(t, home, "both", func(p *palace.Palace) {
-		runs, err := p.DreamRuns(context.Background(), 10)
+		runs, err := dreamlog.Of(p).Runs(context.Background(), 10)
 		if err != nil || len(runs) != 3 {
 			t.Fatalf("runs %d %v", len(runs), err)
 		}
@@ -293,7 +294,7 @@ func TestDreamTwoProcessesNeverOverlap(t *testing.T) {
 	for {
 		held := false
 		withPalace(t, home, "both", func(p *palace.Palace) {
-			_, held, _ = p.DreamLockHolder(context.Background())
+			_, held, _ = dreamlog.Of(p).Holder(context.Background())
 		})
 		if held {
 			break
@@ -316,9 +317,9 @@ func TestDreamTwoProcessesNeverOverlap(t *testing.T) {
 	}
 	t.Logf("lock taken over %v after the holder was killed (lease 1 s)", time.Since(start))
 	withPalace(t, home, "both", func(p *palace.Palace) {
-		runs, _ := p.DreamRuns(context.Background(), 10)
+		runs, _ := dreamlog.Of(p).Runs(context.Background(), 10)
 		for _, r := range runs {
-			if r.Status == palace.DreamRunning {
+			if r.Status == dreamlog.Running {
 				t.Fatalf("the killed holder's run %s is still recorded as running", r.ID)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/archive"
 )
 
 func init() {
@@ -49,12 +49,12 @@ func exportCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	}
 	defer os.Remove(tmp.Name())
 	format := "jsonl"
-	var st palace.ExportStats
+	var st archive.ExportStats
 	if *md {
 		format = "markdown"
-		st, err = p.ExportMarkdown(ctx, tmp)
+		st, err = archive.ExportMarkdown(ctx, p, tmp)
 	} else {
-		st, err = p.ExportJSONL(ctx, tmp)
+		st, err = archive.ExportJSONL(ctx, p, tmp)
 	}
 	if err == nil {
 		err = tmp.Sync()

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 func init() {
@@ -32,14 +33,14 @@ func forgetCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, err
 	}
 	defer done()
-	d, token, err := p.ForgetDrawer(ctx, id)
+	d, token, err := p.Forget(ctx, id)
 	if err != nil {
 		return nil, factError(err, id)
 	}
 	shown := id
 	data := map[string]any{"id": id, "drawer_id": d.ID, "kind": d.Kind, "status": d.Status, "undo": token, "palace": p.Name()}
 	if d.Kind == palace.KindFact {
-		f := palace.FactFromDrawer(d)
+		f := facts.FromDrawer(d)
 		shown = f.ID
 		data["fact"] = f
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/loci-mem/loci/server/hooks"
 )
 
@@ -35,8 +36,8 @@ type harvestCandidate struct {
 	Confidence float64 `json:"confidence"`
 	Source     string  `json:"source,omitempty"`
 	// Filled when staged (not in --dry-run).
-	Outcome string       `json:"outcome,omitempty"`
-	Staged  *palace.Fact `json:"staged,omitempty"`
+	Outcome string      `json:"outcome,omitempty"`
+	Staged  *facts.Fact `json:"staged,omitempty"`
 }
 
 // harvestCmd is `loci harvest TRANSCRIPT... [--min-confidence C] [--dry-run]`:
@@ -74,19 +75,19 @@ func harvestCmd(ctx context.Context, env *cliEnv, args []string) (*result, error
 		if err != nil {
 			return nil, err
 		}
-		facts, err := ex.Facts(ctx, msgs)
+		found, err := ex.Facts(ctx, msgs)
 		if err != nil {
 			return nil, fmt.Errorf("extract facts from %s: %w", path, err)
 		}
 		hf := harvestFile{Path: path, Messages: len(msgs)}
-		for _, f := range facts {
+		for _, f := range found {
 			if f.Confidence < *minConf {
 				below++
 				continue
 			}
-			kind, err := palace.CheckFactKind(f.Kind)
+			kind, err := facts.CheckKind(f.Kind)
 			if err != nil {
-				kind = palace.DefaultFactKind
+				kind = facts.DefaultKind
 			}
 			cands = append(cands, harvestCandidate{File: path, Fact: f.Text, Kind: kind, Confidence: f.Confidence, Source: f.Source})
 			hf.Candidates++
@@ -108,7 +109,7 @@ func harvestCmd(ctx context.Context, env *cliEnv, args []string) (*result, error
 				return nil, err // interrupted: what is staged so far stays
 			}
 			cd := &cands[i]
-			r, err := p.StageFact(ctx, palace.FactInput{Text: cd.Fact, Kind: cd.Kind, Confidence: cd.Confidence,
+			r, err := facts.Of(p).Stage(ctx, facts.Input{Text: cd.Fact, Kind: cd.Kind, Confidence: cd.Confidence,
 				Source: "harvest:" + filepath.Base(cd.File) + "#" + cd.Source, NoAutoPromote: true})
 			if errors.Is(err, palace.ErrInvalid) {
 				cd.Outcome = "skipped: " + err.Error()
@@ -131,7 +132,7 @@ func harvestCmd(ctx context.Context, env *cliEnv, args []string) (*result, error
 		for _, cd := range cands {
 			switch {
 			case cd.Staged != nil:
-				r := palace.StageResult{Outcome: cd.Outcome, Fact: *cd.Staged}
+				r := facts.StageResult{Outcome: cd.Outcome, Fact: *cd.Staged}
 				fmt.Fprintln(w, r.Line())
 			case cd.Outcome != "":
 				fmt.Fprintf(w, "%s: [%s] %s\n", cd.Outcome, cd.Kind, oneLineText(cd.Fact))

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/archive"
 )
 
 func init() {
@@ -50,7 +51,7 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, err
 	}
 	defer done()
-	st, err := p.ImportJSONL(ctx, in, palace.ImportOptions{OnConflict: *onConflict})
+	st, err := archive.ImportJSONL(ctx, p, in, archive.ImportOptions{OnConflict: *onConflict})
 	if err != nil {
 		var pe *palace.Error
 		if errors.As(err, &pe) && pe.Code == palace.CodeInvalid {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 func init() {
@@ -76,7 +77,7 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 				}
 			}}, nil
 	}
-	facts, err := p.RecallFacts(ctx, query, *limit)
+	facts, err := facts.Of(p).Recall(ctx, query, *limit)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 func init() {
@@ -20,8 +20,8 @@ func rememberCmd(ctx context.Context, env *cliEnv, args []string) (*result, erro
 	fs := flag.NewFlagSet("remember", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
-	kind := fs.String("kind", palace.DefaultFactKind, "kind of fact: "+strings.Join(palace.FactKindNames(), ", "))
-	conf := fs.Float64("confidence", palace.DefaultFactConfidence, "confidence in [0,1]")
+	kind := fs.String("kind", facts.DefaultKind, "kind of fact: "+strings.Join(facts.KindNames(), ", "))
+	conf := fs.Float64("confidence", facts.DefaultConfidence, "confidence in [0,1]")
 	pos, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, err
@@ -30,10 +30,10 @@ func rememberCmd(ctx context.Context, env *cliEnv, args []string) (*result, erro
 	if text == "" {
 		return nil, invalidArgs("missing FACT", "Use `loci remember \"I prefer pnpm over npm\" --kind tooling`")
 	}
-	k, err := palace.CheckFactKind(*kind)
+	k, err := facts.CheckKind(*kind)
 	if err != nil {
-		return nil, &cliError{Type: "invalid_args", Message: err.Error(), Hint: "Use --kind " + strings.Join(palace.FactKindNames(), "|"),
-			Detail: map[string]any{"flag": "kind", "valid": palace.FactKindNames()}}
+		return nil, &cliError{Type: "invalid_args", Message: err.Error(), Hint: "Use --kind " + strings.Join(facts.KindNames(), "|"),
+			Detail: map[string]any{"flag": "kind", "valid": facts.KindNames()}}
 	}
 	if !(*conf >= 0 && *conf <= 1) {
 		return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--confidence must be between 0 and 1, got %v", *conf),
@@ -44,7 +44,7 @@ func rememberCmd(ctx context.Context, env *cliEnv, args []string) (*result, erro
 		return nil, err
 	}
 	defer done()
-	r, err := p.StageFact(ctx, palace.FactInput{Text: text, Kind: k, Confidence: *conf, Source: "cli:remember"})
+	r, err := facts.Of(p).Stage(ctx, facts.Input{Text: text, Kind: k, Confidence: *conf, Source: "cli:remember"})
 	if err != nil {
 		return nil, err
 	}

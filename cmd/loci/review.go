@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 func init() {
@@ -49,14 +50,14 @@ func reviewCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		if len(pos) != 1 {
 			return nil, invalidArgs("review "+sub+" needs exactly one argument", reviewUsage)
 		}
-	case palace.ActionApprove, palace.ActionReject, palace.ActionForget:
+	case facts.ActionApprove, facts.ActionReject, facts.ActionForget:
 		if len(pos) == 0 {
 			return nil, invalidArgs("review "+sub+" needs at least one fact id", "Use `loci review list` to see the queue")
 		}
 	default:
 		return nil, invalidArgs("unknown subcommand review "+sub, reviewUsage)
 	}
-	q := palace.FactQuery{Limit: *limit}
+	q := facts.Query{Limit: *limit}
 	if sub == "list" {
 		if *limit < 1 || *limit > 10000 {
 			return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--limit must be between 1 and 10000, got %d", *limit),
@@ -72,7 +73,7 @@ func reviewCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 				Hint: "Use --status pending|active|stale|rejected|superseded|deleted|all", Detail: map[string]any{"flag": "status"}}
 		}
 		if *kind != "" {
-			k, err := palace.CheckFactKind(*kind)
+			k, err := facts.CheckKind(*kind)
 			if err != nil {
 				return nil, &cliError{Type: "invalid_args", Message: err.Error(), Detail: map[string]any{"flag": "kind"}}
 			}
@@ -87,7 +88,7 @@ func reviewCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 
 	switch sub {
 	case "list":
-		facts, total, err := p.ListFacts(ctx, q)
+		facts, total, err := facts.Of(p).List(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +104,7 @@ func reviewCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	case "show":
 		return reviewShow(ctx, p, pos[0])
 	case "undo":
-		res, d, err := p.Undo(ctx, pos[0])
+		res, d, err := facts.Of(p).Undo(ctx, pos[0])
 		if err != nil {
 			return nil, undoError(err, pos[0])
 		}
@@ -120,20 +121,20 @@ func reviewCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	// changes nothing.
 	ids := uniqueArgs(pos)
 	for _, id := range ids {
-		if err := p.CheckReview(ctx, sub, id); err != nil {
+		if err := facts.Of(p).Check(ctx, sub, id); err != nil {
 			return nil, factError(err, id)
 		}
 	}
-	results := make([]palace.ReviewResult, 0, len(ids))
+	results := make([]facts.ReviewResult, 0, len(ids))
 	for _, id := range ids {
-		var r palace.ReviewResult
+		var r facts.ReviewResult
 		switch sub {
-		case palace.ActionApprove:
-			r, err = p.ApproveFact(ctx, id)
-		case palace.ActionReject:
-			r, err = p.RejectFact(ctx, id)
+		case facts.ActionApprove:
+			r, err = facts.Of(p).Approve(ctx, id)
+		case facts.ActionReject:
+			r, err = facts.Of(p).Reject(ctx, id)
 		default:
-			r, err = p.ForgetFact(ctx, id)
+			r, err = facts.Of(p).Forget(ctx, id)
 		}
 		if err != nil {
 			return nil, factError(err, id)
@@ -148,8 +149,8 @@ func reviewCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		}}, nil
 }
 
-func printReview(w io.Writer, r palace.ReviewResult) {
-	verb := map[string]string{palace.ActionApprove: "approved", palace.ActionReject: "rejected", palace.ActionForget: "forgot"}[r.Action]
+func printReview(w io.Writer, r facts.ReviewResult) {
+	verb := map[string]string{facts.ActionApprove: "approved", facts.ActionReject: "rejected", facts.ActionForget: "forgot"}[r.Action]
 	if r.Reconfirmed {
 		verb = "reconfirmed"
 	}
@@ -163,18 +164,18 @@ func printReview(w io.Writer, r palace.ReviewResult) {
 }
 
 func reviewShow(ctx context.Context, p *palace.Palace, id string) (*result, error) {
-	f, err := p.GetFact(ctx, id)
+	f, err := facts.Of(p).Get(ctx, id)
 	if err != nil {
 		return nil, factError(err, id)
 	}
-	hist, err := p.FactHistory(ctx, id)
+	hist, err := facts.Of(p).History(ctx, id)
 	if err != nil {
 		return nil, factError(err, id)
 	}
 	data := map[string]any{"fact": f, "history": hist, "palace": p.Name()}
-	var conflict *palace.Fact
+	var conflict *facts.Fact
 	if f.ConflictsWith != "" {
-		if cf, err := p.GetFact(ctx, f.ConflictsWith); err == nil {
+		if cf, err := facts.Of(p).Get(ctx, f.ConflictsWith); err == nil {
 			conflict = &cf
 			data["conflict"] = cf
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/loci-mem/loci/palace/redact"
 )
 
@@ -78,7 +79,7 @@ func (e *cliEnv) progress(format string, a ...any) {
 }
 
 // factLine is a fact's one-line text form.
-func factLine(f palace.Fact) string {
+func factLine(f facts.Fact) string {
 	extra := ""
 	if f.ConflictsWith != "" {
 		extra = "  conflicts with " + f.ConflictsWith

@@ -179,6 +179,8 @@ func normValue(v any, key, home string) any {
 			}
 		case key == "version":
 			return "<version>"
+		case key == "undo" && strings.HasPrefix(x, "undo-"):
+			return "<undo>"
 		case uuidRe.MatchString(x):
 			return "<uuid>"
 		case timeRe.MatchString(x):

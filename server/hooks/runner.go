@@ -47,7 +47,7 @@ type Config struct {
 	TranscriptDelay    time.Duration // 0 means DefaultTranscriptDelay
 
 	// UserID and AgentID own the turns handed to the session buffer (see
-	// palace.AppendOptions; empty lets the buffer choose).
+	// session.Options; empty lets the buffer choose).
 	UserID, AgentID string
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/server/hooks"
 )
 
@@ -38,7 +39,7 @@ func TestStopSavesTurnOnce(t *testing.T) {
 	if want := "User: " + turn1User + "\n\nAssistant: " + turn1Assistant; d.Content != want {
 		t.Errorf("content = %q", d.Content)
 	}
-	buffered, err := p.BufferedMessages(ctx, sid)
+	buffered, err := session.Of(p).Messages(ctx, sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestStopSavesTurnOnce(t *testing.T) {
 	if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindTurn}}); n != 1 {
 		t.Errorf("%d turn drawers, want 1", n)
 	}
-	if buffered, _ := p.BufferedMessages(ctx, sid); len(buffered) != 2 {
+	if buffered, _ := session.Of(p).Messages(ctx, sid); len(buffered) != 2 {
 		t.Errorf("buffer grew to %d messages on a repeated stop", len(buffered))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
 )
 
 // idSpace is the namespace of the name-based (version 5) UUIDs the hooks
@@ -91,7 +92,7 @@ func (r *Runner) Stop(ctx context.Context, in Input) (Output, error) {
 	if turn.Assistant != "" {
 		msgs = append(msgs, extract.Message{Role: "assistant", Text: turn.Assistant, Timestamp: turn.End})
 	}
-	res, err := p.AppendMessages(ctx, in.SessionID, msgs, palace.AppendOptions{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID})
+	res, err := session.Of(p).Append(ctx, in.SessionID, msgs, session.Options{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID})
 	if err != nil {
 		// The turn drawer is stored; only extraction misses this turn.
 		r.log.Warn().Err(err).Msg("session buffer refused the turn")
@@ -142,7 +143,7 @@ func (r *Runner) SessionEnd(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return FailOpen(), err
 	}
-	if _, err := p.FlushSession(ctx, in.SessionID, palace.AppendOptions{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID}); err != nil {
+	if _, err := session.Of(p).Flush(ctx, in.SessionID, session.Options{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID}); err != nil {
 		r.log.Warn().Err(err).Msg("flush session buffer")
 	}
 	id := SessionDrawerID(in.SessionID)

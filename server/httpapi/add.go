@@ -8,6 +8,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
 )
 
 // Limits of /add (seed 001).
@@ -230,7 +231,7 @@ func (a *API) add(ctx context.Context, body map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := p.AppendMessages(ctx, req.session, msgs, palace.AppendOptions{})
+	res, err := session.Of(p).Append(ctx, req.session, msgs, session.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +241,7 @@ func (a *API) add(ctx context.Context, body map[string]any) (any, error) {
 // flush is POST /api/v1/memory/flush.
 func (a *API) flush(ctx context.Context, body map[string]any) (any, error) {
 	v := &validator{}
-	session, sc := parseSession(object{v: v, m: body})
+	sessionID, sc := parseSession(object{v: v, m: body})
 	if !v.ok() {
 		return nil, v.err
 	}
@@ -250,11 +251,11 @@ func (a *API) flush(ctx context.Context, body map[string]any) (any, error) {
 	}
 	status := "no_extraction"
 	if p != nil {
-		res, err := p.FlushSession(ctx, session, palace.AppendOptions{})
+		res, err := session.Of(p).Flush(ctx, sessionID, session.Options{})
 		if err != nil {
 			return nil, err
 		}
-		if res.Status == palace.SessionExtracted {
+		if res.Status == session.Extracted {
 			status = "extracted"
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/server/httpapi"
 )
 
@@ -208,7 +209,7 @@ func TestServerErrorHidesDetails(t *testing.T) {
 		t.Errorf("the cause is not in the log: %s", e.log.String())
 	}
 	// Nothing was lost: the message is still buffered.
-	msgs, _ := e.palace("default").BufferedMessages(context.Background(), "s")
+	msgs, _ := session.Of(e.palace("default")).Messages(context.Background(), "s")
 	if len(msgs) != 1 {
 		t.Errorf("%d buffered after a failed flush, want 1", len(msgs))
 	}
@@ -268,7 +269,7 @@ func TestAgentTrackSearchAndGet(t *testing.T) {
 	e.ok("/api/v1/memory/flush", `{"session_id":"run-7"}`)
 	// A skill as the dreamer writes it.
 	p := e.palace("default")
-	ids, _ := p.AllocIDs(context.Background(), "coder", "sk", time.Date(2026, 5, 28, 0, 0, 0, 0, time.UTC), 1)
+	ids, _ := session.Of(p).AllocIDs(context.Background(), "coder", "sk", time.Date(2026, 5, 28, 0, 0, 0, 0, time.UTC), 1)
 	if err := p.Add(context.Background(), &palace.Drawer{ID: ids[0], Kind: palace.KindAgentSkill, AgentID: "coder",
 		Content: "Debugging flaky login tests: loop the test, look for missing awaits.",
 		Meta: map[string]any{"name": "debug-flaky-tests", "description": "Find races in flaky tests", "content": "Loop the test; look for missing awaits.",

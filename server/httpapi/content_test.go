@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/loci-mem/loci/palace/session"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,7 +26,7 @@ func buffered(t *testing.T, e *env) []string {
 	if !e.reg.Exists("default") {
 		return nil
 	}
-	msgs, err := e.palace("default").BufferedMessages(context.Background(), "c")
+	msgs, err := session.Of(e.palace("default")).Messages(context.Background(), "c")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,8 +144,7 @@ func (a *API) startCursors(ctx context.Context, names []string, cursors map[stri
 		if err != nil {
 			continue
 		}
-		var cur int64
-		if err := p.DB().QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&cur); err == nil {
+		if cur, err := p.LastSeq(ctx); err == nil {
 			cursors[name] = cur
 		}
 	}
@@ -165,26 +164,17 @@ func (a *API) pollEvents(ctx context.Context, w http.ResponseWriter, names []str
 			continue
 		}
 		cur := cursors[name]
-		rows, err := p.DB().QueryContext(ctx, `SELECT seq, at, type, drawer_id, detail FROM events
-			WHERE seq > ? ORDER BY seq LIMIT ?`, cur, eventBatch)
+		log, err := p.Changes(ctx, cur, eventBatch)
 		if err != nil {
 			continue
 		}
-		var evs []eventJSON
-		for rows.Next() {
-			var e eventJSON
-			var at int64
-			var detail string
-			if err := rows.Scan(&e.Seq, &at, &e.Type, &e.DrawerID, &detail); err != nil {
-				break
-			}
-			e.Palace = name
-			e.At = formatTime(time.UnixMilli(at), a.loc)
-			e.Detail = map[string]any{}
-			_ = json.Unmarshal([]byte(detail), &e.Detail)
+		evs := make([]eventJSON, 0, len(log))
+		for _, le := range log {
+			e := eventJSON{Seq: le.Seq, Type: le.Type, DrawerID: le.DrawerID, Palace: name,
+				At: formatTime(le.At, a.loc), Detail: map[string]any{}}
+			_ = json.Unmarshal(le.Detail, &e.Detail)
 			evs = append(evs, e)
 		}
-		rows.Close()
 		for _, e := range evs {
 			cursors[name] = e.Seq
 			b, _ := json.Marshal(e)

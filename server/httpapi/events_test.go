@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/server/httpapi"
 )
 
@@ -109,7 +111,7 @@ func TestEventsStreamSeesOtherProcesses(t *testing.T) {
 	if !strings.HasPrefix(ev.id, "default=") {
 		t.Errorf("event id %q does not carry the cursor", ev.id)
 	}
-	if _, err := p.Forget(ctx, d.ID); err != nil {
+	if _, _, err := p.Forget(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
 	if ev := waitEvent(t, ch, "drawer.forgotten"); ev.data["drawer_id"] != d.ID {
@@ -119,17 +121,17 @@ func TestEventsStreamSeesOtherProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEvent(t, ch, "kg.asserted")
-	if _, err := p.LogEvent(ctx, palace.EventDreamFinished, map[string]any{"status": "ok"}); err != nil {
+	if _, err := p.LogEvent(ctx, dreamlog.EventFinished, map[string]any{"status": "ok"}); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, ch, palace.EventDreamFinished)
-	if _, err := p.AppendMessages(ctx, "s", []extract.Message{{Role: "user", Text: "I like figs."}}, palace.AppendOptions{}); err != nil {
+	waitEvent(t, ch, dreamlog.EventFinished)
+	if _, err := session.Of(p).Append(ctx, "s", []extract.Message{{Role: "user", Text: "I like figs."}}, session.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.FlushSession(ctx, "s", palace.AppendOptions{}); err != nil {
+	if _, err := session.Of(p).Flush(ctx, "s", session.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if ev := waitEvent(t, ch, palace.EventSessionExtracted); obj(ev.data["detail"])["session_id"] != "s" {
+	if ev := waitEvent(t, ch, session.EventExtracted); obj(ev.data["detail"])["session_id"] != "s" {
 		t.Errorf("session event = %+v", ev)
 	}
 }

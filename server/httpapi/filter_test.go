@@ -10,6 +10,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/server/httpapi"
 )
 
@@ -80,10 +81,10 @@ func TestFilterSemantics(t *testing.T) {
 		for _, s := range d.senders {
 			msgs = append(msgs, extract.Message{Role: "user", SenderID: s, Text: fmt.Sprintf("Episode %d from %s.", i, s), Timestamp: day.Add(time.Duration(i) * time.Hour)})
 		}
-		if _, err := p.AppendMessages(ctx, fmt.Sprintf("%s#%d", d.session, i), msgs, palace.AppendOptions{UserID: "u"}); err != nil {
+		if _, err := session.Of(p).Append(ctx, fmt.Sprintf("%s#%d", d.session, i), msgs, session.Options{UserID: "u"}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := p.FlushSession(ctx, fmt.Sprintf("%s#%d", d.session, i), palace.AppendOptions{UserID: "u"})
+		res, err := session.Of(p).Flush(ctx, fmt.Sprintf("%s#%d", d.session, i), session.Options{UserID: "u"})
 		if err != nil || len(res.DrawerIDs) == 0 {
 			t.Fatalf("flush: %v %v", res, err)
 		}

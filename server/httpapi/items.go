@@ -5,6 +5,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
 )
 
 // The response items of seed 001. Search items add score (and episodes
@@ -134,7 +135,7 @@ func (a *API) episodeOf(d *palace.Drawer, sc scope) episodeItem {
 	return episodeItem{
 		ID: d.ID, UserID: strPtr(d.UserID), AppID: sc.App, ProjectID: sc.Project,
 		SessionID: d.SessionID, Timestamp: formatTime(d.Timestamp, a.loc), SenderIDs: nonNil(d.SenderIDs),
-		Summary: metaString(d, "summary"), Subject: metaString(d, "subject"), Episode: d.Content, Type: palace.EpisodeType,
+		Summary: metaString(d, "summary"), Subject: metaString(d, "subject"), Episode: d.Content, Type: session.EpisodeType,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/dreamlog"
 )
 
 // Metrics collects request and tool counts and latency histograms and
@@ -230,19 +231,14 @@ func writePalaceMetrics(ctx context.Context, b *strings.Builder, reg *palace.Reg
 			continue
 		}
 		r := row{name: p.Name(), kinds: in.ByKind, dreams: map[string]int64{}, lastSeq: in.LastSeq}
-		db := p.DB()
-		_ = db.QueryRowContext(ctx, `SELECT count(*) FROM session_buffer`).Scan(&r.buf)
-		_ = db.QueryRowContext(ctx, `SELECT count(*) FROM drawers WHERE seq > ?`, in.Index.CaughtUp).Scan(&r.lag)
-		if dr, err := db.QueryContext(ctx, `SELECT COALESCE(json_extract(detail, '$.status'), ''), count(*)
-			FROM events WHERE type = ? GROUP BY 1`, palace.EventDreamFinished); err == nil {
-			for dr.Next() {
-				var st string
-				var n int64
-				if dr.Scan(&st, &n) == nil {
-					r.dreams[st] = n
-				}
+		if bufs, err := p.BufferedCounts(ctx); err == nil {
+			for _, n := range bufs {
+				r.buf += int64(n)
 			}
-			dr.Close()
+		}
+		r.lag, _ = p.IndexLag(ctx)
+		if counts, err := p.CountEvents(ctx, dreamlog.EventFinished, "status"); err == nil {
+			r.dreams = counts
 		}
 		rows = append(rows, r)
 	}

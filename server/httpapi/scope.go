@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -77,7 +76,7 @@ func (a *API) openScope(ctx context.Context, s scope, create bool) (*palace.Pala
 	if s.isDefault() {
 		return p, nil // "default" is shared with the other faces
 	}
-	if err := checkScope(ctx, p.DB(), s); err != nil {
+	if err := checkScope(ctx, p, s); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -85,15 +84,11 @@ func (a *API) openScope(ctx context.Context, s scope, create bool) (*palace.Pala
 
 // checkScope records the scope in a new palace and verifies it in an
 // existing one.
-func checkScope(ctx context.Context, db *sql.DB, s scope) error {
+func checkScope(ctx context.Context, p *palace.Palace, s scope) error {
 	want := s.App + "\x00" + s.Project
-	if _, err := db.ExecContext(ctx, `INSERT INTO palace_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`,
-		scopeMetaKey, want); err != nil {
+	got, err := p.ClaimMeta(ctx, scopeMetaKey, want)
+	if err != nil {
 		return fmt.Errorf("record scope: %w", err)
-	}
-	var got string
-	if err := db.QueryRowContext(ctx, `SELECT value FROM palace_meta WHERE key = ?`, scopeMetaKey).Scan(&got); err != nil {
-		return fmt.Errorf("read scope: %w", err)
 	}
 	if got != want {
 		return fmt.Errorf("palace %q belongs to another scope; refusing to mix scopes", PalaceName(s.App, s.Project))

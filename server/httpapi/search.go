@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/session"
 )
 
 var searchMethods = []string{"keyword", "vector", "hybrid", "agentic"}
@@ -157,7 +158,7 @@ func (a *API) search(ctx context.Context, body map[string]any) (any, error) {
 		}
 		data.Episodes = eps
 		if req.includeProfile {
-			prof, err := p.Get(ctx, palace.ProfileID(req.userID))
+			prof, err := p.Get(ctx, session.ProfileID(req.userID))
 			switch {
 			case err == nil && prof.Status == palace.StatusActive && prof.Kind == palace.KindProfile:
 				data.Profiles = []searchProfileItem{{profileItem: a.profileOf(prof, req.scope)}}
@@ -188,14 +189,14 @@ func (a *API) search(ctx context.Context, body map[string]any) (any, error) {
 		}
 		data.AgentCases, data.AgentSkills = ci, si
 	}
-	if session, ok := topLevelSession(req.filters); ok {
-		msgs, err := p.BufferedMessages(ctx, session)
+	if sessionID, ok := topLevelSession(req.filters); ok {
+		msgs, err := session.Of(p).Messages(ctx, sessionID)
 		if err != nil && !errors.Is(err, palace.ErrInvalid) {
 			return nil, err
 		}
 		items := make([]unprocessedItem, 0, len(msgs))
 		for _, m := range msgs {
-			items = append(items, a.unprocessedOf(m, session, req.scope))
+			items = append(items, a.unprocessedOf(m, sessionID, req.scope))
 		}
 		data.Unprocessed = items
 	}

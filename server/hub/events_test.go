@@ -117,7 +117,7 @@ func TestEventsStream(t *testing.T) {
 	next(t, ch, "gamma change", func(e sseEvent) bool { return e.name == "change" && e.data["drawer_id"] == g.ID })
 
 	// A status change reports from and to.
-	if _, err := f.alpha.Forget(ctx, f.known.ID); err != nil {
+	if _, _, err := f.alpha.Forget(ctx, f.known.ID); err != nil {
 		t.Fatal(err)
 	}
 	ev = next(t, ch, "forget", func(e sseEvent) bool { return e.name == "change" && e.data["drawer_id"] == f.known.ID })

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/loci-mem/loci/server/hub"
 )
 
@@ -26,7 +27,7 @@ type fixture struct {
 	reg          *palace.Registry
 	alpha, beta  *palace.Palace
 	known        *palace.Drawer
-	pending      palace.Fact
+	pending      facts.Fact
 	memories     int64
 	activeDays   int
 	lastSixMonth int64 // memories in the heatmap's 182 days (UTC)
@@ -91,11 +92,11 @@ func seed(t testing.TB) *fixture {
 	if err := f.beta.Add(ctx, gone); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.beta.Forget(ctx, gone.ID); err != nil {
+	if _, _, err := f.beta.Forget(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
 
-	st, err := f.alpha.StageFact(ctx, palace.FactInput{Text: "The user prefers tabs over spaces in Go code",
+	st, err := facts.Of(f.alpha).Stage(ctx, facts.Input{Text: "The user prefers tabs over spaces in Go code",
 		Kind: "preference", Confidence: 0.7, Source: "test", NoAutoPromote: true})
 	if err != nil {
 		t.Fatal(err)

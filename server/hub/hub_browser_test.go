@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/loci-mem/loci/server/hub"
 )
 
@@ -263,7 +264,7 @@ func TestHubInBrowser(t *testing.T) {
 			chromedp.WaitNotPresent(chromedp.CSS(item)))
 		b.until("undo offered", `!document.querySelector('#toast').hidden &&
 			document.querySelector('#toast .toast-text').textContent.startsWith('Approved')`)
-		fact, err := f.alpha.GetFact(context.Background(), f.pending.ID)
+		fact, err := facts.Of(f.alpha).Get(context.Background(), f.pending.ID)
 		if err != nil || fact.Status != palace.StatusActive {
 			t.Fatalf("store says %s (%v), want active", fact.Status, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/loci-mem/loci/server/hub"
 )
 
@@ -261,7 +262,7 @@ func TestReviewQueue(t *testing.T) {
 	ctx := context.Background()
 	status := func() string {
 		t.Helper()
-		fact, err := f.alpha.GetFact(ctx, f.pending.ID)
+		fact, err := facts.Of(f.alpha).Get(ctx, f.pending.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +275,7 @@ func TestReviewQueue(t *testing.T) {
 	}
 	base := "/hub/api/palaces/alpha/review/"
 	var act struct {
-		Fact palace.Fact
+		Fact facts.Fact
 		Undo string
 	}
 	// Reject hands out an undo token, which puts the fact back in the queue.
@@ -431,7 +432,7 @@ func TestCrossSiteRefused(t *testing.T) {
 	if res.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-site approve: status %d", res.StatusCode)
 	}
-	if fact, _ := f.alpha.GetFact(context.Background(), f.pending.ID); fact.Status != palace.StatusPending {
+	if fact, _ := facts.Of(f.alpha).Get(context.Background(), f.pending.ID); fact.Status != palace.StatusPending {
 		t.Errorf("refused approve moved the fact to %s", fact.Status)
 	}
 }

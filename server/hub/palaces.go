@@ -133,7 +133,7 @@ func (h *Hub) forget(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	d, token, err := p.ForgetDrawer(r.Context(), r.PathValue("id"))
+	d, token, err := p.Forget(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

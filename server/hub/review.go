@@ -8,12 +8,13 @@ import (
 	"sort"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 // ReviewItem is one fact in the review queue.
 type ReviewItem struct {
-	Palace string      `json:"palace"`
-	Fact   palace.Fact `json:"fact"`
+	Palace string     `json:"palace"`
+	Fact   facts.Fact `json:"fact"`
 }
 
 // pendingCount is how many facts of p wait for review.
@@ -37,7 +38,7 @@ func (h *Hub) reviewQueue(w http.ResponseWriter, r *http.Request) {
 	items := []ReviewItem{}
 	total := 0
 	for _, p := range ps {
-		facts, n, err := p.ListFacts(r.Context(), palace.FactQuery{Limit: limit})
+		facts, n, err := facts.Of(p).List(r.Context(), facts.Query{Limit: limit})
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -65,12 +66,12 @@ func (h *Hub) reviewAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, action := r.PathValue("id"), r.PathValue("action")
-	var res palace.ReviewResult
+	var res facts.ReviewResult
 	switch action {
-	case palace.ActionApprove:
-		res, err = p.ApproveFact(r.Context(), id)
-	case palace.ActionReject:
-		res, err = p.RejectFact(r.Context(), id)
+	case facts.ActionApprove:
+		res, err = facts.Of(p).Approve(r.Context(), id)
+	case facts.ActionReject:
+		res, err = facts.Of(p).Reject(r.Context(), id)
 	default:
 		err = &apiError{status: http.StatusNotFound, code: "not_found", msg: "unknown review action " + action + "; use approve or reject"}
 	}
@@ -99,7 +100,7 @@ func (h *Hub) undo(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest(`body must be {"token": "<undo token>"}`))
 		return
 	}
-	res, d, err := p.Undo(r.Context(), body.Token)
+	res, d, err := facts.Of(p).Undo(r.Context(), body.Token)
 	if err != nil {
 		h.fail(w, r, err)
 		return

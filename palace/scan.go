@@ -1,0 +1,139 @@
+package palace
+
+import (
+	"context"
+	"time"
+
+	"github.com/loci-mem/loci/palace/index"
+	"github.com/loci-mem/loci/palace/store"
+)
+
+// Readers for work over the whole palace (the dreamer's passes, exports,
+// maintenance): drawers with their vectors page by page, the vector
+// index's health and the palace's last activity.
+
+// ScanOptions selects drawers for Scan.
+type ScanOptions struct {
+	Filter Filter
+	// Vectors asks for each drawer's vector when it was made by the
+	// palace's current embedder (nil otherwise).
+	Vectors bool
+	// PageSize is how many rows are read per query; default 1000.
+	PageSize int
+}
+
+// Scan calls fn for every drawer matching the filter, in row order, one
+// page at a time so memory stays flat on large palaces. An error from fn
+// stops the scan and is returned. Pages are separate reads: a drawer
+// written during the scan may or may not be seen.
+func (p *Palace) Scan(ctx context.Context, o ScanOptions, fn func(d *Drawer, vec []float32) error) error {
+	f, err := p.normalizeFilter(o.Filter)
+	if err != nil {
+		return err
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 1000
+	}
+	model, dim := p.emb.ID(), p.emb.Dim()
+	q := store.ScanQuery{Filter: f, Limit: o.PageSize, Vectors: o.Vectors}
+	var fnErr error
+	for {
+		last, n, err := p.st.Drawers().Scan(ctx, q, func(d *Drawer, blob []byte) error {
+			var vec []float32
+			if o.Vectors && d.Model == model && len(blob) == 4*dim {
+				vec = decodeVector(blob)
+			}
+			if err := fn(d, vec); err != nil {
+				fnErr = err
+				return err
+			}
+			return nil
+		})
+		if fnErr != nil {
+			return fnErr
+		}
+		if err != nil {
+			return storeErr("scan drawers", err)
+		}
+		if n < o.PageSize {
+			return nil
+		}
+		q.AfterID = last
+	}
+}
+
+// VectorsByID returns the stored vectors of the given drawers that were
+// made by the palace's current embedder, keyed by drawer id.
+func (p *Palace) VectorsByID(ctx context.Context, ids []string) (map[string][]float32, error) {
+	blobs, err := p.st.Drawers().Vectors(ctx, p.emb.ID(), ids)
+	if err != nil {
+		return nil, storeErr("read vectors", err)
+	}
+	out := make(map[string][]float32, len(blobs))
+	for id, b := range blobs {
+		if len(b) == 4*p.emb.Dim() {
+			out[id] = decodeVector(b)
+		}
+	}
+	return out, nil
+}
+
+// IndexHealth describes the vector index for maintenance decisions.
+type IndexHealth struct {
+	Model string `json:"model"`
+	// Live and Tombstones count index entries; Tombstones is -1 when the
+	// index does not report them (an exact index deletes outright).
+	Live       int `json:"live"`
+	Tombstones int `json:"tombstones"`
+	// TombstoneRatio is Tombstones / (Live + Tombstones), 0 when unknown.
+	TombstoneRatio float64 `json:"tombstone_ratio"`
+	// NeedsRebuild is the index's own verdict (tombstones or a degraded
+	// graph), when it gives one.
+	NeedsRebuild bool `json:"needs_rebuild"`
+	// StaleVectors counts drawers (not deleted) with no vector or one made
+	// by another embedder: Reembed's work.
+	StaleVectors int64 `json:"stale_vectors"`
+}
+
+// IndexHealth brings the vector index up to date and reports its health.
+func (p *Palace) IndexHealth(ctx context.Context) (IndexHealth, error) {
+	h := IndexHealth{Model: p.emb.ID(), Tombstones: -1}
+	idx, err := p.vec.sync(ctx)
+	if err != nil {
+		return h, err
+	}
+	h.Live = idx.Len()
+	switch x := any(idx).(type) {
+	case interface{ Stats() index.HNSWStats }:
+		st := x.Stats()
+		h.Live, h.Tombstones = st.Live, st.Tombstones
+	case interface{ Tombstones() int }:
+		h.Tombstones = x.Tombstones()
+	}
+	if r, ok := any(idx).(interface{ NeedsRebuild() bool }); ok {
+		h.NeedsRebuild = r.NeedsRebuild()
+	}
+	if h.Tombstones > 0 {
+		h.TombstoneRatio = float64(h.Tombstones) / float64(h.Live+h.Tombstones)
+	}
+	h.StaleVectors, err = p.st.Drawers().CountNeedingVector(ctx, p.emb.ID(), p.emb.Dim())
+	return h, storeErr("index health", err)
+}
+
+// LastActivity returns the seq and time of the newest change-log event
+// that the dreamer (or Reembed) did not write (0 and the zero time for a
+// palace that has none). The dreamer's schedule measures idleness from it.
+func (p *Palace) LastActivity(ctx context.Context) (int64, time.Time, error) {
+	e, ok, err := p.st.Log().LastActivity(ctx, []string{"dream."}, []string{"dream_run", "dream_undo", "reembed"})
+	if err != nil || !ok {
+		return 0, time.Time{}, storeErr("last activity", err)
+	}
+	return e.Seq, e.At, nil
+}
+
+// StaleHorizon is how long a fact stays fresh without re-confirmation
+// (LOCI_FACT_HORIZON or the config file; 0 means never stale).
+func (p *Palace) StaleHorizon() (time.Duration, error) {
+	s, err := p.reg.Settings()
+	return s.FactHorizon, err
+}

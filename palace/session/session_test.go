@@ -1,0 +1,456 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/palacetest"
+	"github.com/loci-mem/loci/palace/session"
+)
+
+var day0 = time.Date(2026, 5, 28, 11, 30, 36, 0, time.UTC)
+
+func userMsgs(texts ...string) []extract.Message {
+	out := make([]extract.Message, len(texts))
+	for i, t := range texts {
+		out[i] = extract.Message{Role: "user", SenderID: "alice", Text: t, Timestamp: day0.Add(time.Duration(i) * 10 * time.Second)}
+	}
+	return out
+}
+
+func TestAppendAccumulatesThenFlushExtracts(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	res, err := session.Of(p).Append(ctx, "demo-002", userMsgs(
+		"I love climbing in Yosemite every spring.",
+		"My favorite coffee shop is Blue Bottle in SOMA.",
+		"I bike to work most days."), session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != session.Accumulated || res.Buffered != 3 || len(res.DrawerIDs) != 0 {
+		t.Fatalf("append = %+v, want accumulated with 3 buffered", res)
+	}
+	buf, err := session.Of(p).Messages(ctx, "demo-002")
+	if err != nil || len(buf) != 3 || buf[0].ID == "" || buf[2].Text != "I bike to work most days." {
+		t.Fatalf("buffered = %+v, %v", buf, err)
+	}
+
+	res, err = session.Of(p).Flush(ctx, "demo-002", session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != session.Extracted || res.Buffered != 0 {
+		t.Fatalf("flush = %+v", res)
+	}
+	if got, want := res.DrawerIDs[0], "alice_ep_20260528_00000001"; got != want {
+		t.Errorf("episode id = %q, want %q", got, want)
+	}
+	idRe := regexp.MustCompile(`^alice_af_20260528_\d{8}$`)
+	for _, id := range res.DrawerIDs[1:] {
+		if !idRe.MatchString(id) {
+			t.Errorf("fact id %q does not match %v", id, idRe)
+		}
+	}
+	ep, err := p.Get(ctx, res.DrawerIDs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep.Kind != palace.KindEpisode || ep.UserID != "alice" || ep.SessionID != "demo-002" ||
+		ep.Meta["type"] != "Conversation" || ep.Meta["subject"] == "" || !ep.Timestamp.Equal(day0) {
+		t.Errorf("episode drawer = %+v", ep)
+	}
+	facts, _, err := p.List(ctx, palace.ListOptions{Filter: palace.Filter{Kinds: []string{palace.KindAtomicFact}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts) != 3 {
+		t.Fatalf("%d atomic facts, want 3", len(facts))
+	}
+	for _, f := range facts {
+		if f.ParentID != ep.ID {
+			t.Errorf("fact %s parent = %q, want %q", f.ID, f.ParentID, ep.ID)
+		}
+	}
+	// Read-your-writes: search sees the episode at once.
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "Where does Alice climb?", Filter: palace.Filter{Kinds: []string{palace.KindEpisode}}})
+	if err != nil || len(hits) == 0 || hits[0].Drawer.ID != ep.ID {
+		t.Fatalf("search after flush: %v %v", hits, err)
+	}
+	// A second flush has nothing to do.
+	res, err = session.Of(p).Flush(ctx, "demo-002", session.Options{})
+	if err != nil || res.Status != session.Accumulated || len(res.DrawerIDs) != 0 {
+		t.Fatalf("empty flush = %+v, %v", res, err)
+	}
+}
+
+func TestBoundaryDayChangeExtractsPreviousStretch(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	if _, err := session.Of(p).Append(ctx, "s", userMsgs("I live in Lisbon.", "I prefer tea."), session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	next := []extract.Message{{Role: "user", SenderID: "alice", Text: "Good morning, a new day.", Timestamp: day0.Add(24 * time.Hour)}}
+	res, err := session.Of(p).Append(ctx, "s", next, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != session.Extracted || res.Buffered != 1 {
+		t.Fatalf("append across a day = %+v, want extracted with 1 buffered", res)
+	}
+	buf, _ := session.Of(p).Messages(ctx, "s")
+	if len(buf) != 1 || buf[0].Text != "Good morning, a new day." {
+		t.Fatalf("buffer after boundary = %+v", buf)
+	}
+	prof, err := p.Get(ctx, session.ProfileID("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := prof.Meta["profile_data"].(map[string]any)
+	if data["location"] != "Lisbon" {
+		t.Errorf("profile = %v", data)
+	}
+	// A second extraction merges into the same profile drawer.
+	if _, err := session.Of(p).Append(ctx, "s", []extract.Message{{Role: "user", SenderID: "alice", Text: "My name is Alice.", Timestamp: day0.Add(24*time.Hour + time.Minute)}}, session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.Of(p).Flush(ctx, "s", session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	prof, _ = p.Get(ctx, session.ProfileID("alice"))
+	data = prof.Meta["profile_data"].(map[string]any)
+	if data["location"] != "Lisbon" || data["name"] != "Alice" {
+		t.Errorf("merged profile = %v", data)
+	}
+	n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindProfile}})
+	if n != 1 {
+		t.Errorf("%d profile drawers, want 1", n)
+	}
+}
+
+func TestBoundaryGapAndSizeCap(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	msgs := []extract.Message{
+		{Role: "user", Text: "first stretch", Timestamp: day0},
+		{Role: "user", Text: "after a long gap", Timestamp: day0.Add(3 * time.Hour)},
+	}
+	res, err := session.Of(p).Append(ctx, "gap", msgs, session.Options{UserID: "u"})
+	if err != nil || res.Status != session.Extracted || res.Buffered != 1 {
+		t.Fatalf("gap: %+v %v", res, err)
+	}
+	var many []extract.Message
+	for i := range extract.DefaultBoundaries.MaxMessages {
+		many = append(many, extract.Message{Role: "user", Text: fmt.Sprintf("message %d", i), Timestamp: day0.Add(time.Duration(i) * time.Second)})
+	}
+	res, err = session.Of(p).Append(ctx, "cap", many, session.Options{UserID: "u"})
+	if err != nil || res.Status != session.Extracted || res.Buffered != 0 {
+		t.Fatalf("cap: %+v %v", res, err)
+	}
+}
+
+func TestAgentTrack(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	msgs := []extract.Message{
+		{Role: "user", SenderID: "alice", Text: "Fix the failing build.", Timestamp: day0},
+		{Role: "assistant", SenderID: "coder", Text: "Running the tests.", Timestamp: day0.Add(time.Second),
+			ToolCalls: []extract.ToolCall{{ID: "c1", Name: "run_tests", Arguments: `{"pkg":"./..."}`}}},
+		{Role: "tool", ToolCallID: "c1", Text: "ok", Timestamp: day0.Add(2 * time.Second)},
+		{Role: "assistant", SenderID: "coder", Text: "The fix was a missing import because the file moved.", Timestamp: day0.Add(3 * time.Second)},
+	}
+	if _, err := session.Of(p).Append(ctx, "run-1", msgs, session.Options{Agent: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := session.Of(p).Flush(ctx, "run-1", session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.DrawerIDs) != 1 || res.DrawerIDs[0] != "coder_ac_20260528_00000001" {
+		t.Fatalf("agent flush ids = %v", res.DrawerIDs)
+	}
+	c, _ := p.Get(ctx, res.DrawerIDs[0])
+	if c.Kind != palace.KindAgentCase || c.AgentID != "coder" || c.Meta["task_intent"] != "Fix the failing build." {
+		t.Errorf("case = %+v", c)
+	}
+	if q, ok := c.Meta["quality_score"].(float64); !ok || q < 0 || q > 1 {
+		t.Errorf("quality = %v", c.Meta["quality_score"])
+	}
+	// Without Agent, tool calls plus a known agent id yield an episode and a case.
+	if _, err := session.Of(p).Append(ctx, "run-2", msgs, session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = session.Of(p).Flush(ctx, "run-2", session.Options{})
+	kinds := map[string]int{}
+	for _, id := range res.DrawerIDs {
+		d, _ := p.Get(ctx, id)
+		kinds[d.Kind]++
+	}
+	if kinds[palace.KindEpisode] != 1 || kinds[palace.KindAgentCase] != 1 {
+		t.Errorf("auto track kinds = %v", kinds)
+	}
+}
+
+func TestAppendRejectsBadInputAndStoresNothing(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	cases := []struct {
+		session string
+		msgs    []extract.Message
+	}{
+		{"", userMsgs("x")},
+		{strings.Repeat("s", session.MaxIDBytes+1), userMsgs("x")},
+		{"s", nil},
+		{"s", []extract.Message{{Role: "system", Text: "x"}}},
+		{"s", []extract.Message{{Role: "user", Text: "   "}}},
+		{"s", append(userMsgs("ok"), extract.Message{Role: "user", Text: "bad\x00nul"})},
+	}
+	for i, c := range cases {
+		_, err := session.Of(p).Append(ctx, c.session, c.msgs, session.Options{})
+		if !errors.Is(err, palace.ErrInvalid) {
+			t.Errorf("case %d: err = %v, want ErrInvalid", i, err)
+		}
+	}
+	if n, _ := session.Of(p).Buffered(ctx); len(n) != 0 {
+		t.Errorf("bad input buffered something: %v", n)
+	}
+}
+
+func TestBufferRedactsSecrets(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	secret := "ghp_" + strings.Repeat("a1B2", 9)
+	if _, err := session.Of(p).Append(ctx, "s", userMsgs("my token is "+secret), session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	buf, _ := session.Of(p).Messages(ctx, "s")
+	if strings.Contains(buf[0].Text, secret) {
+		t.Fatalf("secret stored in the buffer: %q", buf[0].Text)
+	}
+}
+
+// failing is an extractor that fails until told otherwise.
+type failing struct {
+	mu   sync.Mutex
+	fail bool
+}
+
+func (f *failing) Name() string { return "failing" }
+func (f *failing) Extract(ctx context.Context, owner string, agent bool, msgs []extract.Message) (extract.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail {
+		return extract.Result{}, errors.New("model unavailable")
+	}
+	return extract.Heuristic().Extract(ctx, owner, agent, msgs)
+}
+func (f *failing) Facts(ctx context.Context, msgs []extract.Message) ([]extract.Fact, error) {
+	return nil, nil
+}
+
+func TestFailedExtractionKeepsBufferAndRestartLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ext := &failing{fail: true}
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Extractor: ext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := reg.OpenOrCreate(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.Of(p).Append(ctx, "s", userMsgs("I prefer vim.", "I use Go."), session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.Of(p).Flush(ctx, "s", session.Options{}); err == nil {
+		t.Fatal("flush with a failing extractor succeeded")
+	}
+	// Appending across a boundary with the extractor down still accepts.
+	res, err := session.Of(p).Append(ctx, "s", []extract.Message{{Role: "user", Text: "later", Timestamp: day0.Add(48 * time.Hour)}}, session.Options{})
+	if err != nil || res.Status != session.Accumulated || res.Buffered != 3 {
+		t.Fatalf("append with failing extractor = %+v, %v", res, err)
+	}
+	if n, _ := p.Count(ctx, palace.Filter{}); n != 0 {
+		t.Fatalf("%d drawers written by a failed extraction", n)
+	}
+	reg.Close()
+
+	// Restart: the buffer is intact, and extraction now succeeds.
+	ext.fail = false
+	reg, err = palace.OpenRegistry(palace.Config{DataDir: dir, Extractor: ext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, _ = reg.Open(ctx, "r")
+	buf, _ := session.Of(p).Messages(ctx, "s")
+	if len(buf) != 3 {
+		t.Fatalf("after restart %d buffered, want 3", len(buf))
+	}
+	res, err = session.Of(p).Flush(ctx, "s", session.Options{})
+	if err != nil || res.Status != session.Extracted || res.Buffered != 0 {
+		t.Fatalf("flush after restart = %+v, %v", res, err)
+	}
+	if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n != 2 {
+		t.Errorf("%d episodes, want 2 (one per stretch)", n)
+	}
+}
+
+func TestConcurrentFlushesDoNotDuplicate(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var regs []*palace.Registry
+	for range 3 { // three registries act as three processes
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer reg.Close()
+		regs = append(regs, reg)
+	}
+	p0, err := regs[0].OpenOrCreate(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.Of(p0).Append(ctx, "s", userMsgs("I like jazz.", "I live in Oslo."), session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, reg := range regs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := reg.Open(ctx, "c")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := session.Of(p).Flush(ctx, "s", session.Options{}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n, _ := p0.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n != 1 {
+		t.Errorf("%d episodes after concurrent flushes, want 1", n)
+	}
+}
+
+func TestAllocIDs(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	a, err := session.Of(p).AllocIDs(ctx, "bob", "sk", day0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := session.Of(p).AllocIDs(ctx, "bob", "sk", day0, 1)
+	want := []string{"bob_sk_20260528_00000001", "bob_sk_20260528_00000002", "bob_sk_20260528_00000003"}
+	if got := append(a, b...); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("ids = %v, want %v", got, want)
+	}
+}
+
+// topicDetector is an extractor that also detects boundaries: a message
+// starting with "NEW TOPIC" opens a stretch.
+type topicDetector struct{ extract.Extractor }
+
+func (topicDetector) Boundary(ctx context.Context, buffered []extract.Message, next extract.Message) (bool, error) {
+	return strings.HasPrefix(next.Text, "NEW TOPIC"), nil
+}
+
+func TestBoundaryDetectorDecides(t *testing.T) {
+	ctx := context.Background()
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Extractor: topicDetector{extract.Heuristic()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, _ := reg.OpenOrCreate(ctx, "b")
+	// Three hours apart (the heuristic would split) but the detector says no.
+	msgs := []extract.Message{
+		{Role: "user", Text: "first", Timestamp: day0},
+		{Role: "user", Text: "later, same topic", Timestamp: day0.Add(3 * time.Hour)},
+	}
+	res, err := session.Of(p).Append(ctx, "s", msgs, session.Options{UserID: "u"})
+	if err != nil || res.Status != session.Accumulated || res.Buffered != 2 {
+		t.Fatalf("no boundary: %+v %v", res, err)
+	}
+	res, err = session.Of(p).Append(ctx, "s", []extract.Message{{Role: "user", Text: "NEW TOPIC: gardening", Timestamp: day0.Add(3*time.Hour + time.Minute)}}, session.Options{UserID: "u"})
+	if err != nil || res.Status != session.Extracted || res.Buffered != 1 || len(res.DrawerIDs) == 0 {
+		t.Fatalf("detector boundary: %+v %v", res, err)
+	}
+	ep, _ := p.Get(ctx, res.DrawerIDs[0])
+	if !strings.Contains(ep.Content, "later, same topic") || strings.Contains(ep.Content, "gardening") {
+		t.Errorf("episode = %q", ep.Content)
+	}
+}
+
+func TestExplicitUserOwnsEveryone(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	msgs := []extract.Message{
+		{Role: "user", SenderID: "a1", Text: "I prefer dark mode.", Timestamp: day0},
+		{Role: "user", SenderID: "a2", Text: "I use Linux.", Timestamp: day0.Add(time.Second)},
+	}
+	if _, err := session.Of(p).Append(ctx, "s", msgs, session.Options{UserID: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := session.Of(p).Flush(ctx, "s", session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.DrawerIDs) != 3 || !strings.HasPrefix(res.DrawerIDs[0], "me_ep_") {
+		t.Fatalf("ids = %v", res.DrawerIDs)
+	}
+	// Without an explicit user, each sender owns an episode of their own.
+	if _, err := session.Of(p).Append(ctx, "t", msgs, session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = session.Of(p).Flush(ctx, "t", session.Options{})
+	owners := map[string]int{}
+	for _, id := range res.DrawerIDs {
+		d, _ := p.Get(ctx, id)
+		if d.Kind == palace.KindEpisode {
+			owners[d.UserID]++
+		}
+	}
+	if owners["a1"] != 1 || owners["a2"] != 1 {
+		t.Errorf("episode owners = %v", owners)
+	}
+}
+
+func TestForgottenProfileStartsAfresh(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	say := func(id, text string) {
+		t.Helper()
+		if _, err := session.Of(p).Append(ctx, id, userMsgs(text), session.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := session.Of(p).Flush(ctx, id, session.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say("a", "I live in Lisbon.")
+	if _, _, err := p.Forget(ctx, session.ProfileID("alice")); err != nil {
+		t.Fatal(err)
+	}
+	say("b", "My name is Alice.")
+	prof, err := p.Get(ctx, session.ProfileID("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := prof.Meta["profile_data"].(map[string]any)
+	if prof.Status != palace.StatusActive || data["name"] != "Alice" || data["location"] != nil {
+		t.Errorf("profile after forget = %s %v", prof.Status, data)
+	}
+}

@@ -1,0 +1,311 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Kinds of drawer. A palace stores every kind of memory in one table; the
+// kind decides which face shows it and how.
+const (
+	KindNote       = "note"        // memory_remember
+	KindTurn       = "turn"        // a saved conversation turn
+	KindEpisode    = "episode"     // an extracted conversation episode
+	KindAtomicFact = "atomic_fact" // a single-sentence fact from an episode
+	KindFact       = "fact"        // an Engram / mem_save_fact fact (review queue)
+	KindProfile    = "profile"     // a user profile document
+	KindAgentCase  = "agent_case"  // agent track: one run
+	KindAgentSkill = "agent_skill" // agent track: a skill clustered from cases
+	KindSession    = "session"     // a Claude Code session summary
+)
+
+// Statuses of a drawer. Only active drawers are recalled.
+const (
+	StatusActive     = "active"
+	StatusPending    = "pending"
+	StatusRejected   = "rejected"
+	StatusStale      = "stale"
+	StatusSuperseded = "superseded"
+	StatusDeleted    = "deleted"
+)
+
+// ValidStatus reports whether s is one of the statuses above.
+func ValidStatus(s string) bool {
+	switch s {
+	case StatusActive, StatusPending, StatusRejected, StatusStale, StatusSuperseded, StatusDeleted:
+		return true
+	}
+	return false
+}
+
+// Drawer is one memory.
+type Drawer struct {
+	ID           string         `json:"id"`
+	Seq          int64          `json:"seq"`
+	Kind         string         `json:"kind"`
+	Content      string         `json:"content"`
+	Keywords     string         `json:"keywords,omitempty"` // extra searchable text
+	Room         string         `json:"room"`
+	Tags         []string       `json:"tags"`
+	Importance   float64        `json:"importance"`
+	Confidence   float64        `json:"confidence"`
+	Status       string         `json:"status"`
+	UserID       string         `json:"user_id,omitempty"`
+	AgentID      string         `json:"agent_id,omitempty"`
+	SessionID    string         `json:"session_id,omitempty"`
+	SenderIDs    []string       `json:"sender_ids,omitempty"`
+	ParentID     string         `json:"parent_id,omitempty"`
+	SupersededBy string         `json:"superseded_by,omitempty"`
+	Timestamp    time.Time      `json:"timestamp"` // when the remembered event happened
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+	AccessCount  int64          `json:"access_count"`
+	LastAccess   time.Time      `json:"last_access,omitzero"`
+	Pinned       bool           `json:"pinned,omitempty"`
+	Redactions   int            `json:"redactions,omitempty"` // secrets replaced before storing
+	Model        string         `json:"model,omitempty"`      // embedder id of the stored vector
+	Meta         map[string]any `json:"meta,omitempty"`
+
+	// RID is the drawer's row id in its palace: stable for the drawer's
+	// life, the key of the keyword index. Set by DrawerWriter.Insert.
+	RID int64 `json:"-"`
+	// VecKey is the vector index key of the drawer's current vector (0:
+	// none). It is the seq of the change that gave the drawer that vector
+	// (or re-admitted it to recall), so a key is never reused.
+	VecKey int64 `json:"-"`
+}
+
+// Vector is a stored vector change: Blob is the little-endian float32
+// encoding (nil clears the vector).
+type Vector struct {
+	Blob []byte
+}
+
+// Filter selects drawers before any ranking. The zero Filter selects every
+// active drawer. Room is compared as stored (the core normalises it).
+type Filter struct {
+	Kinds     []string
+	Statuses  []string // nil means active only; use AnyStatus for all
+	Room      string
+	Tags      []string // every tag must be present
+	UserID    string
+	AgentID   string
+	SessionID string
+	IDs       []string
+	Since     time.Time // event time >= Since
+	Until     time.Time // event time < Until
+	Where     *Pred     // an arbitrary predicate tree (the faces' filter DSLs)
+}
+
+// AnyStatus is a Statuses value that selects drawers of every status.
+var AnyStatus = []string{"*"}
+
+// AllStatuses reports whether f selects drawers of every status.
+func (f Filter) AllStatuses() bool { return len(f.Statuses) == 1 && f.Statuses[0] == "*" }
+
+// ActiveOnly reports whether f is the zero filter: every active drawer.
+func (f Filter) ActiveOnly() bool {
+	return len(f.Statuses) == 0 && len(f.Kinds) == 0 && f.Room == "" && len(f.Tags) == 0 &&
+		f.UserID == "" && f.AgentID == "" && f.SessionID == "" && len(f.IDs) == 0 &&
+		f.Since.IsZero() && f.Until.IsZero() && f.Where == nil
+}
+
+// Pred is a predicate tree over drawer fields. A node is either a
+// combinator (And or Or, non-empty) or a comparison (Field, Op, Value).
+//
+// Fields: id, kind, room, status, user_id, agent_id, session_id, parent_id,
+// content, timestamp, created_at, updated_at, importance, confidence,
+// tag (membership in tags), sender_id (membership in sender_ids) and
+// meta.<key> (a top-level key of the meta object).
+//
+// Ops: eq, ne, in, nin, gt, gte, lt, lte, contains (substring for text
+// fields). Time fields take time.Time values; membership fields accept eq,
+// ne, in and nin.
+type Pred struct {
+	And   []Pred
+	Or    []Pred
+	Field string
+	Op    string
+	Value any
+}
+
+// Orders of ListQuery.
+const (
+	OrderImportance    = "importance"     // importance desc, newest created first (the default)
+	OrderNewest        = "newest"         // event time desc
+	OrderOldest        = "oldest"         // event time asc
+	OrderUpdated       = "updated"        // updated_at desc
+	OrderUpdatedOldest = "updated_oldest" // updated_at asc
+	OrderSeq           = "seq"            // change order
+)
+
+// ListQuery selects and orders drawers.
+type ListQuery struct {
+	Filter Filter
+	Order  string
+	Limit  int
+	Offset int
+}
+
+// ScanQuery pages through drawers in row order.
+type ScanQuery struct {
+	Filter  Filter
+	AfterID int64 // RID to continue after
+	Limit   int
+	Vectors bool // also read each drawer's stored vector
+}
+
+// Change is a drawer's latest state as index catch-up needs it: what a
+// derived index must replay for every drawer whose seq is past its
+// high-water mark.
+type Change struct {
+	Seq      int64
+	RID      int64
+	Status   string
+	VecKey   int64
+	Model    string
+	Vector   []byte // only when asked for
+	Content  string // only when asked for
+	Keywords string // only when asked for
+	Kind     string
+}
+
+// ChangeFields says which large columns Changes reads.
+type ChangeFields struct {
+	Vector bool
+	Text   bool
+}
+
+// Counts are a palace's drawer counts.
+type Counts struct {
+	ByStatus map[string]int64 // every drawer
+	ByKind   map[string]int64 // active drawers
+	ByRoom   map[string]int64 // active drawers
+}
+
+// Access is a batch of recall hits for one drawer.
+type Access struct {
+	Hits int64
+	Last time.Time
+}
+
+// DrawerReader reads drawers.
+type DrawerReader interface {
+	// Get returns the drawer with that id, whatever its status
+	// (ErrNotFound when none).
+	Get(ctx context.Context, id string) (*Drawer, error)
+	// ByRID loads drawers by row id.
+	ByRID(ctx context.Context, rids []int64) (map[int64]*Drawer, error)
+	// List returns the drawers q selects, in order, and how many match
+	// before Limit and Offset.
+	List(ctx context.Context, q ListQuery) ([]*Drawer, int, error)
+	// Count counts the drawers f selects.
+	Count(ctx context.Context, f Filter) (int64, error)
+	// Keys calls fn with the row id and vector key (0: none) of every
+	// drawer f selects.
+	Keys(ctx context.Context, f Filter, fn func(rid, vecKey int64)) error
+	// Identity returns up to limit active drawers tagged "identity" that
+	// f also selects, most important first.
+	Identity(ctx context.Context, f Filter, limit int) ([]*Drawer, error)
+	// ActiveKeys calls fn for every active drawer with a vector.
+	ActiveKeys(ctx context.Context, fn func(vecKey, rid int64)) error
+	// ResolveKeys maps vector keys to the row ids of active drawers that
+	// hold them now; stale keys are absent from the map.
+	ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64, error)
+	// SeqOf is the seq of the drawer with row id rid (ErrNotFound when
+	// none).
+	SeqOf(ctx context.Context, rid int64) (int64, error)
+	// MaxSeq is the seq of the latest drawer change (0: none).
+	MaxSeq(ctx context.Context) (int64, error)
+	// CountChangedAfter counts drawers whose latest change is past seq
+	// (an index's lag).
+	CountChangedAfter(ctx context.Context, seq int64) (int64, error)
+	// Changes calls fn, in seq order, for every drawer whose latest
+	// change is past seq.
+	Changes(ctx context.Context, after int64, fields ChangeFields, fn func(Change) error) error
+	// Scan pages through drawers in row order; vec is the stored vector
+	// when q.Vectors (nil when there is none).
+	Scan(ctx context.Context, q ScanQuery, fn func(d *Drawer, vec []byte) error) (last int64, n int, err error)
+	// Vectors returns the stored vectors made by model of the drawers
+	// with those ids.
+	Vectors(ctx context.Context, model string, ids []string) (map[string][]byte, error)
+	// Counts counts drawers by status, and active ones by kind and room.
+	Counts(ctx context.Context) (Counts, error)
+	// CountNeedingVector counts drawers that are not deleted and have no
+	// vector of dim floats made by model.
+	CountNeedingVector(ctx context.Context, model string, dim int) (int64, error)
+	// NeedingVector returns up to limit drawers (row id, seq, text) with
+	// row id above after that lack a vector of dim floats made by model:
+	// active ones, or (active false) the others that are not deleted.
+	NeedingVector(ctx context.Context, model string, dim int, active bool, after int64, limit int) ([]VectorTodo, error)
+	// Existing returns which of ids are drawer ids in the palace.
+	Existing(ctx context.Context, ids []string) (map[string]bool, error)
+	// PreviousTurn returns the text of the latest turn of the session
+	// with event time at or before ts that is not deleted.
+	PreviousTurn(ctx context.Context, sessionID string, ts time.Time) (string, bool, error)
+	// TimeBuckets counts active drawers by event time in buckets of
+	// width, keyed by the bucket's start.
+	TimeBuckets(ctx context.Context, width time.Duration) (map[int64]int64, error)
+	// Undo returns the undo token (ErrNotFound when unknown).
+	Undo(ctx context.Context, token string) (Undo, error)
+	// TopTags returns the n most used tags of active drawers with their
+	// counts, most used first.
+	TopTags(ctx context.Context, n int) ([]TagCount, error)
+}
+
+// Undo is an undo token: it restores a drawer's previous status once, and
+// only while the drawer is still as the action left it (same seq).
+type Undo struct {
+	Token            string
+	Action           string
+	DrawerID         string
+	PrevStatus       string
+	PrevSupersededBy string
+	NewStatus        string
+	Seq              int64
+	CreatedAt        time.Time
+	UsedAt           time.Time // zero until used
+}
+
+// VectorTodo is a drawer Reembed must embed.
+type VectorTodo struct {
+	RID      int64
+	Seq      int64
+	ID       string
+	Content  string
+	Keywords string
+}
+
+// TagCount is a tag and how many active drawers carry it.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Count int64  `json:"count"`
+}
+
+// DrawerWriter writes drawers inside a transaction. The core decides seqs,
+// vector keys and timestamps; the writer stores what it is given.
+type DrawerWriter interface {
+	DrawerReader
+	// Insert stores a new drawer with its vector (nil: none) and sets
+	// d.RID. It fails with ErrConflict when the id exists.
+	Insert(ctx context.Context, d *Drawer, vector []byte) error
+	// Update rewrites every field of the drawer with row id d.RID; the
+	// stored vector changes only when v is not nil.
+	Update(ctx context.Context, d *Drawer, v *Vector) error
+	// SetWeights changes importance and confidence only (no change-log
+	// entry: access and decay bookkeeping).
+	SetWeights(ctx context.Context, rid int64, importance, confidence float64) error
+	// DecayImportance sets the importance of the drawer with that id to
+	// w only while its seq and importance are still seq and was; it
+	// returns the drawer's row id and whether it changed.
+	DecayImportance(ctx context.Context, id string, seq int64, was, w float64) (int64, bool, error)
+	// SetVector stores a new vector for the drawer with row id rid,
+	// moving it to seq with vector key key.
+	SetVector(ctx context.Context, rid, seq int64, model string, key int64, blob []byte) error
+	// PutUndo stores an undo token.
+	PutUndo(ctx context.Context, u Undo) error
+	// UseUndo marks the token used at at; false when it was used already.
+	UseUndo(ctx context.Context, token string, at time.Time) (bool, error)
+	// AddAccess adds recall hits to drawers by row id.
+	AddAccess(ctx context.Context, hits map[int64]Access) error
+}

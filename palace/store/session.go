@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Session buffers hold conversation messages accepted by a face (seed
+// 001's /add, seed 000's mem_save_turn, the hooks) until they are
+// extracted into drawers. Boundary detection numbers stretches; a stretch
+// below the session's open stretch is closed and waits for extraction.
+
+// Buffered is one buffered message. Message is the message as JSON.
+type Buffered struct {
+	ID        int64
+	SessionID string
+	Stretch   int64
+	Role      string
+	SenderID  string
+	At        time.Time // message time
+	Size      int       // text bytes, for the size cap
+	Message   []byte
+	UserID    string
+	AgentID   string
+	Agent     bool
+	AddedAt   time.Time
+}
+
+// SessionReader reads session buffers.
+type SessionReader interface {
+	// Messages returns the session's buffered messages, oldest first.
+	Messages(ctx context.Context, sessionID string) ([]Buffered, error)
+	// Stretch returns the messages of one stretch, oldest first.
+	Stretch(ctx context.Context, sessionID string, stretch int64) ([]Buffered, error)
+	// OpenStretch is the number of the session's open stretch (0 for a
+	// session never seen).
+	OpenStretch(ctx context.Context, sessionID string) (int64, error)
+	// ClosedStretches lists the closed stretches still buffered, oldest
+	// first.
+	ClosedStretches(ctx context.Context, sessionID string) ([]int64, error)
+	// Counts returns how many messages each session has buffered.
+	Counts(ctx context.Context) (map[string]int, error)
+	// Count is how many messages the session has buffered.
+	Count(ctx context.Context, sessionID string) (int, error)
+}
+
+// SessionWriter writes session buffers and seed 001's id counters.
+type SessionWriter interface {
+	SessionReader
+	// Append buffers one message (its ID is ignored).
+	Append(ctx context.Context, b Buffered) error
+	// SetOpenStretch records the session's open stretch.
+	SetOpenStretch(ctx context.Context, sessionID string, open int64, at time.Time) error
+	// DeleteStretch removes a stretch's messages and returns how many.
+	DeleteStretch(ctx context.Context, sessionID string, stretch int64) (int64, error)
+	// NoteFailure counts a failed extraction of the session.
+	NoteFailure(ctx context.Context, sessionID, message string) error
+	// ClearFailures resets the session's failure count.
+	ClearFailures(ctx context.Context, sessionID string) error
+	// Reserve adds n to the counter named prefix and returns its new
+	// value (the last of the n numbers reserved).
+	Reserve(ctx context.Context, prefix string, n int) (int64, error)
+}

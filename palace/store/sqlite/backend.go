@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/loci-mem/loci/palace/store"
+)
+
+// dbFile is a palace's database inside its directory.
+const dbFile = "palace.db"
+
+// Options configure a Backend.
+type Options struct {
+	// Sync is SQLite's synchronous setting: "NORMAL" (the default;
+	// survives a killed process) or "FULL" (also survives power loss).
+	Sync string
+}
+
+// Backend keeps each palace in its own directory under
+// <data dir>/palaces/<name>/, as one SQLite file in WAL mode (palace.db);
+// the palace's derived caches live in the same directory.
+type Backend struct {
+	dataDir string
+	root    string // dataDir/palaces
+	sync    string
+}
+
+var _ store.Backend = (*Backend)(nil)
+
+// Open prepares the data directory (creating it if needed) and checks that
+// it is writable, so that a bad data directory fails at start rather than
+// on first use.
+func Open(dataDir string, o Options) (*Backend, error) {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data dir %q: %w", dataDir, err)
+	}
+	sync := strings.ToUpper(o.Sync)
+	switch sync {
+	case "":
+		sync = "NORMAL"
+	case "NORMAL", "FULL", "EXTRA":
+	default:
+		return nil, fmt.Errorf("sync mode %q: want NORMAL or FULL", o.Sync)
+	}
+	root := filepath.Join(abs, "palaces")
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir %q is not usable: %w", abs, err)
+	}
+	probe, err := os.CreateTemp(root, ".probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("data dir %q is not writable: %w", abs, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return &Backend{dataDir: abs, root: root, sync: sync}, nil
+}
+
+// Kind is "sqlite".
+func (b *Backend) Kind() string { return "sqlite" }
+
+// Location is the data directory.
+func (b *Backend) Location() string { return b.dataDir }
+
+// CacheDir is the palace's own directory: its snapshots sit beside its
+// database.
+func (b *Backend) CacheDir(name string) string { return filepath.Join(b.root, name) }
+
+func (b *Backend) path(name string) string { return filepath.Join(b.root, name, dbFile) }
+
+// Names lists the palaces: directories holding a database.
+func (b *Backend) Names(ctx context.Context) ([]string, error) {
+	entries, err := os.ReadDir(b.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list palaces: %w", err)
+	}
+	names := []string{}
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if _, err := os.Stat(b.path(e.Name())); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Exists reports whether the palace's database exists.
+func (b *Backend) Exists(ctx context.Context, name string) (bool, error) {
+	_, err := os.Stat(b.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Create makes the palace's directory and database. The database is built
+// under a temporary name and renamed into place once every migration has
+// run, so a create that fails halfway (a full disk) leaves no palace
+// behind. Files are readable by their owner only.
+func (b *Backend) Create(ctx context.Context, name string) (store.Store, error) {
+	dir := b.CacheDir(name)
+	// Mkdir (not MkdirAll) is the atomic claim: two creators race, one
+	// wins. A directory without a database is a crashed create: adopt it.
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("create palace %q: %w", name, err)
+	}
+	if ok, _ := b.Exists(ctx, name); ok {
+		return nil, fmt.Errorf("palace %q: %w", name, store.ErrConflict)
+	}
+	tmp, err := os.CreateTemp(dir, ".create-*.db")
+	if err != nil {
+		return nil, fmt.Errorf("create palace %q: %w", name, err)
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	cleanup := func() {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			os.Remove(tmpPath + suffix)
+		}
+	}
+	db, err := openDB(ctx, tmpPath, b.sync)
+	if err != nil {
+		cleanup()
+		return nil, fmt.Errorf("create palace %q: %w", name, err)
+	}
+	// A clean close checkpoints the WAL into the file and removes it, so
+	// the renamed file is the whole database.
+	if err := db.Close(); err != nil {
+		cleanup()
+		return nil, fmt.Errorf("create palace %q: %w", name, err)
+	}
+	if err := os.Link(tmpPath, b.path(name)); err != nil {
+		cleanup()
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("palace %q: %w", name, store.ErrConflict)
+		}
+		return nil, fmt.Errorf("create palace %q: %w", name, err)
+	}
+	cleanup()
+	syncDir(dir)
+	return b.Open(ctx, name)
+}
+
+// Open opens an existing palace's database, applying any migration it
+// lacks.
+func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
+	path := b.path(name)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("palace %q: %w", name, store.ErrNotFound)
+	}
+	db, err := openDB(ctx, path, b.sync)
+	if err != nil {
+		return nil, fmt.Errorf("open palace %q: %w", name, err)
+	}
+	return &Store{db: db, name: name, path: path}, nil
+}
+
+// Close does nothing: each Store owns its database.
+func (b *Backend) Close() error { return nil }
+
+// syncDir makes a rename or link in dir durable (best effort).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,250 @@
+package sqlite
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/loci-mem/loci/palace/store"
+)
+
+// Filters compile to an SQL condition over the drawers table aliased d.
+
+var scalarCols = map[string]string{
+	"id": "d.id", "kind": "d.kind", "room": "d.room", "status": "d.status",
+	"user_id": "d.user_id", "agent_id": "d.agent_id", "session_id": "d.session_id",
+	"parent_id": "d.parent_id", "content": "d.content",
+	"importance": "d.importance", "confidence": "d.confidence",
+}
+
+var timeCols = map[string]string{
+	"timestamp": "d.ts", "created_at": "d.created_at", "updated_at": "d.updated_at",
+}
+
+var arrayCols = map[string]string{"tag": "d.tags", "sender_id": "d.sender_ids"}
+
+// compileFilter renders f as an SQL condition over alias d.
+func compileFilter(f store.Filter) (string, []any, error) {
+	var conds []string
+	var args []any
+	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
+
+	switch {
+	case f.AllStatuses():
+	case len(f.Statuses) == 0:
+		add("d.status = 'active'")
+	default:
+		for _, s := range f.Statuses {
+			if !store.ValidStatus(s) {
+				return "", nil, store.Invalidf("unknown status %q", s)
+			}
+		}
+		add("d.status IN ("+placeholders(len(f.Statuses))+")", toAny(f.Statuses)...)
+	}
+	if len(f.Kinds) > 0 {
+		add("d.kind IN ("+placeholders(len(f.Kinds))+")", toAny(f.Kinds)...)
+	}
+	if f.Room != "" {
+		add("d.room = ?", f.Room)
+	}
+	for _, t := range f.Tags {
+		add("EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)", t)
+	}
+	if f.UserID != "" {
+		add("d.user_id = ?", f.UserID)
+	}
+	if f.AgentID != "" {
+		add("d.agent_id = ?", f.AgentID)
+	}
+	if f.SessionID != "" {
+		add("d.session_id = ?", f.SessionID)
+	}
+	if len(f.IDs) > 0 {
+		add("d.id IN ("+placeholders(len(f.IDs))+")", toAny(f.IDs)...)
+	}
+	if !f.Since.IsZero() {
+		add("d.ts >= ?", f.Since.UnixMilli())
+	}
+	if !f.Until.IsZero() {
+		add("d.ts < ?", f.Until.UnixMilli())
+	}
+	if f.Where != nil {
+		c, a, err := compilePred(*f.Where, 0)
+		if err != nil {
+			return "", nil, err
+		}
+		add(c, a...)
+	}
+	if len(conds) == 0 {
+		return "1", nil, nil
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+var sqlOps = map[string]string{"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+func compilePred(p store.Pred, depth int) (string, []any, error) {
+	if depth > 32 {
+		return "", nil, store.Invalidf("filter nests deeper than 32 levels")
+	}
+	if len(p.And) > 0 || len(p.Or) > 0 {
+		if p.Field != "" {
+			return "", nil, store.Invalidf("a filter node cannot be both a combinator and a comparison")
+		}
+		var parts []string
+		var args []any
+		for _, g := range []struct {
+			list   []store.Pred
+			joiner string
+		}{{p.And, " AND "}, {p.Or, " OR "}} {
+			if len(g.list) == 0 {
+				continue
+			}
+			sub := make([]string, 0, len(g.list))
+			for _, c := range g.list {
+				s, a, err := compilePred(c, depth+1)
+				if err != nil {
+					return "", nil, err
+				}
+				sub = append(sub, s)
+				args = append(args, a...)
+			}
+			parts = append(parts, "("+strings.Join(sub, g.joiner)+")")
+		}
+		return "(" + strings.Join(parts, " AND ") + ")", args, nil
+	}
+	if p.Field == "" {
+		return "", nil, store.Invalidf("filter node has no field")
+	}
+	switch {
+	case strings.HasPrefix(p.Field, "meta."):
+		key := strings.TrimPrefix(p.Field, "meta.")
+		if key == "" || strings.ContainsAny(key, `"'$.[]\`) {
+			return "", nil, store.Invalidf("bad meta field %q", p.Field)
+		}
+		return compareExpr(`json_extract(d.meta, '$."`+key+`"')`, p, valueScalar)
+	case timeCols[p.Field] != "":
+		return compareExpr(timeCols[p.Field], p, valueTime)
+	case scalarCols[p.Field] != "":
+		return compareExpr(scalarCols[p.Field], p, valueScalar)
+	case arrayCols[p.Field] != "":
+		col := arrayCols[p.Field]
+		member := "EXISTS (SELECT 1 FROM json_each(" + col + ") WHERE json_each.value = ?)"
+		switch p.Op {
+		case "eq", "contains":
+			return member, []any{p.Value}, checkScalar(p)
+		case "ne":
+			return "NOT " + member, []any{p.Value}, checkScalar(p)
+		case "in", "nin":
+			vals, err := listValue(p)
+			if err != nil {
+				return "", nil, err
+			}
+			c := "EXISTS (SELECT 1 FROM json_each(" + col + ") WHERE json_each.value IN (" + placeholders(len(vals)) + "))"
+			if p.Op == "nin" {
+				c = "NOT " + c
+			}
+			return c, vals, nil
+		default:
+			return "", nil, store.Invalidf("operator %q is not supported for %s", p.Op, p.Field)
+		}
+	default:
+		return "", nil, store.Invalidf("unknown filter field %q", p.Field)
+	}
+}
+
+type valueKind int
+
+const (
+	valueScalar valueKind = iota
+	valueTime
+)
+
+func compareExpr(col string, p store.Pred, kind valueKind) (string, []any, error) {
+	conv := func(v any) (any, error) {
+		if kind == valueTime {
+			t, ok := v.(time.Time)
+			if !ok {
+				return nil, store.Invalidf("%s needs a time value, got %T", p.Field, v)
+			}
+			return t.UnixMilli(), nil
+		}
+		switch x := v.(type) {
+		case string, bool, int, int64:
+			return x, nil
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, store.Invalidf("%s: not a finite number", p.Field)
+			}
+			return x, nil
+		default:
+			return nil, store.Invalidf("%s: unsupported value type %T", p.Field, v)
+		}
+	}
+	switch p.Op {
+	case "eq", "ne", "gt", "gte", "lt", "lte":
+		v, err := conv(p.Value)
+		if err != nil {
+			return "", nil, err
+		}
+		return col + " " + sqlOps[p.Op] + " ?", []any{v}, nil
+	case "in", "nin":
+		raw, err := listValue(p)
+		if err != nil {
+			return "", nil, err
+		}
+		vals := make([]any, len(raw))
+		for i, r := range raw {
+			if vals[i], err = conv(r); err != nil {
+				return "", nil, err
+			}
+		}
+		not := ""
+		if p.Op == "nin" {
+			not = "NOT "
+		}
+		return col + " " + not + "IN (" + placeholders(len(vals)) + ")", vals, nil
+	case "contains":
+		s, ok := p.Value.(string)
+		if !ok || kind == valueTime {
+			return "", nil, store.Invalidf("contains on %s needs a string", p.Field)
+		}
+		return "instr(" + col + ", ?) > 0", []any{s}, nil
+	default:
+		return "", nil, store.Invalidf("unknown operator %q", p.Op)
+	}
+}
+
+func checkScalar(p store.Pred) error {
+	switch p.Value.(type) {
+	case string, int, int64, float64, bool:
+		return nil
+	}
+	return store.Invalidf("%s %s needs a scalar value, got %T", p.Field, p.Op, p.Value)
+}
+
+func listValue(p store.Pred) ([]any, error) {
+	switch v := p.Value.(type) {
+	case []any:
+		if len(v) == 0 {
+			return nil, store.Invalidf("%s %s needs a non-empty list", p.Field, p.Op)
+		}
+		return v, nil
+	case []string:
+		if len(v) == 0 {
+			return nil, store.Invalidf("%s %s needs a non-empty list", p.Field, p.Op)
+		}
+		return toAny(v), nil
+	default:
+		return nil, store.Invalidf("%s %s needs a list, got %s", p.Field, p.Op, fmt.Sprintf("%T", p.Value))
+	}
+}
