@@ -11,7 +11,7 @@ import (
 // sub-packages only; kg imports nothing of loci; server only from cmd.
 func TestDependencyDirection(t *testing.T) {
 	const mod = "github.com/loci-mem/loci"
-	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -60,7 +60,7 @@ func TestDependencyDirection(t *testing.T) {
 // backends by name.
 func TestStoreBoundary(t *testing.T) {
 	const mod = "github.com/loci-mem/loci"
-	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").CombinedOutput()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
