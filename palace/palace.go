@@ -9,7 +9,6 @@ import (
 
 	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace/embed"
-	"github.com/loci-mem/loci/palace/redact"
 	"github.com/loci-mem/loci/palace/store"
 	"github.com/rs/zerolog"
 )
@@ -46,7 +45,7 @@ func openPalace(r *Registry, name string, st store.Store) *Palace {
 		emb:  r.cfg.Embedder,
 	}
 	p.kg = kg.New(st, kg.WithNow(r.cfg.Now), kg.WithRedactor(func(s string) string {
-		out, _ := redact.String(s)
+		out, _ := Scrub(s)
 		return out
 	}))
 	p.vec = newVectorState(p)
@@ -135,7 +134,7 @@ func (p *Palace) SetDescription(ctx context.Context, description string) error {
 	if len(description) > MaxDescriptionBytes {
 		return Invalidf("description is %d bytes; the limit is %d", len(description), MaxDescriptionBytes)
 	}
-	description, _ = redact.String(description)
+	description, _ = Scrub(description)
 	return storeErr("write description", store.Write(ctx, p.st, func(tx store.Tx) error {
 		return tx.Meta().Set(ctx, metaDescription, description)
 	}))

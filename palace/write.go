@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/loci-mem/loci/palace/redact"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -303,23 +303,28 @@ func (p *Palace) AddWith(ctx context.Context, ds []*Drawer, inTx func(*Tx) error
 	})
 }
 
-// redactDrawer replaces secrets in every stored text field and records how
-// many were replaced.
+// redactDrawer scrubs every stored text field (private spans removed,
+// secrets redacted; see Scrub) and records how many were replaced.
 func redactDrawer(d *Drawer) {
 	var n, k int
-	d.Content, k = redact.String(d.Content)
+	d.Content, k = Scrub(d.Content)
 	n += k
-	d.Keywords, k = redact.String(d.Keywords)
+	d.Keywords, k = Scrub(d.Keywords)
 	n += k
-	for i, t := range d.Tags {
-		d.Tags[i], k = redact.String(t)
+	tags := d.Tags[:0]
+	for _, t := range d.Tags {
+		t, k = Scrub(t)
 		n += k
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
 	}
-	d.Room, k = redact.String(d.Room)
+	d.Tags = tags
+	d.Room, k = Scrub(d.Room)
 	n += k
 	if len(d.Meta) > 0 {
 		raw, _ := json.Marshal(d.Meta)
-		if clean := redact.JSON(raw); string(clean) != string(raw) {
+		if clean, changed := ScrubJSON(raw); changed {
 			var m map[string]any
 			if json.Unmarshal(clean, &m) == nil {
 				d.Meta = m

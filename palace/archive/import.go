@@ -16,7 +16,6 @@ import (
 	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/facts"
-	"github.com/loci-mem/loci/palace/redact"
 )
 
 // ImportOptions tune ImportJSONL.
@@ -337,7 +336,7 @@ func applyImport(ctx context.Context, p *palace.Palace, drawers []importDrawer, 
 // recordTriple turns an exported triple (checked by checkImportTriple)
 // into a triple, redacted like every text loci stores.
 func recordTriple(rec exportTriple) (kg.Triple, error) {
-	clean := func(s string) string { out, _ := redact.String(s); return out }
+	clean := func(s string) string { out, _ := palace.Scrub(s); return out }
 	t := kg.Triple{Subject: clean(strings.TrimSpace(rec.Subject)), Predicate: clean(strings.TrimSpace(rec.Predicate)),
 		Object: clean(strings.TrimSpace(rec.Object)), Confidence: rec.Confidence}
 	var err error

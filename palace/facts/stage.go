@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/loci-mem/loci/palace"
-	"github.com/loci-mem/loci/palace/redact"
 )
 
 // Input is a fact to stage.
@@ -82,8 +81,8 @@ func (q Queue) Stage(ctx context.Context, in Input) (StageResult, error) {
 	if err != nil {
 		return StageResult{}, err
 	}
-	text, redactions := redact.String(text)
-	source, k := redact.String(in.Source)
+	text, redactions := palace.Scrub(text)
+	source, k := palace.Scrub(in.Source)
 	redactions += k
 
 	mu := q.stageLock()

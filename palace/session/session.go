@@ -128,18 +128,18 @@ func (r Recorder) cleanMessages(msgs []extract.Message) ([]extract.Message, erro
 		if m.Timestamp.IsZero() {
 			m.Timestamp = now
 		}
-		m.Text, _ = redact.String(m.Text)
-		m.SenderName, _ = redact.String(m.SenderName)
+		m.Text, _ = palace.Scrub(m.Text)
+		m.SenderName, _ = palace.Scrub(m.SenderName)
 		if len(m.ToolCalls) > 0 {
 			tcs := make([]extract.ToolCall, len(m.ToolCalls))
 			for j, tc := range m.ToolCalls {
-				tc.Arguments, _ = redact.String(tc.Arguments)
+				tc.Arguments, _ = palace.Scrub(tc.Arguments)
 				tcs[j] = tc
 			}
 			m.ToolCalls = tcs
 		}
 		if m.Content != nil {
-			m.Content = redact.JSON(m.Content)
+			m.Content, _ = palace.ScrubJSON(m.Content)
 		}
 		out[i] = m
 	}
