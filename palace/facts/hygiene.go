@@ -243,3 +243,12 @@ func relate(n, old factShape) (factRelation, string) {
 
 // normalizeFactText collapses runs of white space: a fact is one line.
 func normalizeFactText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Restates reports whether text b states the same fact as text a: the
+// same values and (nearly) the same words in (nearly) the same order — the
+// duplicate test Stage applies to Engram facts, for any short statement
+// (session extraction uses it on atomic facts).
+func Restates(a, b string) bool {
+	rel, _ := relate(shapeOf(normalizeFactText(a)), shapeOf(normalizeFactText(b)))
+	return rel == relDuplicate
+}

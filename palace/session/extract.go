@@ -11,6 +11,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/facts"
 )
 
 // EpisodeType is the meta "type" of episodes extracted from conversation.
@@ -27,6 +28,7 @@ func ProfileID(userID string) string { return userID + "_profile" }
 // extractionPlan is what one stretch becomes.
 type extractionPlan struct {
 	drawers  []*palace.Drawer // episodes, their atomic facts, agent cases
+	merged   []string         // stored facts this stretch restated (filled in at commit)
 	profiles []profileUpdate
 	name     string // extractor name, recorded as provenance
 }
@@ -38,12 +40,14 @@ type profileUpdate struct {
 	data      map[string]any
 }
 
+// ids are the drawers the stretch became: new ones, and stored facts it
+// restated.
 func (pl *extractionPlan) ids() []string {
-	out := make([]string, len(pl.drawers))
-	for i, d := range pl.drawers {
-		out[i] = d.ID
+	out := make([]string, 0, len(pl.drawers)+len(pl.merged))
+	for _, d := range pl.drawers {
+		out = append(out, d.ID)
 	}
-	return out
+	return append(out, pl.merged...)
 }
 
 // userOwners returns who owns the user-track memories of a stretch.
@@ -227,10 +231,81 @@ func (r Recorder) planCase(ctx context.Context, plan *extractionPlan, agent, ses
 	return nil
 }
 
-// commitExtraction writes the plan's drawers, merges profiles and deletes
-// the stretch's buffer rows, all in one transaction.
+// restatement is an atomic fact the palace holds already: the owner said
+// it again in another session. It is merged into the stored fact (its
+// history records when and where it was restated) rather than stored
+// twice.
+type restatement struct {
+	existing string         // drawer id of the stored fact
+	fact     *palace.Drawer // the fact as extracted now
+}
+
+// findRestatements splits the plan's atomic facts into new ones and
+// restatements of facts already stored for the same owner (found by the
+// palace's own search, confirmed by facts.Restates), and drops facts the
+// plan states twice.
+func (r Recorder) findRestatements(ctx context.Context, ds []*palace.Drawer) ([]*palace.Drawer, []restatement, error) {
+	var keep []*palace.Drawer
+	var again []restatement
+	var seen []*palace.Drawer
+next:
+	for _, d := range ds {
+		if d.Kind != palace.KindAtomicFact {
+			keep = append(keep, d)
+			continue
+		}
+		for _, s := range seen {
+			if s.UserID == d.UserID && facts.Restates(s.Content, d.Content) {
+				continue next
+			}
+		}
+		seen = append(seen, d)
+		hits, err := r.p.Search(ctx, palace.SearchRequest{Query: d.Content, K: 5, NoAccess: true, NoTimeHint: true,
+			Filter: palace.Filter{Kinds: []string{palace.KindAtomicFact}, UserID: d.UserID}})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, h := range hits {
+			if facts.Restates(h.Drawer.Content, d.Content) {
+				again = append(again, restatement{existing: h.Drawer.ID, fact: d})
+				continue next
+			}
+		}
+		keep = append(keep, d)
+	}
+	return keep, again, nil
+}
+
+// mergeRestatement records in the stored fact that it was stated again:
+// meta "restated" gains the session, time and episode, and the change log
+// gets an entry, so the fact's history shows every session that said it.
+func mergeRestatement(t *palace.Tx, rs restatement) (string, error) {
+	d, err := t.Modify(rs.existing, map[string]any{"restated_in": rs.fact.SessionID}, func(x *palace.Drawer) error {
+		if x.Status != palace.StatusActive {
+			return palace.ErrUnchanged
+		}
+		if x.Meta == nil {
+			x.Meta = map[string]any{}
+		}
+		list, _ := x.Meta["restated"].([]any)
+		x.Meta["restated"] = append(list, map[string]any{"session_id": rs.fact.SessionID,
+			"at": rs.fact.Timestamp.UTC().Format(time.RFC3339), "episode": rs.fact.ParentID})
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return d.ID, nil
+}
+
+// commitExtraction writes the plan's drawers, merges restated facts and
+// profiles and deletes the stretch's buffer rows, all in one transaction.
 func (r Recorder) commitExtraction(ctx context.Context, sessionID string, stretch int64, buf []bufferedRow, plan *extractionPlan) error {
-	ds := append([]*palace.Drawer(nil), plan.drawers...)
+	ds, again, err := r.findRestatements(ctx, plan.drawers)
+	if err != nil {
+		return err
+	}
+	plan.drawers = append([]*palace.Drawer(nil), ds...)
 	type pending struct {
 		profileUpdate
 		base string    // profile_data JSON the vector was made from
@@ -260,6 +335,15 @@ func (r Recorder) commitExtraction(ctx context.Context, sessionID string, stretc
 		updates = append(updates, pending{profileUpdate: pu, base: canonicalJSON(base), vec: vs[0]})
 	}
 	return r.p.AddWith(ctx, ds, func(t *palace.Tx) error {
+		merged := make([]string, 0, len(again))
+		for _, rs := range again {
+			id, err := mergeRestatement(t, rs)
+			if err != nil {
+				return err
+			}
+			merged = append(merged, id)
+		}
+		plan.merged = merged
 		st := t.Store().Sessions()
 		n, err := st.DeleteStretch(ctx, sessionID, stretch)
 		if err != nil {

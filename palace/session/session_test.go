@@ -454,3 +454,64 @@ func TestForgottenProfileStartsAfresh(t *testing.T) {
 		t.Errorf("profile after forget = %s %v", prof.Status, data)
 	}
 }
+
+// A fact said again in another session is merged into the stored one, with
+// its history, instead of being stored twice.
+func TestRestatedFactIsMerged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	say := func(id string, texts ...string) session.Result {
+		t.Helper()
+		if _, err := session.Of(p).Append(ctx, id, userMsgs(texts...), session.Options{UserID: "alice"}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := session.Of(p).Flush(ctx, id, session.Options{UserID: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	say("monday", "I moved to the Lisbon office this month.", "I bike to work most days.")
+	atomic := func() []*palace.Drawer {
+		t.Helper()
+		ds, _, err := p.List(ctx, palace.ListOptions{Filter: palace.Filter{Kinds: []string{palace.KindAtomicFact}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	before := atomic()
+	if len(before) == 0 {
+		t.Fatal("the first session gave no atomic facts")
+	}
+	res := say("thursday", "I moved to the Lisbon office this month.")
+	after := atomic()
+	if len(after) != len(before) {
+		t.Fatalf("the restated fact was stored again: %d atomic facts, had %d", len(after), len(before))
+	}
+	var merged *palace.Drawer
+	for _, d := range after {
+		if strings.Contains(d.Content, "Lisbon") {
+			merged = d
+		}
+	}
+	if merged == nil {
+		t.Fatal("no Lisbon fact stored")
+	}
+	list, _ := merged.Meta["restated"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["session_id"] != "thursday" {
+		t.Fatalf("restated history = %v", merged.Meta["restated"])
+	}
+	found := false
+	for _, id := range res.DrawerIDs {
+		found = found || id == merged.ID
+	}
+	if !found {
+		t.Fatalf("the second flush did not report the merged fact: %v", res.DrawerIDs)
+	}
+	hist, err := p.History(ctx, merged.ID)
+	if err != nil || len(hist) != 2 {
+		t.Fatalf("history of the merged fact: %d events, %v", len(hist), err)
+	}
+}
