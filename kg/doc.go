@@ -1,6 +1,8 @@
 // Package kg is loci's temporal knowledge graph: subject–predicate–object
-// triples with a validity interval, stored in the palace's SQLite file
-// (palace.db) beside the drawers.
+// triples with a validity interval, kept in the palace's store beside the
+// drawers (kg declares the Storage it needs; every store backend — SQLite,
+// PostgreSQL — implements it). A palace reaches its graph through
+// palace.Palace.KG, which redacts what the graph stores.
 //
 // It backs seed 003's kg_assert and kg_query tools and everything built on
 // them: point-in-time queries (AsOf), full history, retraction, reverse
@@ -14,9 +16,9 @@
 // valid_from, so a pair's history is a chain of half-open intervals
 // [valid_from, valid_to). Asserting the object that is already active is a
 // no-op that returns the active triple unchanged: re-stating a fact does not
-// fragment its history. Writes run in one transaction each; the palace opens
-// the database with _txlock=immediate, which serialises writers across
-// processes and keeps the one-active-triple invariant.
+// fragment its history. Writes run in one transaction each, and Storage
+// serialises the writers of a graph (across processes, and across machines
+// with PostgreSQL), which keeps the one-active-triple invariant.
 //
 // Subjects, predicates and objects are trimmed of surrounding white space and
 // otherwise compared byte for byte (case-sensitive, no Unicode
@@ -25,9 +27,7 @@
 //
 // # Dependencies
 //
-// kg owns its schema: Open runs kg's own embedded migrations, tracked in the
-// kg_schema table. It is handed a *sql.DB and never opens, configures or
-// closes the database itself.
+// kg owns no schema and opens no database: the store backend does both.
 //
 // kg must import nothing of loci (no palace, dreamer, server or cmd package):
 // only the standard library. Faces translate its errors (ErrInvalid,
