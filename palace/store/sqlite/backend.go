@@ -161,6 +161,7 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("palace %q: %w", name, store.ErrNotFound)
 	}
+	ownerOnly(path)
 	db, err := openDB(ctx, path, b.sync)
 	if err != nil {
 		return nil, fmt.Errorf("open palace %q: %w", name, err)
@@ -170,6 +171,17 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 
 // Close does nothing: each Store owns its database.
 func (b *Backend) Close() error { return nil }
+
+// ownerOnly makes a palace's files readable by their owner only (releases
+// before this one created them 0644). The WAL and shared-memory files SQLite
+// makes later take the database file's mode.
+func ownerOnly(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(path + suffix); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			_ = os.Chmod(path+suffix, fi.Mode().Perm()&0o700)
+		}
+	}
+}
 
 // syncDir makes a rename or link in dir durable (best effort).
 func syncDir(dir string) {

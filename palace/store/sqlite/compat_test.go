@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,6 +76,12 @@ func TestOpensPalaceOfPreviousRelease(t *testing.T) {
 	if ts, err := st.Triples().Active(ctx, "auth-service"); err != nil || len(ts) != 1 || ts[0].Object != "2.4.0" {
 		t.Fatalf("triples: %+v %v", ts, err)
 	}
+	for _, f := range []string{"palace.db", "palace.db-wal", "palace.db-shm"} {
+		fi, err := os.Stat(filepath.Join(dir, "palaces", "compat", f))
+		if err == nil && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s is %v after the upgrade, want owner-only", f, fi.Mode().Perm())
+		}
+	}
 	in, err := st.Check(ctx)
 	if err != nil || in.Engine != "ok" {
 		t.Fatalf("integrity after the upgrade: %+v %v", in, err)
@@ -94,5 +101,51 @@ func TestOpensPalaceOfPreviousRelease(t *testing.T) {
 		return tx.Drawers().Insert(ctx, d, nil)
 	}); err != nil {
 		t.Fatalf("write after the upgrade: %v", err)
+	}
+}
+
+// A new palace's files are readable by their owner only; a leftover of a
+// create that died halfway (its temporary database) is not a palace; a
+// second create of the same name conflicts.
+func TestNewPalaceFilesAreOwnerOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, err := sqlite.Open(t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(b.CacheDir("crashed"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.CacheDir("crashed"), ".create-1.db"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Create(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if names, err := b.Names(ctx); err != nil || len(names) != 1 || names[0] != "p" {
+		t.Fatalf("Names = %v, %v; the half-created palace must not be listed", names, err)
+	}
+	if err := store.Write(ctx, st, func(tx store.Tx) error { return tx.Meta().Set(ctx, "k", "v") }); err != nil {
+		t.Fatal(err)
+	}
+	dir := b.CacheDir("p")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v", e.Name(), fi.Mode().Perm())
+		}
+	}
+	if _, err := b.Create(ctx, "p"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second create: %v", err)
 	}
 }
