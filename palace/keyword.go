@@ -150,7 +150,6 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 // sync returns the index caught up with every committed change, building
 // it first when it is not built yet.
 func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
-	k.searches.Add(1)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if err := k.buildLocked(ctx); err != nil {

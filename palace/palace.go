@@ -31,6 +31,9 @@ type Palace struct {
 	qcache *queryCache
 	access *accessLog
 
+	stopFollow context.CancelFunc
+	following  sync.WaitGroup
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -52,7 +55,36 @@ func openPalace(r *Registry, name string, st store.Store) *Palace {
 	p.kw = newKeywordState(p)
 	p.qcache = newQueryCache(512)
 	p.access = &accessLog{pending: map[int64]int64{}}
+	p.follow()
 	return p
+}
+
+// follow starts catching the palace's built indexes up whenever its store
+// announces a change (Config.Follow, with a store.Notifier). Close stops
+// it.
+func (p *Palace) follow() {
+	n, ok := p.st.(store.Notifier)
+	if !ok || !p.reg.cfg.Follow {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.stopFollow = cancel
+	p.following.Add(1)
+	go func() {
+		defer p.following.Done()
+		for range n.Changes(ctx) {
+			if p.vec.isLoaded() {
+				if _, err := p.vec.sync(ctx); err != nil && ctx.Err() == nil {
+					p.log.Debug().Err(err).Msg("follow: vector catch-up")
+				}
+			}
+			if p.kw.ready.Load() {
+				if _, err := p.kw.sync(ctx); err != nil && ctx.Err() == nil {
+					p.log.Debug().Err(err).Msg("follow: keyword catch-up")
+				}
+			}
+		}
+	}()
 }
 
 // Name is the palace's name (also its id).
@@ -86,6 +118,10 @@ func (p *Palace) Registry() *Registry { return p.reg }
 // closes the store. It is safe to call more than once.
 func (p *Palace) Close() error {
 	p.closeOnce.Do(func() {
+		if p.stopFollow != nil {
+			p.stopFollow()
+			p.following.Wait()
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		var errs []error

@@ -40,6 +40,12 @@ type Config struct {
 	// OnOpen, when set, is called once for every palace the registry opens
 	// (the dreamer uses it to start per-palace work).
 	OnOpen func(*Palace)
+	// Follow keeps each open palace's indexes caught up in the background
+	// when its store announces other processes' (other nodes') changes
+	// (store.Notifier: PostgreSQL's LISTEN/NOTIFY), so the next search
+	// finds nothing left to replay. Long-running processes (serve, http)
+	// set it; searches catch up by themselves either way.
+	Follow bool
 	// Extractor turns buffered conversation into episodes, atomic facts,
 	// profiles and agent cases (AppendMessages, FlushSession). Nil means
 	// extract.Heuristic().

@@ -308,6 +308,7 @@ func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allow
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	p.kw.searches.Add(1)
 	idx, err := p.kw.sync(ctx)
 	if err != nil {
 		return nil, err

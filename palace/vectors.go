@@ -63,6 +63,12 @@ func (v *vectorState) info() IndexInfo {
 	return in
 }
 
+func (v *vectorState) isLoaded() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.loaded
+}
+
 func (v *vectorState) snapshotPath() string { return filepath.Join(v.p.Dir(), indexFile) }
 
 // indexFile is the vector index snapshot in the palace's cache directory.

@@ -44,6 +44,7 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 	// to be listed or watched cost no memory.
 	cfg, err := registryConfig(dataDir, log, c.dm.Start)
 	if err == nil {
+		cfg.Follow = true // catch indexes up when another node writes (PostgreSQL)
 		c.reg, err = palace.OpenRegistry(cfg)
 	}
 	if err != nil {
