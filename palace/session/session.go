@@ -27,6 +27,9 @@ const (
 // drawers.
 const EventExtracted = "session.extracted"
 
+// RequestKeyLifetime is how long a request key makes retries no-ops.
+const RequestKeyLifetime = 24 * time.Hour
+
 // Limits on session input.
 const (
 	MaxIDBytes        = 256
@@ -41,6 +44,10 @@ type Options struct {
 	// AgentID owns the agent cases. Empty: the sender_id of the first
 	// assistant message; with none, "agent".
 	AgentID string
+	// RequestKey, when set, makes Append idempotent: a retry with a key
+	// the palace saw within RequestKeyLifetime buffers nothing again
+	// (Result.Duplicate). Keys are per palace.
+	RequestKey string
 	// Agent selects the agent track alone (agent cases, no episodes).
 	// Without it, a stretch whose assistant turns called tools also yields
 	// an agent case when an agent id is known (AgentID or an assistant
@@ -51,6 +58,7 @@ type Options struct {
 // Result reports what Append or Flush did.
 type Result struct {
 	Status    string   // "accumulated" or "extracted"
+	Duplicate bool     // the request key was seen before: nothing was buffered
 	Buffered  int      // messages still buffered for the session after the call
 	DrawerIDs []string // drawers written by extraction in this call (episodes, atomic facts, cases)
 }
@@ -165,8 +173,13 @@ func (r Recorder) Append(ctx context.Context, sessionID string, msgs []extract.M
 	defer unlock()
 
 	decided := r.llmBoundaries(ctx, sessionID, clean)
-	if err := r.buffer(ctx, sessionID, clean, decided, opt); err != nil {
+	fresh, err := r.buffer(ctx, sessionID, clean, decided, opt)
+	if err != nil {
 		return Result{}, err
+	}
+	if !fresh {
+		n, err := r.count(ctx, sessionID)
+		return Result{Status: Accumulated, Duplicate: true, Buffered: n, DrawerIDs: []string{}}, err
 	}
 	res, err := r.extractClosed(ctx, sessionID, opt)
 	if err != nil {
@@ -286,9 +299,17 @@ func (r Recorder) llmBoundaries(ctx context.Context, sessionID string, msgs []ex
 }
 
 // buffer appends the messages to the buffer, numbering stretches.
-func (r Recorder) buffer(ctx context.Context, sessionID string, msgs []extract.Message, decided []bool, opt Options) error {
-	return r.p.Write(ctx, func(t *palace.Tx) error {
+// It reports false, buffering nothing, when opt.RequestKey was seen before.
+func (r Recorder) buffer(ctx context.Context, sessionID string, msgs []extract.Message, decided []bool, opt Options) (bool, error) {
+	fresh := true
+	err := r.p.Write(ctx, func(t *palace.Tx) error {
 		st := t.Store().Sessions()
+		if opt.RequestKey != "" {
+			var err error
+			if fresh, err = st.Claim(ctx, opt.RequestKey, t.Now(), RequestKeyLifetime); err != nil || !fresh {
+				return palace.StoreError("claim request key", err)
+			}
+		}
 		open, cur, err := openStretch(ctx, st, sessionID)
 		if err != nil {
 			return err
@@ -329,6 +350,7 @@ func (r Recorder) buffer(ctx context.Context, sessionID string, msgs []extract.M
 		}
 		return palace.StoreError("write session state", st.SetOpenStretch(ctx, sessionID, open, t.Now()))
 	})
+	return fresh, err
 }
 
 // closeOpenStretch closes the open stretch if it holds messages.

@@ -60,4 +60,8 @@ type SessionWriter interface {
 	// Reserve adds n to the counter named prefix and returns its new
 	// value (the last of the n numbers reserved).
 	Reserve(ctx context.Context, prefix string, n int) (int64, error)
+	// Claim records a request key (a client's idempotency key) at at and
+	// reports whether it is new; a key seen before is not recorded again.
+	// Keys older than forget are dropped first, so the table stays small.
+	Claim(ctx context.Context, key string, at time.Time, forget time.Duration) (bool, error)
 }

@@ -231,11 +231,15 @@ func (a *API) add(ctx context.Context, body map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := session.Of(p).Append(ctx, req.session, msgs, session.Options{})
+	res, err := session.Of(p).Append(ctx, req.session, msgs, session.Options{RequestKey: requestKey(ctx)})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"message_count": len(msgs), "status": res.Status}, nil
+	out := map[string]any{"message_count": len(msgs), "status": res.Status}
+	if res.Duplicate {
+		out["duplicate"] = true // a retry (same Idempotency-Key): nothing was buffered again
+	}
+	return out, nil
 }
 
 // flush is POST /api/v1/memory/flush.

@@ -199,13 +199,42 @@ func (a *API) endpoint(fn handlerFunc) http.Handler {
 			a.fail(w, r, rid, err)
 			return
 		}
-		data, err := fn(r.Context(), body)
+		ctx := r.Context()
+		if key := r.Header.Get("Idempotency-Key"); key != "" {
+			if !validRequestKey(key) {
+				a.writeError(w, r, rid, http.StatusBadRequest, "Idempotency-Key must be 1 to 255 printable ASCII characters")
+				return
+			}
+			ctx = context.WithValue(ctx, requestKeyCtx{}, key)
+		}
+		data, err := fn(ctx, body)
 		if err != nil {
 			a.fail(w, r, rid, err)
 			return
 		}
 		a.writeJSON(w, http.StatusOK, successEnvelope{RequestID: rid, Data: data})
 	})
+}
+
+// requestKeyCtx carries a request's Idempotency-Key to its handler.
+type requestKeyCtx struct{}
+
+// requestKey is the request's Idempotency-Key ("" when it sent none).
+func requestKey(ctx context.Context) string {
+	k, _ := ctx.Value(requestKeyCtx{}).(string)
+	return k
+}
+
+func validRequestKey(k string) bool {
+	if len(k) == 0 || len(k) > 255 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // fail maps an error to its status once, here at the edge.

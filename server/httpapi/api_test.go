@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -379,5 +380,63 @@ func TestSearchMethodsAndRadius(t *testing.T) {
 	// radius 0 (given) applies no threshold even with top_k -1.
 	if n := len(list(e.ok("/api/v1/memory/search", `{"user_id":"dan","query":"zebra crossing","radius":0}`)["episodes"])); n == 0 {
 		t.Error("radius 0 filtered everything")
+	}
+}
+
+// A retried /add with the same Idempotency-Key buffers its messages once
+// (a client that timed out and retries must not duplicate the turn).
+func TestAddIsIdempotentWithAKey(t *testing.T) {
+	e := newEnv(t, palace.Config{}, nil)
+	body := `{"session_id":"s","messages":[{"sender_id":"bob","role":"user","timestamp":1779968400000,"content":"I moved to Porto"}]}`
+	send := func(key string) map[string]any {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, e.srv.URL+"/api/v1/memory/add", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var env struct {
+			Data  map[string]any `json:"data"`
+			Error map[string]any `json:"error"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+			t.Fatal(err)
+		}
+		if key == "bad key" {
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("bad key answered %d", resp.StatusCode)
+			}
+			return env.Error
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d: %v", resp.StatusCode, env.Error)
+		}
+		return env.Data
+	}
+	if first := send("k-1"); first["duplicate"] != nil {
+		t.Fatalf("first send = %v", first)
+	}
+	if again := send("k-1"); again["duplicate"] != true || again["message_count"] != float64(1) {
+		t.Fatalf("retry = %v", again)
+	}
+	msgs, err := session.Of(e.palace("default")).Messages(context.Background(), "s")
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("buffered after a retry: %d, %v", len(msgs), err)
+	}
+	send("k-2") // another key: another request
+	send("")    // no key: every send counts
+	if msgs, _ = session.Of(e.palace("default")).Messages(context.Background(), "s"); len(msgs) != 3 {
+		t.Fatalf("buffered %d, want 3", len(msgs))
+	}
+	if errBody := send("bad key"); errBody == nil {
+		t.Fatal("a key with a space was accepted")
 	}
 }

@@ -140,3 +140,15 @@ func (s sessions) Reserve(ctx context.Context, prefix string, n int) (int64, err
 		ON CONFLICT(prefix) DO UPDATE SET n = n + excluded.n RETURNING n`, prefix, n).Scan(&last)
 	return last, err
 }
+
+func (s sessions) Claim(ctx context.Context, key string, at time.Time, forget time.Duration) (bool, error) {
+	if _, err := s.q.ExecContext(ctx, `DELETE FROM request_keys WHERE at < ?`, at.Add(-forget).UnixMilli()); err != nil {
+		return false, fmt.Errorf("claim request key: %w", err)
+	}
+	res, err := s.q.ExecContext(ctx, `INSERT INTO request_keys(key, at) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, at.UnixMilli())
+	if err != nil {
+		return false, fmt.Errorf("claim request key: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
