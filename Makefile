@@ -4,7 +4,14 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build run test test-short vet fmt bench eval clean
+.PHONY: build run test test-short vet fmt bench eval clean fuzz
+
+# Go fuzz targets, as package:Target. Each has a seed corpus in its
+# package's testdata/fuzz/<Target>; `make test` runs every target for
+# FUZZ_SMOKE, `make fuzz` for FUZZTIME.
+FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./server/httpapi:FuzzFilter
+FUZZ_SMOKE   ?= 3s
+FUZZTIME     ?= 2m
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/loci ./cmd/loci
@@ -19,6 +26,15 @@ test: build
 	$(GO) test -count=1 -timeout 15m ./...
 	# The keyword tokenizer against SQLite FTS5's own (needs go-sqlite3 with FTS5).
 	$(GO) test -count=1 -tags sqlite_fts5 ./palace/bm25/
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SMOKE)
+
+# fuzz: every fuzz target for FUZZTIME (failing inputs land in testdata/fuzz).
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >/dev/null || { \
+			$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime 1x "$${t%%:*}"; exit 1; }; \
+	done
 
 test-short:
 	$(GO) test -short ./...
