@@ -105,6 +105,8 @@ func storeErr(op string, err error) error {
 		return &Error{Code: CodeNotFound, Message: op + ": not found", Err: err}
 	case errors.Is(err, store.ErrConflict):
 		return &Error{Code: CodeConflict, Message: op + ": already exists", Err: err}
+	case errors.Is(err, store.ErrReadOnly):
+		return &Error{Code: CodeInvalid, Message: op + ": the palace is read-only here (its data dir cannot be written)", Err: err}
 	}
 	return internal(op, err)
 }

@@ -3,8 +3,10 @@ package palace
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/loci-mem/loci/kg"
@@ -129,7 +131,11 @@ func (p *Palace) Close() error {
 			errs = append(errs, err)
 		}
 		if err := p.SaveIndex(ctx); err != nil {
-			p.log.Warn().Err(err).Msg("save index snapshots")
+			if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+				p.log.Debug().Err(err).Msg("save index snapshots: cache dir not writable")
+			} else {
+				p.log.Warn().Err(err).Msg("save index snapshots")
+			}
 		}
 		if err := p.st.Close(); err != nil {
 			errs = append(errs, err)

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"path/filepath"
 	"sync"
@@ -349,9 +350,13 @@ func (p *Palace) FlushAccess(ctx context.Context) error {
 	for rid, n := range pending {
 		hits[rid] = store.Access{Hits: n, Last: time.UnixMilli(last[rid])}
 	}
-	return storeErr("flush access stats", store.Write(ctx, p.st, func(tx store.Tx) error {
+	err := store.Write(ctx, p.st, func(tx store.Tx) error {
 		return tx.Drawers().AddAccess(ctx, hits)
-	}))
+	})
+	if errors.Is(err, store.ErrReadOnly) {
+		return nil // statistics are a nicety; a read-only palace keeps none
+	}
+	return storeErr("flush access stats", err)
 }
 
 // WarmIndex loads the vector index (from its snapshot when valid) and

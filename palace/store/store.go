@@ -15,6 +15,9 @@ var (
 	// ErrConflict: a row with that key exists already (a drawer id, a
 	// fact number, a palace name).
 	ErrConflict = errors.New("already exists")
+	// ErrReadOnly: the store can be read but not written (a SQLite data
+	// dir on a read-only mount, say).
+	ErrReadOnly = errors.New("read-only")
 	// ErrUnavailable: the backend cannot be reached (a PostgreSQL server
 	// restarting). The operation may be retried.
 	ErrUnavailable = errors.New("store unavailable")

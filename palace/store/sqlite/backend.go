@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/loci-mem/loci/palace/store"
 )
@@ -27,16 +28,19 @@ type Options struct {
 // <data dir>/palaces/<name>/, as one SQLite file in WAL mode (palace.db);
 // the palace's derived caches live in the same directory.
 type Backend struct {
-	dataDir string
-	root    string // dataDir/palaces
-	sync    string
+	dataDir  string
+	root     string // dataDir/palaces
+	sync     string
+	readOnly bool // the data dir cannot be written: palaces open for reading only
 }
 
 var _ store.Backend = (*Backend)(nil)
 
 // Open prepares the data directory (creating it if needed) and checks that
 // it is writable, so that a bad data directory fails at start rather than
-// on first use.
+// on first use. A data directory that exists but cannot be written (a
+// read-only mount, another user's files) opens read-only: its palaces can
+// be read and searched, and every write fails with store.ErrReadOnly.
 func Open(dataDir string, o Options) (*Backend, error) {
 	abs, err := filepath.Abs(dataDir)
 	if err != nil {
@@ -51,17 +55,36 @@ func Open(dataDir string, o Options) (*Backend, error) {
 		return nil, fmt.Errorf("sync mode %q: want NORMAL or FULL", o.Sync)
 	}
 	root := filepath.Join(abs, "palaces")
+	b := &Backend{dataDir: abs, root: root, sync: sync}
 	if err := os.MkdirAll(root, 0o700); err != nil {
+		if fi, serr := os.Stat(root); serr == nil && fi.IsDir() && readOnlyErr(err) {
+			b.readOnly = true
+			return b, nil
+		}
 		return nil, fmt.Errorf("data dir %q is not usable: %w", abs, err)
 	}
 	probe, err := os.CreateTemp(root, ".probe-*")
 	if err != nil {
+		if readOnlyErr(err) {
+			b.readOnly = true
+			return b, nil
+		}
 		return nil, fmt.Errorf("data dir %q is not writable: %w", abs, err)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	return &Backend{dataDir: abs, root: root, sync: sync}, nil
+	return b, nil
 }
+
+// readOnlyErr reports a failure to write because of permissions or a
+// read-only file system.
+func readOnlyErr(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+// ReadOnly reports whether the data dir could not be written when the
+// backend opened.
+func (b *Backend) ReadOnly() bool { return b.readOnly }
 
 // Kind is "sqlite".
 func (b *Backend) Kind() string { return "sqlite" }
@@ -111,6 +134,9 @@ func (b *Backend) Exists(ctx context.Context, name string) (bool, error) {
 // run, so a create that fails halfway (a full disk) leaves no palace
 // behind. Files are readable by their owner only.
 func (b *Backend) Create(ctx context.Context, name string) (store.Store, error) {
+	if b.readOnly {
+		return nil, fmt.Errorf("create palace %q: data dir %q: %w", name, b.dataDir, store.ErrReadOnly)
+	}
 	dir := b.CacheDir(name)
 	// Mkdir (not MkdirAll) is the atomic claim: two creators race, one
 	// wins. A directory without a database is a crashed create: adopt it.
@@ -160,6 +186,13 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 	path := b.path(name)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("palace %q: %w", name, store.ErrNotFound)
+	}
+	if b.readOnly {
+		db, err := openReadOnly(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("open palace %q read-only: %w", name, err)
+		}
+		return &Store{db: db, name: name, path: path, readOnly: true}, nil
 	}
 	ownerOnly(path)
 	db, err := openDB(ctx, path, b.sync)

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/loci-mem/loci/palace/store"
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
@@ -102,20 +104,10 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL DEFAULT (unixepoch()))`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	entries, err := migrationFS.ReadDir("migrations")
+	names, err := migrationNames()
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(entries)+len(goMigrations))
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".sql") {
-			names = append(names, e.Name())
-		}
-	}
-	for name := range goMigrations {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 
 	applied := map[string]bool{}
 	rows, err := db.QueryContext(ctx, `SELECT name FROM schema_migrations`)
@@ -152,6 +144,25 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 	}
 	return nil
+}
+
+// migrationNames lists every migration, SQL and Go, in the order applied.
+func migrationNames() ([]string, error) {
+	entries, err := migrationFS.ReadDir("migrations")
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries)+len(goMigrations))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".sql") {
+			names = append(names, e.Name())
+		}
+	}
+	for name := range goMigrations {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names, nil
 }
 
 func applyMigration(ctx context.Context, db *sql.DB, name string, apply func(context.Context, *sql.Tx) error) error {
@@ -216,4 +227,52 @@ func dropFTS(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// openReadOnly opens a palace whose directory cannot be written. SQLite
+// needs to create the WAL's shared-memory file to read a WAL database, so
+// when it is absent (a cleanly closed palace) the file is opened immutable:
+// nothing can change it while the directory stays read-only. A palace that
+// lacks a migration cannot be upgraded here, and says so.
+func openReadOnly(ctx context.Context, path string) (*sql.DB, error) {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", "15000")
+	if _, err := os.Stat(path + "-shm"); err != nil {
+		q.Set("immutable", "1")
+	}
+	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	applied := map[string]bool{}
+	rows, err := db.QueryContext(ctx, `SELECT name FROM schema_migrations`)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			applied[n] = true
+		}
+	}
+	rows.Close()
+	names, err := migrationNames()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	for _, n := range names {
+		if !applied[n] {
+			db.Close()
+			return nil, fmt.Errorf("it needs migration %s, which cannot run in a read-only data dir: %w", n, store.ErrReadOnly)
+		}
+	}
+	return db, nil
 }

@@ -15,9 +15,10 @@ import (
 // and in others, queue on the busy timeout instead of failing when they
 // upgrade a read lock.
 type Store struct {
-	db   *sql.DB
-	name string
-	path string
+	db       *sql.DB
+	name     string
+	path     string
+	readOnly bool
 }
 
 var (
@@ -46,6 +47,9 @@ func (s *Store) Triples() kg.Reader            { return triples{s.db} }
 
 // Begin starts an immediate write transaction.
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	if s.readOnly {
+		return nil, fmt.Errorf("palace %q: %w", s.name, store.ErrReadOnly)
+	}
 	t, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin write: %w", err)
@@ -55,6 +59,9 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 
 // BeginTriples is Begin for the knowledge graph.
 func (s *Store) BeginTriples(ctx context.Context) (kg.Tx, error) {
+	if s.readOnly {
+		return nil, fmt.Errorf("palace %q: %w", s.name, store.ErrReadOnly)
+	}
 	t, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin write: %w", err)
