@@ -86,7 +86,7 @@ func RoomLabel(room string) string {
 
 // Limits on drawer fields, enforced on every write.
 const (
-	MaxContentBytes = 256 << 10
+	MaxContentBytes = 4 << 20 // long texts are indexed as passages (passages.go)
 	MaxTags         = 64
 	MaxTagBytes     = 128
 	MaxRoomBytes    = 128

@@ -24,14 +24,22 @@ type keywordState struct {
 	idx   *bm25.Index
 	hw    int64 // highest drawers.seq the index reflects
 	ready atomic.Bool
+	// long holds the passage count of every drawer indexed as passages
+	// (keys passageKey(rid, 1..n)); a drawer absent from it is indexed
+	// whole (key passageKey(rid, 0)). Long drawers are few, so the map is
+	// small.
+	long map[int64]int32
 
 	searches atomic.Int64 // keyword searches served since the palace opened
 }
 
 // KeywordIndexInfo reports the state of the in-memory keyword index.
 type KeywordIndexInfo struct {
-	Loaded   bool  `json:"loaded"`
-	Drawers  int   `json:"drawers"`
+	Loaded  bool `json:"loaded"`
+	Drawers int  `json:"drawers"`
+	// Passages counts the passages of the drawers indexed as passages
+	// (long texts; see passages.go).
+	Passages int   `json:"passages"`
 	Terms    int   `json:"terms"`
 	CaughtUp int64 `json:"caught_up_seq"`
 	// MemorySearches counts keyword searches since the palace was opened.
@@ -45,8 +53,13 @@ func (k *keywordState) info() KeywordIndexInfo {
 	}
 	k.mu.Lock()
 	idx, hw := k.idx, k.hw
+	docs := idx.Len()
+	for _, n := range k.long {
+		in.Passages += int(n)
+		docs -= int(n) - 1
+	}
 	k.mu.Unlock()
-	in.Loaded, in.Drawers, in.Terms, in.CaughtUp = true, idx.Len(), idx.Terms(), hw
+	in.Loaded, in.Drawers, in.Terms, in.CaughtUp = true, docs, idx.Terms(), hw
 	return in
 }
 
@@ -85,7 +98,45 @@ type kwRow struct {
 	rid, seq          int64
 	active            bool
 	content, keywords string
-	doc               bm25.Doc
+	docs              []bm25.Doc // one per passage, or one for the whole text
+}
+
+// analyze makes a drawer's index documents: its whole text, or each of
+// its passages (every passage carries the drawer's keywords).
+func analyze(an *bm25.Analyzer, content, keywords string) []bm25.Doc {
+	spans := Passages(content)
+	if spans == nil {
+		return []bm25.Doc{an.Analyze(content, keywords)}
+	}
+	docs := make([]bm25.Doc, len(spans))
+	for i, sp := range spans {
+		docs[i] = an.Analyze(content[sp.Start:sp.End], keywords)
+	}
+	return docs
+}
+
+// put indexes a drawer's documents, first dropping the keys of the
+// passages it no longer has.
+func (k *keywordState) put(idx *bm25.Index, rid int64, active bool, docs []bm25.Doc) {
+	old := int(k.long[rid])
+	if len(docs) == 1 { // whole
+		for p := 1; p <= old; p++ {
+			idx.Remove(passageKey(rid, p))
+		}
+		delete(k.long, rid)
+		idx.PutDoc(passageKey(rid, 0), active, docs[0])
+		return
+	}
+	if old == 0 {
+		idx.Remove(passageKey(rid, 0))
+	}
+	for p := len(docs) + 1; p <= old; p++ {
+		idx.Remove(passageKey(rid, p))
+	}
+	for i, d := range docs {
+		idx.PutDoc(passageKey(rid, i+1), active, d)
+	}
+	k.long[rid] = int32(len(docs))
 }
 
 // build reads every drawer and indexes it, tokenizing on all cores. The
@@ -93,6 +144,7 @@ type kwRow struct {
 // and any later change has a larger seq.
 func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 	idx := bm25.New(ftsWeights...)
+	k.long = map[int64]int32{}
 	const batchSize = 256
 	todo := make(chan []kwRow, 4)
 	done := make(chan []kwRow, 4)
@@ -104,7 +156,7 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 			an := idx.Analyzer()
 			for batch := range todo {
 				for i := range batch {
-					batch[i].doc = an.Analyze(batch[i].content, batch[i].keywords)
+					batch[i].docs = analyze(an, batch[i].content, batch[i].keywords)
 					batch[i].content, batch[i].keywords = "", ""
 				}
 				done <- batch
@@ -117,7 +169,7 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 		defer close(added)
 		for batch := range done {
 			for _, r := range batch {
-				idx.PutDoc(r.rid, r.active, r.doc)
+				k.put(idx, r.rid, r.active, r.docs)
 				hw = max(hw, r.seq)
 			}
 		}
@@ -171,8 +223,9 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	if maxSeq == k.hw {
 		return k.idx, nil
 	}
+	an := k.idx.Analyzer()
 	err = k.p.st.Drawers().Changes(ctx, k.hw, store.ChangeFields{Text: true}, func(c store.Change) error {
-		k.idx.Put(c.RID, c.Status == StatusActive, c.Content, c.Keywords)
+		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords))
 		k.hw = c.Seq
 		return nil
 	})

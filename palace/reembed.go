@@ -57,16 +57,15 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 				break
 			}
 			after = page[len(page)-1].RID
-			texts := make([]string, len(page))
+			ds := make([]*Drawer, len(page))
 			for i, r := range page {
-				texts[i] = embedText(&Drawer{Content: r.Content, Keywords: r.Keywords})
+				ds[i] = &Drawer{Content: r.Content, Keywords: r.Keywords}
 			}
-			vecs, err := p.emb.Embed(ctx, texts)
-			if err != nil {
-				return done, internal("reembed: embed", err)
-			}
-			if len(vecs) != len(texts) {
-				return done, internal("reembed: embed", errShortEmbed)
+			vecs := p.Embed(ctx, ds)
+			for _, v := range vecs {
+				if v.Whole == nil {
+					return done, internal("reembed: embed", errShortEmbed)
+				}
 			}
 			n, err := p.storeVectors(ctx, page, vecs)
 			if err != nil {
@@ -83,12 +82,12 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 
 // storeVectors writes new vectors in one transaction, skipping drawers
 // whose seq moved since they were read.
-func (p *Palace) storeVectors(ctx context.Context, page []store.VectorTodo, vecs [][]float32) (int, error) {
+func (p *Palace) storeVectors(ctx context.Context, page []store.VectorTodo, vecs []Vectors) (int, error) {
 	model := p.emb.ID()
 	stored := 0
 	err := p.Write(ctx, func(t *Tx) error {
 		for i, r := range page {
-			if len(vecs[i]) != p.emb.Dim() {
+			if len(vecs[i].Whole) != p.emb.Dim() {
 				continue
 			}
 			if cur, err := t.st.Drawers().SeqOf(ctx, r.RID); err != nil || cur != r.Seq {
@@ -98,7 +97,7 @@ func (p *Palace) storeVectors(ctx context.Context, page []store.VectorTodo, vecs
 			if err != nil {
 				return err
 			}
-			if err := t.st.Drawers().SetVector(ctx, r.RID, seq, model, seq, encodeVector(vecs[i])); err != nil {
+			if err := t.st.Drawers().SetVector(ctx, r.RID, seq, model, seq, *vecs[i].encode()); err != nil {
 				return storeErr("reembed", err)
 			}
 			stored++

@@ -38,10 +38,10 @@ func (p *Palace) Scan(ctx context.Context, o ScanOptions, fn func(d *Drawer, vec
 	q := store.ScanQuery{Filter: f, Limit: o.PageSize, Vectors: o.Vectors}
 	var fnErr error
 	for {
-		last, n, err := p.st.Drawers().Scan(ctx, q, func(d *Drawer, blob []byte) error {
+		last, n, err := p.st.Drawers().Scan(ctx, q, func(d *Drawer, v *store.Vector) error {
 			var vec []float32
-			if o.Vectors && d.Model == model && len(blob) == 4*dim {
-				vec = decodeVector(blob)
+			if v != nil && d.Model == model && len(v.Blob) == 4*dim {
+				vec = decodeVector(v.Blob)
 			}
 			if err := fn(d, vec); err != nil {
 				fnErr = err

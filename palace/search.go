@@ -63,6 +63,10 @@ type Hit struct {
 	// InTimeRange reports that the query named a time and the drawer's
 	// event time falls in it.
 	InTimeRange bool
+	// Passage is the part of a long drawer's text that matched best (the
+	// passage of the better of its two ranks); nil for a drawer indexed
+	// whole.
+	Passage *Span
 }
 
 // Fusion weighs the rankers of a hybrid search: a drawer at 1-based rank r
@@ -122,6 +126,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		rid               int64
 		rrf, bm25, cosine float64
 		krank, vrank      int
+		kpass, vpass      int // best passage in each list
 	}
 	cands := map[int64]*cand{}
 	get := func(rid int64) *cand {
@@ -169,13 +174,13 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	for i, r := range kw {
 		c := get(r.rid)
 		rank := tiedRank(kw, i)
-		c.krank, c.bm25 = rank, r.score
+		c.krank, c.bm25, c.kpass = rank, r.score, r.passage
 		c.rrf += fu.KeywordWeight / (fu.K + float64(rank))
 	}
 	for i, r := range vec {
 		c := get(r.rid)
 		rank := tiedRank(vec, i)
-		c.vrank, c.cosine = rank, r.score
+		c.vrank, c.cosine, c.vpass = rank, r.score, r.passage
 		c.rrf += fu.VectorWeight / (fu.K + float64(rank))
 	}
 
@@ -253,7 +258,8 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		hits = append(hits, Hit{Drawer: d, Score: c.rrf / best, Cosine: c.cosine, BM25: c.bm25,
 			KeywordRank: c.krank, VectorRank: c.vrank,
-			InTimeRange: timed && !d.Timestamp.Before(window.From) && d.Timestamp.Before(window.To)})
+			InTimeRange: timed && !d.Timestamp.Before(window.From) && d.Timestamp.Before(window.To),
+			Passage:     bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass)})
 	}
 	sortHits(hits)
 	if len(hits) > req.K {
@@ -267,6 +273,25 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		p.noteAccess(rs)
 	}
 	return hits, nil
+}
+
+// bestPassage is the span of the passage that ranked a long drawer best:
+// the keyword list's when it ranked the drawer at least as high as the
+// vector list, else the vector list's. nil for a drawer indexed whole.
+func bestPassage(d *Drawer, krank, kpass, vrank, vpass int) *Span {
+	p := vpass
+	if krank > 0 && (vrank == 0 || krank <= vrank) {
+		p = kpass
+	}
+	if p == 0 {
+		return nil
+	}
+	spans := Passages(d.Content)
+	if p > len(spans) {
+		return nil
+	}
+	sp := spans[p-1]
+	return &sp
 }
 
 // sortHits orders by score, then importance, then recency: importance and
@@ -295,8 +320,9 @@ func tiedRank(list []ranked, i int) int {
 }
 
 type ranked struct {
-	rid   int64
-	score float64
+	rid     int64
+	score   float64
+	passage int // the best passage (passages.go); 0: the whole text
 }
 
 // keywordSearch ranks by BM25 from the in-memory index (keyword.go),
@@ -313,15 +339,30 @@ func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allow
 	if err != nil {
 		return nil, err
 	}
+	// A long drawer's passages are documents of their own: ask for more
+	// than limit, and keep each drawer once, at its best passage (MaxP).
+	want := 2*limit + 8
 	var hits []bm25.Hit
 	if allowed == nil {
-		hits = idx.Search(terms, limit, true, nil)
+		hits = idx.Search(terms, want, true, nil)
 	} else {
-		hits = idx.Search(terms, limit, false, allowed.hasRID)
+		hits = idx.Search(terms, want, false, func(key int64) bool {
+			rid, _ := splitKey(key)
+			return allowed.hasRID(rid)
+		})
 	}
-	out := make([]ranked, len(hits))
-	for i, h := range hits {
-		out[i] = ranked{rid: h.Key, score: h.Score}
+	out := make([]ranked, 0, min(len(hits), limit))
+	seen := make(map[int64]bool, len(hits))
+	for _, h := range hits {
+		rid, passage := splitKey(h.Key)
+		if seen[rid] {
+			continue
+		}
+		seen[rid] = true
+		out = append(out, ranked{rid: rid, score: h.Score, passage: passage})
+		if len(out) == limit {
+			break
+		}
 	}
 	return out, nil
 }
@@ -346,21 +387,24 @@ func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowe
 	if err != nil {
 		return nil, err
 	}
+	// A long drawer has several vectors (its passages): ask for more than
+	// limit, so that after keeping each drawer once there are enough.
+	want := 2*limit + 8
 	var res []index.Result
 	switch {
 	case allowed != nil && allowed.keys.len() == 0:
 		return nil, nil
 	case allowed != nil && allowed.keys.len()*selectiveFraction <= idx.Len():
 		// A selective filter: score just its drawers.
-		res = searchKeys(idx, qv, limit, allowed.keyList, allowed.hasKey)
+		res = searchKeys(idx, qv, want, p.vec.indexKeys(allowed.keyList), allowed.hasKey)
 	case allowed != nil && exhaustive:
-		res = searchExact(idx, qv, limit, allowed.hasKey)
+		res = searchExact(idx, qv, want, allowed.hasKey)
 	case allowed != nil:
-		res = idx.Search(qv, limit+8, allowed.hasKey)
+		res = idx.Search(qv, want, allowed.hasKey)
 	case exhaustive:
-		res = searchExact(idx, qv, limit, nil)
+		res = searchExact(idx, qv, want, nil)
 	default:
-		res = idx.Search(qv, limit+8, nil)
+		res = idx.Search(qv, want, nil)
 	}
 	if out, ok := p.vec.activeRIDs(res, limit); ok {
 		return out, nil
@@ -375,8 +419,14 @@ type allowedSet struct {
 	keyList    []uint64
 }
 
-func (a *allowedSet) hasRID(rid int64) bool  { return a.rids.has(uint64(rid)) }
-func (a *allowedSet) hasKey(key uint64) bool { return a.keys.has(key) }
+func (a *allowedSet) hasRID(rid int64) bool { return a.rids.has(uint64(rid)) }
+
+// hasKey reports whether an index key (a drawer's whole-text or passage
+// vector) belongs to an allowed drawer.
+func (a *allowedSet) hasKey(key uint64) bool {
+	vk, _ := splitKey(int64(key))
+	return a.keys.has(uint64(vk))
+}
 
 // allowedDrawers collects the drawers a filter selects, as rows and
 // vector keys.
@@ -401,16 +451,19 @@ func (p *Palace) resolveKeys(ctx context.Context, res []index.Result, limit int)
 	}
 	keys := make([]int64, len(res))
 	for i, r := range res {
-		keys[i] = int64(r.Key)
+		keys[i], _ = splitKey(int64(r.Key))
 	}
 	ridOf, err := p.st.Drawers().ResolveKeys(ctx, keys)
 	if err != nil {
 		return nil, storeErr("vector search", err)
 	}
 	out := make([]ranked, 0, len(res))
+	seen := map[int64]bool{}
 	for _, r := range res {
-		if rid, ok := ridOf[int64(r.Key)]; ok {
-			out = append(out, ranked{rid: rid, score: float64(r.Score)})
+		vk, passage := splitKey(int64(r.Key))
+		if rid, ok := ridOf[vk]; ok && !seen[rid] {
+			seen[rid] = true
+			out = append(out, ranked{rid: rid, score: float64(r.Score), passage: passage})
 			if len(out) == limit {
 				break
 			}

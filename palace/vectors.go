@@ -15,10 +15,11 @@ import (
 )
 
 // vectorState is a palace's in-memory vector index and how far it has
-// caught up with the change log. The index is keyed by the drawers'
-// vector keys (Drawer.VecKey); a
-// key is never reused, so re-activating or re-embedding a drawer gives it a
-// new key and stale keys simply fail to resolve (and are tombstoned).
+// caught up with the change log. A drawer's vectors are indexed under
+// passageKey(VecKey, p): its whole text at p = 0 and, for a long text, its
+// passages at 1..n (passages.go). A vector key is never reused, so
+// re-activating or re-embedding a drawer gives it new index keys and stale
+// ones simply fail to resolve (and are tombstoned).
 type vectorState struct {
 	p *Palace
 
@@ -33,9 +34,48 @@ type vectorState struct {
 	// them exact: a drawer that stops being active leaves both (and the
 	// index), and a drawer given a new key drops its old one. So a key the
 	// index returns that is not in ridOf is stale.
-	ridOf   map[uint64]int64
-	keyOf   map[int64]uint64
+	ridOf map[uint64]int64
+	keyOf map[int64]uint64
+	// long holds the passage count of every drawer (by vector key) that
+	// has passage vectors.
+	long    map[uint64]int32
 	lastErr string
+}
+
+// snapshotModel is the model id the snapshot records: the embedder's, and
+// the key scheme (passage keys), so a snapshot of another scheme is rebuilt.
+func (v *vectorState) snapshotModel() string { return v.model + "|passage-keys" }
+
+// ikey is the index key of passage p of the drawer with vector key vk.
+func ikey(vk uint64, p int) uint64 { return uint64(passageKey(int64(vk), p)) }
+
+// drop removes every index key of the drawer with vector key vk and
+// forgets it.
+func (v *vectorState) drop(vk uint64) {
+	v.idx.Remove(ikey(vk, 0))
+	for p := 1; p <= int(v.long[vk]); p++ {
+		v.idx.Remove(ikey(vk, p))
+	}
+	delete(v.long, vk)
+	if rid, ok := v.ridOf[vk]; ok {
+		delete(v.keyOf, rid)
+	}
+	delete(v.ridOf, vk)
+}
+
+// indexKeys lists the index keys of drawers by vector key: every one's
+// whole-text key and its passages'.
+func (v *vectorState) indexKeys(vks []uint64) []uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make([]uint64, 0, len(vks))
+	for _, vk := range vks {
+		out = append(out, ikey(vk, 0))
+		for p := 1; p <= int(v.long[vk]); p++ {
+			out = append(out, ikey(vk, p))
+		}
+	}
+	return out
 }
 
 // IndexInfo reports the state of the vector index.
@@ -83,7 +123,7 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	defer v.mu.Unlock()
 	if !v.loaded {
 		start := time.Now()
-		idx, hw, err := loadSnapshot(v.snapshotPath(), v.model, v.p.emb.Dim())
+		idx, hw, err := loadSnapshot(v.snapshotPath(), v.snapshotModel(), v.p.emb.Dim())
 		if err != nil {
 			v.p.log.Info().Err(err).Msg("vector snapshot unusable; rebuilding from the store")
 			idx, hw = newIndex(v.p.emb.Dim()), 0
@@ -91,7 +131,7 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
 		// The snapshot holds keys only; their drawers come from the
 		// store. A failure only costs speed.
-		if v.ridOf, v.keyOf, err = v.loadRIDs(ctx); err != nil {
+		if v.ridOf, v.keyOf, v.long, err = v.loadRIDs(ctx); err != nil {
 			v.p.log.Info().Err(err).Msg("vector keys to drawers; resolving through the store")
 		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
@@ -102,33 +142,40 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	}
 	if maxSeq < v.hw {
 		// The store went backwards (restored from a backup): start over.
-		v.idx, v.hw, v.ridOf, v.keyOf = newIndex(v.p.emb.Dim()), 0, map[uint64]int64{}, map[int64]uint64{}
+		v.idx, v.hw, v.ridOf, v.keyOf, v.long = newIndex(v.p.emb.Dim()), 0, map[uint64]int64{}, map[int64]uint64{}, map[uint64]int32{}
 	}
 	if maxSeq == v.hw {
 		return v.idx, nil
 	}
 	var buf []float32
+	dim := v.p.emb.Dim()
+	if v.long == nil {
+		v.long = map[uint64]int32{}
+	}
 	err = v.p.st.Drawers().Changes(ctx, v.hw, store.ChangeFields{Vector: true}, func(c store.Change) error {
 		defer func() { v.hw = c.Seq }()
 		if c.VecKey == 0 {
 			return nil
 		}
-		key := uint64(c.VecKey)
-		if old, ok := v.keyOf[c.RID]; ok && old != key {
-			v.idx.Remove(old) // the drawer's previous vector
-			delete(v.ridOf, old)
-			delete(v.keyOf, c.RID)
+		vk := uint64(c.VecKey)
+		if old, ok := v.keyOf[c.RID]; ok && old != vk {
+			v.drop(old) // the drawer's previous vectors
 		}
-		if c.Status == StatusActive && c.Model == v.model && len(c.Vector) == 4*v.p.emb.Dim() {
-			buf = decodeVectorInto(buf, c.Vector) // Add copies it
-			v.idx.Add(key, buf)
-			if v.ridOf != nil {
-				v.ridOf[key], v.keyOf[c.RID] = c.RID, key
+		if c.Status != StatusActive || c.Model != v.model || len(c.Vector) != 4*dim {
+			v.drop(vk)
+			return nil
+		}
+		buf = decodeVectorInto(buf, c.Vector) // Add copies it
+		v.idx.Add(ikey(vk, 0), buf)
+		if n := c.PassageCount; n > 0 && len(c.Passages) == n*4*dim {
+			for p := 1; p <= n; p++ {
+				buf = decodeVectorInto(buf, c.Passages[(p-1)*4*dim:p*4*dim])
+				v.idx.Add(ikey(vk, p), buf)
 			}
-		} else {
-			v.idx.Remove(key)
-			delete(v.ridOf, key)
-			delete(v.keyOf, c.RID)
+			v.long[vk] = int32(n)
+		}
+		if v.ridOf != nil {
+			v.ridOf[vk], v.keyOf[c.RID] = c.RID, vk
 		}
 		return nil
 	})
@@ -139,22 +186,28 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	return v.idx, nil
 }
 
-// loadRIDs maps the keys of active drawers to their rows and back.
-func (v *vectorState) loadRIDs(ctx context.Context) (map[uint64]int64, map[int64]uint64, error) {
+// loadRIDs maps the vector keys of active drawers to their rows and back,
+// and notes the passage counts of long ones.
+func (v *vectorState) loadRIDs(ctx context.Context) (map[uint64]int64, map[int64]uint64, map[uint64]int32, error) {
 	ridOf := make(map[uint64]int64, v.idx.Len())
 	keyOf := make(map[int64]uint64, v.idx.Len())
-	err := v.p.st.Drawers().ActiveKeys(ctx, func(k, rid int64) {
+	long := map[uint64]int32{}
+	err := v.p.st.Drawers().ActiveKeys(ctx, func(k, rid int64, passages int) {
 		ridOf[uint64(k)], keyOf[rid] = rid, uint64(k)
+		if passages > 0 {
+			long[uint64(k)] = int32(passages)
+		}
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, long, err
 	}
-	return ridOf, keyOf, nil
+	return ridOf, keyOf, long, nil
 }
 
 // activeRIDs resolves index results to active drawers from memory, keeping
-// their order, up to limit, and removes stale keys from the index. ok is
-// false when the maps are unknown (the caller then asks the store).
+// their order, each drawer once at its best passage (MaxP), up to limit,
+// and removes stale keys from the index. ok is false when the maps are
+// unknown (the caller then asks the store).
 func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, ok bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -162,13 +215,19 @@ func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, o
 		return nil, false
 	}
 	out = make([]ranked, 0, min(len(res), limit))
+	seen := make(map[int64]bool, len(res))
 	for _, r := range res {
-		rid, found := v.ridOf[r.Key]
+		vk, p := splitKey(int64(r.Key))
+		rid, found := v.ridOf[uint64(vk)]
 		if !found {
 			v.idx.Remove(r.Key)
 			continue
 		}
-		out = append(out, ranked{rid: rid, score: float64(r.Score)})
+		if seen[rid] {
+			continue
+		}
+		seen[rid] = true
+		out = append(out, ranked{rid: rid, score: float64(r.Score), passage: p})
 		if len(out) == limit {
 			break
 		}
@@ -185,7 +244,7 @@ func (p *Palace) SaveIndex(ctx context.Context) error {
 	if !v.loaded || !v.snapshotDue() {
 		return nil
 	}
-	if err := saveSnapshot(v.snapshotPath(), v.idx, v.model, v.hw); err != nil {
+	if err := saveSnapshot(v.snapshotPath(), v.idx, v.snapshotModel(), v.hw); err != nil {
 		v.lastErr = err.Error()
 		return internal("save vector index", err)
 	}
@@ -219,7 +278,7 @@ func (p *Palace) RebuildIndex(ctx context.Context) (int, error) {
 	v := p.vec
 	v.mu.Lock()
 	v.idx, v.hw, v.savedHW, v.loaded = newIndex(p.emb.Dim()), 0, -1, true
-	v.ridOf, v.keyOf = map[uint64]int64{}, map[int64]uint64{}
+	v.ridOf, v.keyOf, v.long = map[uint64]int64{}, map[int64]uint64{}, map[uint64]int32{}
 	v.mu.Unlock()
 	idx, err := v.sync(ctx)
 	if err != nil {

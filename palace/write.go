@@ -113,10 +113,11 @@ func (t *Tx) Get(id string) (*Drawer, error) {
 	return d, storeErr("get drawer", err)
 }
 
-// Insert stores a drawer prepared by Palace.Prepare with its vector (nil:
-// none, the dreamer embeds it later). It logs drawer.added with detail
-// added to the event's own fields, and fills in Seq, Model, VecKey and RID.
-func (t *Tx) Insert(d *Drawer, vec []float32, detail map[string]any) error {
+// Insert stores a drawer prepared by Palace.Prepare with its vectors (see
+// Palace.Embed; no Whole vector: none, the dreamer embeds it later). It
+// logs drawer.added with detail added to the event's own fields, and fills
+// in Seq, Model, VecKey and RID.
+func (t *Tx) Insert(d *Drawer, vec Vectors, detail map[string]any) error {
 	ev := map[string]any{"kind": d.Kind, "room": d.Room, "status": d.Status}
 	for k, v := range detail {
 		ev[k] = v
@@ -126,11 +127,11 @@ func (t *Tx) Insert(d *Drawer, vec []float32, detail map[string]any) error {
 		return err
 	}
 	d.Seq, d.Model, d.VecKey = seq, "", 0
-	var blob []byte
-	if vec != nil {
-		blob, d.Model, d.VecKey = encodeVector(vec), t.p.emb.ID(), seq
+	var v *store.Vector
+	if vec.Whole != nil {
+		v, d.Model, d.VecKey = vec.encode(), t.p.emb.ID(), seq
 	}
-	if err := t.st.Drawers().Insert(t.ctx, d, blob); err != nil {
+	if err := t.st.Drawers().Insert(t.ctx, d, v); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return Conflictf("drawer %q already exists", d.ID)
 		}
@@ -142,12 +143,12 @@ func (t *Tx) Insert(d *Drawer, vec []float32, detail map[string]any) error {
 // Save writes d over the stored drawer old (the same drawer, as read in
 // this transaction or checked unchanged by its seq) and logs the change:
 // drawer.status when the status changed, else drawer.updated, with detail
-// added. A changed text takes vec as its new vector (nil: none until
-// re-embedded). A new vector, or a drawer re-entering recall, gets a new
+// added. A changed text takes vec as its new vectors (no Whole vector: none
+// until re-embedded). A new vector, or a drawer re-entering recall, gets a new
 // vector key: the vector index never sees a key twice. d.Seq and
 // d.UpdatedAt move to this change; quiet bookkeeping that must not look
 // like an edit (importance, confidence) uses SetWeights instead.
-func (t *Tx) Save(old, d *Drawer, vec []float32, detail map[string]any) error {
+func (t *Tx) Save(old, d *Drawer, vec Vectors, detail map[string]any) error {
 	evType, ev := EventUpdated, map[string]any{}
 	for k, v := range detail {
 		ev[k] = v
@@ -167,9 +168,9 @@ func (t *Tx) Save(old, d *Drawer, vec []float32, detail map[string]any) error {
 	var v *store.Vector
 	textChanged := d.Content != old.Content || d.Keywords != old.Keywords
 	switch {
-	case textChanged && vec != nil:
+	case textChanged && vec.Whole != nil:
 		d.Model, d.VecKey = t.p.emb.ID(), seq
-		v = &store.Vector{Blob: encodeVector(vec)}
+		v = vec.encode()
 	case textChanged:
 		d.Model, d.VecKey = "", 0
 		v = &store.Vector{}
@@ -343,21 +344,60 @@ func embedText(d *Drawer) string {
 	return d.Content
 }
 
-// Embed makes the vectors of drawers in parallel batches. A failure is
-// logged and leaves that drawer without a vector (keyword search still
-// finds it; the dreamer re-embeds it later); it never fails the write.
-func (p *Palace) Embed(ctx context.Context, ds []*Drawer) [][]float32 {
-	out := make([][]float32, len(ds))
-	const batch = 32
-	workers := runtime.GOMAXPROCS(0)
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(ds); lo += batch {
-		hi := min(lo+batch, len(ds))
-		texts := make([]string, 0, hi-lo)
-		for _, d := range ds[lo:hi] {
-			texts = append(texts, embedText(d))
+// Embed makes the vectors of drawers in parallel batches: each drawer's
+// whole text, and the passages of a long one. A failure is logged and
+// leaves that drawer without vectors (keyword search still finds it; the
+// dreamer re-embeds it later); it never fails the write.
+func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
+	out := make([]Vectors, len(ds))
+	// One flat list of texts: every whole text, then every passage.
+	type ref struct{ drawer, passage int }
+	var texts []string
+	var refs []ref
+	for i, d := range ds {
+		texts = append(texts, embedText(d))
+		refs = append(refs, ref{i, 0})
+	}
+	for i, d := range ds {
+		spans := Passages(d.Content)
+		if len(spans) > 0 {
+			out[i].Passages = make([][]float32, len(spans))
 		}
+		for j := range spans {
+			texts = append(texts, passageText(d.Content, spans, j+1))
+			refs = append(refs, ref{i, j + 1})
+		}
+	}
+	vecs := p.embedTexts(ctx, texts)
+	failed := make([]bool, len(ds))
+	for k, v := range vecs {
+		r := refs[k]
+		switch {
+		case v == nil:
+			failed[r.drawer] = true
+		case r.passage == 0:
+			out[r.drawer].Whole = v
+		default:
+			out[r.drawer].Passages[r.passage-1] = v
+		}
+	}
+	for i := range out {
+		if failed[i] {
+			out[i] = Vectors{}
+		}
+	}
+	return out
+}
+
+// embedTexts embeds texts in parallel batches; a batch that fails leaves
+// nil vectors (logged).
+func (p *Palace) embedTexts(ctx context.Context, texts []string) [][]float32 {
+	out := make([][]float32, len(texts))
+	const batch = 32
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(texts); lo += batch {
+		hi := min(lo+batch, len(texts))
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(lo int, texts []string) {
@@ -369,7 +409,7 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) [][]float32 {
 				return
 			}
 			copy(out[lo:], vs)
-		}(lo, texts)
+		}(lo, texts[lo:hi])
 	}
 	wg.Wait()
 	return out
@@ -378,25 +418,45 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) [][]float32 {
 // edit applies fn to a copy of old and checks the result: identity kept,
 // fields valid, changed text redacted and embedded. It returns
 // ErrUnchanged when fn does.
-func (p *Palace) edit(ctx context.Context, old *Drawer, fn func(*Drawer) error) (*Drawer, []float32, error) {
+func (p *Palace) edit(ctx context.Context, old *Drawer, fn func(*Drawer) error) (*Drawer, Vectors, error) {
 	d := cloneDrawer(old)
 	if err := fn(d); err != nil {
-		return nil, nil, err
+		return nil, Vectors{}, err
 	}
 	d.ID, d.RID = old.ID, old.RID
 	if err := validateDrawer(d); err != nil {
-		return nil, nil, err
+		return nil, Vectors{}, err
 	}
 	textChanged := d.Content != old.Content || d.Keywords != old.Keywords
 	if textChanged || !equalStrings(d.Tags, old.Tags) || d.Room != old.Room {
 		d.Redactions = old.Redactions
 		redactDrawer(d)
 	}
-	var vec []float32
+	var vec Vectors
 	if textChanged {
 		vec = p.Embed(ctx, []*Drawer{d})[0]
 	}
 	return d, vec, nil
+}
+
+// Vectors are a drawer's embeddings: Whole for its whole text (nil when it
+// could not be made), Passages for the passages of a long text (see
+// Passages; nil for a text indexed whole).
+type Vectors struct {
+	Whole    []float32
+	Passages [][]float32
+}
+
+func (v Vectors) encode() *store.Vector {
+	sv := &store.Vector{Blob: encodeVector(v.Whole)}
+	if len(v.Passages) > 0 {
+		b := make([]byte, 0, 4*len(v.Whole)*len(v.Passages))
+		for _, pv := range v.Passages {
+			b = append(b, encodeVector(pv)...)
+		}
+		sv.Passages, sv.Count = b, len(v.Passages)
+	}
+	return sv
 }
 
 // Update applies fn to the drawer with that id and stores the result in one

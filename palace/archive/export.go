@@ -26,7 +26,8 @@ import (
 //
 //	{"type":"header","format":"loci-palace","version":1,"palace":...,"description":...,
 //	 "created_at":...,"exported_at":...,"embedder":...,"dim":...}
-//	{"type":"drawer","drawer":{...every Drawer field...},"vector":"<base64 float32 LE>"}
+//	{"type":"drawer","drawer":{...every Drawer field...},"vector":"<base64 float32 LE>",
+//	 "passages":"<base64 float32 LE, a long drawer's passage vectors>"}
 //	{"type":"triple","subject":...,"predicate":...,"object":...,"valid_from":...,
 //	 "valid_to":...|null,"confidence":...,"provenance":...|null,"created_at":...}
 //	{"type":"fact_id","n":42,"drawer_id":...}
@@ -60,9 +61,10 @@ type exportHeader struct {
 }
 
 type exportDrawer struct {
-	Type   string         `json:"type"`
-	Drawer *palace.Drawer `json:"drawer"`
-	Vector string         `json:"vector,omitempty"`
+	Type     string         `json:"type"`
+	Drawer   *palace.Drawer `json:"drawer"`
+	Vector   string         `json:"vector,omitempty"`
+	Passages string         `json:"passages,omitempty"` // a long drawer's passage vectors, one after another
 }
 
 type exportTriple struct {
@@ -144,10 +146,13 @@ func ExportJSONL(ctx context.Context, p *palace.Palace, w io.Writer) (ExportStat
 		}
 		q := store.ScanQuery{Filter: palace.Filter{Statuses: palace.AnyStatus}, Limit: 1000, Vectors: true}
 		for {
-			last, n, err := r.Drawers().Scan(ctx, q, func(d *palace.Drawer, blob []byte) error {
+			last, n, err := r.Drawers().Scan(ctx, q, func(d *palace.Drawer, v *store.Vector) error {
 				rec := exportDrawer{Type: "drawer", Drawer: d}
-				if len(blob) > 0 {
-					rec.Vector = base64.StdEncoding.EncodeToString(blob)
+				if len(v.Blob) > 0 {
+					rec.Vector = base64.StdEncoding.EncodeToString(v.Blob)
+				}
+				if len(v.Passages) > 0 {
+					rec.Passages = base64.StdEncoding.EncodeToString(v.Passages)
 				}
 				st.Drawers++
 				return cw.line(rec)

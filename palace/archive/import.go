@@ -43,7 +43,7 @@ const maxImportLine = 64 << 20
 
 type importDrawer struct {
 	d      *palace.Drawer
-	vector []float32
+	vector palace.Vectors
 	line   int
 }
 
@@ -109,8 +109,9 @@ func ImportJSONL(ctx context.Context, p *palace.Palace, r io.Reader, opt ImportO
 			}
 		case "drawer":
 			var rec struct {
-				Drawer *palace.Drawer `json:"drawer"`
-				Vector string         `json:"vector"`
+				Drawer   *palace.Drawer `json:"drawer"`
+				Vector   string         `json:"vector"`
+				Passages string         `json:"passages"`
 			}
 			if err := json.Unmarshal(raw, &rec); err != nil || rec.Drawer == nil {
 				return st, palace.Invalidf("line %d: drawer: %v", line, errOr(err, "missing 'drawer'"))
@@ -130,7 +131,15 @@ func ImportJSONL(ctx context.Context, p *palace.Palace, r io.Reader, opt ImportO
 			item := importDrawer{d: d, line: line}
 			if rec.Vector != "" {
 				if blob, err := base64.StdEncoding.DecodeString(rec.Vector); err == nil && len(blob)%4 == 0 {
-					item.vector = decodeVector(blob)
+					item.vector.Whole = decodeVector(blob)
+				}
+			}
+			if rec.Passages != "" && len(item.vector.Whole) > 0 {
+				blob, err := base64.StdEncoding.DecodeString(rec.Passages)
+				if dim := 4 * len(item.vector.Whole); err == nil && len(blob)%dim == 0 {
+					for off := 0; off < len(blob); off += dim {
+						item.vector.Passages = append(item.vector.Passages, decodeVector(blob[off:off+dim]))
+					}
 				}
 			}
 			drawers = append(drawers, item)
@@ -256,12 +265,15 @@ func applyImport(ctx context.Context, p *palace.Palace, drawers []importDrawer, 
 		st.Redactions += it.d.Redactions - before
 		todo = append(todo, it)
 	}
-	// Vectors: keep those of this palace's embedder, make the rest.
+	// Vectors: keep those of this palace's embedder (with every passage a
+	// long drawer has), make the rest.
 	emb := p.Embedder()
 	var need []*palace.Drawer
 	var needIdx []int
 	for i, it := range todo {
-		if it.vector == nil || it.d.Model != emb.ID() || len(it.vector) != emb.Dim() {
+		v := it.vector
+		if v.Whole == nil || it.d.Model != emb.ID() || len(v.Whole) != emb.Dim() ||
+			len(v.Passages) != len(palace.Passages(it.d.Content)) {
 			need = append(need, it.d)
 			needIdx = append(needIdx, i)
 		}
@@ -270,7 +282,7 @@ func applyImport(ctx context.Context, p *palace.Palace, drawers []importDrawer, 
 		vecs := p.Embed(ctx, need)
 		for j, i := range needIdx {
 			todo[i].vector = vecs[j]
-			if vecs[j] != nil {
+			if vecs[j].Whole != nil {
 				st.Reembedded++
 			}
 		}

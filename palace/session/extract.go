@@ -308,8 +308,8 @@ func (r Recorder) commitExtraction(ctx context.Context, sessionID string, stretc
 	plan.drawers = append([]*palace.Drawer(nil), ds...)
 	type pending struct {
 		profileUpdate
-		base string    // profile_data JSON the vector was made from
-		vec  []float32 // vector of the merged text, when base still holds
+		base string         // profile_data JSON the vector was made from
+		vec  palace.Vectors // vectors of the merged text, when base still holds
 	}
 	var updates []pending
 	for _, pu := range plan.profiles {
@@ -370,7 +370,7 @@ func (r Recorder) commitExtraction(ctx context.Context, sessionID string, stretc
 // the extraction's transaction. vec is used only if the stored profile is
 // still the one it was computed from; otherwise the drawer is left without
 // a vector for the dreamer to re-embed.
-func mergeProfileTx(t *palace.Tx, u profileUpdate, base string, vec []float32) error {
+func mergeProfileTx(t *palace.Tx, u profileUpdate, base string, vec palace.Vectors) error {
 	cur, err := t.Get(ProfileID(u.userID))
 	if err != nil {
 		return err
@@ -384,7 +384,7 @@ func mergeProfileTx(t *palace.Tx, u profileUpdate, base string, vec []float32) e
 		data = map[string]any{} // a forgotten profile starts afresh
 	}
 	if canonicalJSON(data) != base {
-		vec = nil
+		vec = palace.Vectors{}
 	}
 	merged := mergeProfile(data, u.data)
 	meta["profile_data"] = merged

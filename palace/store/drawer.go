@@ -75,10 +75,15 @@ type Drawer struct {
 	VecKey int64 `json:"-"`
 }
 
-// Vector is a stored vector change: Blob is the little-endian float32
-// encoding (nil clears the vector).
+// Vector is a drawer's stored embedding: Blob is the whole text's vector
+// as little-endian float32 (nil: none); Passages holds, for a long text,
+// the vectors of its passages one after another in the same encoding (nil
+// for a short text).
 type Vector struct {
-	Blob []byte
+	Blob     []byte
+	Passages []byte
+	// Count is the number of passage vectors in Passages.
+	Count int
 }
 
 // Filter selects drawers before any ranking. The zero Filter selects every
@@ -165,9 +170,13 @@ type Change struct {
 	VecKey   int64
 	Model    string
 	Vector   []byte // only when asked for
-	Content  string // only when asked for
-	Keywords string // only when asked for
-	Kind     string
+	Passages []byte // only when Vector is asked for
+	// PassageCount is the number of the drawer's passage vectors (0 for a
+	// drawer indexed whole).
+	PassageCount int
+	Content      string // only when asked for
+	Keywords     string // only when asked for
+	Kind         string
 }
 
 // ChangeFields says which large columns Changes reads.
@@ -207,8 +216,9 @@ type DrawerReader interface {
 	// Identity returns up to limit active drawers tagged "identity" that
 	// f also selects, most important first.
 	Identity(ctx context.Context, f Filter, limit int) ([]*Drawer, error)
-	// ActiveKeys calls fn for every active drawer with a vector.
-	ActiveKeys(ctx context.Context, fn func(vecKey, rid int64)) error
+	// ActiveKeys calls fn for every active drawer with a vector, with the
+	// number of its passage vectors.
+	ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, passages int)) error
 	// ResolveKeys maps vector keys to the row ids of active drawers that
 	// hold them now; stale keys are absent from the map.
 	ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64, error)
@@ -223,9 +233,9 @@ type DrawerReader interface {
 	// Changes calls fn, in seq order, for every drawer whose latest
 	// change is past seq.
 	Changes(ctx context.Context, after int64, fields ChangeFields, fn func(Change) error) error
-	// Scan pages through drawers in row order; vec is the stored vector
-	// when q.Vectors (nil when there is none).
-	Scan(ctx context.Context, q ScanQuery, fn func(d *Drawer, vec []byte) error) (last int64, n int, err error)
+	// Scan pages through drawers in row order; v holds the stored vectors
+	// when q.Vectors (nil when not asked for).
+	Scan(ctx context.Context, q ScanQuery, fn func(d *Drawer, v *Vector) error) (last int64, n int, err error)
 	// Vectors returns the stored vectors made by model of the drawers
 	// with those ids.
 	Vectors(ctx context.Context, model string, ids []string) (map[string][]byte, error)
@@ -286,11 +296,11 @@ type TagCount struct {
 // vector keys and timestamps; the writer stores what it is given.
 type DrawerWriter interface {
 	DrawerReader
-	// Insert stores a new drawer with its vector (nil: none) and sets
+	// Insert stores a new drawer with its vectors (nil: none) and sets
 	// d.RID. It fails with ErrConflict when the id exists.
-	Insert(ctx context.Context, d *Drawer, vector []byte) error
+	Insert(ctx context.Context, d *Drawer, v *Vector) error
 	// Update rewrites every field of the drawer with row id d.RID; the
-	// stored vector changes only when v is not nil.
+	// stored vectors change only when v is not nil.
 	Update(ctx context.Context, d *Drawer, v *Vector) error
 	// SetWeights changes importance and confidence only (no change-log
 	// entry: access and decay bookkeeping).
@@ -299,9 +309,9 @@ type DrawerWriter interface {
 	// w only while its seq and importance are still seq and was; it
 	// returns the drawer's row id and whether it changed.
 	DecayImportance(ctx context.Context, id string, seq int64, was, w float64) (int64, bool, error)
-	// SetVector stores a new vector for the drawer with row id rid,
-	// moving it to seq with vector key key.
-	SetVector(ctx context.Context, rid, seq int64, model string, key int64, blob []byte) error
+	// SetVector stores new vectors for the drawer with row id rid, moving
+	// it to seq with vector key key.
+	SetVector(ctx context.Context, rid, seq int64, model string, key int64, v Vector) error
 	// PutUndo stores an undo token.
 	PutUndo(ctx context.Context, u Undo) error
 	// UseUndo marks the token used at at; false when it was used already.

@@ -253,8 +253,8 @@ func (r drawers) Identity(ctx context.Context, f store.Filter, limit int) ([]*st
 }
 
 // ActiveKeys reads the covering index drawers_vec_id (no table row).
-func (r drawers) ActiveKeys(ctx context.Context, fn func(vecKey, rid int64)) error {
-	rows, err := r.q.QueryContext(ctx, `SELECT vec_id, rid FROM drawers INDEXED BY drawers_vec_id
+func (r drawers) ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, passages int)) error {
+	rows, err := r.q.QueryContext(ctx, `SELECT vec_id, rid, passage_count FROM drawers INDEXED BY drawers_vec_id
 		WHERE vec_id > 0 AND status = 'active'`)
 	if err != nil {
 		return fmt.Errorf("vector keys: %w", err)
@@ -262,10 +262,11 @@ func (r drawers) ActiveKeys(ctx context.Context, fn func(vecKey, rid int64)) err
 	defer rows.Close()
 	for rows.Next() {
 		var k, rid int64
-		if err := rows.Scan(&k, &rid); err != nil {
+		var n int
+		if err := rows.Scan(&k, &rid, &n); err != nil {
 			return fmt.Errorf("vector keys: %w", err)
 		}
-		fn(k, rid)
+		fn(k, rid, n)
 	}
 	return rows.Err()
 }
@@ -324,9 +325,9 @@ func (r drawers) CountChangedAfter(ctx context.Context, seq int64) (int64, error
 }
 
 func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields, fn func(store.Change) error) error {
-	cols := `seq, rid, status, vec_id, model, kind`
+	cols := `seq, rid, status, vec_id, model, kind, passage_count`
 	if f.Vector {
-		cols += `, vector`
+		cols += `, vector, passages`
 	}
 	if f.Text {
 		cols += `, content, keywords`
@@ -338,9 +339,9 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 	defer rows.Close()
 	for rows.Next() {
 		var c store.Change
-		dest := []any{&c.Seq, &c.RID, &c.Status, &c.VecKey, &c.Model, &c.Kind}
+		dest := []any{&c.Seq, &c.RID, &c.Status, &c.VecKey, &c.Model, &c.Kind, &c.PassageCount}
 		if f.Vector {
-			dest = append(dest, &c.Vector)
+			dest = append(dest, &c.Vector, &c.Passages)
 		}
 		if f.Text {
 			dest = append(dest, &c.Content, &c.Keywords)
@@ -357,14 +358,14 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 
 // Scan uses NOT INDEXED to keep SQLite on the rowid range: with the status
 // index it would sort every matching row for every page.
-func (r drawers) Scan(ctx context.Context, q store.ScanQuery, fn func(*store.Drawer, []byte) error) (int64, int, error) {
+func (r drawers) Scan(ctx context.Context, q store.ScanQuery, fn func(*store.Drawer, *store.Vector) error) (int64, int, error) {
 	where, args, err := compileFilter(q.Filter)
 	if err != nil {
 		return q.AfterID, 0, err
 	}
 	cols := drawerCols
 	if q.Vectors {
-		cols += `, d.vector`
+		cols += `, d.vector, d.passages`
 	}
 	rows, err := r.q.QueryContext(ctx, `SELECT `+cols+` FROM drawers d NOT INDEXED WHERE d.rid > ? AND `+where+
 		` ORDER BY d.rid LIMIT ?`, append(append([]any{q.AfterID}, args...), q.Limit)...)
@@ -373,21 +374,22 @@ func (r drawers) Scan(ctx context.Context, q store.ScanQuery, fn func(*store.Dra
 	}
 	type item struct {
 		d   *store.Drawer
-		vec []byte
+		vec *store.Vector
 	}
 	var page []item
 	for rows.Next() {
-		var blob []byte
+		var v *store.Vector
 		var extra []any
 		if q.Vectors {
-			extra = []any{&blob}
+			v = &store.Vector{}
+			extra = []any{&v.Blob, &v.Passages}
 		}
 		d, err := scanDrawer(rows, extra...)
 		if err != nil {
 			rows.Close()
 			return q.AfterID, 0, fmt.Errorf("scan drawers: %w", err)
 		}
-		page = append(page, item{d, blob})
+		page = append(page, item{d, v})
 	}
 	err = rows.Err()
 	rows.Close()
@@ -582,17 +584,20 @@ func (r drawers) TopTags(ctx context.Context, n int) ([]store.TagCount, error) {
 	return out, rows.Err()
 }
 
-func (r drawers) Insert(ctx context.Context, d *store.Drawer, vector []byte) error {
+func (r drawers) Insert(ctx context.Context, d *store.Drawer, v *store.Vector) error {
+	if v == nil {
+		v = &store.Vector{}
+	}
 	res, err := r.q.ExecContext(ctx, `INSERT INTO drawers (id, seq, kind, content, keywords, room, tags,
 		importance, confidence, status, user_id, agent_id, session_id, sender_ids, parent_id,
 		superseded_by, ts, created_at, updated_at, access_count, last_access, pinned, redactions,
-		model, vec_id, vector, meta)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		model, vec_id, vector, passages, passage_count, meta)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		d.ID, d.Seq, d.Kind, d.Content, d.Keywords, d.Room, jsonList(d.Tags), d.Importance,
 		d.Confidence, d.Status, d.UserID, d.AgentID, d.SessionID, jsonList(d.SenderIDs), d.ParentID,
 		d.SupersededBy, d.Timestamp.UnixMilli(), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli(),
-		d.AccessCount, timeMS(d.LastAccess), boolInt(d.Pinned), d.Redactions, d.Model, d.VecKey, vector,
-		jsonObject(d.Meta))
+		d.AccessCount, timeMS(d.LastAccess), boolInt(d.Pinned), d.Redactions, d.Model, d.VecKey, v.Blob, v.Passages,
+		v.Count, jsonObject(d.Meta))
 	if err != nil {
 		return conflict(fmt.Sprintf("insert drawer %q", d.ID), err)
 	}
@@ -610,8 +615,8 @@ func (r drawers) Update(ctx context.Context, d *store.Drawer, v *store.Vector) e
 		d.SupersededBy, d.Timestamp.UnixMilli(), d.UpdatedAt.UnixMilli(), d.AccessCount, timeMS(d.LastAccess),
 		boolInt(d.Pinned), d.Redactions, d.Model, d.VecKey, jsonObject(d.Meta)}
 	if v != nil {
-		q += `, vector=?`
-		args = append(args, v.Blob)
+		q += `, vector=?, passages=?, passage_count=?`
+		args = append(args, v.Blob, v.Passages, v.Count)
 	}
 	if _, err := r.q.ExecContext(ctx, q+` WHERE rid=?`, append(args, d.RID)...); err != nil {
 		return fmt.Errorf("update drawer: %w", err)
@@ -637,9 +642,9 @@ func (r drawers) DecayImportance(ctx context.Context, id string, seq int64, was,
 	return rid, true, nil
 }
 
-func (r drawers) SetVector(ctx context.Context, rid, seq int64, model string, key int64, blob []byte) error {
-	if _, err := r.q.ExecContext(ctx, `UPDATE drawers SET seq = ?, model = ?, vec_id = ?, vector = ? WHERE rid = ?`,
-		seq, model, key, blob, rid); err != nil {
+func (r drawers) SetVector(ctx context.Context, rid, seq int64, model string, key int64, v store.Vector) error {
+	if _, err := r.q.ExecContext(ctx, `UPDATE drawers SET seq = ?, model = ?, vec_id = ?, vector = ?, passages = ?,
+		passage_count = ? WHERE rid = ?`, seq, model, key, v.Blob, v.Passages, v.Count, rid); err != nil {
 		return fmt.Errorf("store vector: %w", err)
 	}
 	return nil
