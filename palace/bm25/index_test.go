@@ -152,8 +152,8 @@ func TestSearchAgreesWithReference(t *testing.T) {
 		put(int64(1 + r.Intn(600)))
 	}
 	check("after compaction")
-	if len(x.docs) > 600+1024+600 {
-		t.Fatalf("%d slots for 600 documents: compaction did not run", len(x.docs))
+	if len(x.keys) > 600+1024+600 {
+		t.Fatalf("%d slots for 600 documents: compaction did not run", len(x.keys))
 	}
 
 	// Activity changes touch no statistics; removal does.
@@ -170,10 +170,10 @@ func TestSearchAgreesWithReference(t *testing.T) {
 	check("after SetActive and Remove")
 
 	// An unchanged re-put is a no-op apart from activity.
-	slots := len(x.docs)
+	slots := len(x.keys)
 	d := ref[100]
 	x.Put(100, d.active, d.fields...)
-	if len(x.docs) != slots {
+	if len(x.keys) != slots {
 		t.Fatal("re-putting an unchanged document added a slot")
 	}
 	x.Trim()

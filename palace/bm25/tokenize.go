@@ -10,6 +10,11 @@ import (
 // documents and in queries alike) to this many bytes.
 const maxTermBytes = 32768
 
+// TokenizerVersion names the tokens Tokenize produces. Snapshots record
+// it; change it with any change to Tokenize's output, and older snapshots
+// are rebuilt instead of searched with tokens they do not hold.
+const TokenizerVersion = 1
+
 // Tokenize calls fn for every token of text, in order, exactly as FTS5's
 // "porter unicode61 remove_diacritics 2" tokenizer produces them
 // (case-folded, diacritics removed, Porter-stemmed). Each token is a new
