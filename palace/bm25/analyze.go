@@ -20,40 +20,62 @@ func (x *Index) Analyzer() *Analyzer { return &Analyzer{nf: len(x.weights)} }
 
 // Analyzer analyses documents (see Index.Analyzer).
 type Analyzer struct {
-	nf  int
-	pos map[string]int
+	nf         int
+	pos        map[string]int
+	prev, pair []byte
 }
 
-// Analyze is Index.Analyze.
+// Analyze is Index.Analyze. Besides its tokens, a document holds its
+// joined pairs: two tokens written with only punctuation between them
+// ("fact_horizon", "e-mail", "3.14", "don't") make the term
+// "fact\x00horizon" (no token holds a zero byte). Pairs answer query words
+// of several tokens (Search); they count in no document's length, so
+// single-token scores stay FTS5's.
 func (z *Analyzer) Analyze(fields ...string) Doc {
 	if z.pos == nil {
 		z.pos = map[string]int{}
 	}
 	clear(z.pos)
-	nf := z.nf
 	d := Doc{hash: hashFields(fields)}
 	for f, text := range fields {
-		if f >= nf {
+		if f >= z.nf {
 			break
 		}
-		EachToken(text, func(tok []byte) {
+		eachToken(text, func(tok []byte, joined bool) {
 			d.length++
-			i, ok := z.pos[string(tok)] // no allocation for the lookup
-			if !ok {
-				t := string(tok)
-				i = len(d.terms)
-				z.pos[t] = i
-				d.terms = append(d.terms, t)
-				for c := 0; c < nf; c++ {
-					d.counts = append(d.counts, 0)
-				}
+			z.count(&d, tok, f)
+			if joined {
+				z.pair = appendPair(z.pair[:0], z.prev, tok)
+				z.count(&d, z.pair, f)
 			}
-			if c := &d.counts[i*nf+f]; *c < maxCount {
-				*c++
-			}
+			z.prev = append(z.prev[:0], tok...)
 		})
 	}
 	return d
+}
+
+// count counts term once more in field f of d.
+func (z *Analyzer) count(d *Doc, term []byte, f int) {
+	i, ok := z.pos[string(term)] // no allocation for the lookup
+	if !ok {
+		t := string(term)
+		i = len(d.terms)
+		z.pos[t] = i
+		d.terms = append(d.terms, t)
+		for range z.nf {
+			d.counts = append(d.counts, 0)
+		}
+	}
+	if c := &d.counts[i*z.nf+f]; *c < maxCount {
+		*c++
+	}
+}
+
+// appendPair appends the term of the joined pair of tokens a and b.
+func appendPair[T string | []byte](dst []byte, a, b T) []byte {
+	dst = append(dst, a...)
+	dst = append(dst, 0)
+	return append(dst, b...)
 }
 
 // hashFields fingerprints a document's texts, so that re-putting an

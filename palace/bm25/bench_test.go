@@ -3,6 +3,7 @@ package bm25
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -111,8 +112,11 @@ func searchLatencies(x *Index, questions [][]string) (p50, p99 time.Duration) {
 }
 
 // BenchmarkLoCoMo measures the index over LoCoMo-like drawers at each of
-// benchSizes: build time, memory per drawer, search latency over the LoCoMo
-// questions. Run it once per size (-benchtime 1x); see README.md.
+// benchSizes: build time, memory per drawer (the live heap the index
+// holds, and its parts), search latency over the LoCoMo questions, and the
+// snapshot: its size, save and load times (mapped and read), the heap a
+// mapped index holds, and search latency right after a load. Run it once
+// per size (-benchtime 1x); see README.md.
 func BenchmarkLoCoMo(b *testing.B) {
 	c := loadLoCoMo(b)
 	var questions [][]string
@@ -123,23 +127,90 @@ func BenchmarkLoCoMo(b *testing.B) {
 	}
 	for _, n := range benchSizes(b) {
 		b.Run(sizeLabel(n), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				s := newSynth(c, 1)
-				x := New(1, 0.5)
-				took := buildLoCoMo(x, s, n)
-				withIndex := heapInUse()
-				runtime.KeepAlive(x)
-				terms := x.Terms()
-				p50, p99 := searchLatencies(x, questions)
-				x = nil
-				heap := withIndex - heapInUse()
-				runtime.KeepAlive(s)
-				b.ReportMetric(took.Seconds(), "build-s")
-				b.ReportMetric(float64(heap)/float64(n), "heap-B/doc")
-				b.ReportMetric(float64(terms), "terms")
-				b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-				b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+			for range b.N {
+				benchLoCoMo(b, c, questions, n)
 			}
 		})
+	}
+}
+
+func benchLoCoMo(b *testing.B, c *locomo, questions [][]string, n int) {
+	s := newSynth(c, 1)
+	x := New(1, 0.5)
+	took := buildLoCoMo(x, s, n)
+	withIndex := heapInUse()
+	parts, terms := x.footprint(), x.Terms()
+	p50, p99 := searchLatencies(x, questions)
+
+	path := filepath.Join(b.TempDir(), "kw.bm25")
+	start := time.Now()
+	if err := x.SaveFile(path, 1); err != nil {
+		b.Fatal(err)
+	}
+	save := time.Since(start)
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x = nil
+	heap := withIndex - heapInUse()
+	runtime.KeepAlive(s)
+
+	load := func(mapped bool) (time.Duration, *Index) {
+		mapSnapshots = mapped
+		defer func() { mapSnapshots = true }()
+		start := time.Now()
+		y, _, err := LoadFile(path, 1, 0.5)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start), y
+	}
+	readLoad, y := load(false)
+	y = nil
+	before := heapInUse()
+	mapLoad, y := load(true)
+	// The first searches after a load, as a one-shot process runs them.
+	start = time.Now()
+	for _, q := range questions[:10] {
+		y.Search(q, 50, true, nil)
+	}
+	first := time.Since(start) / 10
+	mappedHeap := heapInUse() - before
+	runtime.KeepAlive(y)
+
+	b.ReportMetric(took.Seconds(), "build-s")
+	b.ReportMetric(float64(heap)/float64(n), "heap-B/doc")
+	for _, p := range parts {
+		b.ReportMetric(float64(p.bytes)/float64(n), p.name+"-B/doc")
+	}
+	b.ReportMetric(float64(terms), "terms")
+	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+	b.ReportMetric(float64(st.Size())/(1<<20), "snap-MB")
+	b.ReportMetric(float64(save.Milliseconds()), "save-ms")
+	b.ReportMetric(float64(mapLoad.Microseconds())/1000, "mapload-ms")
+	b.ReportMetric(float64(readLoad.Microseconds())/1000, "readload-ms")
+	b.ReportMetric(float64(mappedHeap)/float64(n), "mappedheap-B/doc")
+	b.ReportMetric(float64(first.Microseconds()), "firstsearch-µs")
+}
+
+// part is one component of the index's memory.
+type part struct {
+	name  string
+	bytes int
+}
+
+// footprint is the memory of the index's arrays by component (capacities,
+// not lengths; Go's allocation rounding and the tails' map not counted).
+func (x *Index) footprint() []part {
+	tails := 0
+	for _, t := range x.tails {
+		tails += cap(t.data)
+	}
+	return []part{
+		{"postings", cap(x.blob) + 8*cap(x.postOff) + 4*cap(x.postLast) + 4*cap(x.postN) + tails + 32*cap(x.tails)},
+		{"dict", cap(x.termText) + 8*cap(x.termOff) + 4*len(x.terms.e)},
+		{"docs", 8*cap(x.keys) + 4*cap(x.lens) + 8*cap(x.hashes) + cap(x.flags) + 4*len(x.slotOf.e)},
 	}
 }

@@ -17,11 +17,12 @@ type refDoc struct {
 
 // refSearch scores every document from scratch with the FTS5 formula: the
 // independent computation Index.Search must agree with. A word of several
-// tokens counts, in each field, as often as its rarest token there, and
-// matches where that is not zero in some field.
+// tokens is two half-weight terms: its tokens, and its joined pairs, each
+// counting in a field as often as its rarest member there, and matching
+// where that is not zero in some field.
 func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, activeOnly bool) []Hit {
 	type tf struct {
-		fields [][]string
+		fields [][]string // by field, its tokens and its joined pairs
 		length int
 	}
 	toks := map[int64]tf{}
@@ -29,31 +30,35 @@ func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, 
 	for key, d := range docs {
 		var t tf
 		for _, f := range d.fields {
-			ts := AppendTokens(nil, f)
-			t.fields = append(t.fields, ts)
-			t.length += len(ts)
+			var terms []string
+			prev := ""
+			eachToken(f, func(tok []byte, joined bool) {
+				terms = append(terms, string(tok))
+				if joined {
+					terms = append(terms, prev+"\x00"+string(tok))
+				}
+				prev = string(tok)
+				t.length++
+			})
+			t.fields = append(t.fields, terms)
 		}
 		toks[key] = t
 		total += t.length
 	}
 	n := float64(len(docs))
 	avgdl := float64(total) / n
-	score := map[int64]float64{}
-	for _, w := range words {
-		wt := AppendTokens(nil, w)
-		if len(wt) == 0 {
-			continue
-		}
-		// freq is the word's weighted frequency in each document.
-		freq := map[int64]float64{}
+	// freq is the weighted frequency of the conjunction of terms in each
+	// document holding it.
+	freq := func(terms []string) map[int64]float64 {
+		out := map[int64]float64{}
 		for key, t := range toks {
 			f := 0.0
 			for c, field := range t.fields {
 				count := -1
-				for _, tok := range wt {
+				for _, term := range terms {
 					m := 0
 					for _, x := range field {
-						if x == tok {
+						if x == term {
 							m++
 						}
 					}
@@ -64,19 +69,37 @@ func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, 
 				f += weights[c] * float64(min(count, maxCount))
 			}
 			if f > 0 {
-				freq[key] = f
+				out[key] = f
 			}
 		}
-		if len(freq) == 0 {
-			continue
+		return out
+	}
+	score := map[int64]float64{}
+	add := func(fr map[int64]float64, weight float64) {
+		if len(fr) == 0 {
+			return
 		}
-		hits := float64(len(freq))
+		hits := float64(len(fr))
 		idf := math.Log((n - hits + 0.5) / (hits + 0.5))
 		if idf <= 0 {
 			idf = 1e-6
 		}
-		for key, f := range freq {
+		idf *= weight
+		for key, f := range fr {
 			score[key] += idf * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(toks[key].length)/avgdl))
+		}
+	}
+	for _, w := range words {
+		wt := AppendTokens(nil, w)
+		if len(wt) == 1 {
+			add(freq(wt), 1)
+		} else if len(wt) > 1 {
+			var pairs []string
+			for i := 1; i < len(wt); i++ {
+				pairs = append(pairs, wt[i-1]+"\x00"+wt[i])
+			}
+			add(freq(wt), 0.5)
+			add(freq(pairs), 0.5)
 		}
 	}
 	var out []Hit
@@ -108,12 +131,21 @@ func sameHits(t *testing.T, label string, got, want []Hit) {
 var words = strings.Fields(`alpha beta gamma delta painting paints painted paint run running runs ran
 	café cafe naïve Caroline Melanie support group adoption agency pottery camping hiking 2023 may june`)
 
+// randomText returns n random words, mostly apart, a fifth of them joined
+// to the next by punctuation.
 func randomText(r *rand.Rand, n int) string {
-	w := make([]string, n)
-	for i := range w {
-		w[i] = words[r.Intn(len(words))]
+	var sb strings.Builder
+	for i := range n {
+		if i > 0 {
+			if r.Intn(5) == 0 {
+				sb.WriteString([]string{"_", "-", ".", "'"}[r.Intn(4)])
+			} else {
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteString(words[r.Intn(len(words))])
 	}
-	return strings.Join(w, " ")
+	return sb.String()
 }
 
 // randomQuery returns query words, some of several tokens ("paint_run",

@@ -31,12 +31,22 @@ type scorer struct {
 
 // Search ranks documents against query words as FTS5 ranks
 // `"w1" OR "w2" ...`: a word given twice counts twice, as in FTS5. A word
-// of one token scores exactly as FTS5 does. A word of several tokens
-// ("fact_horizon", "e-mail", "3.14": a phrase to FTS5) matches the
-// documents that hold all its tokens in one field, scored as FTS5 scores a
-// phrase, with the smallest of the tokens' counts as the phrase's count
-// (the index keeps no positions, so the tokens need not be adjacent). It
-// returns the best k by score, ties broken by the larger key (FTS5's
+// of one token scores exactly as FTS5 does.
+//
+// A word of several tokens ("fact_horizon", "e-mail", "3.14") is a phrase
+// to FTS5, which matches it where its tokens are adjacent; this index
+// keeps no positions. It scores such a word as two half-weight phrases in
+// FTS5's manner (each with its own document frequency, and a count in
+// each field that is the smallest of its members' counts there): the
+// documents holding all its tokens in one field, and those holding them
+// joined as in the word (its joined pairs, see Analyze). A document where
+// the word is written as such gets both halves; one where the tokens only
+// co-occur, which is a phrase match about half the time, gets one. On the
+// repository's own text and on LoCoMo, 97–99% of the top 10 for such a
+// word alone are FTS5 phrase matches, against 82–88% with all tokens
+// alone and 75–83% with the tokens scored apart (phrase_test.go).
+//
+// It returns the best k by score, ties broken by the larger key (FTS5's
 // `ORDER BY rank, rowid DESC`). activeOnly limits results to active
 // documents; allow, when not nil, further limits them to keys it accepts.
 // Statistics always cover every document.
@@ -192,16 +202,35 @@ func (sc *scorer) list(data []byte, prev int32, idf float64) int32 {
 	return prev
 }
 
-// phrase scores the documents holding every token of toks in one field
-// (Search's doc says why this stands for a phrase).
+// phrase scores a word of several tokens, toks (Search's doc says how).
 func (sc *scorer) phrase(toks []string) {
+	pairs := make([]string, len(toks)-1)
+	for i := range pairs {
+		pairs[i] = string(appendPair(nil, toks[i], toks[i+1]))
+	}
+	if !joinedPairs {
+		sc.conjunction(toks, 1)
+		return
+	}
+	sc.conjunction(toks, 0.5)
+	sc.conjunction(pairs, 0.5)
+}
+
+// joinedPairs lets the phrase measurement (phrase_test.go) compare with
+// all tokens alone.
+var joinedPairs = true
+
+// conjunction scores, as one term, the documents holding every term of
+// terms in one field, the count of the conjunction in a field being the
+// smallest of its terms' counts there. It reports whether any matched.
+func (sc *scorer) conjunction(terms []string, weight float64) bool {
 	x, a := sc.x, sc.a
 	nf := len(x.weights)
-	ids := make([]int32, len(toks))
-	for i, t := range toks {
+	ids := make([]int32, len(terms))
+	for i, t := range terms {
 		id, _, ok := x.termID(t)
 		if !ok {
-			return
+			return false
 		}
 		ids[i] = id
 	}
@@ -233,7 +262,7 @@ func (sc *scorer) phrase(toks []string) {
 		})
 		slots, counts = slots[:kept], counts[:kept*nf]
 	}
-	// A document whose tokens are in different fields holds no phrase.
+	// A document whose terms are in different fields does not match.
 	kept := 0
 	for j, s := range slots {
 		if c := counts[j*nf : (j+1)*nf]; slices.ContainsFunc(c, func(n uint8) bool { return n > 0 }) {
@@ -245,12 +274,13 @@ func (sc *scorer) phrase(toks []string) {
 	slots, counts = slots[:kept], counts[:kept*nf]
 	a.slots, a.counts = slots, counts
 	if len(slots) == 0 {
-		return
+		return false
 	}
-	idf := sc.idf(len(slots))
+	idf := weight * sc.idf(len(slots))
 	for j, s := range slots {
 		sc.add(s, x.fieldFreq(counts[j*nf:(j+1)*nf]), idf)
 	}
+	return true
 }
 
 func better(a, b Hit) bool {
