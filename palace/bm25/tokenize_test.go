@@ -3,11 +3,7 @@ package bm25
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -340,17 +336,8 @@ func TestParityCodePoints(t *testing.T) {
 // conversations (split at white space, punctuation included) and every
 // turn's text.
 func TestParityLoCoMo(t *testing.T) {
-	path := os.Getenv("LOCOMO_JSON")
-	if path == "" {
-		path = filepath.Join("..", "..", "..", "shared", "data", "locomo10.json")
-	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("LoCoMo data not found at %s (set LOCOMO_JSON to its path); skipping", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := locomoPath()
+	data := readLoCoMo(t)
 	var samples []struct {
 		Conversation map[string]json.RawMessage `json:"conversation"`
 	}
@@ -482,8 +469,8 @@ func TestJoinedTokens(t *testing.T) {
 		{"fact_horizon", "-j"},
 		{"e-mail, U.S. 3.14 don't", "-j-j-j-j"},
 		{"a  b\tc\nd", "----"},
-		{"x\u00a0y x\u2003y", "----"}, // no-break and em spaces are white space
-		{"a\u2014b (c)d ...e", "-j-j-"},  // an em dash, brackets and dots join
+		{"x\u00a0y x\u2003y", "----"},   // no-break and em spaces are white space
+		{"a\u2014b (c)d ...e", "-j-j-"}, // an em dash, brackets and dots join
 		{"café-naïve", "-j"},
 		{"", ""},
 	} {
