@@ -175,11 +175,15 @@ func (sc *scorer) term(id int32) {
 }
 
 // list scores the postings of one part of a list (after slot prev) and
-// returns its last slot: walk, unrolled for speed.
+// returns its last slot: walk and add, unrolled for speed, with the same
+// arithmetic.
 func (sc *scorer) list(data []byte, prev int32, idf float64) int32 {
-	x := sc.x
+	x, a := sc.x, sc.a
 	nf := len(x.weights)
 	checkDead := x.dead > 0
+	score, touched, lens, flags := a.score, a.touched, x.lens, x.flags
+	k1p1, omb, bb, k, avgdl := k1+1, 1-b, b, k1, sc.avgdl
+	tagF := sc.tagF
 	for i := 0; i < len(data); {
 		v := uint64(data[i])
 		i++
@@ -189,16 +193,21 @@ func (sc *scorer) list(data []byte, prev int32, idf float64) int32 {
 		prev += int32(v >> 2)
 		var f float64
 		if t := v & 3; t != tagCounts {
-			f = sc.tagF[t]
+			f = tagF[t]
 		} else {
 			f = x.fieldFreq(data[i : i+nf])
 			i += nf
 		}
-		if checkDead && x.flags[prev]&flagDead != 0 {
+		if checkDead && flags[prev]&flagDead != 0 {
 			continue
 		}
-		sc.add(prev, f, idf)
+		old := score[prev]
+		if old == 0 {
+			touched = append(touched, prev)
+		}
+		score[prev] = old + idf*((f*k1p1)/(f+k*(omb+bb*float64(lens[prev])/avgdl)))
 	}
+	a.touched = touched
 	return prev
 }
 
