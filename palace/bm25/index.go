@@ -65,6 +65,9 @@ type Index struct {
 
 	snap *mapping // the snapshot some arrays point into, if any
 
+	tagCounts [3][]uint8 // the counts tags 0–2 stand for
+	tagF      [3]float64 // and their weighted frequencies
+
 	acc sync.Pool // *accumulator
 }
 
@@ -79,7 +82,7 @@ func New(weights ...float64) *Index {
 	if len(weights) == 0 {
 		weights = []float64{1}
 	}
-	return &Index{
+	x := &Index{
 		weights: append([]float64(nil), weights...),
 		termOff: []uint64{0},
 		terms:   newTable(),
@@ -87,6 +90,11 @@ func New(weights ...float64) *Index {
 		tailOf:  map[int32]int32{},
 		slotOf:  newTable(),
 	}
+	for t := range x.tagCounts {
+		x.tagCounts[t] = countsOfTag(uint64(t), len(weights))
+		x.tagF[t] = x.fieldFreq(x.tagCounts[t])
+	}
+	return x
 }
 
 // termHash is the dictionary's hash of a term's text.
@@ -276,7 +284,8 @@ func (x *Index) Trim() {
 	}
 }
 
-// Terms is the number of distinct tokens the index has seen.
+// Terms is the number of distinct terms the index has seen: tokens, and
+// the joined pairs of Analyze.
 func (x *Index) Terms() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()

@@ -99,11 +99,8 @@ func uvarint(data []byte, i int, v uint64) (uint64, int) {
 // walk calls fn for every posting of list (a frozen part or a tail
 // starting after prev) and returns the last slot. counts is nf bytes,
 // valid until fn returns.
-func walk(list []byte, prev int32, nf int, fn func(slot int32, counts []uint8)) int32 {
-	var tags [3][]uint8
-	for t := range tags {
-		tags[t] = countsOfTag(uint64(t), nf)
-	}
+func (x *Index) walk(list []byte, prev int32, fn func(slot int32, counts []uint8)) int32 {
+	nf := len(x.weights)
 	for i := 0; i < len(list); {
 		v := uint64(list[i])
 		i++
@@ -112,7 +109,7 @@ func walk(list []byte, prev int32, nf int, fn func(slot int32, counts []uint8)) 
 		}
 		prev += int32(v >> 2)
 		if t := v & 3; t != tagCounts {
-			fn(prev, tags[t])
+			fn(prev, x.tagCounts[t])
 		} else {
 			fn(prev, list[i:i+nf])
 			i += nf
@@ -198,9 +195,9 @@ func (x *Index) appendList(dst []byte, id int32, remap []int32) ([]byte, int32, 
 // each calls fn for every posting of term id, dead slots included.
 func (x *Index) each(id int32, fn func(slot int32, counts []uint8)) {
 	frozen, t := x.list(id)
-	prev := walk(frozen, 0, len(x.weights), fn)
+	prev := x.walk(frozen, 0, fn)
 	if t != nil {
-		walk(t.data, prev, len(x.weights), fn)
+		x.walk(t.data, prev, fn)
 	}
 }
 

@@ -24,9 +24,8 @@ type accumulator struct {
 type scorer struct {
 	x     *Index
 	a     *accumulator
-	n     float64    // documents in the statistics
-	avgdl float64    // their average length
-	tagF  [3]float64 // the weighted frequency of tags 0–2
+	n     float64 // documents in the statistics
+	avgdl float64 // their average length
 }
 
 // Search ranks documents against query words as FTS5 ranks
@@ -84,9 +83,6 @@ func (x *Index) Search(words []string, k int, activeOnly bool, allow func(int64)
 	sc.avgdl = float64(x.totalLen) / sc.n
 	if sc.avgdl <= 0 {
 		sc.avgdl = 1
-	}
-	for t := range sc.tagF {
-		sc.tagF[t] = x.fieldFreq(countsOfTag(uint64(t), len(x.weights)))
 	}
 	from := 0
 	for _, end := range ends {
@@ -183,7 +179,7 @@ func (sc *scorer) list(data []byte, prev int32, idf float64) int32 {
 	checkDead := x.dead > 0
 	score, touched, lens, flags := a.score, a.touched, x.lens, x.flags
 	k1p1, omb, bb, k, avgdl := k1+1, 1-b, b, k1, sc.avgdl
-	tagF := sc.tagF
+	tagF := x.tagF
 	for i := 0; i < len(data); {
 		v := uint64(data[i])
 		i++

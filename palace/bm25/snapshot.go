@@ -345,6 +345,11 @@ func (x *Index) adopt(data []byte) (int64, error) {
 			return 0, fmt.Errorf("%w: bad document flags", ErrCorrupt)
 		}
 	}
+	for id, c := range x.postN {
+		if int(c) > n || (c > 0 && int(x.postLast[id]) >= n) || uint64(c) > x.postOff[id+1]-x.postOff[id] {
+			return 0, fmt.Errorf("%w: posting list %d out of range", ErrCorrupt, id)
+		}
+	}
 	for _, l := range x.lens {
 		x.totalLen += int64(l)
 	}
