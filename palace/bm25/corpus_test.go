@@ -198,8 +198,9 @@ func (s *synth) mutate() string {
 	return string(w)
 }
 
-// benchStopwords are the palace's query stopwords (palace/fts.go), so that
-// benchmark queries carry the terms the palace would search.
+// benchStopwords are the palace's query stopwords, so that benchmark
+// queries carry the terms the palace would search: a copy of palace/fts.go's
+// list, as this package imports nothing of loci.
 var benchStopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all am an and any are
