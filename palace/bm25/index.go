@@ -21,9 +21,9 @@ const maxCount = math.MaxUint8
 
 // Index is an in-memory inverted index over documents of a fixed number of
 // weighted fields, ranked by BM25 exactly as FTS5's bm25(table, w1, w2, ...)
-// ranks the same rows: the same tokens, the same document statistics (every
-// document counts, active or not), the same formula. It is safe for
-// concurrent use; searches share a read lock.
+// ranks the same rows for words of one token: the same tokens, the same
+// document statistics (every document counts, active or not), the same
+// formula. It is safe for concurrent use; searches share a read lock.
 //
 // Every array is a flat slice, so that a snapshot is those slices written
 // out and a load is the file mapped and the slices pointed at it
@@ -98,7 +98,7 @@ func New(weights ...float64) *Index {
 }
 
 // termHash is the dictionary's hash of a term's text.
-func termHash(t string) uint64 { return mix64(fnv(fnvOffset, t)) }
+func termHash[T string | []byte](t T) uint64 { return mix64(fnv(fnvOffset, t)) }
 
 func keyHash(key int64) uint64 { return mix64(uint64(key)) }
 
@@ -126,7 +126,7 @@ func (x *Index) addTerm(t string) int32 {
 	id = int32(len(x.termOff) - 1)
 	x.termText = append(x.termText, t...)
 	x.termOff = append(x.termOff, uint64(len(x.termText)))
-	x.terms.insert(pos, uint32(id+1), func(v uint32) uint64 { return termHash(string(x.termAt(int32(v - 1)))) })
+	x.terms.insert(pos, uint32(id+1), func(v uint32) uint64 { return termHash(x.termAt(int32(v - 1))) })
 	return id
 }
 
@@ -246,29 +246,49 @@ func (x *Index) retire(s int32) {
 
 // compact drops dead slots from every posting list and renumbers slots.
 func (x *Index) compact() {
-	remap := make([]int32, len(x.keys))
-	keys := make([]int64, 0, x.live)
-	lens := make([]uint32, 0, x.live)
-	hashes := make([]uint64, 0, x.live)
-	flags := make([]uint8, 0, x.live)
-	for s, f := range x.flags {
-		if f&flagDead != 0 {
-			remap[s] = -1
-			continue
-		}
-		remap[s] = int32(len(keys))
-		keys = append(keys, x.keys[s])
-		lens = append(lens, x.lens[s])
-		hashes = append(hashes, x.hashes[s])
-		flags = append(flags, f)
-	}
+	remap, live := x.liveDocs()
 	x.rewrite(remap)
-	x.keys, x.lens, x.hashes, x.flags, x.dead = keys, lens, hashes, flags, 0
-	x.slotOf = table{e: make([]uint32, tableSize(len(keys))), used: len(keys)}
-	for s, key := range keys {
-		_, pos, _ := x.slot(key)
-		x.slotOf.e[pos] = uint32(s + 1)
+	x.keys, x.lens, x.hashes, x.flags, x.dead = live.keys, live.lens, live.hashes, live.flags, 0
+	x.slotOf = keyTable(live.keys)
+}
+
+// docArrays are the arrays by slot.
+type docArrays struct {
+	keys   []int64
+	lens   []uint32
+	hashes []uint64
+	flags  []uint8
+}
+
+// liveDocs returns the live slots' arrays, and remap, which gives each
+// slot's place among them (-1 for a dead slot).
+func (x *Index) liveDocs() (remap []int32, live docArrays) {
+	remap = make([]int32, len(x.keys))
+	live = docArrays{make([]int64, 0, x.live), make([]uint32, 0, x.live), make([]uint64, 0, x.live), make([]uint8, 0, x.live)}
+	for s, f := range x.flags {
+		remap[s] = -1
+		if f&flagDead == 0 {
+			remap[s] = int32(len(live.keys))
+			live.keys = append(live.keys, x.keys[s])
+			live.lens = append(live.lens, x.lens[s])
+			live.hashes = append(live.hashes, x.hashes[s])
+			live.flags = append(live.flags, f)
+		}
 	}
+	return remap, live
+}
+
+// keyTable returns the key directory of slots holding keys, all distinct.
+func keyTable(keys []int64) table {
+	t := table{e: make([]uint32, tableSize(len(keys))), used: len(keys)}
+	for s, key := range keys {
+		i := t.start(keyHash(key))
+		for t.e[i] != 0 {
+			i = t.next(i)
+		}
+		t.e[i] = uint32(s + 1)
+	}
+	return t
 }
 
 // Trim merges the posting lists' tails into their frozen parts, which

@@ -40,10 +40,11 @@ type scorer struct {
 // documents holding all its tokens in one field, and those holding them
 // joined as in the word (its joined pairs, see Analyze). A document where
 // the word is written as such gets both halves; one where the tokens only
-// co-occur, which is a phrase match about half the time, gets one. On the
-// repository's own text and on LoCoMo, 97–99% of the top 10 for such a
-// word alone are FTS5 phrase matches, against 82–88% with all tokens
-// alone and 75–83% with the tokens scored apart (phrase_test.go).
+// co-occur (spaced, "road trip" for "road-trip", or not adjacent at all)
+// gets one. On the repository's own text and on LoCoMo, 97–99% of the top
+// 10 for such a word alone are FTS5 phrase matches, against 82–90% with
+// all tokens alone and 75–83% with the tokens scored apart
+// (phrase_test.go).
 //
 // It returns the best k by score, ties broken by the larger key (FTS5's
 // `ORDER BY rank, rowid DESC`). activeOnly limits results to active

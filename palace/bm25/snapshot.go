@@ -151,35 +151,17 @@ func (x *Index) writeSnapshot(w io.Writer, seq int64) error {
 	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20)
 
 	// The documents, without dead slots: remap renumbers the live ones.
-	keys, hashes, lens, flags, slotTable := x.keys, x.hashes, x.lens, x.flags, x.slotOf.e
+	docs := docArrays{x.keys, x.lens, x.hashes, x.flags}
+	slotTable := x.slotOf.e
 	var remap []int32
 	if x.dead > 0 {
-		remap = make([]int32, len(x.keys))
-		keys, hashes, lens, flags = nil, nil, nil, nil
-		for s, f := range x.flags {
-			remap[s] = -1
-			if f&flagDead == 0 {
-				remap[s] = int32(len(keys))
-				keys = append(keys, x.keys[s])
-				hashes = append(hashes, x.hashes[s])
-				lens = append(lens, x.lens[s])
-				flags = append(flags, f)
-			}
-		}
-		t := table{e: make([]uint32, tableSize(len(keys)))}
-		for s, key := range keys {
-			i := t.start(keyHash(key))
-			for t.e[i] != 0 {
-				i = t.next(i)
-			}
-			t.e[i] = uint32(s + 1)
-		}
-		slotTable = t.e
+		remap, docs = x.liveDocs()
+		slotTable = keyTable(docs.keys).e
 	}
 
 	terms := x.terms.used
 	h := snapHeader{format: snapshotFormat, tokenizer: TokenizerVersion, fields: uint32(len(x.weights)), seq: seq,
-		docs: uint64(len(keys)), terms: uint64(terms), text: uint64(len(x.termText)),
+		docs: uint64(len(docs.keys)), terms: uint64(terms), text: uint64(len(x.termText)),
 		slotTable: uint64(len(slotTable)), termTable: uint64(len(x.terms.e))}
 	le := binary.LittleEndian
 	hdr := []byte(snapshotMagic)
@@ -192,10 +174,10 @@ func (x *Index) writeSnapshot(w io.Writer, seq int64) error {
 	}
 	bw.Write(hdr)
 	n := len(hdr)
-	n += writeLE(bw, keys)
-	n += writeLE(bw, hashes)
-	n += writeLE(bw, lens)
-	n += writeLE(bw, flags)
+	n += writeLE(bw, docs.keys)
+	n += writeLE(bw, docs.hashes)
+	n += writeLE(bw, docs.lens)
+	n += writeLE(bw, docs.flags)
 	n += writeLE(bw, slotTable)
 	n += writeLE(bw, x.terms.e)
 	n += writeLE(bw, x.termOff)
