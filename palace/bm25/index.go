@@ -250,6 +250,7 @@ func (x *Index) compact() {
 	x.rewrite(remap)
 	x.keys, x.lens, x.hashes, x.flags, x.dead = live.keys, live.lens, live.hashes, live.flags, 0
 	x.slotOf = keyTable(live.keys)
+	x.dropSnapshot()
 }
 
 // docArrays are the arrays by slot.

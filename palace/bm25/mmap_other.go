@@ -2,7 +2,10 @@
 
 package bm25
 
-import "os"
+import (
+	"os"
+	"unsafe"
+)
 
 // mapping is unused where files are not mapped.
 type mapping struct{}
@@ -13,3 +16,5 @@ func mapFile(f *os.File, size int) (*mapping, []byte) { return nil, nil }
 func (m *mapping) release() {}
 
 func (m *mapping) keep() *mapping { return m }
+
+func (m *mapping) holds(p unsafe.Pointer) bool { return false }

@@ -6,11 +6,16 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"unsafe"
 )
 
 // mapping is a snapshot file mapped into memory. The index whose arrays
-// point into it holds it; it is unmapped once the index is unreachable.
-type mapping struct{ b []byte }
+// point into it holds it; it is unmapped once the index is unreachable, or
+// once none of the index's arrays points into it (see Index.dropSnapshot).
+type mapping struct {
+	b       []byte
+	cleanup runtime.Cleanup
+}
 
 // mapFile maps size bytes of f read-only and private: nothing can write
 // into it, and the file never changes under it (SaveFile replaces files by
@@ -25,12 +30,13 @@ func mapFile(f *os.File, size int) (*mapping, []byte) {
 	if err != nil {
 		return nil, nil
 	}
-	return &mapping{b}, b
+	return &mapping{b: b}, b
 }
 
-// release unmaps m at once (nothing may point into it).
+// release unmaps m at once: nothing may point into it any more.
 func (m *mapping) release() {
 	if m != nil {
+		m.cleanup.Stop()
 		syscall.Munmap(m.b)
 	}
 }
@@ -38,7 +44,13 @@ func (m *mapping) release() {
 // keep hands m to the index: it is unmapped when m becomes unreachable.
 func (m *mapping) keep() *mapping {
 	if m != nil {
-		runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, m.b)
+		m.cleanup = runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, m.b)
 	}
 	return m
+}
+
+// holds reports whether p points into the mapping.
+func (m *mapping) holds(p unsafe.Pointer) bool {
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(m.b)))
+	return uintptr(p) >= start && uintptr(p) < start+uintptr(len(m.b))
 }

@@ -219,4 +219,5 @@ func (x *Index) rewrite(remap []int32) {
 	}
 	x.blob, x.postOff, x.postLast, x.postN = blob[:len(blob):len(blob)], off, last, n
 	x.tailOf, x.tails, x.tailBytes = map[int32]int32{}, nil, 0
+	x.dropSnapshot()
 }

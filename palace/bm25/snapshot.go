@@ -11,6 +11,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // Snapshot file layout (little endian):
@@ -370,3 +371,25 @@ func validOffsets(off []uint64, total uint64) bool {
 	}
 	return true
 }
+
+// dropSnapshot unmaps the snapshot once none of the index's arrays points
+// into it any more (after a rewrite, and edits that added terms and keys),
+// so that its pages leave the process. Caller holds mu for writing.
+func (x *Index) dropSnapshot() {
+	if x.snap == nil {
+		return
+	}
+	for _, p := range []unsafe.Pointer{
+		data(x.termText), data(x.termOff), data(x.terms.e),
+		data(x.blob), data(x.postOff), data(x.postLast), data(x.postN),
+		data(x.keys), data(x.lens), data(x.hashes), data(x.flags), data(x.slotOf.e),
+	} {
+		if p != nil && x.snap.holds(p) {
+			return
+		}
+	}
+	x.snap.release()
+	x.snap = nil
+}
+
+func data[T any](s []T) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }

@@ -148,7 +148,8 @@ func TestSnapshotThenEdits(t *testing.T) {
 				if seq != 42 {
 					t.Fatalf("seq %d, want 42", seq)
 				}
-				if wantMap := mapped && runtime.GOOS != "windows" && littleEndian; (loaded.snap != nil) != wantMap {
+				wantMap := mapped && runtime.GOOS != "windows" && littleEndian
+				if (loaded.snap != nil) != wantMap {
 					t.Fatalf("mapped: %v, want %v", loaded.snap != nil, wantMap)
 				}
 				if loaded.dead != 0 {
@@ -162,6 +163,12 @@ func TestSnapshotThenEdits(t *testing.T) {
 				tw.edit(4000, n+400, loaded, scratch)
 				if len(loaded.keys) >= slots+tw.puts-puts {
 					t.Fatal("the edits did not compact the loaded index")
+				}
+				// Every array has moved to memory (new terms and keys,
+				// compaction): the snapshot is unmapped, and what follows
+				// would crash if anything still pointed into it.
+				if loaded.snap != nil {
+					t.Fatal("the snapshot is still mapped after every array moved")
 				}
 				tw.sameRanking(t, "after compaction", loaded, scratch)
 				loaded.Trim()
