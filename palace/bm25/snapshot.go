@@ -219,7 +219,7 @@ func (x *Index) writeSnapshot(w io.Writer, seq int64) error {
 // mark it was saved with. The index accepts Put, Remove and Search as one
 // built from scratch does, with the same results. On Unix the file is
 // mapped read-only; the index's arrays point into the mapping, which lives
-// as long as the index. A missing file is an error wrapping
+// as long as the index or as long as one of them does. A missing file is an error wrapping
 // fs.ErrNotExist; a damaged one wraps ErrCorrupt; one of another version,
 // tokenizer or number of fields wraps ErrVersion.
 func LoadFile(path string, weights ...float64) (*Index, int64, error) {
