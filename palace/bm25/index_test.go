@@ -15,20 +15,18 @@ type refDoc struct {
 	active bool
 }
 
-// refSearch scores every document from scratch with the FTS5 formula: the
-// independent computation Index.Search must agree with. A word of several
-// tokens is two half-weight terms: its tokens, and its joined pairs, each
-// counting in a field as often as its rarest member there, and matching
-// where that is not zero in some field.
-func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, activeOnly bool) []Hit {
-	type tf struct {
-		fields [][]string // by field, its tokens and its joined pairs
-		length int
-	}
-	toks := map[int64]tf{}
-	total := 0
+// refCorpus is the documents as the reference scorer sees them: the
+// tokens and joined pairs of each field.
+type refCorpus struct {
+	docs  map[int64]refDoc
+	terms map[int64][][]string // by field, its tokens and its joined pairs
+	lens  map[int64]int
+	total int
+}
+
+func newRefCorpus(docs map[int64]refDoc) *refCorpus {
+	c := &refCorpus{docs: docs, terms: map[int64][][]string{}, lens: map[int64]int{}}
 	for key, d := range docs {
-		var t tf
 		for _, f := range d.fields {
 			var terms []string
 			prev := ""
@@ -38,22 +36,36 @@ func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, 
 					terms = append(terms, prev+"\x00"+string(tok))
 				}
 				prev = string(tok)
-				t.length++
+				c.lens[key]++
 			})
-			t.fields = append(t.fields, terms)
+			c.terms[key] = append(c.terms[key], terms)
 		}
-		toks[key] = t
-		total += t.length
+		c.total += c.lens[key]
 	}
+	return c
+}
+
+// refSearch scores every document from scratch with the FTS5 formula: the
+// independent computation Index.Search must agree with.
+func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, activeOnly bool) []Hit {
+	return newRefCorpus(docs).search(weights, words, k, activeOnly)
+}
+
+// search is refSearch. A word of several tokens is two half-weight terms:
+// its tokens, and its joined pairs, each counting in a field as often as
+// its rarest member there, and matching where that is not zero in some
+// field.
+func (c *refCorpus) search(weights []float64, words []string, k int, activeOnly bool) []Hit {
+	docs := c.docs
 	n := float64(len(docs))
-	avgdl := float64(total) / n
+	avgdl := float64(c.total) / n
 	// freq is the weighted frequency of the conjunction of terms in each
 	// document holding it.
 	freq := func(terms []string) map[int64]float64 {
 		out := map[int64]float64{}
-		for key, t := range toks {
+		for key, fields := range c.terms {
 			f := 0.0
-			for c, field := range t.fields {
+			for col, field := range fields {
 				count := -1
 				for _, term := range terms {
 					m := 0
@@ -66,7 +78,7 @@ func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, 
 						count = m
 					}
 				}
-				f += weights[c] * float64(min(count, maxCount))
+				f += weights[col] * float64(min(count, maxCount))
 			}
 			if f > 0 {
 				out[key] = f
@@ -86,7 +98,7 @@ func refSearch(docs map[int64]refDoc, weights []float64, words []string, k int, 
 		}
 		idf *= weight
 		for key, f := range fr {
-			score[key] += idf * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(toks[key].length)/avgdl))
+			score[key] += idf * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(c.lens[key])/avgdl))
 		}
 	}
 	for _, w := range words {

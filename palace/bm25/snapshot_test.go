@@ -85,10 +85,11 @@ func (tw *twin) edit(n int, maxKey int64, xs ...*Index) {
 // reference does.
 func (tw *twin) sameRanking(t *testing.T, label string, xs ...*Index) {
 	t.Helper()
+	ref := newRefCorpus(tw.ref)
 	for q := 0; q < 60; q++ {
 		query := randomQuery(tw.r)
 		active := q%2 == 0
-		want := refSearch(tw.ref, []float64{1, 0.5}, query, 20, active)
+		want := ref.search([]float64{1, 0.5}, query, 20, active)
 		for i, x := range xs {
 			if x.Len() != len(tw.ref) {
 				t.Fatalf("%s: index %d holds %d documents, want %d", label, i, x.Len(), len(tw.ref))
@@ -213,7 +214,7 @@ func savedIndex(t *testing.T) []byte {
 	t.Helper()
 	tw := &twin{r: rand.New(rand.NewSource(5)), ref: map[int64]refDoc{}}
 	x := New(1, 0.5)
-	for key := int64(1); key <= 60; key++ {
+	for key := int64(1); key <= 30; key++ {
 		tw.put(key, x)
 	}
 	path := filepath.Join(t.TempDir(), "small.bm25")
@@ -227,12 +228,24 @@ func savedIndex(t *testing.T) []byte {
 	return data
 }
 
-// loadBytes writes data to a file and loads it.
-func loadBytes(t *testing.T, data []byte, weights ...float64) error {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "x.bm25")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
+// loader loads snapshots written from bytes, in one directory.
+type loader struct {
+	t   *testing.T
+	dir string
+}
+
+func newLoader(t *testing.T) *loader { return &loader{t: t, dir: t.TempDir()} }
+
+// load writes data to a file (renamed over the last, as SaveFile does: a
+// file that may be mapped is never rewritten in place) and loads it.
+func (l *loader) load(data []byte, weights ...float64) error {
+	l.t.Helper()
+	tmp, path := filepath.Join(l.dir, "tmp"), filepath.Join(l.dir, "x.bm25")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		l.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		l.t.Fatal(err)
 	}
 	_, _, err := LoadFile(path, weights...)
 	return err
@@ -243,30 +256,32 @@ func loadBytes(t *testing.T, data []byte, weights ...float64) error {
 // ErrVersion, on both loading paths.
 func TestSnapshotDamage(t *testing.T) {
 	data := savedIndex(t)
-	if err := loadBytes(t, data, 1, 0.5); err != nil {
+	if err := newLoader(t).load(data, 1, 0.5); err != nil {
 		t.Fatalf("intact snapshot: %v", err)
 	}
 	withMapping(t, func(t *testing.T, _ bool) {
+		l := newLoader(t)
 		for n := 0; n < len(data); n++ {
-			if err := loadBytes(t, data[:n], 1, 0.5); !errors.Is(err, ErrCorrupt) {
+			if err := l.load(data[:n], 1, 0.5); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("truncated to %d of %d bytes: %v", n, len(data), err)
 			}
 		}
 		for i := range data {
 			bad := append([]byte(nil), data...)
 			bad[i] ^= 1 << (i % 8)
-			if err := loadBytes(t, bad, 1, 0.5); !errors.Is(err, ErrCorrupt) {
+			if err := l.load(bad, 1, 0.5); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("byte %d of %d flipped: %v", i, len(data), err)
 			}
 		}
 		for _, tail := range [][]byte{{0}, []byte("garbage"), make([]byte, 4096)} {
-			if err := loadBytes(t, append(append([]byte(nil), data...), tail...), 1, 0.5); !errors.Is(err, ErrCorrupt) {
+			if err := l.load(append(append([]byte(nil), data...), tail...), 1, 0.5); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("%d trailing bytes: %v", len(tail), err)
 			}
 		}
 	})
 
 	// Well-formed files of another version, tokenizer or field count.
+	l := newLoader(t)
 	resum := func(b []byte) []byte {
 		binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
 		return b
@@ -284,14 +299,14 @@ func TestSnapshotDamage(t *testing.T) {
 		if c.at >= 0 {
 			binary.LittleEndian.PutUint32(bad[c.at:], binary.LittleEndian.Uint32(bad[c.at:])+1)
 		}
-		if err := loadBytes(t, resum(bad), c.weights...); !errors.Is(err, ErrVersion) {
+		if err := l.load(resum(bad), c.weights...); !errors.Is(err, ErrVersion) {
 			t.Errorf("another %s: %v", c.name, err)
 		}
 	}
 	// A well-formed checksum over arrays that disagree with the header.
 	bad := append([]byte(nil), data...)
 	binary.LittleEndian.PutUint64(bad[32:], binary.LittleEndian.Uint64(bad[32:])+1) // docs
-	if err := loadBytes(t, resum(bad), 1, 0.5); !errors.Is(err, ErrCorrupt) {
+	if err := l.load(resum(bad), 1, 0.5); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("document count off by one: %v", err)
 	}
 	if _, _, err := LoadFile(filepath.Join(t.TempDir(), "missing.bm25"), 1, 0.5); !errors.Is(err, fs.ErrNotExist) {
