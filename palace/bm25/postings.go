@@ -12,14 +12,14 @@ import "encoding/binary"
 //	2  once in fields 0 and 1, nowhere else
 //	3  the counts follow, one byte per field
 //
-// Tags 0–2 cover nine postings in ten of conversational text (a turn and
-// the turn before it as keywords), so a posting takes one to three bytes
-// where a slot and its counts took six.
+// Tags 0–2 cover nine postings in ten of conversational text (92.5% of
+// LoCoMo-like drawers: a turn, and the turn before it as keywords), so a
+// posting takes one to three bytes where a slot and its counts took six.
 //
 // A term's list is in two parts: a frozen part, one range of the blob every
-// frozen list shares (built by freeze and compaction, or mapped from a
-// snapshot, and never written in place), and a tail of the postings added
-// since, in memory. The tail continues the frozen part's deltas, so the
+// frozen list shares (built by rewrite, or mapped from a snapshot, and
+// never written in place), and a tail of the postings added since, in
+// memory. The tail continues the frozen part's deltas, so the
 // list is the two byte strings end to end.
 const (
 	tagField0 = iota
@@ -207,7 +207,7 @@ func (x *Index) each(id int32, fn func(slot int32, counts []uint8)) {
 func (x *Index) rewrite(remap []int32) {
 	terms := x.terms.used
 	size := len(x.blob) + x.tailBytes
-	blob := make([]byte, 0, size+size/64)
+	blob := make([]byte, 0, size)
 	off := make([]uint64, terms+1)
 	last := make([]uint32, terms)
 	n := make([]uint32, terms)
@@ -217,7 +217,7 @@ func (x *Index) rewrite(remap []int32) {
 		last[id] = uint32(l)
 		off[id+1] = uint64(len(blob))
 	}
-	x.blob, x.postOff, x.postLast, x.postN = blob[:len(blob):len(blob)], off, last, n
+	x.blob, x.postOff, x.postLast, x.postN = blob, off, last, n
 	x.tailOf, x.tails, x.tailBytes = map[int32]int32{}, nil, 0
 	x.dropSnapshot()
 }
