@@ -2,6 +2,10 @@ package palace
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -20,10 +24,12 @@ import (
 type keywordState struct {
 	p *Palace
 
-	mu    sync.Mutex // serialises build and catch-up
-	idx   *bm25.Index
-	hw    int64 // highest drawers.seq the index reflects
-	ready atomic.Bool
+	mu      sync.Mutex // serialises build and catch-up
+	idx     *bm25.Index
+	hw      int64 // highest drawers.seq the index reflects
+	savedHW int64 // hw of the snapshot on disk (0: none)
+	ready   atomic.Bool
+	loaded  bool // from the snapshot
 	// long holds the passage count of every drawer indexed as passages
 	// (keys passageKey(rid, 1..n)); a drawer absent from it is indexed
 	// whole (key passageKey(rid, 0)). Long drawers are few, so the map is
@@ -39,9 +45,12 @@ type KeywordIndexInfo struct {
 	Drawers int  `json:"drawers"`
 	// Passages counts the passages of the drawers indexed as passages
 	// (long texts; see passages.go).
-	Passages int   `json:"passages"`
-	Terms    int   `json:"terms"`
-	CaughtUp int64 `json:"caught_up_seq"`
+	Passages int `json:"passages"`
+	// FromSnapshot reports that the index was loaded from its snapshot
+	// (then caught up) rather than built from the store.
+	FromSnapshot bool  `json:"from_snapshot"`
+	Terms        int   `json:"terms"`
+	CaughtUp     int64 `json:"caught_up_seq"`
 	// MemorySearches counts keyword searches since the palace was opened.
 	MemorySearches int64 `json:"memory_searches"`
 }
@@ -53,13 +62,13 @@ func (k *keywordState) info() KeywordIndexInfo {
 	}
 	k.mu.Lock()
 	idx, hw := k.idx, k.hw
-	docs := idx.Len()
+	docs, fromSnap := idx.Len(), k.loaded
 	for _, n := range k.long {
 		in.Passages += int(n)
 		docs -= int(n) - 1
 	}
 	k.mu.Unlock()
-	in.Loaded, in.Drawers, in.Terms, in.CaughtUp = true, docs, idx.Terms(), hw
+	in.Loaded, in.Drawers, in.Terms, in.CaughtUp, in.FromSnapshot = true, docs, idx.Terms(), hw, fromSnap
 	return in
 }
 
@@ -79,18 +88,62 @@ func (k *keywordState) warm(ctx context.Context) error {
 	return k.buildLocked(ctx)
 }
 
+// keywordFile is the keyword index snapshot in the palace's cache
+// directory. Its name carries the passage window, whose keys it holds.
+var keywordFile = fmt.Sprintf("keywords-p%d-%d.bm25", PassageWords, PassageStride)
+
+func (k *keywordState) snapshotPath() string { return filepath.Join(k.p.Dir(), keywordFile) }
+
+// buildLocked loads the snapshot and the long drawers' passage counts, or
+// builds the index from the store; the caller then catches it up.
 func (k *keywordState) buildLocked(ctx context.Context) error {
 	if k.ready.Load() {
 		return nil
 	}
 	start := time.Now()
-	idx, hw, err := k.build(ctx)
+	idx, hw, err := bm25.LoadFile(k.snapshotPath(), ftsWeights...)
+	if err == nil {
+		long := map[int64]int32{}
+		if err = k.p.st.Drawers().Long(ctx, func(rid int64, n int) { long[rid] = int32(n) }); err == nil {
+			k.idx, k.hw, k.savedHW, k.long, k.loaded = idx, hw, hw, long, true
+			k.ready.Store(true)
+			k.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("keyword index loaded")
+			return nil
+		}
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		k.p.log.Info().Err(err).Msg("keyword snapshot unusable; rebuilding from the store")
+	}
+	idx, hw, err = k.build(ctx)
 	if err != nil {
 		return err
 	}
-	k.idx, k.hw = idx, hw
+	k.idx, k.hw, k.savedHW, k.loaded = idx, hw, 0, false
 	k.ready.Store(true)
 	k.p.log.Debug().Dur("took", time.Since(start)).Int("drawers", idx.Len()).Msg("keyword index built")
+	return nil
+}
+
+// save writes the snapshot if enough changed since the last one (see
+// vectorState.snapshotDue). The mark is read before the index is written:
+// a snapshot may hold changes newer than its mark (catching up re-puts
+// them harmlessly), never older ones.
+func (k *keywordState) save() error {
+	k.mu.Lock()
+	if !k.ready.Load() || !snapshotDue(k.hw, k.savedHW, k.idx.Len()) {
+		k.mu.Unlock()
+		return nil
+	}
+	idx, hw := k.idx, k.hw
+	k.mu.Unlock()
+	if err := idx.SaveFile(k.snapshotPath(), hw); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	if k.idx == idx {
+		k.savedHW = hw
+	}
+	k.mu.Unlock()
 	return nil
 }
 
@@ -217,7 +270,7 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.idx, k.hw = idx, hw
+		k.idx, k.hw, k.savedHW, k.loaded = idx, hw, 0, false
 		return k.idx, nil
 	}
 	if maxSeq == k.hw {

@@ -232,3 +232,53 @@ func TestWarmIndexesUnderConcurrentWrites(t *testing.T) {
 		t.Fatalf("indexes did not catch up: keyword %+v, vectors %+v", in.KeywordIndex, in.Index)
 	}
 }
+
+// A palace's keyword index is saved as a snapshot when a process closes
+// it, and the next process loads it (instead of rebuilding) and catches up
+// from the store: same answers, long drawers' passages included.
+func TestKeywordSnapshotLoadsAndCatchesUp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	first := openShared(t, dir, "snap")
+	texts := docCorpus(t)
+	batch := make([]*palace.Drawer, 0, len(texts))
+	for _, txt := range texts {
+		batch = append(batch, &palace.Drawer{Content: txt})
+	}
+	long := strings.Repeat("filler words about nothing in particular ", 200) + " the albatross migrates south"
+	batch = append(batch, &palace.Drawer{Content: long})
+	if err := first.AddMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) < 1000 {
+		t.Fatalf("%d drawers: too few for a snapshot to be due", len(batch))
+	}
+	if err := first.WarmIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(first.Dir(), "keywords-*.bm25"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots after close: %v", snaps)
+	}
+	second := openShared(t, dir, "snap")
+	// A change made after the snapshot must be caught up.
+	late := &palace.Drawer{Content: "a late note about the albatross"}
+	if err := second.Add(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := second.Search(ctx, palace.SearchRequest{Query: "albatross", Mode: palace.ModeKeyword, K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("albatross: %d hits, want the long drawer and the late note", len(hits))
+	}
+	in, _ := second.Info(ctx)
+	if ki := in.KeywordIndex; !ki.Loaded || !ki.FromSnapshot || ki.Drawers != len(batch)+1 || ki.Passages == 0 {
+		t.Fatalf("keyword index after loading the snapshot: %+v", ki)
+	}
+}

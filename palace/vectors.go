@@ -235,13 +235,22 @@ func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, o
 	return out, true
 }
 
-// SaveIndex writes the vector index snapshot if it changed since the last
-// one. The snapshot is a cache: failing to write it loses nothing.
+// SaveIndex writes the index snapshots (vectors and keywords) that changed
+// enough since the last ones. A snapshot is a cache: failing to write it
+// loses nothing.
 func (p *Palace) SaveIndex(ctx context.Context) error {
+	kwErr := p.kw.save()
+	if kwErr != nil {
+		kwErr = internal("save keyword index", kwErr)
+	}
+	return errors.Join(p.saveVectors(), kwErr)
+}
+
+func (p *Palace) saveVectors() error {
 	v := p.vec
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.loaded || !v.snapshotDue() {
+	if !v.loaded || !snapshotDue(v.hw, v.savedHW, v.idx.Len()) {
 		return nil
 	}
 	if err := saveSnapshot(v.snapshotPath(), v.idx, v.snapshotModel(), v.hw); err != nil {
@@ -252,23 +261,23 @@ func (p *Palace) SaveIndex(ctx context.Context) error {
 	return nil
 }
 
-// snapshotDue reports whether enough changed since the last snapshot to
-// write a new one. Replaying a few hundred changes from SQLite is cheaper
-// than rewriting every vector, and short-lived processes (hooks, the CLI)
-// close palaces after one or two writes.
-func (v *vectorState) snapshotDue() bool {
-	if v.hw == v.savedHW {
+// snapshotDue reports whether an index at high-water mark hw, last saved
+// at savedHW (-1: never, or rebuilt since), holding n entries, should be
+// saved. Replaying a few hundred changes from the store is cheaper than
+// rewriting the index, and short-lived processes (hooks, the CLI) close
+// palaces after one or two writes.
+func snapshotDue(hw, savedHW int64, n int) bool {
+	if hw == savedHW {
 		return false
 	}
-	n := int64(v.idx.Len())
-	if v.savedHW <= 0 {
-		return n >= snapshotMinVectors || v.savedHW < 0
+	if savedHW <= 0 {
+		return int64(n) >= snapshotMinEntries || savedHW < 0
 	}
-	return v.hw-v.savedHW >= max(snapshotMinDelta, n/20)
+	return hw-savedHW >= max(snapshotMinDelta, int64(n)/20)
 }
 
 const (
-	snapshotMinVectors = 1000 // below this, loading from SQLite is instant
+	snapshotMinEntries = 1000 // below this, building from the store is instant
 	snapshotMinDelta   = 500
 )
 

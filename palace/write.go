@@ -127,7 +127,7 @@ func (t *Tx) Insert(d *Drawer, vec Vectors, detail map[string]any) error {
 		return err
 	}
 	d.Seq, d.Model, d.VecKey = seq, "", 0
-	var v *store.Vector
+	v := &store.Vector{Count: len(Passages(d.Content))}
 	if vec.Whole != nil {
 		v, d.Model, d.VecKey = vec.encode(), t.p.emb.ID(), seq
 	}
@@ -173,7 +173,7 @@ func (t *Tx) Save(old, d *Drawer, vec Vectors, detail map[string]any) error {
 		v = vec.encode()
 	case textChanged:
 		d.Model, d.VecKey = "", 0
-		v = &store.Vector{}
+		v = &store.Vector{Count: len(Passages(d.Content))}
 	case d.Status == StatusActive && old.Status != StatusActive && old.VecKey != 0:
 		d.VecKey = seq
 	default:

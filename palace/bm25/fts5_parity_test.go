@@ -10,11 +10,7 @@ package bm25
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -347,20 +343,8 @@ func TestParityCodePoints(t *testing.T) {
 // conversations (split at white space, punctuation included) and every
 // turn's text.
 func TestParityLoCoMo(t *testing.T) {
-	path := os.Getenv("LOCOMO_JSON")
-	if path == "" {
-		path = filepath.Join("..", "..", "..", "shared", "data", "locomo10.json")
-	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data not found at %s (set LOCOMO_JSON to its path); CI must have it", path)
-		}
-		t.Skipf("LoCoMo data not found at %s (set LOCOMO_JSON to its path); skipping", path)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := locomoPath()
+	data := readLoCoMo(t)
 	var samples []struct {
 		Conversation map[string]json.RawMessage `json:"conversation"`
 	}

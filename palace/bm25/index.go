@@ -1,9 +1,7 @@
 package bm25
 
 import (
-	"hash/maphash"
 	"math"
-	"sort"
 	"sync"
 )
 
@@ -23,37 +21,60 @@ const maxCount = math.MaxUint8
 
 // Index is an in-memory inverted index over documents of a fixed number of
 // weighted fields, ranked by BM25 exactly as FTS5's bm25(table, w1, w2, ...)
-// ranks the same rows: the same tokens, the same document statistics (every
-// document counts, active or not), the same formula. It is safe for
-// concurrent use; searches share a read lock.
+// ranks the same rows for words of one token: the same tokens, the same
+// document statistics (every document counts, active or not), the same
+// formula. It is safe for concurrent use; searches share a read lock.
+//
+// Every array is a flat slice, so that a snapshot is those slices written
+// out and a load is the file mapped and the slices pointed at it
+// (snapshot.go). Arrays that came from a snapshot are never written in
+// place: appending copies them (their capacity is their length), and the
+// two hash tables copy themselves before their first write.
 type Index struct {
 	weights []float64
 
-	mu       sync.RWMutex
-	termID   map[string]int32
-	post     []postings // by term id
-	docs     []doc      // by slot; a replaced document leaves a dead slot
-	lens     []uint32   // by slot: docs[s].length, dense for the scoring loop
-	slotOf   map[int64]int32
-	live     int   // documents counted in the statistics (current slots)
-	totalLen int64 // tokens of all current documents
-	dead     int   // dead slots still referenced by postings
+	mu sync.RWMutex
+
+	// The dictionary: term id's text is termText[termOff[id]:termOff[id+1]];
+	// terms finds the id of a text (entries id+1).
+	termText []byte
+	termOff  []uint64
+	terms    table
+
+	// Posting lists by term id (postings.go): the frozen parts, for ids
+	// below len(postN), and the tails.
+	blob      []byte
+	postOff   []uint64 // len(postN)+1
+	postLast  []uint32 // slot of the frozen part's last posting
+	postN     []uint32 // postings in the frozen part
+	tailOf    map[int32]int32
+	tails     []tail
+	tailBytes int
+
+	// Documents by slot. Replacing or removing a document leaves a dead
+	// slot that searches skip until compaction renumbers the slots.
+	keys   []int64
+	lens   []uint32 // tokens in all fields
+	hashes []uint64 // of the field texts, to skip unchanged re-puts
+	flags  []uint8  // flagActive, flagDead; always in memory
+	slotOf table    // key -> slot+1; a removed key keeps its dead slot
+
+	live     int   // documents counted in the statistics (live slots)
+	totalLen int64 // tokens of all live documents
+	dead     int   // dead slots
+
+	snap *mapping // the snapshot some arrays point into, if any
+
+	tagCounts [3][]uint8 // the counts tags 0–2 stand for
+	tagF      [3]float64 // and their weighted frequencies
 
 	acc sync.Pool // *accumulator
 }
 
-type postings struct {
-	slots  []int32
-	counts []uint8 // len(weights) per posting
-}
-
-type doc struct {
-	key    int64
-	length uint32 // tokens in all fields
-	hash   uint64 // of the field texts, to skip unchanged re-puts
-	active bool
-	dead   bool
-}
+const (
+	flagActive = 1 << iota
+	flagDead
+)
 
 // New returns an empty index for documents whose fields carry the given
 // weights (FTS5's per-column bm25 weights).
@@ -61,80 +82,77 @@ func New(weights ...float64) *Index {
 	if len(weights) == 0 {
 		weights = []float64{1}
 	}
-	return &Index{weights: append([]float64(nil), weights...), termID: map[string]int32{}, slotOf: map[int64]int32{}}
-}
-
-// Doc is a document analysed for the index: its distinct tokens with their
-// per-field counts. Analyse is pure and may run in parallel; Put is cheap.
-type Doc struct {
-	terms  []string
-	counts []uint8
-	length uint32
-	hash   uint64
-}
-
-var hashSeed = maphash.MakeSeed()
-
-// Analyze tokenizes the fields of a document (one text per weight).
-func (x *Index) Analyze(fields ...string) Doc {
-	return x.Analyzer().Analyze(fields...)
-}
-
-// Analyzer returns an analyser for this index's documents that reuses its
-// buffers: one per goroutine.
-func (x *Index) Analyzer() *Analyzer { return &Analyzer{nf: len(x.weights)} }
-
-// Analyzer analyses documents (see Index.Analyzer).
-type Analyzer struct {
-	nf int
-	a  analyzer
-}
-
-// Analyze is Index.Analyze.
-func (z *Analyzer) Analyze(fields ...string) Doc { return z.a.analyze(z.nf, fields) }
-
-type analyzer struct {
-	pos map[string]int
-}
-
-func (a *analyzer) analyze(nfields int, fields []string) Doc {
-	if a.pos == nil {
-		a.pos = map[string]int{}
+	x := &Index{
+		weights: append([]float64(nil), weights...),
+		termOff: []uint64{0},
+		terms:   newTable(),
+		postOff: []uint64{0},
+		tailOf:  map[int32]int32{},
+		slotOf:  newTable(),
 	}
-	clear(a.pos)
-	d := Doc{hash: hashFields(fields)}
-	for f, text := range fields {
-		if f >= nfields {
-			break
+	for t := range x.tagCounts {
+		x.tagCounts[t] = countsOfTag(uint64(t), len(weights))
+		x.tagF[t] = x.fieldFreq(x.tagCounts[t])
+	}
+	return x
+}
+
+// termHash is the dictionary's hash of a term's text.
+func termHash[T string | []byte](t T) uint64 { return mix64(fnv(fnvOffset, t)) }
+
+func keyHash(key int64) uint64 { return mix64(uint64(key)) }
+
+func (x *Index) termAt(id int32) []byte { return x.termText[x.termOff[id]:x.termOff[id+1]] }
+
+// termID finds term t; when absent, pos is where it would be inserted.
+func (x *Index) termID(t string) (id int32, pos int, ok bool) {
+	for i := x.terms.start(termHash(t)); ; i = x.terms.next(i) {
+		v := x.terms.e[i]
+		if v == 0 {
+			return -1, i, false
 		}
-		EachToken(text, func(tok []byte) {
-			d.length++
-			i, ok := a.pos[string(tok)] // no allocation for the lookup
-			if !ok {
-				t := string(tok)
-				i = len(d.terms)
-				a.pos[t] = i
-				d.terms = append(d.terms, t)
-				for c := 0; c < nfields; c++ {
-					d.counts = append(d.counts, 0)
-				}
-			}
-			if c := &d.counts[i*nfields+f]; *c < maxCount {
-				*c++
-			}
-		})
+		if string(x.termAt(int32(v-1))) == t {
+			return int32(v - 1), i, true
+		}
 	}
-	return d
 }
 
-func hashFields(fields []string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(hashSeed)
-	for _, f := range fields {
-		h.WriteString(f)
-		h.WriteByte(0)
+// addTerm returns t's id, adding it to the dictionary when it is new.
+func (x *Index) addTerm(t string) int32 {
+	id, pos, ok := x.termID(t)
+	if ok {
+		return id
 	}
-	return h.Sum64()
+	id = int32(len(x.termOff) - 1)
+	x.termText = append(x.termText, t...)
+	x.termOff = append(x.termOff, uint64(len(x.termText)))
+	x.terms.insert(pos, uint32(id+1), func(v uint32) uint64 { return termHash(x.termAt(int32(v - 1))) })
+	return id
+}
+
+// slot finds key's slot (possibly dead, if it was removed); when absent,
+// pos is where it would be inserted.
+func (x *Index) slot(key int64) (slot int32, pos int, ok bool) {
+	for i := x.slotOf.start(keyHash(key)); ; i = x.slotOf.next(i) {
+		v := x.slotOf.e[i]
+		if v == 0 {
+			return -1, i, false
+		}
+		if x.keys[v-1] == key {
+			return int32(v - 1), i, true
+		}
+	}
+}
+
+func (x *Index) keyAt(v uint32) uint64 { return keyHash(x.keys[v-1]) }
+
+// liveSlot returns key's slot if key is in the index.
+func (x *Index) liveSlot(key int64) (int32, bool) {
+	s, _, ok := x.slot(key)
+	if !ok || x.flags[s]&flagDead != 0 {
+		return -1, false
+	}
+	return s, true
 }
 
 // Put indexes a document under key, replacing what key held. active
@@ -142,8 +160,8 @@ func hashFields(fields []string) uint64 {
 // document counts in the statistics.
 func (x *Index) Put(key int64, active bool, fields ...string) {
 	x.mu.RLock()
-	s, ok := x.slotOf[key]
-	same := ok && x.docs[s].hash == hashFields(fields)
+	s, ok := x.liveSlot(key)
+	same := ok && x.hashes[s] == hashFields(fields)
 	x.mu.RUnlock()
 	if same {
 		x.SetActive(key, active)
@@ -156,119 +174,143 @@ func (x *Index) Put(key int64, active bool, fields ...string) {
 func (x *Index) PutDoc(key int64, active bool, d Doc) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if s, ok := x.slotOf[key]; ok {
-		old := &x.docs[s]
-		if old.hash == d.hash {
-			old.active = active
+	var flags uint8
+	if active {
+		flags = flagActive
+	}
+	old, pos, found := x.slot(key)
+	if found && x.flags[old]&flagDead == 0 {
+		if x.hashes[old] == d.hash {
+			x.flags[old] = flags
 			return
 		}
-		x.retire(s)
+		x.retire(old)
 	}
-	slot := int32(len(x.docs))
-	x.docs = append(x.docs, doc{key: key, length: d.length, hash: d.hash, active: active})
+	slot := int32(len(x.keys))
+	x.keys = append(x.keys, key)
 	x.lens = append(x.lens, d.length)
-	x.slotOf[key] = slot
+	x.hashes = append(x.hashes, d.hash)
+	x.flags = append(x.flags, flags)
+	if found {
+		x.slotOf.set(pos, uint32(slot+1))
+	} else {
+		x.slotOf.insert(pos, uint32(slot+1), x.keyAt)
+	}
 	x.live++
 	x.totalLen += int64(d.length)
 	nf := len(x.weights)
 	for i, t := range d.terms {
-		id, ok := x.termID[t]
-		if !ok {
-			id = int32(len(x.post))
-			x.termID[t] = id
-			x.post = append(x.post, postings{})
-		}
-		p := &x.post[id]
-		p.slots = append(p.slots, slot)
-		p.counts = append(p.counts, d.counts[i*nf:(i+1)*nf]...)
+		x.addPosting(x.addTerm(t), slot, d.counts[i*nf:(i+1)*nf])
 	}
-	if x.dead > 1024 && x.dead > x.live/4 {
+	switch {
+	case x.dead > 1024 && x.dead > x.live/4:
 		x.compact()
+	case x.tailBytes > 1<<20 && x.tailBytes > len(x.blob):
+		// The tails have outgrown the frozen lists: merge them, so that
+		// memory stays near the encoded size (each merge at least doubles
+		// the blob, so the copying adds up to a few times its size).
+		x.rewrite(nil)
 	}
 }
 
 // SetActive changes whether key may be returned by active-only searches.
 func (x *Index) SetActive(key int64, active bool) {
 	x.mu.Lock()
-	if s, ok := x.slotOf[key]; ok {
-		x.docs[s].active = active
+	defer x.mu.Unlock()
+	if s, ok := x.liveSlot(key); ok {
+		if active {
+			x.flags[s] |= flagActive
+		} else {
+			x.flags[s] &^= flagActive
+		}
 	}
-	x.mu.Unlock()
 }
 
 // Remove drops key from the index and its statistics.
 func (x *Index) Remove(key int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	s, ok := x.slotOf[key]
-	if !ok {
-		return
+	if s, ok := x.liveSlot(key); ok {
+		x.retire(s)
 	}
-	x.retire(s)
-	delete(x.slotOf, key)
 }
 
 // retire takes slot s out of the statistics and marks it dead; searches
 // skip it until compaction. Caller holds mu.
 func (x *Index) retire(s int32) {
-	d := &x.docs[s]
-	d.dead = true
+	x.flags[s] |= flagDead
 	x.dead++
 	x.live--
-	x.totalLen -= int64(d.length)
+	x.totalLen -= int64(x.lens[s])
 }
 
 // compact drops dead slots from every posting list and renumbers slots.
 func (x *Index) compact() {
-	remap := make([]int32, len(x.docs))
-	docs := make([]doc, 0, x.live)
-	lens := make([]uint32, 0, x.live)
-	for s, d := range x.docs {
-		if d.dead {
-			remap[s] = -1
-			continue
-		}
-		remap[s] = int32(len(docs))
-		x.slotOf[d.key] = int32(len(docs))
-		docs = append(docs, d)
-		lens = append(lens, d.length)
-	}
-	x.lens = lens
-	nf := len(x.weights)
-	for id := range x.post {
-		p := &x.post[id]
-		n := 0
-		for i, s := range p.slots {
-			if r := remap[s]; r >= 0 {
-				p.slots[n] = r
-				copy(p.counts[n*nf:(n+1)*nf], p.counts[i*nf:(i+1)*nf])
-				n++
-			}
-		}
-		p.slots, p.counts = p.slots[:n], p.counts[:n*nf]
-	}
-	x.docs, x.dead = docs, 0
+	remap, live := x.liveDocs()
+	x.rewrite(remap)
+	x.keys, x.lens, x.hashes, x.flags, x.dead = live.keys, live.lens, live.hashes, live.flags, 0
+	x.slotOf = keyTable(live.keys)
+	x.dropSnapshot()
 }
 
-// Trim gives back the spare capacity appending left in the posting lists:
-// after a bulk build, up to half of their memory.
+// docArrays are the arrays by slot.
+type docArrays struct {
+	keys   []int64
+	lens   []uint32
+	hashes []uint64
+	flags  []uint8
+}
+
+// liveDocs returns the live slots' arrays, and remap, which gives each
+// slot's place among them (-1 for a dead slot).
+func (x *Index) liveDocs() (remap []int32, live docArrays) {
+	remap = make([]int32, len(x.keys))
+	live = docArrays{make([]int64, 0, x.live), make([]uint32, 0, x.live), make([]uint64, 0, x.live), make([]uint8, 0, x.live)}
+	for s, f := range x.flags {
+		remap[s] = -1
+		if f&flagDead == 0 {
+			remap[s] = int32(len(live.keys))
+			live.keys = append(live.keys, x.keys[s])
+			live.lens = append(live.lens, x.lens[s])
+			live.hashes = append(live.hashes, x.hashes[s])
+			live.flags = append(live.flags, f)
+		}
+	}
+	return remap, live
+}
+
+// keyTable returns the key directory of slots holding keys, all distinct.
+func keyTable(keys []int64) table {
+	t := table{e: make([]uint32, tableSize(len(keys))), used: len(keys)}
+	for s, key := range keys {
+		i := t.start(keyHash(key))
+		for t.e[i] != 0 {
+			i = t.next(i)
+		}
+		t.e[i] = uint32(s + 1)
+	}
+	return t
+}
+
+// Trim merges the posting lists' tails into their frozen parts, which
+// gives back the spare capacity appending left (after a bulk build, up to
+// half of their memory), and drops dead slots.
 func (x *Index) Trim() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	for id := range x.post {
-		p := &x.post[id]
-		if cap(p.slots) > len(p.slots)+len(p.slots)/8+4 {
-			p.slots = append([]int32(nil), p.slots...)
-			p.counts = append([]uint8(nil), p.counts...)
-		}
+	if x.dead > 0 {
+		x.compact()
+	} else if len(x.tails) > 0 {
+		x.rewrite(nil)
 	}
 }
 
-// Terms is the number of distinct tokens the index has seen.
+// Terms is the number of distinct terms the index has seen: tokens, and
+// the joined pairs of Analyze.
 func (x *Index) Terms() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.post)
+	return x.terms.used
 }
 
 // Len is the number of documents in the index.
@@ -276,166 +318,4 @@ func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return x.live
-}
-
-// Hit is a search result: a document key and its BM25 score (higher is
-// better; FTS5's bm25() returns the negation).
-type Hit struct {
-	Key   int64
-	Score float64
-}
-
-type accumulator struct {
-	score   []float64
-	touched []int32
-}
-
-// Search ranks documents against query words as FTS5 ranks
-// `"w1" OR "w2" ...`: a word given twice counts twice, as in FTS5. A word
-// of one token scores exactly as FTS5 does; a word of several tokens is a
-// phrase to FTS5 (adjacent tokens only), which this index, keeping no
-// positions, approximates by scoring each token as its own word. It returns the best k by score, ties broken by the larger key
-// (FTS5's `ORDER BY rank, rowid DESC`). activeOnly limits results to
-// active documents; allow, when not nil, further limits them to keys it
-// accepts. Statistics always cover every document.
-func (x *Index) Search(words []string, k int, activeOnly bool, allow func(int64) bool) []Hit {
-	if k <= 0 || len(words) == 0 {
-		return nil
-	}
-	var toks []string
-	for _, w := range words {
-		toks = AppendTokens(toks, w)
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if x.live == 0 {
-		return nil
-	}
-	a, _ := x.acc.Get().(*accumulator)
-	if a == nil {
-		a = &accumulator{}
-	}
-	if len(a.score) < len(x.docs) {
-		a.score = make([]float64, len(x.docs)+len(x.docs)/4)
-	}
-	defer func() {
-		for _, s := range a.touched {
-			a.score[s] = 0
-		}
-		a.touched = a.touched[:0]
-		x.acc.Put(a)
-	}()
-
-	n := float64(x.live)
-	avgdl := float64(x.totalLen) / n
-	if avgdl <= 0 {
-		avgdl = 1
-	}
-	nf := len(x.weights)
-	w0, w1 := x.weights[0], 0.0
-	if nf == 2 {
-		w1 = x.weights[1]
-	}
-	for _, t := range toks {
-		id, ok := x.termID[t]
-		if !ok {
-			continue
-		}
-		p := &x.post[id]
-		hits := len(p.slots)
-		if x.dead > 0 {
-			hits = 0
-			for _, s := range p.slots {
-				if !x.docs[s].dead {
-					hits++
-				}
-			}
-		}
-		if hits == 0 {
-			continue
-		}
-		idf := math.Log((n - float64(hits) + 0.5) / (float64(hits) + 0.5))
-		if idf <= 0 {
-			idf = 1e-6
-		}
-		counts := p.counts
-		for i, s := range p.slots {
-			if x.dead > 0 && x.docs[s].dead {
-				continue
-			}
-			var f float64
-			if nf == 2 { // the palace's case: content and keywords
-				f = w0*float64(counts[2*i]) + w1*float64(counts[2*i+1])
-			} else {
-				for c, w := range x.weights {
-					f += w * float64(counts[i*nf+c])
-				}
-			}
-			// The expression FTS5 evaluates, in its order.
-			sc := a.score[s]
-			if sc == 0 {
-				a.touched = append(a.touched, s)
-			}
-			a.score[s] = sc + idf*((f*(k1+1))/(f+k1*(1-b+b*float64(x.lens[s])/avgdl)))
-		}
-	}
-
-	// Keep the best k in a min-heap ordered worst first.
-	h := make(hitHeap, 0, k)
-	for _, s := range a.touched {
-		d := &x.docs[s]
-		if (activeOnly && !d.active) || (allow != nil && !allow(d.key)) {
-			continue
-		}
-		hit := Hit{Key: d.key, Score: a.score[s]}
-		if len(h) < k {
-			h.push(hit)
-		} else if better(hit, h[0]) {
-			h[0] = hit
-			h.down(0)
-		}
-	}
-	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
-	return h
-}
-
-func better(a, b Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.Key > b.Key
-}
-
-// hitHeap is a min-heap: h[0] is the worst hit kept.
-type hitHeap []Hit
-
-func (h *hitHeap) push(x Hit) {
-	*h = append(*h, x)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !better(s[p], s[i]) {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
-	}
-}
-
-func (h hitHeap) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && better(h[l], h[r]) {
-			m = r
-		}
-		if !better(h[i], h[m]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
 }

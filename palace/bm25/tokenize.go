@@ -10,6 +10,11 @@ import (
 // documents and in queries alike) to this many bytes.
 const maxTermBytes = 32768
 
+// TokenizerVersion names the tokens Tokenize produces. Snapshots record
+// it; change it with any change to Tokenize's output, and older snapshots
+// are rebuilt instead of searched with tokens they do not hold.
+const TokenizerVersion = 1
+
 // Tokenize calls fn for every token of text, in order, exactly as FTS5's
 // "porter unicode61 remove_diacritics 2" tokenizer produces them
 // (case-folded, diacritics removed, Porter-stemmed). Each token is a new
@@ -36,6 +41,14 @@ func AppendTokens(dst []string, text string) []string {
 // token's bytes only until fn returns (the buffer is reused), so fn must
 // copy what it keeps. A map lookup m[string(tok)] does not allocate.
 func EachToken(text string, fn func(tok []byte)) {
+	eachToken(text, func(tok []byte, _ bool) { fn(tok) })
+}
+
+// eachToken is EachToken that also says whether each token is joined to
+// the one before it: written against it with no white space between, only
+// punctuation ("fact_horizon", "e-mail", "3.14", "don't"). The index keeps
+// the joined pairs of documents to answer query words of several tokens.
+func eachToken(text string, fn func(tok []byte, joined bool)) {
 	bp := tokenBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
 	defer func() {
@@ -46,10 +59,12 @@ func EachToken(text string, fn func(tok []byte)) {
 	}()
 	n := len(text)
 	i := 0
+	first, spaced := true, false
 	for i < n {
 		// Skip separators up to the first character of a token.
 		if c := text[i]; c < 0x80 {
 			if asciiFold[c] == 0 {
+				spaced = spaced || asciiSpace[c]
 				i++
 				continue
 			}
@@ -57,6 +72,7 @@ func EachToken(text string, fn func(tok []byte)) {
 			u61Once.Do(u61Build)
 			r, next := u61Decode(text, i)
 			if !u61IsTokenChar(r) {
+				spaced = spaced || unicode.IsSpace(rune(r))
 				i = next
 				continue
 			}
@@ -66,6 +82,7 @@ func EachToken(text string, fn func(tok []byte)) {
 		// diacritics FTS5 knows also count as token characters (and fold to
 		// nothing).
 		buf = buf[:0]
+		trailing := false // the separator ending the token is white space
 		for i < n {
 			if text[i] < 0x80 {
 				// A run of ASCII token characters: copy it, then fold.
@@ -88,6 +105,7 @@ func EachToken(text string, fn func(tok []byte)) {
 			r, next := u61Decode(text, i)
 			i = next
 			if !u61IsTokenChar(r) && !u61IsDiacritic(r) {
+				trailing = unicode.IsSpace(rune(r))
 				break // the separator is consumed, as FTS5 does
 			}
 			if f := u61Fold(r); f != 0 {
@@ -102,9 +120,13 @@ func EachToken(text string, fn func(tok []byte)) {
 		if len(tok) > maxTermBytes {
 			tok = tok[:maxTermBytes]
 		}
-		fn(tok)
+		fn(tok, !first && !spaced)
+		first, spaced = false, trailing
 	}
 }
+
+// asciiSpace marks the ASCII white space characters.
+var asciiSpace = [128]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
 
 // tokenBufs holds EachToken's token buffers.
 var tokenBufs = sync.Pool{New: func() any {

@@ -79,3 +79,31 @@ func BenchmarkEachToken(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ntok), "ns/token")
 }
+
+func TestJoinedTokens(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text   string
+		joined string // per token: j joined to the one before, - not
+	}{
+		{"fact_horizon", "-j"},
+		{"e-mail, U.S. 3.14 don't", "-j-j-j-j"},
+		{"a  b\tc\nd", "----"},
+		{"x\u00a0y x\u2003y", "----"},   // no-break and em spaces are white space
+		{"a\u2014b (c)d ...e", "-j-j-"}, // an em dash, brackets and dots join
+		{"café-naïve", "-j"},
+		{"", ""},
+	} {
+		var got []byte
+		eachToken(c.text, func(_ []byte, joined bool) {
+			if joined {
+				got = append(got, 'j')
+			} else {
+				got = append(got, '-')
+			}
+		})
+		if string(got) != c.joined {
+			t.Errorf("%q: %s, want %s", c.text, got, c.joined)
+		}
+	}
+}

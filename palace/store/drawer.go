@@ -82,7 +82,8 @@ type Drawer struct {
 type Vector struct {
 	Blob     []byte
 	Passages []byte
-	// Count is the number of passage vectors in Passages.
+	// Count is the number of passages of the drawer's text (0: indexed
+	// whole); Passages, when not nil, holds that many vectors.
 	Count int
 }
 
@@ -219,6 +220,9 @@ type DrawerReader interface {
 	// ActiveKeys calls fn for every active drawer with a vector, with the
 	// number of its passage vectors.
 	ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, passages int)) error
+	// Long calls fn for every drawer whose text is indexed as passages,
+	// with its passage count.
+	Long(ctx context.Context, fn func(rid int64, passages int)) error
 	// ResolveKeys maps vector keys to the row ids of active drawers that
 	// hold them now; stale keys are absent from the map.
 	ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64, error)

@@ -271,6 +271,24 @@ func (r drawers) ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, pass
 	return rows.Err()
 }
 
+// Long reads the partial index drawers_long.
+func (r drawers) Long(ctx context.Context, fn func(rid int64, passages int)) error {
+	rows, err := r.q.QueryContext(ctx, `SELECT rid, passage_count FROM drawers INDEXED BY drawers_long WHERE passage_count > 0`)
+	if err != nil {
+		return fmt.Errorf("long drawers: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rid int64
+		var n int
+		if err := rows.Scan(&rid, &n); err != nil {
+			return fmt.Errorf("long drawers: %w", err)
+		}
+		fn(rid, n)
+	}
+	return rows.Err()
+}
+
 // ResolveKeys forces drawers_vec_id: left alone, SQLite's planner prefers
 // the status index for "status = 'active'" and walks every active drawer.
 func (r drawers) ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64, error) {
