@@ -9,7 +9,8 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # Go fuzz targets, as package:Target. Each has a seed corpus in its
 # package's testdata/fuzz/<Target>; `make test` runs every target for
 # FUZZ_SMOKE, `make fuzz` for FUZZTIME.
-FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./server/httpapi:FuzzFilter
+FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize \
+                ./server/httpapi:FuzzFilter
 FUZZ_SMOKE   ?= 3s
 FUZZTIME     ?= 2m
 
