@@ -4,7 +4,7 @@ package dreamer
 
 // Measures the near-duplicate thresholds (README.md, "Thresholds"):
 //
-//	go test -tags 'sqlite_fts5 dreambench' -run DreamBenchThresholds -v -timeout 60m ./dreamer/
+//	go test -tags dreambench -run DreamBenchThresholds -v -timeout 60m ./dreamer/
 //
 // Positives: every LoCoMo turn and its light paraphrase. Negatives: every
 // pair of different turns of one session that passes the text check

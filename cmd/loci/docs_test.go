@@ -46,6 +46,6 @@ func TestIntegrationToolsList(t *testing.T) {
 	}
 	inner := bytes.TrimSuffix(bytes.TrimPrefix(m[2], []byte("```json\n")), []byte("\n```\n"))
 	if !jsonEqual(inner, pretty.Bytes()) {
-		t.Fatalf("INTEGRATION.md's tools/list is out of date; run: go test -tags sqlite_fts5 ./cmd/loci -run IntegrationToolsList -update")
+		t.Fatalf("INTEGRATION.md's tools/list is out of date; run: go test ./cmd/loci -run IntegrationToolsList -update")
 	}
 }

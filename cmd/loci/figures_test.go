@@ -5,7 +5,7 @@ package main
 // Figures for the foundation issue, measured over real stdio against real
 // palaces. Not part of `make test`. Run:
 //
-//	go test -tags 'sqlite_fts5 stdiobench' -run TestStdioFigures -v -timeout 60m ./cmd/loci
+//	go test -tags stdiobench -run TestStdioFigures -v -timeout 60m ./cmd/loci
 //
 // LOCI_BENCH_SIZES (default "10000,100000") chooses palace sizes.
 // LOCI_BENCH_HOME keeps the seeded palaces in that directory and reuses
@@ -18,7 +18,7 @@ package main
 // (LOCI_BENCH_FILTER=room recalls within one room; LOCI_BENCH_REBUILD=1
 // first times a rebuild of the vector index from SQLite):
 //
-//	LOCI_BENCH_HOME=/tmp/lb LOCI_BENCH_SIZES=100000 go test -tags 'sqlite_fts5 stdiobench' \
+//	LOCI_BENCH_HOME=/tmp/lb LOCI_BENCH_SIZES=100000 go test -tags stdiobench \
 //	    -run TestRecallProfile -v -timeout 60m ./cmd/loci
 
 import (

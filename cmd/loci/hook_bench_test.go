@@ -6,7 +6,7 @@ package main
 // (a real process per call, as Claude Code runs it) on a 10,000-drawer
 // project palace. Not part of `make test`. Run:
 //
-//	go test -tags 'sqlite_fts5 hookbench' -run TestPromptSubmitFigure -v -timeout 30m ./cmd/loci
+//	go test -tags hookbench -run TestPromptSubmitFigure -v -timeout 30m ./cmd/loci
 //
 // LOCI_BENCH_DRAWERS (default 10000) and LOCI_BENCH_CALLS (default 300)
 // change the size and the number of calls; LOCI_EMBEDDER picks the embedder

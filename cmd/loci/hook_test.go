@@ -51,7 +51,7 @@ func runLociOnce(t *testing.T, home string, env []string, stdin string, args ...
 //
 // $WORK and $REPO in stdin are the scratch and repository directories;
 // in output they (and the project's palace name, as <palace>) are put
-// back, and an extracted episode's text reads <episode>. Run `go test -tags sqlite_fts5 ./cmd/loci -run HookReplays -update`
+// back, and an extracted episode's text reads <episode>. Run `go test ./cmd/loci -run HookReplays -update`
 // to rewrite the want sections.
 func TestHookReplays(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/hooks/*.txtar")

@@ -25,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/ with 
 //
 // A client line that is a JSON object without "id" is a notification and
 // must get no response; any other line must get exactly one. Run
-// `go test -tags sqlite_fts5 ./cmd/loci -run Transcripts -update` to
+// `go test ./cmd/loci -run Transcripts -update` to
 // rewrite the server sections.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/transcripts/*.txtar")

@@ -26,7 +26,7 @@ func seedFacts(b *testing.B, p *palace.Palace, n int) {
 	}
 }
 
-// Run: go test -tags sqlite_fts5 ./palace -run '^$' -bench 'Facts' -benchtime 200x
+// Run: go test ./palace -run '^$' -bench 'Facts' -benchtime 200x
 func BenchmarkStageFacts(b *testing.B) {
 	p, _ := mustFactPalace(b, "")
 	seedFacts(b, p, 2000)
