@@ -168,6 +168,13 @@ func analyze(an *bm25.Analyzer, content, keywords string) []bm25.Doc {
 	return docs
 }
 
+// hasLong reports whether any drawer is indexed as passages.
+func (k *keywordState) hasLong() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.long) > 0
+}
+
 // put indexes a drawer's documents, first dropping the keys of the
 // passages it no longer has.
 func (k *keywordState) put(idx *bm25.Index, rid int64, active bool, docs []bm25.Doc) {

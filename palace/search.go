@@ -340,8 +340,12 @@ func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allow
 		return nil, err
 	}
 	// A long drawer's passages are documents of their own: ask for more
-	// than limit, and keep each drawer once, at its best passage (MaxP).
-	want := 2*limit + 8
+	// than limit when there are any, and keep each drawer once, at its
+	// best passage (MaxP).
+	want := limit
+	if p.kw.hasLong() {
+		want = 2*limit + 8
+	}
 	var hits []bm25.Hit
 	if allowed == nil {
 		hits = idx.Search(terms, want, true, nil)
@@ -388,8 +392,12 @@ func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowe
 		return nil, err
 	}
 	// A long drawer has several vectors (its passages): ask for more than
-	// limit, so that after keeping each drawer once there are enough.
-	want := 2*limit + 8
+	// limit when there are any, so that after keeping each drawer once
+	// there are enough. (The 8 spare results cover stale keys.)
+	want := limit + 8
+	if p.vec.hasLong() {
+		want = 2*limit + 8
+	}
 	var res []index.Result
 	switch {
 	case allowed != nil && allowed.keys.len() == 0:

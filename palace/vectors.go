@@ -63,6 +63,13 @@ func (v *vectorState) drop(vk uint64) {
 	delete(v.ridOf, vk)
 }
 
+// hasLong reports whether any drawer has passage vectors.
+func (v *vectorState) hasLong() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.long) > 0
+}
+
 // indexKeys lists the index keys of drawers by vector key: every one's
 // whole-text key and its passages'.
 func (v *vectorState) indexKeys(vks []uint64) []uint64 {

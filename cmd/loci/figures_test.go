@@ -305,7 +305,7 @@ func TestRecallProfile(t *testing.T) {
 		if err := p.WarmIndex(ctx); err != nil { // as serve does for every palace
 			t.Fatal(err)
 		}
-		t.Logf("n=%d WarmIndex (vector snapshot load, keyword index build): %v", n, time.Since(start))
+		t.Logf("n=%d WarmIndex (vector snapshot load, keyword index build): %v; index %+v", n, time.Since(start), p.IndexInfo())
 		out := os.Getenv("LOCI_BENCH_PROFILE")
 		if out == "" {
 			out = filepath.Join(os.TempDir(), "loci-recall.cpu")
