@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/server/httpapi"
-	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -40,6 +39,9 @@ type companion struct {
 	hosts        map[string]bool // extra allowed Host names (LOCI_HTTP_ALLOWED_HOSTS)
 	origins      map[string]bool // extra allowed origins (LOCI_HTTP_ALLOWED_ORIGINS)
 	anyHost      bool            // bound to every interface: the token guards it
+
+	// streamableFront and sseFront answer the transports' requests (mcp_http.go).
+	streamableFront, sseFront *mcpFront
 }
 
 // mountCompanion builds the API and MCP transports and mounts them.
@@ -85,25 +87,23 @@ func (h *HTTP) mountCompanion() error {
 	c.api = api
 	api.Register(h.mux)
 
-	m := h.cfg.Server.MCP()
+	srv := h.cfg.Server
 	metrics := api.Metrics()
-	m.Use(func(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			start := time.Now()
-			res, err := next(ctx, req)
-			metrics.ObserveTool(req.Params.Name, err != nil || (res != nil && res.IsError), time.Since(start))
-			return res, err
-		}
-	})
+	srv.ObserveTools(metrics.ObserveTool)
 	// Our guard checks Host and Origin for every route, so mcp-go's own
 	// loopback check is redundant (and would refuse LOCI_HTTP_ALLOWED_HOSTS).
-	c.streamable = mcpserver.NewStreamableHTTPServer(m, mcpserver.WithEndpointPath("/mcp"),
-		mcpserver.WithDisableLocalhostProtection(true))
-	c.sse = mcpserver.NewSSEServer(m, mcpserver.WithSSEEndpoint("/sse"), mcpserver.WithMessageEndpoint("/message"),
+	// Each transport sits behind a front that answers its JSON-RPC requests
+	// through the same dispatcher as stdio (mcp_http.go).
+	sessionIDs := &mcpserver.StatelessGeneratingSessionIdManager{}
+	c.streamable = mcpserver.NewStreamableHTTPServer(srv.MCP(), mcpserver.WithEndpointPath("/mcp"),
+		mcpserver.WithDisableLocalhostProtection(true), mcpserver.WithSessionIdManager(sessionIDs))
+	c.sse = mcpserver.NewSSEServer(srv.MCP(), mcpserver.WithSSEEndpoint("/sse"), mcpserver.WithMessageEndpoint("/message"),
 		mcpserver.WithSSEDisableLocalhostProtection(true))
-	h.mux.Handle("/mcp", streaming(c.streamable, http.MethodGet))
+	c.streamableFront = newStreamableFront(srv, c.streamable, sessionIDs)
+	c.sseFront = newSSEFront(srv, c.sse)
+	h.mux.Handle("/mcp", streaming(c.streamableFront, http.MethodGet))
 	h.mux.Handle("/sse", streaming(c.sse, ""))
-	h.mux.Handle("/message", c.sse)
+	h.mux.Handle("/message", c.sseFront)
 	h.comp = c
 	return nil
 }
@@ -187,6 +187,7 @@ func (h *HTTP) shutdownStreams(ctx context.Context) {
 		return
 	}
 	h.comp.api.Close()
+	h.comp.sseFront.wait(ctx)
 	_ = h.comp.sse.Shutdown(ctx)
 	_ = h.comp.streamable.Shutdown(ctx)
 }

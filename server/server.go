@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"time"
 
-	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace"
-	"github.com/loci-mem/loci/palace/redact"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
@@ -32,17 +33,30 @@ type Config struct {
 	ToolDelay time.Duration
 }
 
-// Server is loci's MCP server: the tool and resource set, bound to a
-// palace registry, dispatched through mcp-go's MCPServer.
+// Server is loci's MCP server: the tool table and the resources, bound to
+// a palace registry. Every transport dispatches through it (dispatch.go):
+// the stdio loop, and the HTTP transports of mcp-go mounted by the
+// companion (mcp_http.go).
 type Server struct {
 	cfg   Config
 	reg   *palace.Registry
 	log   zerolog.Logger
-	mcp   *mcpserver.MCPServer
-	tools map[string]bool
+	tools map[string]*tool
+
+	// toolsList, resourcesList and templatesList are the encoded results
+	// of the list methods: they never change.
+	toolsList, resourcesList, templatesList json.RawMessage
+
+	mcp      *mcpserver.MCPServer // what the HTTP transports run on (mcp_http.go)
+	sessions sessionSet           // the sessions mcp-go has open
+	observer atomic.Pointer[ToolObserver]
 }
 
-// New builds the server and registers every tool.
+// ToolObserver is told of every finished tool call (the companion's
+// metrics).
+type ToolObserver func(tool string, failed bool, took time.Duration)
+
+// New builds the server and its tool table.
 func New(cfg Config) (*Server, error) {
 	if cfg.Registry == nil {
 		return nil, errors.New("server: nil registry")
@@ -50,142 +64,94 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: map[string]bool{}}
-	s.mcp = mcpserver.NewMCPServer(Name, cfg.Version,
-		mcpserver.WithToolCapabilities(false),
-		mcpserver.WithRecovery(),
-	)
-	for _, t := range s.toolset() {
-		s.addTool(t)
+	s := &Server{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: map[string]*tool{}}
+	var listed []mcp.Tool
+	for _, t := range toolset() {
+		s.tools[t.name] = t
+		schema := schemaJSON(t.params, t.face == rpcErrors && cfg.DefaultPalace == "")
+		listed = append(listed, mcp.Tool{Name: t.name, Description: t.description, RawInputSchema: schema})
 	}
-	s.registerResources()
+	slices.SortFunc(listed, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	var err error
+	if s.toolsList, err = json.Marshal(mcp.ListToolsResult{Tools: listed}); err != nil {
+		return nil, fmt.Errorf("server: encode tools/list: %w", err)
+	}
+	if s.resourcesList, err = json.Marshal(mcp.ListResourcesResult{Resources: resourceList()}); err != nil {
+		return nil, fmt.Errorf("server: encode resources/list: %w", err)
+	}
+	if s.templatesList, err = json.Marshal(mcp.ListResourceTemplatesResult{ResourceTemplates: templateList()}); err != nil {
+		return nil, fmt.Errorf("server: encode resources/templates/list: %w", err)
+	}
+	s.mcp = s.newMCPServer(listed)
 	return s, nil
 }
 
-// MCP returns the underlying mcp-go server, for the HTTP transports.
-func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+// ObserveTools sets the function told of every tool call.
+func (s *Server) ObserveTools(fn ToolObserver) { s.observer.Store(&fn) }
 
-// ToolNames lists the registered tools, sorted.
+// ToolNames lists the tools, sorted.
 func (s *Server) ToolNames() []string {
 	out := make([]string, 0, len(s.tools))
 	for n := range s.tools {
 		out = append(out, n)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
-// tool describes one MCP tool: its name, description, JSON schema (as seed
-// 003 prints it, with 'palace' required) and handler.
-type tool struct {
-	name        string
-	description string
-	schema      string
-	// jsonResult tools return a value marshalled as JSON text; failures
-	// are JSON-RPC -32603 errors (seed 003).
-	jsonResult func(ctx context.Context, a *args) (any, error)
-	// raw tools build their own result (seed 000/004 tools use isError).
-	raw func(ctx context.Context, a *args) (*mcp.CallToolResult, error)
-}
-
-func (s *Server) addTool(t tool) {
-	schema := t.schema
+func (s *Server) instructions() string {
+	msg := "loci is a local long-term memory. Use memory_recall before answering questions about past work, " +
+		"memory_remember to store durable facts, decisions and preferences, and kg_assert/kg_query for facts " +
+		"that change over time."
 	if s.cfg.DefaultPalace != "" {
-		schema = withoutRequired(schema, "palace")
+		msg += " The default palace is " + s.cfg.DefaultPalace + "; the palace argument may be omitted."
 	}
-	mt := mcp.NewToolWithRawSchema(t.name, t.description, json.RawMessage(schema))
-	s.tools[t.name] = true
-	s.mcp.AddTool(mt, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if d := s.cfg.ToolDelay; d > 0 {
-			time.Sleep(d)
-		}
-		a, err := newArgs(t.name, req.Params.Arguments)
-		if err != nil {
-			if t.raw != nil { // seed 000/004 tools report bad arguments as isError results
-				return mcp.NewToolResultError(redactString(err.Error())), nil
-			}
-			return nil, err
-		}
-		start := time.Now()
-		defer func() {
-			s.log.Debug().Str("tool", t.name).Dur("took", time.Since(start)).Msg("tool call")
-		}()
-		if t.raw != nil {
-			return t.raw(ctx, a)
-		}
-		v, err := t.jsonResult(ctx, a)
-		if err != nil {
-			return nil, s.toolFailure(t.name, err)
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, s.toolFailure(t.name, err)
-		}
-		return mcp.NewToolResultText(string(redact.JSON(b))), nil
-	})
+	return msg
 }
 
-// toolFailure turns an error into the message of a -32603 response: the
-// tool name, then a message a user can act on. Store internals are logged,
-// not shown.
-func (s *Server) toolFailure(tool string, err error) error {
-	var te *toolError
-	if errors.As(err, &te) {
-		return te
-	}
-	var pe *palace.Error
-	if errors.As(err, &pe) && pe.Code != palace.CodeInternal {
-		return &toolError{msg: tool + ": " + pe.Message}
-	}
-	if errors.Is(err, kg.ErrInvalid) {
-		return &toolError{msg: tool + ": " + err.Error()}
-	}
-	s.log.Error().Err(err).Str("tool", tool).Msg("tool failed")
-	return &toolError{msg: fmt.Sprintf("%s: internal error: %s", tool, redactString(err.Error()))}
-}
-
-func redactString(s string) string {
-	out, _ := redact.String(s)
-	return out
-}
-
-// palaceName returns the palace a call targets: its 'palace' argument, else
-// the server's default.
-func (s *Server) palaceName(a *args) (string, error) {
-	name, err := a.str("palace", false)
-	if err != nil {
-		return "", err
-	}
+// openPalace opens the palace a call targets: name, else the server's
+// default (created on demand; any other palace must exist).
+func (s *Server) openPalace(ctx context.Context, name string) (*palace.Palace, error) {
 	if name == "" {
 		if s.cfg.DefaultPalace == "" {
-			return "", a.errf("missing 'palace' (no --palace default configured)")
+			return nil, argErrorf("missing 'palace' (no --palace default configured)")
 		}
-		return s.cfg.DefaultPalace, nil
+		name = s.cfg.DefaultPalace
 	}
 	if err := palace.ValidateName(name); err != nil {
-		return "", a.errf("%s", err.Error())
-	}
-	return name, nil
-}
-
-// openPalace opens the palace a call targets. The default palace is created
-// on demand; any other must exist.
-func (s *Server) openPalace(ctx context.Context, a *args) (*palace.Palace, error) {
-	name, err := s.palaceName(a)
-	if err != nil {
 		return nil, err
 	}
 	var p *palace.Palace
+	var err error
 	if name == s.cfg.DefaultPalace {
 		p, err = s.reg.OpenOrCreate(ctx, name)
 	} else {
 		p, err = s.reg.Open(ctx, name)
 	}
 	if errors.Is(err, palace.ErrNotFound) {
-		return nil, a.errf("palace %q does not exist (create it with palace_create)", name)
+		return nil, palace.NotFoundf("palace %q does not exist (create it with palace_create)", name)
 	}
+	return p, err
+}
+
+// settings reads the configured settings (config file and environment).
+func (s *Server) settings() (palace.Settings, error) {
+	st, err := s.reg.Settings()
 	if err != nil {
-		return nil, s.toolFailure(a.tool, err)
+		return st, argErrorf("configuration: %s", err.Error())
 	}
-	return p, nil
+	return st, nil
+}
+
+// kindsDescription lists the fact kinds with their tiers for schemas.
+func kindsDescription() string {
+	parts := make([]string, 0, len(facts.Kinds))
+	for _, k := range facts.Kinds {
+		tier := "tier 1, may auto-promote"
+		if k.Tier == 3 {
+			tier = "tier 3, always reviewed"
+		}
+		parts = append(parts, k.Name+" ("+strings.ToLower(k.Description)+"; "+tier+")")
+	}
+	return strings.Join(parts, "; ")
 }

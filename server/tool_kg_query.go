@@ -6,31 +6,32 @@ import (
 	"github.com/loci-mem/loci/kg"
 )
 
-func (s *Server) kgQuery() tool {
-	return tool{
-		name:        "kg_query",
-		description: "Query active knowledge-graph triples for a subject.",
-		schema: `{"type":"object","properties":{
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"},
-"subject":{"type":"string"}},
-"required":["palace","subject"]}`,
-		jsonResult: func(ctx context.Context, a *args) (any, error) {
-			subject, err := a.str("subject", true)
-			if err != nil {
-				return nil, err
-			}
-			p, err := s.openPalace(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			ts, err := p.KG().Query(ctx, subject)
-			if err != nil {
-				return nil, err
-			}
-			if ts == nil {
-				ts = []kg.Triple{}
-			}
-			return map[string]any{"subject": subject, "triples": ts}, nil
-		},
+// kg_query (seed 003) lists a subject's active triples.
+type kgQueryParams struct {
+	Palace  string `json:"palace"`
+	Subject string `json:"subject" required:"true"`
+}
+
+type kgQueryResult struct {
+	Subject string      `json:"subject"`
+	Triples []kg.Triple `json:"triples"`
+}
+
+func kgQueryTool() *tool {
+	return newTool("kg_query", "Query active knowledge-graph triples for a subject.", rpcErrors, kgQuery)
+}
+
+func kgQuery(ctx context.Context, s *Server, p kgQueryParams) (kgQueryResult, error) {
+	pal, err := s.openPalace(ctx, p.Palace)
+	if err != nil {
+		return kgQueryResult{}, err
 	}
+	ts, err := pal.KG().Query(ctx, p.Subject)
+	if err != nil {
+		return kgQueryResult{}, err
+	}
+	if ts == nil {
+		ts = []kg.Triple{}
+	}
+	return kgQueryResult{Subject: p.Subject, Triples: ts}, nil
 }

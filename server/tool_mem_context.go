@@ -1,12 +1,30 @@
 package server
 
-func (s *Server) memContext() tool {
-	return s.markdownTool("mem_context",
+import "context"
+
+// mem_context (seed 000) loads the profile, the promoted facts and the
+// memories relevant to a query, as markdown to splice into a context.
+type memContextParams struct {
+	Query  string `json:"query" required:"true" desc:"What the conversation is about; selects the relevant memories"`
+	Palace string `json:"palace"`
+}
+
+func memContextTool() *tool {
+	return newTool("mem_context",
 		"Load what is remembered about the user before answering: their profile and promoted facts, "+
 			"then the memories relevant to the query. Returns markdown to splice into your context as is.",
-		`{"type":"object","properties":{
-"query":{"type":"string","description":"What the conversation is about; selects the relevant memories"},
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"}},
-"required":["query"]}`,
-		renderContext)
+		resultErrors, memContext)
+}
+
+func memContext(ctx context.Context, s *Server, p memContextParams) (plainText, error) {
+	st, err := s.settings()
+	if err != nil {
+		return "", err
+	}
+	pal, err := s.openPalace(ctx, p.Palace)
+	if err != nil {
+		return "", err
+	}
+	md, err := renderContext(ctx, pal, p.Query, st.TopK)
+	return plainText(md), err
 }

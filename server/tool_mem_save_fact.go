@@ -2,34 +2,38 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/facts"
-	"github.com/mark3labs/mcp-go/mcp"
 )
+
+// mem_save_fact (seed 000) saves durable facts about the user: one given
+// as 'fact', or those the extractor finds in 'messages'. Facts go through
+// the review queue (facts.Stage).
+type saveFactParams struct {
+	Fact       *string      `json:"fact" desc:"The fact, in the user's first person: \"I prefer pnpm over npm\""`
+	Messages   factMessages `json:"messages" desc:"Conversation turns to extract facts from (instead of 'fact'); only user and assistant roles, no tool calls"`
+	Kind       factKind     `json:"kind" desc:"Kind of the fact (with 'fact'; default: guessed from the text)"`
+	Confidence *confidence  `json:"confidence" desc:"Confidence in [0,1] (with 'fact'; default 0.6)"`
+	Palace     string       `json:"palace"`
+}
 
 // maxSaveFactMessages bounds mem_save_fact's messages[].
 const maxSaveFactMessages = 500
 
-func (s *Server) memSaveFact() tool {
-	return tool{
-		name: "mem_save_fact",
-		description: "Save a durable fact about the user (a preference, habit, trait or decision that should survive " +
-			"future sessions). Give 'fact', or 'messages' (user and assistant turns only) to extract facts from. " +
-			"Facts enter a review queue; near-duplicates are not saved twice. Returns JSON with the save status.",
-		schema: `{"type":"object","properties":{
-"fact":{"type":"string","description":"The fact, in the user's first person: \"I prefer pnpm over npm\""},
-"messages":{"type":"array","description":"Conversation turns to extract facts from (instead of 'fact'); only user and assistant roles, no tool calls",
-"items":{"type":"object","properties":{"role":{"type":"string","enum":["user","assistant"]},"content":{"type":"string"}},"required":["role","content"]}},
-"kind":{"type":"string","enum":["preference","tooling","project","infra","identity","fiscal","people","constraint","location","health"],"description":"Kind of the fact (with 'fact'; default: guessed from the text)"},
-"confidence":{"type":"number","minimum":0,"maximum":1,"description":"Confidence in [0,1] (with 'fact'; default 0.6)"},
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"}}}`,
-		raw: s.rawTool("mem_save_fact", s.saveFact),
-	}
+type saveFactResult struct {
+	Status    string      `json:"status"` // saved, duplicate or no_facts
+	Palace    string      `json:"palace"`
+	Facts     []savedFact `json:"facts"`
+	Extractor string      `json:"extractor,omitempty"`
+	Extracted *int        `json:"extracted,omitempty"`
+	Skipped   int         `json:"skipped,omitempty"`
 }
 
 // savedFact is one fact in mem_save_fact's answer.
@@ -43,179 +47,155 @@ type savedFact struct {
 	ConflictsWith string  `json:"conflicts_with,omitempty"`
 }
 
-func (s *Server) saveFact(ctx context.Context, a *args) (*mcp.CallToolResult, error) {
-	hasFact, hasMsgs := a.has("fact"), a.has("messages")
+func memSaveFactTool() *tool {
+	return newTool("mem_save_fact",
+		"Save a durable fact about the user (a preference, habit, trait or decision that should survive "+
+			"future sessions). Give 'fact', or 'messages' (user and assistant turns only) to extract facts from. "+
+			"Facts enter a review queue; near-duplicates are not saved twice. Returns JSON with the save status.",
+		resultErrors, memSaveFact)
+}
+
+// check: 'fact' or 'messages', exactly one; 'confidence' only with 'fact'.
+func (p *saveFactParams) check(string) error {
 	switch {
-	case hasFact && hasMsgs:
-		return nil, a.errf("give either 'fact' or 'messages', not both")
-	case !hasFact && !hasMsgs:
-		return nil, a.errf("missing 'fact' (or 'messages')")
+	case p.Fact != nil && p.Messages != nil:
+		return argErrorf("give either 'fact' or 'messages', not both")
+	case p.Fact == nil && p.Messages == nil:
+		return argErrorf("missing 'fact' (or 'messages')")
+	case p.Fact != nil && strings.TrimSpace(*p.Fact) == "":
+		return argErrorf("'fact' is empty")
+	case p.Messages != nil && p.Confidence != nil:
+		return argErrorf("'confidence' goes with 'fact'; extracted facts carry the extractor's confidence")
 	}
-	kind, err := a.str("kind", false)
-	if err != nil {
-		return nil, err
-	}
-	if kind != "" {
-		if kind, err = facts.CheckKind(kind); err != nil {
-			return nil, a.errf("%s", err.Error())
-		}
-	}
+	return nil
+}
+
+func memSaveFact(ctx context.Context, s *Server, p saveFactParams) (saveFactResult, error) {
 	var inputs []facts.Input
-	answer := map[string]any{}
-	if hasFact {
-		text, err := a.str("fact", true)
-		if err != nil {
-			return nil, err
-		}
-		conf, err := a.number("confidence", facts.DefaultConfidence, 0, 1)
-		if err != nil {
-			return nil, err
-		}
+	var out saveFactResult
+	if p.Fact != nil {
+		kind, conf := string(p.Kind), facts.DefaultConfidence
 		if kind == "" {
-			kind, _ = extract.Classify(text)
+			kind, _ = extract.Classify(*p.Fact)
 		}
-		inputs = append(inputs, facts.Input{Text: text, Kind: kind, Confidence: conf, Source: "mcp:mem_save_fact"})
+		if p.Confidence != nil {
+			conf = float64(*p.Confidence)
+		}
+		inputs = append(inputs, facts.Input{Text: *p.Fact, Kind: kind, Confidence: conf, Source: "mcp:mem_save_fact"})
 	} else {
-		if a.has("confidence") {
-			return nil, a.errf("'confidence' goes with 'fact'; extracted facts carry the extractor's confidence")
-		}
-		msgs, err := saveFactMessages(a)
+		ex := s.reg.Extractor()
+		found, err := ex.Facts(ctx, p.Messages)
 		if err != nil {
-			return nil, err
+			return out, fmt.Errorf("extract facts: %w", err)
 		}
-		ex := s.factExtractor()
-		found, err := ex.Facts(ctx, msgs)
-		if err != nil {
-			return nil, fmt.Errorf("extract facts: %w", err)
-		}
-		answer["extractor"] = ex.Name()
-		answer["extracted"] = len(found)
+		n := len(found)
+		out.Extractor, out.Extracted = ex.Name(), &n
 		for _, f := range found {
-			k := f.Kind
-			if kind != "" {
-				k = kind
+			in := facts.Input{Text: f.Text, Kind: f.Kind, Confidence: f.Confidence, Source: "mcp:mem_save_fact " + f.Source}
+			if p.Kind != "" {
+				in.Kind = string(p.Kind)
 			}
-			if _, err := facts.CheckKind(k); err != nil {
-				k = facts.DefaultKind
+			if _, err := facts.CheckKind(in.Kind); err != nil {
+				in.Kind = facts.DefaultKind
 			}
-			conf := f.Confidence
-			if !(conf >= 0 && conf <= 1) {
-				conf = facts.DefaultConfidence
+			if !(in.Confidence >= 0 && in.Confidence <= 1) {
+				in.Confidence = facts.DefaultConfidence
 			}
-			inputs = append(inputs, facts.Input{Text: f.Text, Kind: k, Confidence: conf, Source: "mcp:mem_save_fact " + f.Source})
+			inputs = append(inputs, in)
 		}
 	}
-	p, err := s.openPalace(ctx, a)
+	pal, err := s.openPalace(ctx, p.Palace)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	saved := []savedFact{}
-	changed, skipped := 0, 0
+	out.Palace, out.Facts = pal.Name(), []savedFact{}
+	changed := 0
 	for _, in := range inputs {
-		r, err := facts.Of(p).Stage(ctx, in)
+		r, err := facts.Of(pal).Stage(ctx, in)
 		if err != nil {
-			if !hasFact && errors.Is(err, palace.ErrInvalid) {
-				skipped++ // an extracted sentence unfit to be a fact (too long)
+			if p.Fact == nil && errors.Is(err, palace.ErrInvalid) {
+				out.Skipped++ // an extracted sentence unfit to be a fact (too long)
 				continue
 			}
-			return nil, err
+			return out, err
 		}
 		if r.Outcome != facts.OutcomeDuplicate {
 			changed++
 		}
-		saved = append(saved, savedFact{ID: r.Fact.ID, Fact: r.Fact.Fact, Kind: r.Fact.Kind, Confidence: r.Fact.Confidence,
+		out.Facts = append(out.Facts, savedFact{ID: r.Fact.ID, Fact: r.Fact.Fact, Kind: r.Fact.Kind, Confidence: r.Fact.Confidence,
 			Status: r.Fact.Status, Outcome: r.Outcome, ConflictsWith: r.Fact.ConflictsWith})
 	}
-	status := "saved"
 	switch {
-	case len(saved) == 0:
-		status = "no_facts"
+	case len(out.Facts) == 0:
+		out.Status = "no_facts"
 	case changed == 0:
-		status = "duplicate"
-	}
-	if skipped > 0 {
-		answer["skipped"] = skipped
-	}
-	answer["status"] = status
-	answer["palace"] = p.Name()
-	answer["facts"] = saved
-	return s.jsonTextResult("mem_save_fact", answer), nil
-}
-
-// saveFactMessages reads messages[]: objects with role user or assistant
-// and text content (a string, or an array of {type:"text",text} parts).
-// Tool roles and tool calls are refused: mem_save_fact is not a
-// trajectory tool.
-func saveFactMessages(a *args) ([]extract.Message, error) {
-	raw, ok := a.m["messages"].([]any)
-	if !ok {
-		return nil, a.errf("'messages' must be an array of messages, got %s", jsonType(a.m["messages"]))
-	}
-	if len(raw) == 0 {
-		return nil, a.errf("'messages' is empty")
-	}
-	if len(raw) > maxSaveFactMessages {
-		return nil, a.errf("'messages' has %d items; the limit is %d", len(raw), maxSaveFactMessages)
-	}
-	out := make([]extract.Message, 0, len(raw))
-	for i, item := range raw {
-		m, ok := item.(map[string]any)
-		if !ok {
-			return nil, a.errf("'messages[%d]' must be an object, got %s", i, jsonType(item))
-		}
-		for _, key := range []string{"toolCalls", "tool_calls", "toolCallId", "tool_call_id"} {
-			if _, has := m[key]; has {
-				return nil, a.errf("'messages[%d]' has %s: mem_save_fact does not accept tool calls (use mem_save_turn for trajectories)", i, key)
-			}
-		}
-		role, _ := m["role"].(string)
-		switch role {
-		case "user", "assistant":
-		case "":
-			return nil, a.errf("'messages[%d].role' is missing: use user or assistant", i)
-		default:
-			return nil, a.errf("'messages[%d].role' %q is not allowed: only user and assistant messages (use mem_save_turn for tool round trips)", i, oneLine(role, 40))
-		}
-		text, err := messageText(m)
-		if err != nil {
-			return nil, a.errf("'messages[%d]': %s", i, err.Error())
-		}
-		out = append(out, extract.Message{Role: role, Text: text})
+		out.Status = "duplicate"
+	default:
+		out.Status = "saved"
 	}
 	return out, nil
 }
 
-// messageText flattens a message's content (or text) to plain text.
-func messageText(m map[string]any) (string, error) {
-	v, ok := m["content"]
-	if !ok {
-		v, ok = m["text"]
+// factMessages are mem_save_fact's messages: user and assistant turns
+// with text content. Tool roles and tool calls are refused: mem_save_fact
+// is not a trajectory tool.
+type factMessages []extract.Message
+
+// factMessageShape is the schema of one element of factMessages.
+type factMessageShape struct {
+	Role    string `json:"role" required:"true" enum:"user,assistant"`
+	Content string `json:"content" required:"true"`
+}
+
+func (factMessages) schema() *schema {
+	return &schema{Type: "array", Items: schemaOf(reflect.TypeFor[factMessageShape](), false)}
+}
+
+func (ms *factMessages) decodeArg(name string, raw json.RawMessage) error {
+	var items []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return argErrorf("'%s' must be an array of messages, got %s", name, jsonKind(raw))
 	}
-	if !ok || v == nil {
-		return "", fmt.Errorf("missing 'content'")
+	if len(items) == 0 {
+		return argErrorf("'%s' is empty", name)
 	}
-	switch c := v.(type) {
-	case string:
-		return c, nil
-	case []any:
-		var parts []string
-		for j, p := range c {
-			part, ok := p.(map[string]any)
-			if !ok {
-				return "", fmt.Errorf("content[%d] must be an object", j)
-			}
-			switch part["type"] {
-			case "text":
-				t, _ := part["text"].(string)
-				parts = append(parts, t)
-			case "tool_use", "tool_result":
-				return "", fmt.Errorf("content[%d] is a %v block: tool calls are not accepted", j, part["type"])
-			default:
-				return "", fmt.Errorf("content[%d] has unsupported type %v", j, part["type"])
+	if len(items) > maxSaveFactMessages {
+		return argErrorf("'%s' has %d items; the limit is %d", name, len(items), maxSaveFactMessages)
+	}
+	out := make(factMessages, 0, len(items))
+	for i, item := range items {
+		at := fmt.Sprintf("%s[%d]", name, i)
+		var m map[string]json.RawMessage
+		if item[0] != '{' || json.Unmarshal(item, &m) != nil {
+			return argErrorf("'%s' must be an object, got %s", at, jsonKind(item))
+		}
+		for _, key := range []string{"toolCalls", "tool_calls", "toolCallId", "tool_call_id"} {
+			if _, has := m[key]; has {
+				return argErrorf("'%s' has %s: mem_save_fact does not accept tool calls (use mem_save_turn for trajectories)", at, key)
 			}
 		}
-		return strings.Join(parts, "\n"), nil
-	default:
-		return "", fmt.Errorf("'content' must be a string or an array of text parts, got %s", jsonType(v))
+		var role string
+		_ = json.Unmarshal(m["role"], &role) // not a string: missing
+		switch role {
+		case "user", "assistant":
+		case "":
+			return argErrorf("'%s.role' is missing: use user or assistant", at)
+		default:
+			return argErrorf("'%s.role' %q is not allowed: only user and assistant messages (use mem_save_turn for tool round trips)", at, oneLine(role, 40))
+		}
+		content, ok := m["content"]
+		if !ok {
+			content = m["text"]
+		}
+		if content == nil || isNull(content) {
+			return argErrorf("'%s': missing 'content'", at)
+		}
+		text, err := decodeContent("content", content, refuseOtherBlocks)
+		if err != nil {
+			return argErrorf("'%s': %s", at, err.Error())
+		}
+		out = append(out, extract.Message{Role: role, Text: text})
 	}
+	*ms = out
+	return nil
 }

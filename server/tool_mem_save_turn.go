@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -11,110 +10,253 @@ import (
 
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/session"
-	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// maxSaveTurnMessages bounds mem_save_turn's messages[] (as seed 001's /add).
-const maxSaveTurnMessages = 500
 
 // mem_save_turn (seed 000) records conversation turns, tool round trips
 // included, in the session buffer named by sessionKey. Boundary detection
 // and extraction are the palace's: closed stretches become an episode with
 // atomic facts for the user and, when the assistant called tools, an agent
 // case (the trajectory). flush extracts what is buffered at once.
-func (s *Server) memSaveTurn() tool {
-	return tool{
-		name: "mem_save_turn",
-		description: "Record conversation turns (including tool calls and their results) so they become long-term memory. " +
-			"Give 'messages' (user / assistant with optional toolCalls / tool with toolCallId), or the legacy 'role' plus " +
-			"'text' or 'content' for one turn. Turns accumulate per 'sessionKey' (default \"default\") and are extracted " +
-			"into episodes, facts and agent cases when the conversation moves on; 'flush' extracts now. Returns JSON with the save status.",
-		schema: `{"type":"object","properties":{
-"messages":{"type":"array","description":"Turns in order","items":{"type":"object","properties":{
-"role":{"type":"string","enum":["user","assistant","tool"]},
-"content":{"type":"string","description":"The turn's text"},
-"toolCalls":{"type":"array","description":"Tool calls made by an assistant turn","items":{"type":"object","properties":{
-"id":{"type":"string"},"name":{"type":"string"},"arguments":{"type":"string","description":"JSON-encoded arguments"}},"required":["id","name"]}},
-"toolCallId":{"type":"string","description":"For a tool turn: the id of the call it answers"},
-"timestamp":{"type":["integer","string"],"description":"When the turn happened: epoch milliseconds or RFC 3339 (default now)"}},"required":["role"]}},
-"role":{"type":"string","enum":["user","assistant","tool"],"description":"Legacy single-turn form: the role"},
-"text":{"type":"string","description":"Legacy single-turn form: the text"},
-"content":{"type":"string","description":"Legacy single-turn form: the text (alias of 'text')"},
-"timestamp":{"type":["integer","string"],"description":"Legacy single-turn form: when it happened (epoch milliseconds or RFC 3339; default now)"},
-"sessionKey":{"type":"string","description":"Conversation buffer to append to (default \"default\")"},
-"flush":{"type":"boolean","description":"Extract the buffered turns now (default false)"},
-"userId":{"type":"string","description":"Owner of the extracted user memories (default $LOCI_USER_ID or \"user\")"},
-"agentId":{"type":"string","description":"Owner of the extracted agent cases (default $LOCI_AGENT_ID or \"agent\")"},
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"}}}`,
-		raw: s.rawTool("mem_save_turn", s.saveTurn),
-	}
+type saveTurnParams struct {
+	Messages   []turnParam  `json:"messages" desc:"Turns in order"`
+	Role       string       `json:"role" enum:"user,assistant,tool" desc:"Legacy single-turn form: the role"`
+	Text       *turnContent `json:"text" desc:"Legacy single-turn form: the text"`
+	Content    *turnContent `json:"content" desc:"Legacy single-turn form: the text (alias of 'text')"`
+	Timestamp  *turnTime    `json:"timestamp" desc:"Legacy single-turn form: when it happened (epoch milliseconds or RFC 3339; default now)"`
+	SessionKey string       `json:"sessionKey" desc:"Conversation buffer to append to (default \"default\")"`
+	Flush      bool         `json:"flush" desc:"Extract the buffered turns now (default false)"`
+	UserID     string       `json:"userId" desc:"Owner of the extracted user memories (default $LOCI_USER_ID or \"user\")"`
+	AgentID    string       `json:"agentId" desc:"Owner of the extracted agent cases (default $LOCI_AGENT_ID or \"agent\")"`
+	Palace     string       `json:"palace"`
 }
 
-func (s *Server) saveTurn(ctx context.Context, a *args) (*mcp.CallToolResult, error) {
-	msgs, err := turnMessages(a)
-	if err != nil {
-		return nil, err
+// turnParam is one turn of messages[].
+type turnParam struct {
+	Role       string          `json:"role" required:"true" enum:"user,assistant,tool"`
+	Content    turnContent     `json:"content" desc:"The turn's text"`
+	ToolCalls  []toolCallParam `json:"toolCalls" desc:"Tool calls made by an assistant turn"`
+	ToolCallID string          `json:"toolCallId" desc:"For a tool turn: the id of the call it answers"`
+	Timestamp  turnTime        `json:"timestamp" desc:"When the turn happened: epoch milliseconds or RFC 3339 (default now)"`
+}
+
+// toolCallParam is one tool call of an assistant turn.
+type toolCallParam struct {
+	ID        string   `json:"id" required:"schema"`
+	Name      string   `json:"name" required:"schema"`
+	Arguments toolArgs `json:"arguments" desc:"JSON-encoded arguments"`
+}
+
+// maxSaveTurnMessages bounds mem_save_turn's messages[] (as seed 001's /add).
+const maxSaveTurnMessages = 500
+
+// saveTurnResult is mem_save_turn's answer. Status is "accumulated" (the
+// turns wait in the buffer) or "extracted" (drawers were written).
+type saveTurnResult struct {
+	Status     string   `json:"status"`
+	Saved      int      `json:"saved"`
+	SessionKey string   `json:"sessionKey"`
+	Buffered   int      `json:"buffered"`
+	Flushed    bool     `json:"flushed"`
+	DrawerIDs  []string `json:"drawerIds"`
+}
+
+func memSaveTurnTool() *tool {
+	return newTool("mem_save_turn",
+		"Record conversation turns (including tool calls and their results) so they become long-term memory. "+
+			"Give 'messages' (user / assistant with optional toolCalls / tool with toolCallId), or the legacy 'role' plus "+
+			"'text' or 'content' for one turn. Turns accumulate per 'sessionKey' (default \"default\") and are extracted "+
+			"into episodes, facts and agent cases when the conversation moves on; 'flush' extracts now. Returns JSON with the save status.",
+		resultErrors, memSaveTurn)
+}
+
+func memSaveTurn(ctx context.Context, s *Server, p saveTurnParams) (saveTurnResult, error) {
+	msgs := p.turns()
+	if len(msgs) == 0 && !p.Flush {
+		return saveTurnResult{}, argErrorf("missing 'messages' (or 'role' with 'text'); pass flush: true to extract without new turns")
 	}
-	flush, err := a.boolean("flush", false)
-	if err != nil {
-		return nil, err
-	}
-	if len(msgs) == 0 && !flush {
-		return nil, a.errf("missing 'messages' (or 'role' with 'text'); pass flush: true to extract without new turns")
-	}
-	key, err := a.str("sessionKey", false)
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(key) == "" {
+	key := strings.TrimSpace(p.SessionKey)
+	if key == "" {
 		key = "default"
 	}
 	opt := session.Options{UserID: envOr("LOCI_USER_ID", "user"), AgentID: envOr("LOCI_AGENT_ID", "agent")}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"userId", &opt.UserID}, {"agentId", &opt.AgentID}} {
-		v, err := a.str(f.name, false)
-		if err != nil {
-			return nil, err
-		}
-		if v = strings.TrimSpace(v); v != "" {
-			*f.dst = v
-		}
+	if v := strings.TrimSpace(p.UserID); v != "" {
+		opt.UserID = v
 	}
-	p, err := s.openPalace(ctx, a)
+	if v := strings.TrimSpace(p.AgentID); v != "" {
+		opt.AgentID = v
+	}
+	pal, err := s.openPalace(ctx, p.Palace)
 	if err != nil {
-		return nil, err
+		return saveTurnResult{}, err
 	}
-	res := session.Result{Status: session.Accumulated, DrawerIDs: []string{}}
+	res := session.Result{Status: session.Accumulated}
 	if len(msgs) > 0 {
-		if res, err = session.Of(p).Append(ctx, key, msgs, opt); err != nil {
-			return nil, err
+		if res, err = session.Of(pal).Append(ctx, key, msgs, opt); err != nil {
+			return saveTurnResult{}, err
 		}
 	}
-	if flush {
-		fr, err := session.Of(p).Flush(ctx, key, opt)
+	ids := append([]string{}, res.DrawerIDs...)
+	if p.Flush {
+		fr, err := session.Of(pal).Flush(ctx, key, opt)
 		if err != nil {
-			return nil, err
+			return saveTurnResult{}, err
 		}
+		ids = append(ids, fr.DrawerIDs...)
+		res.Buffered = fr.Buffered
 		if fr.Status == session.Extracted {
 			res.Status = session.Extracted
 		}
-		res.DrawerIDs = append(res.DrawerIDs, fr.DrawerIDs...)
-		res.Buffered = fr.Buffered
 	}
-	ids := res.DrawerIDs
-	if ids == nil {
-		ids = []string{}
+	return saveTurnResult{Status: res.Status, Saved: len(msgs), SessionKey: key, Buffered: res.Buffered,
+		Flushed: p.Flush, DrawerIDs: ids}, nil
+}
+
+// check applies the rules across the top-level arguments: messages[] or
+// the legacy single turn, not both.
+func (p *saveTurnParams) check(string) error {
+	legacy := p.Role != "" || p.Text != nil || p.Content != nil
+	if p.Messages != nil {
+		if legacy || p.Timestamp != nil {
+			return argErrorf("give either 'messages' or the legacy 'role' with 'text', not both")
+		}
+		if len(p.Messages) > maxSaveTurnMessages {
+			return argErrorf("'messages' has %d turns; the limit is %d", len(p.Messages), maxSaveTurnMessages)
+		}
+		return nil
 	}
-	return s.jsonTextResult("mem_save_turn", map[string]any{
-		"status":     res.Status,
-		"saved":      len(msgs),
-		"sessionKey": key,
-		"buffered":   res.Buffered,
-		"flushed":    flush,
-		"drawerIds":  ids,
-	}), nil
+	if !legacy {
+		return nil
+	}
+	if p.Text != nil && p.Content != nil {
+		return argErrorf("give 'text' or 'content', not both")
+	}
+	if p.Role == "" {
+		return argErrorf("missing 'role' (user, assistant or tool)")
+	}
+	t := p.legacyTurn()
+	return t.check("")
+}
+
+// legacyTurn is the single turn of the legacy form.
+func (p *saveTurnParams) legacyTurn() turnParam {
+	t := turnParam{Role: p.Role}
+	switch {
+	case p.Text != nil:
+		t.Content = *p.Text
+	case p.Content != nil:
+		t.Content = *p.Content
+	}
+	if p.Timestamp != nil {
+		t.Timestamp = *p.Timestamp
+	}
+	return t
+}
+
+// turns are the call's turns as the palace takes them.
+func (p *saveTurnParams) turns() []extract.Message {
+	if p.Messages == nil {
+		if p.Role == "" {
+			return nil
+		}
+		return []extract.Message{p.legacyTurn().message()}
+	}
+	out := make([]extract.Message, len(p.Messages))
+	for i, t := range p.Messages {
+		out[i] = t.message()
+	}
+	return out
+}
+
+// check applies the rules across a turn's fields; at is the prefix of its
+// names ("messages[0]." or "").
+func (t *turnParam) check(at string) error {
+	if t.ToolCallID != "" && t.Role != "tool" {
+		return argErrorf("'%stoolCallId' belongs on a tool turn", at)
+	}
+	if t.ToolCalls != nil && t.Role != "assistant" {
+		return argErrorf("'%stoolCalls' belongs on an assistant turn", at)
+	}
+	if strings.TrimSpace(string(t.Content)) == "" && len(t.ToolCalls) == 0 && t.ToolCallID == "" {
+		return argErrorf("'%scontent' is empty", at)
+	}
+	return nil
+}
+
+func (t turnParam) message() extract.Message {
+	m := extract.Message{Role: t.Role, Text: string(t.Content), ToolCallID: t.ToolCallID, Timestamp: t.Timestamp.Time}
+	for _, tc := range t.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, extract.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: string(tc.Arguments)})
+	}
+	return m
+}
+
+func (tc *toolCallParam) check(at string) error {
+	if strings.TrimSpace(tc.ID) == "" || strings.TrimSpace(tc.Name) == "" {
+		return argErrorf("'%s' needs a string 'id' and 'name'", strings.TrimSuffix(at, "."))
+	}
+	return nil
+}
+
+// turnContent is a turn's text: a string or an array of text blocks.
+type turnContent string
+
+func (turnContent) schema() *schema { return &schema{Type: "string"} }
+
+func (c *turnContent) decodeArg(name string, raw json.RawMessage) error {
+	text, err := decodeContent(name, raw, skipOtherBlocks)
+	*c = turnContent(text)
+	return err
+}
+
+// toolArgs are a tool call's arguments: JSON text, or a JSON value kept
+// as its text.
+type toolArgs string
+
+func (toolArgs) schema() *schema { return &schema{Type: "string"} }
+
+func (a *toolArgs) decodeArg(name string, raw json.RawMessage) error {
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return argErrorf("'%s' is not a valid string", name)
+		}
+		*a = toolArgs(s)
+		return nil
+	}
+	*a = toolArgs(raw)
+	return nil
+}
+
+// turnTime is when a turn happened: epoch milliseconds (seconds below
+// 10^12, as seed 001 allows) or RFC 3339.
+type turnTime struct{ time.Time }
+
+func (*turnTime) schema() *schema { return &schema{Type: []string{"integer", "string"}} }
+
+func (t *turnTime) decodeArg(name string, raw json.RawMessage) error {
+	if raw[0] == '"' {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return argErrorf("'%s' must be epoch milliseconds or RFC 3339, got %q", name, oneLine(s, 40))
+		}
+		t.Time = v
+		return nil
+	}
+	if !isNumber(raw) {
+		return argErrorf("'%s' must be epoch milliseconds or RFC 3339", name)
+	}
+	x, err := number(name, raw)
+	if err != nil || x <= 0 || x != math.Trunc(x) || x > 1e15 {
+		return argErrorf("'%s' must be positive epoch milliseconds", name)
+	}
+	if x < 1e12 {
+		t.Time = time.Unix(int64(x), 0).UTC()
+	} else {
+		t.Time = time.UnixMilli(int64(x)).UTC()
+	}
+	return nil
 }
 
 func envOr(name, def string) string {
@@ -122,154 +264,4 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
-}
-
-// turnMessages reads messages[] or the legacy single-turn form.
-func turnMessages(a *args) ([]extract.Message, error) {
-	if a.has("messages") {
-		if a.has("role") || a.has("text") || a.has("content") || a.has("timestamp") {
-			return nil, a.errf("give either 'messages' or the legacy 'role' with 'text', not both")
-		}
-		list, ok := a.m["messages"].([]any)
-		if !ok {
-			return nil, a.errf("'messages' must be an array, got %s", jsonType(a.m["messages"]))
-		}
-		if len(list) > maxSaveTurnMessages {
-			return nil, a.errf("'messages' has %d turns; the limit is %d", len(list), maxSaveTurnMessages)
-		}
-		out := make([]extract.Message, 0, len(list))
-		for i, item := range list {
-			m, ok := item.(map[string]any)
-			if !ok {
-				return nil, a.errf("'messages[%d]' must be an object, got %s", i, jsonType(item))
-			}
-			msg, err := turnMessage(a, fmt.Sprintf("messages[%d].", i), m)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, msg)
-		}
-		return out, nil
-	}
-	if !a.has("role") && !a.has("text") && !a.has("content") {
-		return nil, nil
-	}
-	if a.has("text") && a.has("content") {
-		return nil, a.errf("give 'text' or 'content', not both")
-	}
-	m := map[string]any{"role": a.m["role"], "content": a.m["content"], "timestamp": a.m["timestamp"]}
-	if a.has("text") {
-		m["content"] = a.m["text"]
-	}
-	msg, err := turnMessage(a, "", m)
-	if err != nil {
-		return nil, err
-	}
-	return []extract.Message{msg}, nil
-}
-
-func turnMessage(a *args, at string, m map[string]any) (extract.Message, error) {
-	var msg extract.Message
-	role, _ := m["role"].(string)
-	switch role {
-	case "user", "assistant", "tool":
-	case "":
-		return msg, a.errf("missing '%srole' (user, assistant or tool)", at)
-	default:
-		return msg, a.errf("'%srole' must be user, assistant or tool, got %q", at, role)
-	}
-	msg.Role = role
-	text, err := turnText(m["content"])
-	if err != nil {
-		return msg, a.errf("'%scontent' %s", at, err.Error())
-	}
-	msg.Text = text
-	if v, ok := m["toolCallId"]; ok && v != nil {
-		id, isStr := v.(string)
-		if !isStr {
-			return msg, a.errf("'%stoolCallId' must be a string", at)
-		}
-		if role != "tool" {
-			return msg, a.errf("'%stoolCallId' belongs on a tool turn", at)
-		}
-		msg.ToolCallID = id
-	}
-	if v, ok := m["toolCalls"]; ok && v != nil {
-		if role != "assistant" {
-			return msg, a.errf("'%stoolCalls' belongs on an assistant turn", at)
-		}
-		list, isList := v.([]any)
-		if !isList {
-			return msg, a.errf("'%stoolCalls' must be an array", at)
-		}
-		for j, item := range list {
-			tc, isMap := item.(map[string]any)
-			if !isMap {
-				return msg, a.errf("'%stoolCalls[%d]' must be an object", at, j)
-			}
-			id, _ := tc["id"].(string)
-			name, _ := tc["name"].(string)
-			if strings.TrimSpace(id) == "" || strings.TrimSpace(name) == "" {
-				return msg, a.errf("'%stoolCalls[%d]' needs a string 'id' and 'name'", at, j)
-			}
-			var args string
-			switch x := tc["arguments"].(type) {
-			case nil:
-			case string:
-				args = x
-			default:
-				b, _ := json.Marshal(x)
-				args = string(b)
-			}
-			msg.ToolCalls = append(msg.ToolCalls, extract.ToolCall{ID: id, Name: name, Arguments: args})
-		}
-	}
-	if strings.TrimSpace(msg.Text) == "" && len(msg.ToolCalls) == 0 && msg.ToolCallID == "" {
-		return msg, a.errf("'%scontent' is empty", at)
-	}
-	switch x := m["timestamp"].(type) {
-	case nil:
-	case float64:
-		if x <= 0 || x != math.Trunc(x) || x > 1e15 {
-			return msg, a.errf("'%stimestamp' must be positive epoch milliseconds", at)
-		}
-		if x < 1e12 {
-			msg.Timestamp = time.Unix(int64(x), 0).UTC()
-		} else {
-			msg.Timestamp = time.UnixMilli(int64(x)).UTC()
-		}
-	case string:
-		t, err := time.Parse(time.RFC3339Nano, x)
-		if err != nil {
-			return msg, a.errf("'%stimestamp' must be epoch milliseconds or RFC 3339, got %q", at, x)
-		}
-		msg.Timestamp = t
-	default:
-		return msg, a.errf("'%stimestamp' must be epoch milliseconds or RFC 3339", at)
-	}
-	return msg, nil
-}
-
-// turnText accepts a string or an array of text blocks ({type:"text",text}).
-func turnText(v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return x, nil
-	case []any:
-		var parts []string
-		for _, item := range x {
-			blk, ok := item.(map[string]any)
-			if !ok {
-				return "", fmt.Errorf("must be a string or an array of text blocks")
-			}
-			if t, ok := blk["text"].(string); ok {
-				parts = append(parts, t)
-			}
-		}
-		return strings.Join(parts, "\n"), nil
-	default:
-		return "", fmt.Errorf("must be a string, got %s", jsonType(v))
-	}
 }

@@ -2,28 +2,32 @@ package server
 
 import "context"
 
-func (s *Server) memoryForget() tool {
-	return tool{
-		name:        "memory_forget",
-		description: "Delete a drawer from a palace by its UUID.",
-		schema: `{"type":"object","properties":{
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"},
-"drawer_id":{"type":"string","description":"UUID of the drawer to delete"}},
-"required":["palace","drawer_id"]}`,
-		jsonResult: func(ctx context.Context, a *args) (any, error) {
-			id, err := a.str("drawer_id", true)
-			if err != nil {
-				return nil, err
-			}
-			p, err := s.openPalace(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			d, token, err := p.Forget(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"status": "deleted", "drawer_id": d.ID, "palace": p.Name(), "undo": token}, nil
-		},
+// memory_forget (seed 003) deletes a drawer; loci keeps it for history and
+// answers an undo token (loci review undo TOKEN).
+type memoryForgetParams struct {
+	Palace   string `json:"palace"`
+	DrawerID string `json:"drawer_id" required:"true" desc:"UUID of the drawer to delete"`
+}
+
+type memoryForgetResult struct {
+	Status   string `json:"status"`
+	DrawerID string `json:"drawer_id"`
+	Palace   string `json:"palace"`
+	Undo     string `json:"undo"`
+}
+
+func memoryForgetTool() *tool {
+	return newTool("memory_forget", "Delete a drawer from a palace by its UUID.", rpcErrors, memoryForget)
+}
+
+func memoryForget(ctx context.Context, s *Server, p memoryForgetParams) (memoryForgetResult, error) {
+	pal, err := s.openPalace(ctx, p.Palace)
+	if err != nil {
+		return memoryForgetResult{}, err
 	}
+	d, token, err := pal.Forget(ctx, p.DrawerID)
+	if err != nil {
+		return memoryForgetResult{}, err
+	}
+	return memoryForgetResult{Status: "deleted", DrawerID: d.ID, Palace: pal.Name(), Undo: token}, nil
 }

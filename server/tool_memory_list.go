@@ -6,46 +6,43 @@ import (
 	"github.com/loci-mem/loci/palace"
 )
 
-func (s *Server) memoryList() tool {
-	return tool{
-		name:        "memory_list",
-		description: "List drawers in a palace, optionally filtered by room type or tag.",
-		schema: `{"type":"object","properties":{
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"},
-"room":{"type":"string","description":"Filter by room type (Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General, or custom)"},
-"tag":{"type":"string","description":"Filter by tag"},
-"limit":{"type":"integer","description":"Max results (default 50)","minimum":1,"maximum":1000}},
-"required":["palace"]}`,
-		jsonResult: func(ctx context.Context, a *args) (any, error) {
-			room, err := a.str("room", false)
-			if err != nil {
-				return nil, err
-			}
-			tag, err := a.str("tag", false)
-			if err != nil {
-				return nil, err
-			}
-			limit, err := a.integer("limit", 50, 1, 1000)
-			if err != nil {
-				return nil, err
-			}
-			p, err := s.openPalace(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			f := palace.Filter{Room: room}
-			if tag != "" {
-				f.Tags = []string{tag}
-			}
-			ds, total, err := p.List(ctx, palace.ListOptions{Filter: f, Limit: limit})
-			if err != nil {
-				return nil, err
-			}
-			out := make([]drawerJSON, len(ds))
-			for i, d := range ds {
-				out[i] = toDrawerJSON(d)
-			}
-			return map[string]any{"palace": p.Name(), "drawers": out, "total": total}, nil
-		},
+// memory_list (seed 003) lists active drawers, importance descending.
+type memoryListParams struct {
+	Palace string   `json:"palace"`
+	Room   roomName `json:"room" desc:"Filter by room type (Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General, or custom)"`
+	Tag    tagName  `json:"tag" desc:"Filter by tag"`
+	Limit  *int     `json:"limit" min:"1" max:"1000" desc:"Max results (default 50)"`
+}
+
+// defaultListLimit is memory_list's limit when the call gives none.
+const defaultListLimit = 50
+
+type memoryListResult struct {
+	Palace  string       `json:"palace"`
+	Drawers []drawerJSON `json:"drawers"`
+	Total   int          `json:"total"`
+}
+
+func memoryListTool() *tool {
+	return newTool("memory_list", "List drawers in a palace, optionally filtered by room type or tag.", rpcErrors, memoryList)
+}
+
+func memoryList(ctx context.Context, s *Server, p memoryListParams) (memoryListResult, error) {
+	pal, err := s.openPalace(ctx, p.Palace)
+	if err != nil {
+		return memoryListResult{}, err
 	}
+	limit := defaultListLimit
+	if p.Limit != nil {
+		limit = *p.Limit
+	}
+	ds, total, err := pal.List(ctx, palace.ListOptions{Filter: filter(p.Room, p.Tag), Limit: limit})
+	if err != nil {
+		return memoryListResult{}, err
+	}
+	out := make([]drawerJSON, len(ds))
+	for i, d := range ds {
+		out[i] = toDrawerJSON(d)
+	}
+	return memoryListResult{Palace: pal.Name(), Drawers: out, Total: total}, nil
 }

@@ -6,34 +6,21 @@ import (
 	"github.com/loci-mem/loci/palace"
 )
 
-const recallSchema = `{"type":"object","properties":{
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"},
-"query":{"type":"string","description":"What to recall, in natural language"},
-"top_k":{"type":"integer","default":10,"minimum":1,"maximum":100},
-"room":{"type":"string","description":"Only recall drawers of this room (optional)"},
-"tag":{"type":"string","description":"Only recall drawers carrying this tag (optional)"}},
-"required":["palace","query"]}`
-
-func (s *Server) memoryRecall() tool {
-	return tool{
-		name:        "memory_recall",
-		description: "Recall memories using L0+L1+L2 progressive retrieval.",
-		schema:      recallSchema,
-		jsonResult: func(ctx context.Context, a *args) (any, error) {
-			return s.recall(ctx, a, false)
-		},
-	}
+// memory_recall and memory_recall_deep (seed 003): progressive recall
+// (L0 + L1 + L2) and exhaustive recall (L3), with loci's room and tag
+// filters.
+type memoryRecallParams struct {
+	Palace string   `json:"palace"`
+	Query  string   `json:"query" required:"true" desc:"What to recall, in natural language"`
+	TopK   int      `json:"top_k" default:"10" min:"1" max:"100"`
+	Room   roomName `json:"room" desc:"Only recall drawers of this room (optional)"`
+	Tag    tagName  `json:"tag" desc:"Only recall drawers carrying this tag (optional)"`
 }
 
-func (s *Server) memoryRecallDeep() tool {
-	return tool{
-		name:        "memory_recall_deep",
-		description: "Deep recall using L3 full HNSW search.",
-		schema:      recallSchema,
-		jsonResult: func(ctx context.Context, a *args) (any, error) {
-			return s.recall(ctx, a, true)
-		},
-	}
+type memoryRecallResult struct {
+	Palace  string         `json:"palace"`
+	Query   string         `json:"query"`
+	Results []recallResult `json:"results"`
 }
 
 type recallResult struct {
@@ -49,34 +36,28 @@ type recallResult struct {
 	Timestamp  string   `json:"timestamp"`
 }
 
-func (s *Server) recall(ctx context.Context, a *args, deep bool) (any, error) {
-	query, err := a.str("query", true)
+func memoryRecallTool() *tool {
+	return newTool("memory_recall", "Recall memories using L0+L1+L2 progressive retrieval.", rpcErrors,
+		func(ctx context.Context, s *Server, p memoryRecallParams) (memoryRecallResult, error) {
+			return memoryRecall(ctx, s, p, false)
+		})
+}
+
+func memoryRecallDeepTool() *tool {
+	return newTool("memory_recall_deep", "Deep recall using L3 full HNSW search.", rpcErrors,
+		func(ctx context.Context, s *Server, p memoryRecallParams) (memoryRecallResult, error) {
+			return memoryRecall(ctx, s, p, true)
+		})
+}
+
+func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep bool) (memoryRecallResult, error) {
+	pal, err := s.openPalace(ctx, p.Palace)
 	if err != nil {
-		return nil, err
+		return memoryRecallResult{}, err
 	}
-	k, err := a.integer("top_k", 10, 1, 100)
+	hits, err := pal.Recall(ctx, palace.RecallRequest{Query: p.Query, K: p.TopK, Deep: deep, Filter: filter(p.Room, p.Tag)})
 	if err != nil {
-		return nil, err
-	}
-	room, err := a.str("room", false)
-	if err != nil {
-		return nil, err
-	}
-	tag, err := a.str("tag", false)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.openPalace(ctx, a)
-	if err != nil {
-		return nil, err
-	}
-	f := palace.Filter{Room: room}
-	if tag != "" {
-		f.Tags = []string{tag}
-	}
-	hits, err := p.Recall(ctx, palace.RecallRequest{Query: query, K: k, Deep: deep, Filter: f})
-	if err != nil {
-		return nil, err
+		return memoryRecallResult{}, err
 	}
 	results := make([]recallResult, 0, len(hits))
 	for _, h := range hits {
@@ -87,7 +68,7 @@ func (s *Server) recall(ctx context.Context, a *args, deep bool) (any, error) {
 			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp,
 		})
 	}
-	return map[string]any{"palace": p.Name(), "query": query, "results": results}, nil
+	return memoryRecallResult{Palace: pal.Name(), Query: p.Query, Results: results}, nil
 }
 
 func round4(f float64) float64 {

@@ -6,31 +6,28 @@ import (
 	"github.com/loci-mem/loci/palace"
 )
 
-func (s *Server) palaceCreate() tool {
-	return tool{
-		name:        "palace_create",
-		description: "Create a new memory palace.",
-		schema: `{"type":"object","properties":{
-"name":{"type":"string","description":"Palace name: letters, digits, '.', '_' and '-'"},
-"description":{"type":"string"}},
-"required":["name"]}`,
-		jsonResult: func(ctx context.Context, a *args) (any, error) {
-			name, err := a.str("name", true)
-			if err != nil {
-				return nil, err
-			}
-			desc, err := a.str("description", false)
-			if err != nil {
-				return nil, err
-			}
-			if err := palace.ValidateName(name); err != nil {
-				return nil, err
-			}
-			p, err := s.reg.Create(ctx, name, desc)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"palace_id": p.Name(), "status": "created"}, nil
-		},
+// palace_create (seed 003) creates a palace; one that exists is an error.
+type palaceCreateParams struct {
+	Name        string `json:"name" required:"true" desc:"Palace name: letters, digits, '.', '_' and '-'"`
+	Description string `json:"description"`
+}
+
+type palaceCreateResult struct {
+	PalaceID string `json:"palace_id"`
+	Status   string `json:"status"`
+}
+
+func palaceCreateTool() *tool {
+	return newTool("palace_create", "Create a new memory palace.", rpcErrors, palaceCreate)
+}
+
+func palaceCreate(ctx context.Context, s *Server, p palaceCreateParams) (palaceCreateResult, error) {
+	if err := palace.ValidateName(p.Name); err != nil {
+		return palaceCreateResult{}, err
 	}
+	pal, err := s.reg.Create(ctx, p.Name, p.Description)
+	if err != nil {
+		return palaceCreateResult{}, err
+	}
+	return palaceCreateResult{PalaceID: pal.Name(), Status: "created"}, nil
 }

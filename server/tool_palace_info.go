@@ -1,20 +1,24 @@
 package server
 
-import "context"
+import (
+	"context"
 
-func (s *Server) palaceInfo() tool {
-	return tool{
-		name:        "palace_info",
-		description: "Get metadata and stats for a single palace.",
-		schema: `{"type":"object","properties":{
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"}},
-"required":["palace"]}`,
-		jsonResult: func(ctx context.Context, a *args) (any, error) {
-			p, err := s.openPalace(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			return p.Info(ctx)
-		},
+	"github.com/loci-mem/loci/palace"
+)
+
+// palace_info (seed 003) reports a palace's metadata and counts.
+type palaceInfoParams struct {
+	Palace string `json:"palace"`
+}
+
+func palaceInfoTool() *tool {
+	return newTool("palace_info", "Get metadata and stats for a single palace.", rpcErrors, palaceInfo)
+}
+
+func palaceInfo(ctx context.Context, s *Server, p palaceInfoParams) (palace.Info, error) {
+	pal, err := s.openPalace(ctx, p.Palace)
+	if err != nil {
+		return palace.Info{}, err
 	}
+	return pal.Info(ctx)
 }

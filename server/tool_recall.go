@@ -2,10 +2,16 @@ package server
 
 import (
 	"context"
-	"github.com/loci-mem/loci/palace/facts"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/loci-mem/loci/palace/facts"
 )
+
+// recall (seed 004) returns the promoted facts, most relevant first.
+type recallParams struct {
+	Query  string `json:"query" default:"\"\"" desc:"Topic to focus on; empty returns all promoted memories"`
+	Limit  int    `json:"limit" default:"20" min:"1" max:"1000" desc:"Maximum number of memories to return"`
+	Palace string `json:"palace"`
+}
 
 // recallItem is one element of recall's answer (seed 004).
 type recallItem struct {
@@ -15,38 +21,26 @@ type recallItem struct {
 	Confidence float64 `json:"confidence"`
 }
 
-func (s *Server) recallTool() tool {
-	return tool{
-		name: "recall",
-		description: "Recall the user's promoted memories (pending, rejected and stale ones are excluded), most relevant first. " +
-			"With a query, memories are ranked against it and weak matches dropped; without one, all are returned by " +
+func recallTool() *tool {
+	return newTool("recall",
+		"Recall the user's promoted memories (pending, rejected and stale ones are excluded), most relevant first. "+
+			"With a query, memories are ranked against it and weak matches dropped; without one, all are returned by "+
 			"recency and confidence. Returns a JSON array of {id, fact, kind, confidence}.",
-		schema: `{"type":"object","properties":{
-"query":{"type":"string","default":"","description":"Topic to focus on; empty returns all promoted memories"},
-"limit":{"type":"integer","default":20,"minimum":1,"maximum":1000,"description":"Maximum number of memories to return"},
-"palace":{"type":"string","description":"Palace ID (optional if server started with --palace)"}}}`,
-		raw: s.rawTool("recall", func(ctx context.Context, a *args) (*mcp.CallToolResult, error) {
-			query, err := a.str("query", false)
-			if err != nil {
-				return nil, err
-			}
-			limit, err := a.integer("limit", 20, 1, 1000)
-			if err != nil {
-				return nil, err
-			}
-			p, err := s.openPalace(ctx, a)
-			if err != nil {
-				return nil, err
-			}
-			facts, err := facts.Of(p).Recall(ctx, query, limit)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]recallItem, 0, len(facts))
-			for _, f := range facts {
-				out = append(out, recallItem{ID: f.ID, Fact: f.Fact, Kind: f.Kind, Confidence: f.Confidence})
-			}
-			return s.jsonTextResult("recall", out), nil
-		}),
+		resultErrors, recall)
+}
+
+func recall(ctx context.Context, s *Server, p recallParams) ([]recallItem, error) {
+	pal, err := s.openPalace(ctx, p.Palace)
+	if err != nil {
+		return nil, err
 	}
+	fs, err := facts.Of(pal).Recall(ctx, p.Query, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]recallItem, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, recallItem{ID: f.ID, Fact: f.Fact, Kind: f.Kind, Confidence: f.Confidence})
+	}
+	return out, nil
 }

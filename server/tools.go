@@ -1,31 +1,119 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
 	"time"
 
 	"github.com/loci-mem/loci/palace"
 )
 
-// toolset lists every MCP tool loci serves, in tools/list order.
-func (s *Server) toolset() []tool {
-	return []tool{
-		s.memoryRemember(),
-		s.memoryRecall(),
-		s.memoryRecallDeep(),
-		s.palaceCreate(),
-		s.palaceList(),
-		s.kgAssert(),
-		s.kgQuery(),
-		s.memoryList(),
-		s.memoryForget(),
-		s.palaceInfo(),
-		s.memContext(),
-		s.memSearch(),
-		s.memSaveTurn(),
-		s.memSaveFact(),
-		s.remember(),
-		s.recallTool(),
+// The tool table. Each tool lives in its own file (tool_<name>.go) as a
+// params struct and a handler; newTool makes the table entry, which every
+// transport's tools/call reaches through Server.callTool.
+
+// tool is one entry of the table.
+type tool struct {
+	name        string
+	description string
+	face        face
+	params      reflect.Type // the params struct: decoding and schema
+	// run decodes the arguments into the params struct, calls the handler
+	// and renders its result as the text of content[0].
+	run func(ctx context.Context, s *Server, args json.RawMessage) (string, error)
+}
+
+// plainText is a tool result sent as is; any other result is sent as
+// JSON text (seed 003's "parse result.content[0].text as JSON").
+type plainText string
+
+// newTool makes a table entry of a handler and its params struct P.
+func newTool[P any, R any](name, description string, f face,
+	handler func(ctx context.Context, s *Server, p P) (R, error)) *tool {
+	return &tool{
+		name: name, description: description, face: f, params: reflect.TypeFor[P](),
+		run: func(ctx context.Context, s *Server, args json.RawMessage) (string, error) {
+			var p P
+			if err := decodeArgs(args, &p); err != nil {
+				return "", err
+			}
+			r, err := handler(ctx, s, p)
+			if err != nil {
+				return "", err
+			}
+			if t, ok := any(r).(plainText); ok {
+				return string(t), nil
+			}
+			return resultJSON(r)
+		},
 	}
+}
+
+// resultJSON renders a result as compact JSON, without HTML escaping (the
+// text is read by models and programs, not embedded in a page).
+func resultJSON(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// toolset lists every MCP tool loci serves.
+func toolset() []*tool {
+	return []*tool{
+		memoryRememberTool(),
+		memoryRecallTool(),
+		memoryRecallDeepTool(),
+		palaceCreateTool(),
+		palaceListTool(),
+		kgAssertTool(),
+		kgQueryTool(),
+		memoryListTool(),
+		memoryForgetTool(),
+		palaceInfoTool(),
+		memContextTool(),
+		memSearchTool(),
+		memSaveTurnTool(),
+		memSaveFactTool(),
+		rememberTool(),
+		recallTool(),
+	}
+}
+
+// callTool runs one tools/call: the tool's text, or its failure as the
+// face's contract wants it (an isError text, or a JSON-RPC error). id is
+// the request's, for the log.
+func (s *Server) callTool(ctx context.Context, id json.RawMessage, name string, args json.RawMessage) (text string, isError bool, rerr *rpcError) {
+	t := s.tools[name]
+	if t == nil {
+		return "", false, &rpcError{Code: codeInternalError, Message: "unknown tool: " + name}
+	}
+	if d := s.cfg.ToolDelay; d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+	}
+	start := time.Now()
+	text, err := t.run(ctx, s, args)
+	took := time.Since(start)
+	if obs := s.observer.Load(); obs != nil {
+		(*obs)(name, err != nil, took)
+	}
+	s.log.Debug().Str("tool", name).Dur("took", took).Bool("failed", err != nil).Msg("tool call")
+	if err == nil {
+		return text, false, nil
+	}
+	msg := s.failureText(name, id, err)
+	if t.face == rpcErrors {
+		return "", false, &rpcError{Code: codeInternalError, Message: msg}
+	}
+	return msg, true, nil
 }
 
 // drawerJSON is a drawer as seed 003's tools return it: drawer_id, content,

@@ -1,0 +1,271 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/loci-mem/loci/palace/redact"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// MCP over HTTP. The companion mounts mcp-go's streamable HTTP and SSE
+// transports; they keep what is theirs — sessions, event streams, the
+// transport's own validation, notifications — while every JSON-RPC
+// request posted to them is answered by the same dispatcher as stdio
+// (dispatch.go). A front placed before each transport decodes the posted
+// message once, answers requests itself, and hands the transport
+// everything else with the body intact. So an unknown tool, an unknown
+// method or a failed resource read gets the same answer on every
+// transport.
+//
+// Requests of protocol revision 2026-07-28 (no handshake, protocol
+// version in _meta) go to mcp-go whole: that revision changes the
+// transport's rules, and mcp-go implements them. Its tools and resources
+// are registered from the same table (newMCPServer), so those requests
+// reach the same handlers, with the error codes that revision gives.
+
+// newMCPServer builds the mcp-go server the HTTP transports run on, its
+// tools and resources bound to the table.
+func (s *Server) newMCPServer(listed []mcp.Tool) *mcpserver.MCPServer {
+	hooks := &mcpserver.Hooks{}
+	hooks.AddOnRegisterSession(func(_ context.Context, cs mcpserver.ClientSession) { s.sessions.add(cs.SessionID()) })
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) { s.sessions.remove(cs.SessionID()) })
+	m := mcpserver.NewMCPServer(Name, s.cfg.Version,
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithResourceCapabilities(false, false),
+		mcpserver.WithInstructions(s.instructions()),
+		mcpserver.WithHooks(hooks),
+		mcpserver.WithRecovery(),
+	)
+	for _, t := range listed {
+		name := t.Name
+		m.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			args := req.Params.RawArguments
+			if len(args) == 0 && req.Params.Arguments != nil { // an in-process caller
+				args, _ = json.Marshal(req.Params.Arguments)
+			}
+			text, isError, rerr := s.callTool(ctx, nil, name, args)
+			if rerr != nil {
+				return nil, errors.New(redactString(rerr.Message))
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(redactString(text))}, IsError: isError}, nil
+		})
+	}
+	read := func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		c, rerr := s.readResource(ctx, nil, req.Params.URI)
+		if rerr != nil {
+			return nil, errors.New(redactString(rerr.Message))
+		}
+		c.URI, c.Text = redactString(c.URI), redactString(c.Text)
+		return []mcp.ResourceContents{c}, nil
+	}
+	for _, r := range resourceList() {
+		m.AddResource(r, read)
+	}
+	for _, t := range templateList() {
+		m.AddResourceTemplate(t, read)
+	}
+	return m
+}
+
+// MCP returns the mcp-go server the HTTP transports run on.
+func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+
+func redactString(s string) string {
+	out, _ := redact.String(s)
+	return out
+}
+
+// sessionSet tracks the sessions mcp-go has open, so that the SSE front
+// answers only for sessions whose stream can carry the answer.
+type sessionSet struct{ m sync.Map }
+
+func (ss *sessionSet) add(id string)      { ss.m.Store(id, struct{}{}) }
+func (ss *sessionSet) remove(id string)   { ss.m.Delete(id) }
+func (ss *sessionSet) has(id string) bool { _, ok := ss.m.Load(id); return id != "" && ok }
+
+// mcpFront answers the JSON-RPC requests posted to one mcp-go transport.
+type mcpFront struct {
+	s    *Server
+	next http.Handler
+	// sse, when set, is the SSE transport: answers travel on the session's
+	// event stream; otherwise the transport is streamable HTTP and answers
+	// are the response body.
+	sse      *mcpserver.SSEServer
+	sessions mcpserver.SessionIdManager // the streamable transport's
+
+	wg       sync.WaitGroup // answers still being computed for SSE sessions
+	mu       sync.Mutex
+	inflight map[string]context.CancelFunc // session id + request id
+}
+
+func newStreamableFront(s *Server, next http.Handler, sessions mcpserver.SessionIdManager) *mcpFront {
+	return &mcpFront{s: s, next: next, sessions: sessions, inflight: map[string]context.CancelFunc{}}
+}
+
+func newSSEFront(s *Server, sse *mcpserver.SSEServer) *mcpFront {
+	return &mcpFront{s: s, next: sse, sse: sse, inflight: map[string]context.CancelFunc{}}
+}
+
+func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !f.transportAccepts(r) {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil { // the transport reports it (a body over the limit)
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	m, errResp := f.s.parseMessage(body)
+	switch {
+	case errResp != nil:
+		writeRPC(w, http.StatusBadRequest, errResp)
+		return
+	case m == nil || modern(r, m):
+		f.next.ServeHTTP(w, r)
+		return
+	case m.isNotification():
+		if m.Method == "notifications/cancelled" {
+			f.cancel(f.session(r), m.Params.RequestID)
+		}
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	sid := f.session(r)
+	if f.sse == nil {
+		if m.Method == "initialize" {
+			sid = f.sessions.Generate()
+			w.Header().Set(mcpserver.HeaderKeySessionID, sid)
+		} else if ended, err := f.sessions.Validate(sid); err != nil || ended {
+			f.next.ServeHTTP(w, r) // the transport answers 404
+			return
+		}
+	}
+	if f.sse == nil { // streamable HTTP: the answer is the response
+		ctx, done := f.track(r.Context(), sid, m.ID)
+		resp := f.s.respond(ctx, m)
+		if done() {
+			writeRPC(w, http.StatusOK, resp)
+		}
+		return
+	}
+	// SSE: accept now, answer on the session's stream.
+	w.WriteHeader(http.StatusAccepted)
+	ctx, done := f.track(context.WithoutCancel(r.Context()), sid, m.ID)
+	f.wg.Go(func() {
+		resp := f.s.respond(ctx, m)
+		if done() {
+			f.deliver(sid, resp)
+		}
+	})
+}
+
+// transportAccepts reports whether the transport would hand a POST to its
+// server; when not, it answers the request itself (a bad content type, an
+// unknown or ended session, an unsupported protocol version).
+func (f *mcpFront) transportAccepts(r *http.Request) bool {
+	if f.sse != nil {
+		return f.s.sessions.has(r.URL.Query().Get("sessionId"))
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+		return false
+	}
+	return true
+}
+
+// session is the transport session a request belongs to.
+func (f *mcpFront) session(r *http.Request) string {
+	if f.sse != nil {
+		return r.URL.Query().Get("sessionId")
+	}
+	return r.Header.Get(mcpserver.HeaderKeySessionID)
+}
+
+// track registers a request so that notifications/cancelled can cancel
+// it; done unregisters it and reports whether it must still be answered.
+func (f *mcpFront) track(ctx context.Context, sid string, id json.RawMessage) (context.Context, func() bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := sid + "\x00" + string(id)
+	f.mu.Lock()
+	f.inflight[key] = cancel
+	f.mu.Unlock()
+	return ctx, func() bool {
+		defer cancel()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.inflight, key)
+		return ctx.Err() == nil
+	}
+}
+
+func (f *mcpFront) cancel(sid string, id json.RawMessage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if cancel, ok := f.inflight[sid+"\x00"+string(id)]; ok {
+		cancel()
+	}
+}
+
+// deliver queues an answer on an SSE session's stream, waiting while the
+// stream's queue is full, until the session ends.
+func (f *mcpFront) deliver(sid string, resp []byte) {
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := f.sse.SendEventToSession(sid, json.RawMessage(resp))
+		if err == nil || !f.s.sessions.has(sid) {
+			return
+		}
+		time.Sleep(wait)
+	}
+}
+
+// wait lets the SSE answers being computed finish, at most until ctx ends.
+func (f *mcpFront) wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { f.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// modern reports a request of protocol revision 2026-07-28 or later.
+func modern(r *http.Request, m *message) bool {
+	if mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+		return true
+	}
+	if len(m.Params.Meta) == 0 {
+		return false
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(m.Params.Meta, &meta) != nil {
+		return false
+	}
+	var v string
+	_ = json.Unmarshal(meta[mcp.MetaKeyProtocolVersion], &v)
+	return mcp.IsModernProtocol(v)
+}
+
+func writeRPC(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
