@@ -26,7 +26,9 @@ import (
 //	alias:"top_k"      another accepted name, not in the schema
 //	default:"10"       a JSON literal: the value when absent, and the schema's default
 //	min:"1"            the smallest accepted integer, also in the schema
-//	max:"100"          the largest accepted integer, also in the schema
+//	max:"100"          the largest useful integer, also in the schema: a
+//	                   larger value is clamped to it, not refused (the
+//	                   contracts set no upper bound on counts)
 //	enum:"a,b,c"       the accepted strings, also in the schema
 //	desc:"..."         the schema's description
 //
@@ -261,8 +263,8 @@ func (f argField) validate(name string, v reflect.Value) error {
 		}
 	case reflect.Int:
 		n := int(e.Int())
-		if f.min != nil && f.max != nil && (n < *f.min || n > *f.max) {
-			return argErrorf("'%s' must be between %d and %d, got %d", name, *f.min, *f.max, n)
+		if f.max != nil && n > *f.max {
+			e.SetInt(int64(*f.max)) // a larger value asks for everything there is
 		}
 		if f.min != nil && n < *f.min {
 			return argErrorf("'%s' must be at least %d, got %d", name, *f.min, n)

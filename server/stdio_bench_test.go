@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
@@ -32,7 +33,7 @@ func startPipeServer(tb testing.TB, defaultPalace string) *pipeServer {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	ps := &pipeServer{in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1)}
+	ps := newPipe(inW, outR)
 	go func() {
 		ps.done <- srv.ServeStdio(context.Background(), inR, outW)
 		outW.Close()
@@ -43,6 +44,10 @@ func startPipeServer(tb testing.TB, defaultPalace string) *pipeServer {
 		reg.Close()
 	})
 	return ps
+}
+
+func newPipe(in *io.PipeWriter, out *io.PipeReader) *pipeServer {
+	return &pipeServer{in: in, out: bufio.NewReaderSize(out, 1<<20), done: make(chan error, 1)}
 }
 
 func (ps *pipeServer) roundTrip(tb testing.TB, line []byte) []byte {
@@ -112,5 +117,27 @@ func BenchmarkStdioToolsList(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		ps.roundTrip(b, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i+1))
+	}
+}
+
+// callTool sends one tools/call over the pipe and decodes the tool's JSON
+// answer into out.
+func (ps *pipeServer) callTool(t *testing.T, id int, name string, args map[string]any, out any) {
+	t.Helper()
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}})
+	resp := ps.roundTrip(t, append(req, '\n'))
+	var r struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		} `json:"result"`
+		Error *struct{ Message string } `json:"error"`
+	}
+	if err := json.Unmarshal(resp, &r); err != nil || r.Error != nil || r.Result.IsError || len(r.Result.Content) == 0 {
+		t.Fatalf("%s: %s", name, resp)
+	}
+	if err := json.Unmarshal([]byte(r.Result.Content[0].Text), out); err != nil {
+		t.Fatalf("%s answer %q: %v", name, r.Result.Content[0].Text, err)
 	}
 }

@@ -49,8 +49,12 @@ type toolCallParam struct {
 // maxSaveTurnMessages bounds mem_save_turn's messages[] (as seed 001's /add).
 const maxSaveTurnMessages = 500
 
+// statusEmpty answers a flush that found nothing to extract and no turns.
+const statusEmpty = "empty"
+
 // saveTurnResult is mem_save_turn's answer. Status is "accumulated" (the
-// turns wait in the buffer) or "extracted" (drawers were written).
+// turns wait in the buffer), "extracted" (drawers were written) or, for a
+// flush of an empty buffer with no new turns, "empty" (nothing to do).
 type saveTurnResult struct {
 	Status     string   `json:"status"`
 	Saved      int      `json:"saved"`
@@ -103,8 +107,11 @@ func memSaveTurn(ctx context.Context, s *Server, p saveTurnParams) (saveTurnResu
 		}
 		ids = append(ids, fr.DrawerIDs...)
 		res.Buffered = fr.Buffered
-		if fr.Status == session.Extracted {
+		switch {
+		case fr.Status == session.Extracted:
 			res.Status = session.Extracted
+		case len(msgs) == 0 && fr.Buffered == 0:
+			res.Status = statusEmpty
 		}
 	}
 	return saveTurnResult{Status: res.Status, Saved: len(msgs), SessionKey: key, Buffered: res.Buffered,

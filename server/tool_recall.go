@@ -9,9 +9,13 @@ import (
 // recall (seed 004) returns the promoted facts, most relevant first.
 type recallParams struct {
 	Query  string `json:"query" default:"\"\"" desc:"Topic to focus on; empty returns all promoted memories"`
-	Limit  int    `json:"limit" default:"20" min:"1" max:"1000" desc:"Maximum number of memories to return"`
+	Limit  int    `json:"limit" default:"20" max:"1000" desc:"Maximum number of memories to return (0 or less: the default, 20)"`
 	Palace string `json:"palace"`
 }
+
+// defaultRecallLimit is recall's limit when the call gives none, or one
+// below 1 (seed 004's default).
+const defaultRecallLimit = 20
 
 // recallItem is one element of recall's answer (seed 004).
 type recallItem struct {
@@ -33,6 +37,9 @@ func recall(ctx context.Context, s *Server, p recallParams) ([]recallItem, error
 	pal, err := s.openPalace(ctx, p.Palace)
 	if err != nil {
 		return nil, err
+	}
+	if p.Limit <= 0 {
+		p.Limit = defaultRecallLimit
 	}
 	fs, err := facts.Of(pal).Recall(ctx, p.Query, p.Limit)
 	if err != nil {
