@@ -32,6 +32,7 @@ type Palace struct {
 	kw     *keywordState
 	qcache *queryCache
 	access *accessLog
+	conns  connections
 
 	stopFollow context.CancelFunc
 	following  sync.WaitGroup

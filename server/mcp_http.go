@@ -200,6 +200,9 @@ func (f *mcpFront) session(r *http.Request) string {
 // it; done unregisters it and reports whether it must still be answered.
 func (f *mcpFront) track(ctx context.Context, sid string, id json.RawMessage) (context.Context, func() bool) {
 	ctx, cancel := context.WithCancel(ctx)
+	if sid != "" {
+		ctx = withConnection(ctx, "mcp:"+sid)
+	}
 	key := sid + "\x00" + string(id)
 	f.mu.Lock()
 	f.inflight[key] = cancel

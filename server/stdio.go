@@ -39,7 +39,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}()
 	// Calls keep running when ctx is cancelled: shutdown stops reading,
 	// then lets them finish.
-	callCtx := context.WithoutCancel(ctx)
+	callCtx := newConnection(context.WithoutCancel(ctx), "stdio")
 	for {
 		select {
 		case <-ctx.Done():

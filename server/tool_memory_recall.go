@@ -34,6 +34,11 @@ type recallResult struct {
 	Kind       string   `json:"kind"`
 	CreatedAt  string   `json:"created_at"`
 	Timestamp  string   `json:"timestamp"`
+	// Passage is, for a long drawer (indexed in passages), where in
+	// content the best-matching passage lies (byte offsets), and Excerpt
+	// is its text. Absent for a drawer indexed whole.
+	Passage *palace.Span `json:"passage,omitempty"`
+	Excerpt string       `json:"excerpt,omitempty"`
 }
 
 func memoryRecallTool() *tool {
@@ -62,11 +67,15 @@ func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep boo
 	results := make([]recallResult, 0, len(hits))
 	for _, h := range hits {
 		d := toDrawerJSON(h.Drawer)
-		results = append(results, recallResult{
+		r := recallResult{
 			DrawerID: d.DrawerID, Content: d.Content, Score: round4(h.Score), Layer: h.Layer,
 			Tags: d.Tags, Importance: d.Importance, Room: d.Room, Kind: d.Kind,
 			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp,
-		})
+		}
+		if sp := h.Passage; sp != nil && sp.Start >= 0 && sp.End <= len(d.Content) && sp.Start < sp.End {
+			r.Passage, r.Excerpt = sp, d.Content[sp.Start:sp.End]
+		}
+		results = append(results, r)
 	}
 	return memoryRecallResult{Palace: pal.Name(), Query: p.Query, Results: results}, nil
 }

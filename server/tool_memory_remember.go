@@ -38,8 +38,9 @@ func memoryRemember(ctx context.Context, s *Server, p memoryRememberParams) (mem
 	if p.Importance != nil {
 		imp = float64(*p.Importance)
 	}
-	d := &palace.Drawer{Kind: palace.KindNote, Content: p.Text, Room: string(p.Room), Tags: tagStrings(p.Tags), Importance: imp}
-	if err := pal.Add(ctx, d); err != nil {
+	d, err := pal.Remember(ctx, p.Text, palace.RememberOptions{Room: string(p.Room), Tags: tagStrings(p.Tags),
+		Importance: imp, Connection: connectionOf(ctx)})
+	if err != nil {
 		return memoryRememberResult{}, err
 	}
 	return memoryRememberResult{DrawerID: d.ID, Palace: pal.Name(), Status: "stored", Room: d.Room}, nil

@@ -37,7 +37,8 @@ func defaultLocomoPath() string {
 	}
 }
 
-// evalCmd is `loci eval locomo [--data PATH] [--method M] [--embedder NAME] [--k 1,5,10,20] [--json FILE]`.
+// evalCmd is `loci eval locomo [--data PATH] [--path session|agent] [--method M] [--matrix]
+// [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]`.
 func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) == 0 || args[0] != "locomo" {
 		return nil, invalidArgs("unknown evaluation", "Use `loci eval locomo`")
@@ -47,11 +48,13 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	c.register(fs)
 	data := fs.String("data", defaultLocomoPath(), "path to locomo10.json")
 	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
+	path := fs.String("path", PathSession, "ingestion path: session (recorded conversation turns) or agent (standalone texts through memory_remember's path)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
 	jsonOut := fs.String("json", "", "also write per-question results to this file")
 	fusionList := fs.String("fusion", "", "hybrid only: semicolon-separated K:keywordWeight:vectorWeight settings to compare over one ingestion, e.g. 60:1:1;20:1:0.5")
+	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
 	if _, err := parseFlags(env, fs, args[1:]); err != nil {
 		return nil, err
 	}
@@ -86,12 +89,45 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	progress := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), *data)
 	start := time.Now()
-	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Fusions: fusions, Progress: progress})
+	if *path != PathSession && *path != PathAgent {
+		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
+	}
+	if *matrix || len(fusions) > 0 {
+		// One ingestion per path; every variant asks every question.
+		paths := []string{*path}
+		methods := []palace.Mode{palace.ModeHybrid}
+		if *matrix {
+			paths = []string{PathSession, PathAgent}
+			methods = []palace.Mode{palace.ModeKeyword, palace.ModeVector, palace.ModeHybrid}
+		}
+		var all []evalRow
+		var variants []evalVariant
+		for _, pa := range paths {
+			var vs []evalVariant
+			for _, m := range methods {
+				if m != palace.ModeHybrid || len(fusions) == 0 {
+					vs = append(vs, evalVariant{Path: pa, Method: m})
+					continue
+				}
+				for i := range fusions {
+					vs = append(vs, evalVariant{Path: pa, Method: m, Fusion: &fusions[i]})
+				}
+			}
+			rows, _, _, err := runLocomo(ctx, locomoOptions{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress})
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rows {
+				r.Variant += len(variants)
+				all = append(all, r)
+			}
+			variants = append(variants, vs...)
+		}
+		return variantReport(all, variants, ks, emb.ID()), nil
+	}
+	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress})
 	if err != nil {
 		return nil, err
-	}
-	if len(fusions) > 1 {
-		return fusionReport(rows, fusions, ks, emb.ID()), nil
 	}
 	report := map[string]any{
 		"method":         string(mode),
@@ -195,18 +231,22 @@ func parseFusions(s string) ([]palace.Fusion, error) {
 
 // fusionReport compares fusion settings: overall 1-5 per setting, for all
 // conversations, 1-5 (where settings are chosen) and 6-10 (held out).
-func fusionReport(rows []evalRow, fusions []palace.Fusion, ks []int, embID string) *result {
+func variantReport(rows []evalRow, variants []evalVariant, ks []int, embID string) *result {
 	type line struct {
-		Fusion  palace.Fusion `json:"fusion"`
-		All     evalGroup     `json:"all"`
-		Conv1_5 evalGroup     `json:"conversations_1_5"`
-		Conv6_  evalGroup     `json:"conversations_6_10"`
+		Variant evalVariant `json:"variant"`
+		All     evalGroup   `json:"all"`
+		Conv1_5 evalGroup   `json:"conversations_1_5"`
+		Conv6_  evalGroup   `json:"conversations_6_10"`
+		// ByCategory is every question of the variant, by LoCoMo category.
+		ByCategory []evalGroup `json:"by_category"`
 	}
-	var lines []line
-	for i, fu := range fusions {
+	lines := make([]line, len(variants))
+	for i, v := range variants {
 		var all, lo, hi []evalRow
-		for j := i; j < len(rows); j += len(fusions) {
-			r := rows[j]
+		for _, r := range rows {
+			if r.Variant != i {
+				continue
+			}
 			all = append(all, r)
 			if r.Sample <= 5 {
 				lo = append(lo, r)
@@ -214,13 +254,19 @@ func fusionReport(rows []evalRow, fusions []palace.Fusion, ks []int, embID strin
 				hi = append(hi, r)
 			}
 		}
-		lines = append(lines, line{fu, aggregate("overall 1-5", all, ks), aggregate("overall 1-5", lo, ks), aggregate("overall 1-5", hi, ks)})
+		lines[i] = line{v, aggregate("all", all, ks), aggregate("conversations 1-5", lo, ks), aggregate("conversations 6-10", hi, ks), groups(all, ks)}
 	}
-	return &result{data: map[string]any{"embedder": embID, "fusions": lines}, text: func(w io.Writer) {
+	k := ks[len(ks)-1]
+	return &result{data: map[string]any{"embedder": embID, "variants": lines}, text: func(w io.Writer) {
+		fmt.Fprintf(w, "%-8s %-8s %-18s | %-24s | %-24s | %s\n", "path", "method", "fusion", "conversations 1-5", "conversations 6-10", "all")
 		for _, l := range lines {
-			fmt.Fprintf(w, "K=%-5g wk=%-4g wv=%-4g", l.Fusion.K, l.Fusion.KeywordWeight, l.Fusion.VectorWeight)
+			fu := "default"
+			if f := l.Variant.Fusion; f != nil {
+				fu = fmt.Sprintf("K=%g k=%g v=%g", f.K, f.KeywordWeight, f.VectorWeight)
+			}
+			fmt.Fprintf(w, "%-8s %-8s %-18s", l.Variant.Path, l.Variant.Method, fu)
 			for _, g := range []evalGroup{l.Conv1_5, l.Conv6_, l.All} {
-				fmt.Fprintf(w, " | any@10 %.3f frac@10 %.3f", g.Metrics["any@10"], g.Metrics["frac@10"])
+				fmt.Fprintf(w, " | any@%d %.3f frac@%d %.3f", k, g.Metrics[fmt.Sprintf("any@%d", k)], k, g.Metrics[fmt.Sprintf("frac@%d", k)])
 			}
 			fmt.Fprintln(w)
 		}

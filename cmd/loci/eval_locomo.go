@@ -67,7 +67,31 @@ func normEvidence(ev []any) []string {
 	return out
 }
 
-// locomoDrawers turns a conversation into turn drawers in session order.
+// locomoTurnText is one turn as the evaluation stores it: "speaker: text",
+// with the image caption when the turn shares one.
+func locomoTurnText(t locomoTurn) string {
+	text := t.Text
+	if t.BlipCaption != "" {
+		text += " [shares image: " + t.BlipCaption + "]"
+	}
+	return t.Speaker + ": " + text
+}
+
+// agentText is a turn as an agent would store it on its own through
+// memory_remember: "[D1:3] (8 May, 2023) Caroline: …".
+func agentText(d *palace.Drawer, date string) string {
+	if i := strings.Index(date, " on "); i >= 0 {
+		date = date[i+len(" on "):]
+	}
+	prefix := "[" + d.Meta["dia_id"].(string) + "] "
+	if date != "" {
+		prefix += "(" + strings.TrimSpace(date) + ") "
+	}
+	return prefix + d.Content
+}
+
+// locomoDrawers turns a conversation into turn drawers in session order,
+// each with its session's date string in meta "date".
 func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	var sessions []int
 	for k := range conv {
@@ -89,10 +113,6 @@ func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 			when, _ = time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(date))
 		}
 		for i, t := range turns {
-			text := t.Text
-			if t.BlipCaption != "" {
-				text += " [shares image: " + t.BlipCaption + "]"
-			}
 			id := t.DiaID
 			if m := evidRe.FindStringSubmatch(id); m != nil {
 				a, _ := strconv.Atoi(m[1])
@@ -101,10 +121,10 @@ func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 			}
 			d := &palace.Drawer{
 				Kind:      palace.KindTurn,
-				Content:   t.Speaker + ": " + text,
+				Content:   locomoTurnText(t),
 				SessionID: fmt.Sprintf("session_%d", sn),
 				SenderIDs: []string{t.Speaker},
-				Meta:      map[string]any{"dia_id": id},
+				Meta:      map[string]any{"dia_id": id, "date": date},
 			}
 			if !when.IsZero() {
 				d.Timestamp = when.Add(time.Duration(i) * time.Second)
@@ -118,6 +138,7 @@ func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 // evalRow is one question's outcome.
 type evalRow struct {
 	Sample   int
+	Variant  int // index in locomoOptions.Variants
 	Category int
 	Question string
 	Gold     []string
@@ -185,17 +206,37 @@ func groups(rows []evalRow, ks []int) []evalGroup {
 	return out
 }
 
+// Ingestion paths of the evaluation.
+const (
+	// PathSession writes each conversation as a recorded session: turn
+	// drawers with their session, speaker and the session's date.
+	PathSession = "session"
+	// PathAgent writes each turn on its own, as an agent does through
+	// memory_remember: a standalone text "[D1:3] (8 May, 2023) Caroline:
+	// …", one connection per LoCoMo session.
+	PathAgent = "agent"
+)
+
+// evalVariant is one way of asking the questions: a ranking method and,
+// for hybrid, a fusion (nil: the default).
+type evalVariant struct {
+	Path   string         `json:"path,omitempty"`
+	Method palace.Mode    `json:"method"`
+	Fusion *palace.Fusion `json:"fusion,omitempty"`
+}
+
 // locomoOptions configures a run.
 type locomoOptions struct {
 	Data     string
+	Path     string // PathSession (default) or PathAgent
 	Method   palace.Mode
 	Embedder embed.Embedder
 	Ks       []int
 	Samples  []int // 1-based conversation numbers; empty means all
-	// Fusions, when set, asks every question once per fusion setting over
-	// the same ingested palaces; rows come back in that order per question
-	// (row i belongs to Fusions[i % len(Fusions)]).
-	Fusions  []palace.Fusion
+	// Variants, when set, asks every question once per variant over the
+	// same ingested palaces (Method is then ignored); rows carry the
+	// variant's index.
+	Variants []evalVariant
 	Progress func(format string, a ...any)
 }
 
@@ -245,8 +286,14 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 			return nil, 0, 0, err
 		}
 		start := time.Now()
-		if err := p.AddMany(ctx, ds); err != nil {
+		ds, skipped, err := ingestLocomo(ctx, p, ds, o.Path, n)
+		if err != nil {
 			return nil, 0, 0, err
+		}
+		for _, sk := range skipped {
+			if o.Progress != nil {
+				o.Progress("conversation %d: skipped %s", n, sk)
+			}
 		}
 		// As `loci serve` does for every palace it opens: queries then use
 		// the in-memory keyword index, as the server's do.
@@ -256,8 +303,10 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 		ingest += time.Since(start)
 		turns += len(ds)
 		ids := map[string]bool{}
+		diaOf := map[string]string{} // drawer id -> LoCoMo turn id
 		for _, d := range ds {
 			ids[d.Meta["dia_id"].(string)] = true
+			diaOf[d.ID] = d.Meta["dia_id"].(string)
 		}
 		asked := 0
 		for _, qa := range s.QA {
@@ -270,25 +319,22 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 			if len(gold) == 0 {
 				continue
 			}
-			fusions := []*palace.Fusion{nil}
-			if len(o.Fusions) > 0 {
-				fusions = fusions[:0]
-				for i := range o.Fusions {
-					fusions = append(fusions, &o.Fusions[i])
-				}
+			variants := o.Variants
+			if len(variants) == 0 {
+				variants = []evalVariant{{Method: o.Method}}
 			}
-			for _, fu := range fusions {
-				hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: o.Method, Fusion: fu})
+			for vi, v := range variants {
+				hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: v.Method, Fusion: v.Fusion})
 				if err != nil {
 					return nil, 0, 0, fmt.Errorf("%s: %q: %w", s.SampleID, qa.Question, err)
 				}
 				top := make([]string, 0, len(hits))
 				for _, h := range hits {
-					if id, ok := h.Drawer.Meta["dia_id"].(string); ok {
+					if id, ok := diaOf[h.Drawer.ID]; ok {
 						top = append(top, id)
 					}
 				}
-				rows = append(rows, evalRow{Sample: n, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
+				rows = append(rows, evalRow{Sample: n, Variant: vi, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
 			}
 			asked++
 		}
@@ -300,4 +346,48 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 		}
 	}
 	return rows, ingest, turns, nil
+}
+
+// ingestLocomo stores a conversation's turns along path and returns the
+// drawers stored. A turn the palace refuses (too long, say) is reported and
+// left out; the run goes on.
+func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, path string, n int) ([]*palace.Drawer, []string, error) {
+	if path != PathAgent {
+		if err := p.AddMany(ctx, ds); err == nil {
+			return ds, nil, nil
+		} else if palace.ErrorCode(err) != palace.CodeInvalid {
+			return nil, nil, err
+		}
+		// Some turn is refused: store them one by one to find it.
+		var kept []*palace.Drawer
+		var skipped []string
+		for _, d := range ds {
+			if err := p.Add(ctx, d); err != nil {
+				if palace.ErrorCode(err) != palace.CodeInvalid {
+					return nil, nil, err
+				}
+				skipped = append(skipped, fmt.Sprintf("%s: %v", d.Meta["dia_id"], err))
+				continue
+			}
+			kept = append(kept, d)
+		}
+		return kept, skipped, nil
+	}
+	var kept []*palace.Drawer
+	var skipped []string
+	for _, d := range ds {
+		date, _ := d.Meta["date"].(string)
+		stored, err := p.Remember(ctx, agentText(d, date), palace.RememberOptions{
+			Connection: fmt.Sprintf("conv-%d-%s", n, d.SessionID)})
+		if err != nil {
+			if palace.ErrorCode(err) != palace.CodeInvalid {
+				return nil, nil, err
+			}
+			skipped = append(skipped, fmt.Sprintf("%s: %v", d.Meta["dia_id"], err))
+			continue
+		}
+		stored.Meta = d.Meta // the evaluation's own bookkeeping, kept in memory only
+		kept = append(kept, stored)
+	}
+	return kept, skipped, nil
 }

@@ -44,3 +44,40 @@ func TestLocomoHybridBeatsKeyword(t *testing.T) {
 			hy["any@10"], hy["frac@10"], kw["any@10"], kw["frac@10"])
 	}
 }
+
+// Plain BM25 (../shared/eval/locomo_bm25.py --stopwords --k 10) on LoCoMo's
+// first conversation: any@10 .640, frac@10 .593.
+const plainBM25Conv1Any, plainBM25Conv1Frac = 0.640, 0.593
+
+// TestLocomoAgentPathBeatsPlainBM25 stores LoCoMo's first conversation the
+// way an agent does — one standalone text at a time through the path of
+// memory_remember, each LoCoMo session through its own connection — and
+// asks every question through memory_recall's path. Recall must beat plain
+// BM25 on the same turns clearly (by .10 any@10 and frac@10; measured
+// figures are logged).
+func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
+	data := defaultLocomoPath()
+	if _, err := os.Stat(data); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("LoCoMo data missing at %s", data)
+		}
+		t.Skipf("LoCoMo data not found at %s", data)
+	}
+	ks := []int{10}
+	rows, _, turns, err := runLocomo(context.Background(), locomoOptions{
+		Data: data, Path: PathAgent, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turns != 419 || len(rows) < 190 {
+		t.Fatalf("conversation 1: %d turns, %d questions; want 419 turns and ~197 questions", turns, len(rows))
+	}
+	g := aggregate("overall 1-5", rows, ks).Metrics
+	t.Logf("agent path, hybrid: any@10 %.3f frac@10 %.3f; plain BM25 %.3f / %.3f",
+		g["any@10"], g["frac@10"], plainBM25Conv1Any, plainBM25Conv1Frac)
+	if g["any@10"] < plainBM25Conv1Any+0.10 || g["frac@10"] < plainBM25Conv1Frac+0.10 {
+		t.Fatalf("agent path any@10 %.3f frac@10 %.3f: not .10 above plain BM25 (%.3f, %.3f)",
+			g["any@10"], g["frac@10"], plainBM25Conv1Any, plainBM25Conv1Frac)
+	}
+}

@@ -254,9 +254,10 @@ type DrawerReader interface {
 	NeedingVector(ctx context.Context, model string, dim int, active bool, after int64, limit int) ([]VectorTodo, error)
 	// Existing returns which of ids are drawer ids in the palace.
 	Existing(ctx context.Context, ids []string) (map[string]bool, error)
-	// PreviousTurn returns the text of the latest turn of the session
-	// with event time at or before ts that is not deleted.
-	PreviousTurn(ctx context.Context, sessionID string, ts time.Time) (string, bool, error)
+	// Previous returns the latest drawer of the session, of one of kinds,
+	// with event time at or before ts (ties: the last written), that is
+	// not deleted (ok false when none).
+	Previous(ctx context.Context, sessionID string, kinds []string, ts time.Time) (*Drawer, bool, error)
 	// TimeBuckets counts active drawers by event time in buckets of
 	// width, keyed by the bucket's start.
 	TimeBuckets(ctx context.Context, width time.Duration) (map[int64]int64, error)

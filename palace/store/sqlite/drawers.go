@@ -552,18 +552,21 @@ func (r drawers) Existing(ctx context.Context, ids []string) (map[string]bool, e
 	return out, nil
 }
 
-func (r drawers) PreviousTurn(ctx context.Context, sessionID string, ts time.Time) (string, bool, error) {
-	var text string
-	err := r.q.QueryRowContext(ctx, `SELECT content FROM drawers
-		WHERE session_id = ? AND kind = 'turn' AND ts <= ? AND status <> 'deleted'
-		ORDER BY ts DESC, rid DESC LIMIT 1`, sessionID, ts.UnixMilli()).Scan(&text)
+func (r drawers) Previous(ctx context.Context, sessionID string, kinds []string, ts time.Time) (*store.Drawer, bool, error) {
+	args := []any{sessionID, ts.UnixMilli()}
+	for _, k := range kinds {
+		args = append(args, k)
+	}
+	d, err := scanDrawer(r.q.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d
+		WHERE d.session_id = ? AND d.ts <= ? AND d.status <> 'deleted' AND d.kind IN (`+placeholders(len(kinds))+`)
+		ORDER BY d.ts DESC, d.rid DESC LIMIT 1`, args...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("read previous turn: %w", err)
+		return nil, false, fmt.Errorf("read previous drawer of the session: %w", err)
 	}
-	return text, true, nil
+	return d, true, nil
 }
 
 func (r drawers) TimeBuckets(ctx context.Context, width time.Duration) (map[int64]int64, error) {

@@ -1,0 +1,100 @@
+package palace
+
+import (
+	"context"
+	"sync"
+)
+
+// RememberOptions are what a face may say about a text it stores.
+type RememberOptions struct {
+	Kind       string // default KindNote
+	Room       string
+	Tags       []string
+	Importance float64
+	// Session is the conversation the text belongs to ("": none); it is
+	// stored as the drawer's session, and the texts of one session are
+	// neighbours (see addTurnContext).
+	Session string
+	// Connection names the client connection the text arrives through
+	// (an MCP stdio stream, an MCP HTTP session; "": none). Texts an agent
+	// stores one after another through one connection are neighbours too,
+	// but a connection is not a conversation the user named, so it is not
+	// stored: the palace remembers the last text of each live connection
+	// in memory.
+	Connection string
+}
+
+// Remember stores one text as a drawer, the way an agent's standalone
+// memories arrive (memory_remember): the date in its header becomes the
+// drawer's event time and its speaker the sender (see ReadTextMeta).
+//
+// A text borrows the one stored before it in its session as context, as a
+// conversation turn borrows the turn before it. Through a connection only
+// turns do: a text that names its speaker ("Caroline: …", "user: …")
+// after another that does. Standalone notes an agent stores one after
+// another ("The user is Ana", "We deploy on Fridays") are unrelated more
+// often than not, and borrowing would make each match the other's words.
+func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (*Drawer, error) {
+	kind := o.Kind
+	if kind == "" {
+		kind = KindNote
+	}
+	d := &Drawer{Kind: kind, Content: text, Room: o.Room, Tags: o.Tags, Importance: o.Importance, SessionID: o.Session}
+	m := ReadTextMeta(text)
+	if !m.When.IsZero() {
+		d.Timestamp = m.When
+	}
+	if m.Speaker != "" {
+		d.SenderIDs = []string{m.Speaker}
+	}
+	if o.Session == "" && o.Connection != "" && m.Speaker != "" {
+		if prev := p.conns.last(o.Connection); prev != nil && len(prev.SenderIDs) > 0 {
+			d.Keywords = borrowedContext(d, prev)
+		}
+	}
+	if err := p.Add(ctx, d); err != nil {
+		return nil, err
+	}
+	if o.Session == "" && o.Connection != "" {
+		p.conns.remember(o.Connection, d)
+	}
+	return d, nil
+}
+
+// maxConnections bounds the connections whose last text a palace keeps.
+const maxConnections = 4096
+
+// connections holds the last text stored through each recent connection:
+// what the next text of that connection borrows as context. Past
+// maxConnections, the connection first seen longest ago is forgotten.
+type connections struct {
+	mu    sync.Mutex
+	byID  map[string]*Drawer
+	order []string // the ids of byID, first seen first
+}
+
+func (c *connections) last(id string) *Drawer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byID[id]
+}
+
+// remember records d as the last text of connection id, keeping only
+// what borrowedContext reads.
+func (c *connections) remember(id string, d *Drawer) {
+	keep := &Drawer{Content: truncate(d.Content, turnContextBytes), SenderIDs: d.SenderIDs, Timestamp: d.Timestamp}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil {
+		c.byID = map[string]*Drawer{}
+	}
+	if _, ok := c.byID[id]; !ok {
+		c.order = append(c.order, id)
+	}
+	c.byID[id] = keep
+	for len(c.byID) > maxConnections {
+		old := c.order[0]
+		c.order = c.order[1:]
+		delete(c.byID, old)
+	}
+}
