@@ -10,7 +10,8 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # package's testdata/fuzz/<Target>; `make test` runs every target for
 # FUZZ_SMOKE, `make fuzz` for FUZZTIME.
 FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize \
-                ./server/httpapi:FuzzFilter
+                ./server/httpapi:FuzzFilter ./server:FuzzNDJSON ./server:FuzzToolArgs \
+                ./server/hooks:FuzzTranscript
 FUZZ_SMOKE   ?= 3s
 FUZZTIME     ?= 2m
 
