@@ -106,6 +106,11 @@ func (h *HTTP) guard(next http.Handler) http.Handler {
 		if hh, _, err := net.SplitHostPort(host); err == nil {
 			host = hh
 		}
+		if strings.TrimSpace(host) == "" {
+			// Without a Host there is nothing to check against DNS rebinding.
+			http.Error(w, "missing Host header", http.StatusBadRequest)
+			return
+		}
 		if !h.hostAllowed(host) {
 			http.Error(w, "forbidden host", http.StatusForbidden)
 			return

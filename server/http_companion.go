@@ -80,6 +80,7 @@ func (h *HTTP) mountCompanion() error {
 	if err := httpapi.ConfigFromEnv(&acfg); err != nil {
 		return err
 	}
+	acfg.Content.Loopback = isLoopbackHost(bindHost)
 	api, err := httpapi.New(acfg)
 	if err != nil {
 		return err
@@ -161,9 +162,12 @@ func (h *HTTP) originAllowed(r *http.Request) bool {
 }
 
 func (h *HTTP) tokenOK(r *http.Request) bool {
-	got := r.Header.Get("Authorization")
-	want := "Bearer " + h.cfg.Token
-	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.cfg.Token)) == 1
 }
 
 // limitBody caps request bodies.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -182,6 +183,22 @@ func TestCompanionGuards(t *testing.T) {
 	httpGet(t, c.url+"/health", map[string]string{"Host": "evil.example:80"}, http.StatusForbidden)
 	httpGet(t, c.url+"/health", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden)
 	httpGet(t, c.url+"/health", map[string]string{"Origin": c.url}, http.StatusOK)
+	// A request without a Host (HTTP/1.0) or with an empty one.
+	for _, req := range []string{"GET /health HTTP/1.0\r\n\r\n", "GET /health HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(c.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(conn, req)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", req, err)
+		}
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%q: status %d, want 400", req, resp.StatusCode)
+		}
+		conn.Close()
+	}
 	// The body limit.
 	big := `{"session_id":"s","messages":[{"sender_id":"a","role":"user","timestamp":1,"content":"` + strings.Repeat("x", 5000) + `"}]}`
 	code, body := postJSON(t, c.url+"/api/v1/memory/add", big, nil)
@@ -217,6 +234,11 @@ func TestCompanionTokenAndBinding(t *testing.T) {
 	httpGet(t, c.url+"/metrics", nil, http.StatusUnauthorized)
 	httpGet(t, c.url+"/metrics", map[string]string{"Authorization": "Bearer wrong"}, http.StatusUnauthorized)
 	httpGet(t, c.url+"/metrics", map[string]string{"Authorization": "Bearer s3cret-token"}, http.StatusOK)
+	// The scheme is case-insensitive; another scheme is not a bearer token.
+	httpGet(t, c.url+"/metrics", map[string]string{"Authorization": "bearer s3cret-token"}, http.StatusOK)
+	httpGet(t, c.url+"/metrics", map[string]string{"Authorization": "BEARER s3cret-token"}, http.StatusOK)
+	httpGet(t, c.url+"/metrics", map[string]string{"Authorization": "Basic s3cret-token"}, http.StatusUnauthorized)
+	httpGet(t, c.url+"/metrics", map[string]string{"Authorization": "s3cret-token"}, http.StatusUnauthorized)
 	code, _ := postJSON(t, c.url+"/api/v1/memory/flush", `{"session_id":"s"}`, nil)
 	if code != http.StatusUnauthorized {
 		t.Errorf("flush without token: %d", code)

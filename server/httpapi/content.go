@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -27,12 +27,22 @@ type ContentConfig struct {
 	FileMaxBytes int64
 	// FileAllowDirs, when non-empty, are the only roots file:// items may
 	// come from (LOCI_FILE_URI_ALLOW_DIRS, comma or path-list separated).
-	// Empty: any readable regular file (the local-first default).
+	// Empty: any readable regular file when Loopback is set (seed 001's
+	// local-first default), no file at all otherwise.
 	FileAllowDirs []string
+	// Loopback reports that the API listens on loopback only, so every
+	// caller is on this machine. Off loopback, file:// items need
+	// FileAllowDirs.
+	Loopback bool
 	// AllowHTTPFetch lets /add fetch http(s):// items
 	// (LOCI_ALLOW_HTTP_FETCH=1). Off by default: no network access unless
-	// configured.
+	// configured. Fetches never reach loopback, private, link-local or
+	// otherwise internal addresses, on any redirect hop, unless the host
+	// is in FetchAllowHosts.
 	AllowHTTPFetch bool
+	// FetchAllowHosts are host or host:port names fetches may reach even
+	// on internal addresses (LOCI_FETCH_ALLOW_HOSTS, comma separated).
+	FetchAllowHosts []string
 	// FetchMaxBytes caps a fetched item; default FileMaxBytes.
 	FetchMaxBytes int64
 	// Multimodal parses image, audio, pdf and doc items
@@ -51,7 +61,7 @@ func (c *ContentConfig) defaults() {
 		c.FetchMaxBytes = c.FileMaxBytes
 	}
 	if c.Client == nil {
-		c.Client = &http.Client{Timeout: 30 * time.Second}
+		c.Client = fetchClient(c.FetchAllowHosts)
 	}
 }
 
@@ -68,6 +78,11 @@ func (c *ContentConfig) fromEnv() error {
 			if d = strings.TrimSpace(d); d != "" {
 				c.FileAllowDirs = append(c.FileAllowDirs, d)
 			}
+		}
+	}
+	for _, h := range strings.Split(os.Getenv("LOCI_FETCH_ALLOW_HOSTS"), ",") {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			c.FetchAllowHosts = append(c.FetchAllowHosts, h)
 		}
 	}
 	switch strings.ToLower(strings.TrimSpace(os.Getenv("LOCI_ALLOW_HTTP_FETCH"))) {
@@ -189,9 +204,12 @@ func (c *ContentConfig) load(ctx context.Context, it contentItem, idx int) (payl
 	}
 }
 
-// readFileURI applies seed 001's guardrails: the resolved path (symlinks
-// followed) must be an existing regular file of at most FileMaxBytes,
-// inside one of FileAllowDirs when those are set.
+// readFileURI applies seed 001's guardrails and loci's: the resolved path
+// (symlinks followed) must be an existing regular file of at most
+// FileMaxBytes, never under /proc, /sys or /dev; inside one of
+// FileAllowDirs when those are set, and with none set only when the API
+// listens on loopback. The file is checked before it is opened and opened
+// without blocking, so a FIFO or a device can never hang the request.
 func (c *ContentConfig) readFileURI(u *url.URL) ([]byte, error) {
 	if u.Host != "" && u.Host != "localhost" {
 		return nil, fmt.Errorf("file URI host %q is not this machine", u.Host)
@@ -200,18 +218,23 @@ func (c *ContentConfig) readFileURI(u *url.URL) ([]byte, error) {
 	if p == "" || !filepath.IsAbs(p) {
 		return nil, errors.New("file URI needs an absolute path")
 	}
+	if len(c.FileAllowDirs) == 0 && !c.Loopback {
+		return nil, errors.New("file:// URIs are refused when the companion listens beyond loopback; " +
+			"set LOCI_FILE_URI_ALLOW_DIRS to the directories they may come from")
+	}
 	resolved, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return nil, errors.New("file does not exist or cannot be resolved")
 	}
+	for _, sys := range []string{"/proc", "/sys", "/dev"} {
+		if within(sys, resolved) {
+			return nil, fmt.Errorf("files under %s are never read", sys)
+		}
+	}
 	if len(c.FileAllowDirs) > 0 {
 		inside := false
 		for _, d := range c.FileAllowDirs {
-			root, err := filepath.EvalSymlinks(d)
-			if err != nil {
-				continue
-			}
-			if rel, err := filepath.Rel(root, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if root, err := filepath.EvalSymlinks(d); err == nil && within(root, resolved) {
 				inside = true
 				break
 			}
@@ -220,7 +243,12 @@ func (c *ContentConfig) readFileURI(u *url.URL) ([]byte, error) {
 			return nil, errors.New("file is outside the allowed directories (LOCI_FILE_URI_ALLOW_DIRS)")
 		}
 	}
-	f, err := os.Open(resolved)
+	if st, err := os.Stat(resolved); err != nil || !st.Mode().IsRegular() {
+		return nil, errors.New("path is not a regular file")
+	}
+	// O_NONBLOCK: if the path was swapped for a FIFO since the check, the
+	// open returns at once instead of waiting for a writer.
+	f, err := os.OpenFile(resolved, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, errors.New("file cannot be opened")
 	}
@@ -242,6 +270,13 @@ func (c *ContentConfig) readFileURI(u *url.URL) ([]byte, error) {
 	return data, nil
 }
 
+// within reports whether path lies in or under root (both cleaned,
+// absolute).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 func (c *ContentConfig) fetch(ctx context.Context, u *url.URL) ([]byte, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -249,7 +284,7 @@ func (c *ContentConfig) fetch(ctx context.Context, u *url.URL) ([]byte, string, 
 	}
 	resp, err := c.Client.Do(req)
 	if err != nil {
-		return nil, "", errors.New("uri cannot be fetched")
+		return nil, "", fetchError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -81,7 +81,7 @@ func TestContentItemsReducedToText(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# Notes\nBring the adapter."), 0o644)
 	email := "From: =?UTF-8?Q?Jos=C3=A9?= <jose@example.com>\r\nTo: u@example.com\r\nSubject: Dinner\r\nContent-Type: multipart/alternative; boundary=XX\r\n\r\n" +
 		"--XX\r\nContent-Type: text/html\r\n\r\n<p>html body</p>\r\n--XX\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nDinner at 8 =E2=80=94 bring wine.\r\n--XX--\r\n"
-	e := newEnv(t, palace.Config{}, nil)
+	e := newEnv(t, palace.Config{}, func(c *httpapi.Config) { c.Content.Loopback = true })
 	e.ok("/api/v1/memory/add", addItem(
 		`{"type":"text","text":"Here is my plan."},`+
 			`{"type":"html","uri":"file://`+filepath.Join(dir, "trip.html")+`","name":"trip.html"},`+
@@ -131,6 +131,7 @@ func TestMultimodalAndFetch(t *testing.T) {
 	e := newEnv(t, palace.Config{}, func(c *httpapi.Config) {
 		c.Content.Multimodal = &httpapi.Multimodal{BaseURL: llm.URL, Model: "vision"}
 		c.Content.AllowHTTPFetch = true
+		c.Content.FetchAllowHosts = []string{strings.TrimPrefix(site.URL, "http://")}
 	})
 	e.ok("/api/v1/memory/add", addItem(`{"type":"image","base64":"iVBORw0KGgo=","ext":"png"},{"type":"html","uri":"`+site.URL+`/p"}`))
 	got := buffered(t, e)
