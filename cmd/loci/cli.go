@@ -103,7 +103,7 @@ func (e *cliEnv) emit(r *result) int {
 			buf.WriteByte('\n')
 		}
 		out, _ := redact.String(buf.String())
-		io.WriteString(e.stdout, out)
+		io.WriteString(e.stdout, termSafe(out))
 	default:
 		meta := map[string]any{"requestId": e.requestID}
 		if r.count != nil {
@@ -121,9 +121,9 @@ func (e *cliEnv) fail(err error) int {
 	ce.Message, _ = redact.String(ce.Message)
 	ce.Hint, _ = redact.String(ce.Hint)
 	if e.format == "text" {
-		fmt.Fprintf(e.stderr, "error: %s\n", ce.Message)
+		fmt.Fprintf(e.stderr, "error: %s\n", termSafe(ce.Message))
 		if ce.Hint != "" {
-			fmt.Fprintf(e.stderr, "hint: %s\n", ce.Hint)
+			fmt.Fprintf(e.stderr, "hint: %s\n", termSafe(ce.Hint))
 		}
 	} else {
 		e.writeEnvelope(map[string]any{"ok": false, "error": ce, "meta": map[string]any{"requestId": e.requestID}})

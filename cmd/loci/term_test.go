@@ -1,0 +1,49 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTermSafe(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain text, été, 日本":        "plain text, été, 日本",
+		"line\nnext\tcol":            "line\nnext\tcol",
+		"\x1b[31mred\x1b[0m":         `\x1b[31mred\x1b[0m`,
+		"title\x1b]0;pwned\x07":      `title\x1b]0;pwned\x07`,
+		"nul\x00cr\r":                `nul\x00cr\x0d`,
+		"c1 \u009b":                  `c1 \x9b`,
+		"abc\u202Etxt.exe":           "abc<U+202E>txt.exe",
+		"\u2066isolate\u2069 \u200f": "<U+2066>isolate<U+2069> <U+200F>",
+		"bad \xff byte":              `bad \xff byte`,
+	} {
+		if got := termSafe(in); got != want {
+			t.Errorf("termSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Stored text cannot drive the reader's terminal: `loci recall --all` in
+// text mode shows escapes and bidi overrides visibly; JSON keeps the text.
+func TestRecallTextNeutralisesControls(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	p := startLoci(t, home, nil, "serve", "--palace", "p")
+	p.initialize()
+	evil := "deploy notes \x1b[2J\x1b]0;owned\x07 and \u202Egnp.exe"
+	p.tool("memory_remember", map[string]any{"text": evil}, nil)
+	p.closeAndWait(10 * time.Second)
+	o := runCLI(t, home, "text", "recall", "--all", "deploy notes", "--palace", "p")
+	if o.code != 0 || !strings.Contains(o.stdout, "deploy notes") {
+		t.Fatalf("recall: %d %q %q", o.code, o.stdout, o.stderr)
+	}
+	if strings.ContainsAny(o.stdout, "\x1b\x07\u202e") || !strings.Contains(o.stdout, `\x1b[2J`) || !strings.Contains(o.stdout, "<U+202E>") {
+		t.Errorf("text output: %q", o.stdout)
+	}
+	j := runCLI(t, home, "json", "recall", "--all", "deploy notes", "--palace", "p")
+	if !strings.Contains(j.stdout, `\u001b[2J`) {
+		t.Errorf("JSON output lost the stored text: %q", j.stdout)
+	}
+}
