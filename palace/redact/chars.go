@@ -76,6 +76,14 @@ func leftOK(s string, i int) bool {
 	return i == 0 || class[s[i-1]]&cTok == 0 || escBefore(s, i)
 }
 
+// gluedOK is leftOK for a distinctive vendor prefix (AKIA, ghp_, glpat-,
+// xoxb-, npm_, hf_, sk_live_, AIza): such a prefix may also follow a
+// separator inside a larger word — tag-AKIA…, x_ghp_…, build.AKIA…,
+// path/ghp_… — because no ordinary word ends in one by chance.
+func gluedOK(s string, i int) bool {
+	return leftOK(s, i) || i > 0 && strings.IndexByte("-_./", s[i-1]) >= 0
+}
+
 func escBefore(s string, i int) bool {
 	if i >= 2 && s[i-2] == '\\' && (isEscWS(s[i-1]) || s[i-1] == 'b' || s[i-1] == 'f') {
 		return true

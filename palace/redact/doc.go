@@ -120,6 +120,14 @@
 // 1.5e+21, not a lower-case path, not a placeholder such as ${DB_PASSWORD}
 // or YOUR_TOKEN_HERE — so max_tokens=4096 or token_type=bearer stay.
 //
+// Hidden secrets. A vendor-prefixed token also matches when glued to a
+// word by '-', '_', '.' or '/' (tag-AKIA…, x_ghp_…); a text whose secret is
+// hidden by zero-width characters or percent-encoded separators (ghp%5F…,
+// key%3D…) is redacted in its revealed form; "password is X", "passphrase
+// was X" and pwd/passwd labels count as password labels. A token split by a
+// space or a line break, re-encoded (base64) or spelled out is out of scope:
+// catching those would redact ordinary text (see hidden.go).
+//
 // # JSON and logs
 //
 // JSON scans the raw document (which also sees key/value pairs such as

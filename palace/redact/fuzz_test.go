@@ -18,6 +18,11 @@ func fuzzSeeds(f *testing.F) {
 	f.Add("AWSAccessKeyId=AKIA[REDACTED]&Expires=1&Signature=x")
 	f.Add("Bearer emk_a1b2_REDACTED")
 	f.Add("-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n-----END RSA PRIVATE KEY-----")
+	// Hidden secrets (hidden.go).
+	f.Add("tag-" + fakeAWSID + " x_" + fakeGHP)
+	f.Add(fakeGHP[:10] + "\u200b" + fakeGHP[10:] + " ghp%5F" + fakeGHP[4:])
+	f.Add("my password is " + fakeTok(21, 12) + "9! and pwd: " + fakeTok(22, 12))
+	f.Add("passpasspass is is was pwdpwd password is password is")
 }
 
 // FuzzString checks that redaction is idempotent, leaves nothing a rule

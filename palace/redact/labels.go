@@ -309,7 +309,7 @@ func classifyKey(key string) int {
 	}
 	switch last := key[len(key)-1] | 0x20; last {
 	case 'd':
-		if keySuffix(key, "password") || keySuffix(key, "passwd") {
+		if keySuffix(key, "password") || keySuffix(key, "passwd") || keySuffix(key, "pwd") {
 			return kPassword
 		}
 	case 'e':

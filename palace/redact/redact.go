@@ -160,6 +160,9 @@ func (r *Redactor) spans(s string, dst []span) []span {
 	dst = r.scanAWSKeyID(s, dst)
 	dst = r.scanBearer(s, dst)
 	dst = r.scanSlackWebhook(s, dst)
+	if r.on(rGeneric) {
+		dst = r.scanPhrase(s, dst)
+	}
 	return merge(dst)
 }
 
@@ -194,6 +197,9 @@ func merge(sp []span) []span {
 // replacement changes the context of another rule, so its count can exceed
 // len(Find(s)).)
 func (r *Redactor) Find(s string) []Match {
+	if u := r.unhide(s); u != s {
+		return r.findRevealed(s)
+	}
 	var buf [8]span
 	sp := r.spans(s, buf[:0])
 	if len(sp) == 0 {
@@ -209,7 +215,7 @@ func (r *Redactor) Find(s string) []Match {
 // Contains reports whether s holds at least one secret.
 func (r *Redactor) Contains(s string) bool {
 	var buf [8]span
-	return len(r.spans(s, buf[:0])) > 0
+	return len(r.spans(r.unhide(s), buf[:0])) > 0
 }
 
 // maxPasses bounds the redaction passes. A second pass is needed only when
@@ -221,6 +227,7 @@ const maxPasses = 4
 // replaced. When there is none it returns s itself without allocating.
 // Passes repeat until no rule matches, so String(String(s)) == String(s).
 func (r *Redactor) String(s string) (string, int) {
+	s = r.unhide(s)
 	total := 0
 	for pass := 0; pass < maxPasses; pass++ {
 		var buf [8]span
@@ -247,6 +254,9 @@ func (r *Redactor) String(s string) (string, int) {
 // Bytes is String for byte slices. When nothing is redacted it returns b
 // itself (not a copy); otherwise a new slice, leaving b untouched.
 func (r *Redactor) Bytes(b []byte) ([]byte, int) {
+	if u := r.unhide(bytesView(b)); len(u) != len(b) {
+		b = []byte(u)
+	}
 	total := 0
 	for pass := 0; pass < maxPasses; pass++ {
 		var buf [8]span

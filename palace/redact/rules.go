@@ -69,16 +69,20 @@ func (r *Redactor) scanUnderscore(s string, dst []span) []span {
 		}
 		if matchedOK {
 			dst = r.add(dst, id, st, e, keep)
-			off = e
 		}
+		// Matched or not, nothing in the run just measured starts another
+		// token of these rules: skipping it keeps a run of glued prefixes
+		// (ghp_ghp_ghp_…) linear.
+		off = max(off, e)
 	}
 }
 
 // token checks a vendor-prefixed token starting at st: a token boundary
-// before st, and from t a run of class c of at least minLen bytes that passes
-// tokenish. It returns the end of the run.
+// before st (gluedOK), and from t a run of class c of at least minLen bytes
+// that passes tokenish. It returns the end of the run (0 when st is not at a
+// boundary).
 func token(s string, st, t, c, minLen int) (int, bool) {
-	if !leftOK(s, st) {
+	if !gluedOK(s, st) {
 		return 0, false
 	}
 	e := spanClass(s, t, c)
@@ -121,19 +125,20 @@ func (r *Redactor) scanHyphen(s string, dst []span) []span {
 			continue
 		}
 		if u >= 5 && s[u-5:u] == "glpat" {
-			if e, ok := token(s, u-5, u+1, cTok, 20); ok {
+			e, ok := token(s, u-5, u+1, cTok, 20)
+			if ok {
 				dst = r.add(dst, rGitLab, u-5, e, 6)
-				off = e
 			}
+			off = max(off, e) // glpat-glpat-… stays linear
 			continue
 		}
-		if u >= 4 && leftOK(s, u-4) &&
+		if u >= 4 && gluedOK(s, u-4) &&
 			(s[u-4:u-1] == "xox" && strings.IndexByte("baprs", s[u-1]) >= 0 || s[u-4:u] == "xapp") {
 			e := spanClass(s, u+1, cTok)
 			if tail := s[u+1 : e]; len(tail) >= 10 && tokenish(tail) {
 				dst = r.add(dst, rSlackToken, u-4, e, 5)
-				off = e
 			}
+			off = max(off, e) // xoxb-xoxb-… stays linear
 		}
 	}
 }
@@ -253,18 +258,19 @@ func (r *Redactor) scanAWSKeyID(s string, dst []span) []span {
 		switch s[i : i+4] {
 		case "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA":
 		case "AIza":
-			if !leftOK(s, i) {
+			if !gluedOK(s, i) {
 				continue
 			}
-			if e := spanClass(s, i+4, cTok); e-i == 39 {
+			e := spanClass(s, i+4, cTok)
+			if e-i == 39 {
 				dst = r.add(dst, rGoogleAPIKey, i, e, 4)
-				off = e
 			}
+			off = max(off, e) // AIza-AIza-… stays linear
 			continue
 		default:
 			continue
 		}
-		if !leftOK(s, i) {
+		if !gluedOK(s, i) {
 			continue
 		}
 		e := i + 4
