@@ -1,0 +1,54 @@
+package palace_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loci-mem/loci/kg"
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest"
+)
+
+// Secrets never reach disk (issue 13.4): a token in a knowledge-graph
+// triple (every field), a drawer, its room and its tags is absent from
+// every file of the palace, read back byte for byte after the palace is
+// closed.
+func TestSecretsAbsentAtRest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	reg := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
+	p := palacetest.MustCreate(t, reg, "p")
+	token := "ghp_" + strings.Repeat("Zq7", 12) // fake, 36 characters
+	if _, err := p.KG().Assert(ctx, kg.Assertion{Subject: "svc " + token, Predicate: "uses " + token,
+		Object: "key " + token, Provenance: "pasted " + token}); err != nil {
+		t.Fatal(err)
+	}
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "deploy with " + token, Room: "Ops-" + token, Tags: []string{"t-" + token}})
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	found, stored := 0, false
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found++
+		stored = stored || bytes.Contains(b, []byte("deploy with ghp_[REDACTED]"))
+		if bytes.Contains(b, []byte(token[4:])) {
+			t.Errorf("%s holds the token", path)
+		}
+		return nil
+	})
+	if err != nil || found == 0 || !stored {
+		t.Fatalf("walked %d files (the redacted drawer found: %v): %v", found, stored, err)
+	}
+}
