@@ -49,5 +49,16 @@ func benchCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 	if !ok {
 		return nil, invalidArgs(fmt.Sprintf("unknown benchmark %q", name), "Run `loci bench list` to see them")
 	}
-	return b.run(ctx, env, args[1:])
+	r, err := b.run(ctx, env, args[1:])
+	if err == nil && ctx.Err() != nil {
+		// Interrupted (SIGINT): the figures cover only part of the run.
+		// Seed 000 says 130; the partial figures ride in the detail.
+		ce := &cliError{Type: "cancelled", Message: "interrupted: the benchmark did not finish; its figures are partial",
+			Hint: "Run it again without interrupting it, or shorten it (see `loci bench " + name + " -h`)"}
+		if r != nil {
+			ce.Detail = map[string]any{"partial": r.data}
+		}
+		return nil, ce
+	}
+	return r, err
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -49,6 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stop() // restore default handling: a second signal kills the process
 	}()
 
+	args = hoistGlobalFlags(args)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -66,6 +68,37 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	env := newCLIEnv(stdin, stdout, stderr)
 	return cmd.run(ctx, env, args[1:])
+}
+
+// globalFlags are the flags every command takes, which may also come
+// before the command: `loci --format json palace list`.
+var globalFlags = map[string]bool{"format": true, "palace": true, "data-dir": true}
+
+// hoistGlobalFlags moves global flags given before the command name to
+// the end of the arguments, where every command (and subcommand) parses
+// flags. Anything else before the
+// command is left in place (and reported as an unknown command).
+func hoistGlobalFlags(args []string) []string {
+	var lead []string
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "-h" && args[i] != "--help" {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !globalFlags[name] {
+			break
+		}
+		if hasValue || i+1 >= len(args) {
+			lead = append(lead, args[i])
+			i++
+			continue
+		}
+		lead = append(lead, args[i], args[i+1])
+		i += 2
+	}
+	if len(lead) == 0 || i >= len(args) {
+		return args
+	}
+	out := append([]string{}, args[i:]...)
+	return append(out, lead...)
 }
 
 func usage(w io.Writer) {

@@ -47,3 +47,28 @@ func TestRecallTextNeutralisesControls(t *testing.T) {
 		t.Errorf("JSON output lost the stored text: %q", j.stdout)
 	}
 }
+
+func TestHoistGlobalFlags(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"--format json palace list":              "palace list --format json",
+		"--format=yaml --palace p recall x":      "recall x --format=yaml --palace p",
+		"--data-dir /d --format text kg query a": "kg query a --data-dir /d --format text",
+		"palace list --format json":              "palace list --format json",
+		"--verbose palace list":                  "--verbose palace list",
+		"--format json":                          "--format json",
+	} {
+		if got := strings.Join(hoistGlobalFlags(strings.Fields(in)), " "); got != want {
+			t.Errorf("hoist(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// `loci --format json palace list`: global flags before the command work.
+func TestGlobalFlagsBeforeTheCommand(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, code := runLociOnce(t, t.TempDir(), cliEnvVars, "", "--format", "json", "--palace", "p", "palace", "list")
+	if code != 0 || !strings.HasPrefix(stdout, `{"data":`) || !strings.Contains(stdout, `"ok":true`) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
