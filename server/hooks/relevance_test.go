@@ -128,6 +128,29 @@ func TestSelectSkipsRepeats(t *testing.T) {
 	}
 }
 
+// A session summary that quotes a saved turn is the same text twice: only
+// the more relevant of the two is injected (issue 12).
+func TestSelectSkipsTurnQuotedBySummary(t *testing.T) {
+	turn := &palace.Drawer{Kind: palace.KindTurn, Content: "User: how do we deploy the gateway to fly.io on fridays?\n\nAssistant: flyctl deploy from main, after the smoke tests."}
+	summary := &palace.Drawer{Kind: palace.KindSession, Content: "Session: how do we deploy the gateway to fly.io on fridays? " +
+		"flyctl deploy from main, after the smoke tests. Then we renamed the billing queue and fixed the flaky retry test in the worker pool."}
+	other := &palace.Drawer{Kind: palace.KindNote, Content: "The gateway's fly.io app is called api-prod; deploy windows are announced in #ops."}
+	got := hooks.Select("how do we deploy the gateway to fly.io", []palace.Hit{{Drawer: turn}, {Drawer: summary}, {Drawer: other}}, true, 0.3, 5)
+	kinds := []string{}
+	for _, g := range got {
+		kinds = append(kinds, g.Drawer.Kind)
+	}
+	if len(got) != 2 || got[0].Drawer.Kind == got[1].Drawer.Kind && got[0].Drawer != other {
+		t.Fatalf("picked %v; want one of the turn and its summary, and the note", kinds)
+	}
+	for _, g := range got {
+		if g.Drawer == other {
+			return
+		}
+	}
+	t.Fatalf("the unrelated note was dropped: %v", kinds)
+}
+
 func TestRelevanceSemanticMean(t *testing.T) {
 	h := palace.Hit{Drawer: &palace.Drawer{Content: "deploys happen on tuesday"}, Cosine: 0.6}
 	if got := hooks.Relevance("when do we deploy releases", h, false); got < 0.54 || got > 0.56 {

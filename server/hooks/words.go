@@ -164,7 +164,11 @@ func similar(a, b map[string]bool) bool {
 			both++
 		}
 	}
-	return 2*both >= len(a)+len(b)-both
+	// Alike as wholes (Jaccard at least 2/3), or one mostly inside the
+	// other: a session summary quoting a turn says nothing the turn does
+	// not, and showing both repeats the same text.
+	small := min(len(a), len(b))
+	return 2*both >= len(a)+len(b)-both || small >= 3 && 5*both >= 4*small
 }
 
 // stem strips the commonest English inflections so that "deploys",
