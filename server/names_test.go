@@ -1,10 +1,6 @@
 package server_test
 
-import (
-	"encoding/json"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // Names refuse control and bidi characters on the MCP face (issue 13.7):
 // room, tag, palace and fact kind; nothing is stored by a refused call.
@@ -15,11 +11,8 @@ func TestNamesRefuseControlCharacters(t *testing.T) {
 	refused := func(tool string, args map[string]any) {
 		t.Helper()
 		id++
-		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
-			"params": map[string]any{"name": tool, "arguments": args}})
-		resp := string(ps.roundTrip(t, append(req, '\n')))
-		if !strings.Contains(resp, `"error"`) && !strings.Contains(resp, `"isError":true`) {
-			t.Errorf("%s %v was accepted: %s", tool, args, resp)
+		if text, failed := ps.rpc(t, id, "tools/call", map[string]any{"name": tool, "arguments": args}); !failed {
+			t.Errorf("%s %v was accepted: %s", tool, args, text)
 		}
 	}
 	refused("memory_remember", map[string]any{"text": "x", "room": "R\u0000\u001b"})

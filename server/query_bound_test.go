@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -23,28 +22,11 @@ func TestQueryLengthIsBounded(t *testing.T) {
 	id := 10
 	send := func(method string, params map[string]any) (string, bool) {
 		id++
-		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		resp := ps.roundTrip(t, append(req, '\n'))
-		var r struct {
-			Result struct {
-				Content []struct{ Text string } `json:"content"`
-				IsError bool                    `json:"isError"`
-			} `json:"result"`
-			Error *struct{ Message string } `json:"error"`
+		msg, failed := ps.rpc(t, id, method, params)
+		if failed && len(msg) > 1024 {
+			t.Errorf("%s: a %d-byte error message (the query echoed?)", method, len(msg))
 		}
-		if err := json.Unmarshal(resp, &r); err != nil {
-			t.Fatalf("%s: %s", method, resp)
-		}
-		if len(resp) > 4096 && (r.Error != nil || r.Result.IsError) {
-			t.Errorf("%s: a %d-byte error answer (the query echoed?)", method, len(resp))
-		}
-		switch {
-		case r.Error != nil:
-			return r.Error.Message, false
-		case r.Result.IsError:
-			return r.Result.Content[0].Text, false
-		}
-		return "", true
+		return msg, !failed
 	}
 	tools := []struct{ name, arg string }{
 		{"memory_recall", "query"}, {"memory_recall_deep", "query"}, {"mem_search", "query"},

@@ -3,13 +3,8 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
-
-	"github.com/loci-mem/loci/palace"
-	"github.com/loci-mem/loci/server"
-	"github.com/rs/zerolog"
 )
 
 // Texts remembered one after another through one stdio connection are
@@ -17,22 +12,8 @@ import (
 // recalled with the passage that matched.
 func TestRememberNeighboursAndPassages(t *testing.T) {
 	t.Parallel()
-	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Registry: reg, DefaultPalace: "p", Version: "test", Logger: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ps := newPipe(inW, outR)
-	go func() {
-		ps.done <- srv.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	defer func() { inW.Close(); <-ps.done; reg.Close() }()
+	ps := startPipeServer(t, "p")
+	reg := ps.reg
 
 	var q, a struct {
 		DrawerID string `json:"drawer_id"`

@@ -19,6 +19,7 @@ type pipeServer struct {
 	in   *io.PipeWriter
 	out  *bufio.Reader
 	done chan error
+	reg  *palace.Registry // the server's palaces
 }
 
 func startPipeServer(tb testing.TB, defaultPalace string) *pipeServer {
@@ -34,6 +35,7 @@ func startPipeServer(tb testing.TB, defaultPalace string) *pipeServer {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ps := newPipe(inW, outR)
+	ps.reg = reg
 	go func() {
 		ps.done <- srv.ServeStdio(context.Background(), inR, outW)
 		outW.Close()
@@ -120,12 +122,11 @@ func BenchmarkStdioToolsList(b *testing.B) {
 	}
 }
 
-// callTool sends one tools/call over the pipe and decodes the tool's JSON
-// answer into out.
-func (ps *pipeServer) callTool(t *testing.T, id int, name string, args map[string]any, out any) {
+// rpc sends one request and returns the text of its answer and whether
+// it failed (a JSON-RPC error, or a tool result with isError).
+func (ps *pipeServer) rpc(t *testing.T, id int, method string, params any) (string, bool) {
 	t.Helper()
-	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args}})
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	resp := ps.roundTrip(t, append(req, '\n'))
 	var r struct {
 		Result struct {
@@ -134,10 +135,27 @@ func (ps *pipeServer) callTool(t *testing.T, id int, name string, args map[strin
 		} `json:"result"`
 		Error *struct{ Message string } `json:"error"`
 	}
-	if err := json.Unmarshal(resp, &r); err != nil || r.Error != nil || r.Result.IsError || len(r.Result.Content) == 0 {
-		t.Fatalf("%s: %s", name, resp)
+	if err := json.Unmarshal(resp, &r); err != nil {
+		t.Fatalf("%s: %s", method, resp)
 	}
-	if err := json.Unmarshal([]byte(r.Result.Content[0].Text), out); err != nil {
-		t.Fatalf("%s answer %q: %v", name, r.Result.Content[0].Text, err)
+	switch {
+	case r.Error != nil:
+		return r.Error.Message, true
+	case len(r.Result.Content) == 0:
+		return string(resp), r.Result.IsError
+	}
+	return r.Result.Content[0].Text, r.Result.IsError
+}
+
+// callTool sends one tools/call over the pipe and decodes the tool's JSON
+// answer into out.
+func (ps *pipeServer) callTool(t *testing.T, id int, name string, args map[string]any, out any) {
+	t.Helper()
+	text, failed := ps.rpc(t, id, "tools/call", map[string]any{"name": name, "arguments": args})
+	if failed {
+		t.Fatalf("%s: %s", name, text)
+	}
+	if err := json.Unmarshal([]byte(text), out); err != nil {
+		t.Fatalf("%s answer %q: %v", name, text, err)
 	}
 }

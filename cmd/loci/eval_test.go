@@ -15,13 +15,7 @@ import (
 // .833/.777 against .817/.777). The data lives outside the repository
 // (../shared/data); without it the test skips, except in CI.
 func TestLocomoHybridBeatsKeyword(t *testing.T) {
-	data := defaultLocomoPath()
-	if _, err := os.Stat(data); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data missing at %s", data)
-		}
-		t.Skipf("LoCoMo data not found at %s", data)
-	}
+	data := locomoData(t)
 	ks := []int{10}
 	run := func(mode palace.Mode) map[string]float64 {
 		rows, _, turns, err := runLocomo(context.Background(), locomoOptions{
@@ -56,13 +50,7 @@ const plainBM25Conv1Any, plainBM25Conv1Frac = 0.640, 0.593
 // BM25 on the same turns clearly (by .10 any@10 and frac@10; measured
 // figures are logged).
 func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
-	data := defaultLocomoPath()
-	if _, err := os.Stat(data); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data missing at %s", data)
-		}
-		t.Skipf("LoCoMo data not found at %s", data)
-	}
+	data := locomoData(t)
 	ks := []int{10}
 	rows, _, turns, err := runLocomo(context.Background(), locomoOptions{
 		Data: data, Path: PathAgent, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
@@ -80,4 +68,19 @@ func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
 		t.Fatalf("agent path any@10 %.3f frac@10 %.3f: not .10 above plain BM25 (%.3f, %.3f)",
 			g["any@10"], g["frac@10"], plainBM25Conv1Any, plainBM25Conv1Frac)
 	}
+}
+
+// locomoData returns the LoCoMo file's path. The data lives outside the
+// repository (../shared/data): without it a test skips, except in CI, where
+// it fails.
+func locomoData(t *testing.T) string {
+	t.Helper()
+	data := defaultLocomoPath()
+	if _, err := os.Stat(data); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("LoCoMo data missing at %s", data)
+		}
+		t.Skipf("LoCoMo data not found at %s", data)
+	}
+	return data
 }
