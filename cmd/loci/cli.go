@@ -239,10 +239,9 @@ func formatArg(args []string) (string, bool) {
 // after positional arguments, and returns the positional ones. Usage goes
 // to stderr; a bad flag is an invalid_args error.
 func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(env.stderr)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := quietParse(env, fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
@@ -258,4 +257,26 @@ func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) 
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// quietParse parses flags without letting the flag package print: a bad
+// flag is reported once by the caller, redacted (a mistyped flag value may
+// be a token), and only -h prints the usage.
+func quietParse(env *cliEnv, fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(env.stderr)
+		fs.Usage()
+	}
+	return err
+}
+
+// flagFailure reports a bad flag or argument of a command outside the
+// envelope contract (serve, http) on stderr, redacted, and returns exit
+// code 2.
+func flagFailure(env *cliEnv, command, msg string) int {
+	msg, _ = redact.String(msg)
+	fmt.Fprintf(env.stderr, "loci %s: %s (run `loci %s -h` for the flags)\n", command, termSafe(msg), command)
+	return 2
 }

@@ -23,19 +23,17 @@ func init() {
 // stderr with exit 1; bad flags exit 2.
 func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 	fs := flag.NewFlagSet("http", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
 	addr := fs.String("addr", "", "address to listen on (default $LOCI_HTTP_ADDR or "+defaultHTTPAddr+")")
 	palaceName := fs.String("palace", "", "default palace for MCP tool calls that omit 'palace' (created if missing)")
 	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
-	if err := fs.Parse(args); err != nil {
+	if err := quietParse(env, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
+		return flagFailure(env, "http", err.Error())
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(env.stderr, "loci http: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return flagFailure(env, "http", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	if *addr == "" {
 		*addr = os.Getenv("LOCI_HTTP_ADDR")

@@ -15,19 +15,17 @@ import (
 // stdin/stdout, NDJSON JSON-RPC 2.0. Boot failures go to stderr, exit 1.
 func runServe(ctx context.Context, env *cliEnv, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
 	palaceName := fs.String("palace", "", "default palace for tool calls that omit 'palace' (created if missing); \"auto\": the project palace of the working directory's git repository, else \"default\"")
 	httpAddr := fs.String("http", "", "also serve the HTTP companion on this address (e.g. 127.0.0.1:3031)")
 	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
-	if err := fs.Parse(args); err != nil {
+	if err := quietParse(env, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
+		return flagFailure(env, "serve", err.Error())
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(env.stderr, "loci serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return flagFailure(env, "serve", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	if *palaceName == "auto" { // for MCP configs shared by every project (see server/hooks/README.md)
 		if wd, err := os.Getwd(); err == nil {

@@ -72,3 +72,26 @@ func TestGlobalFlagsBeforeTheCommand(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// A mistyped flag value may be a token: flag errors are reported once,
+// redacted, on every command (the flag package used to print them raw,
+// with the usage, before the envelope).
+func TestFlagErrorsAreRedacted(t *testing.T) {
+	t.Parallel()
+	token := "ghp_" + strings.Repeat("Zq7", 12)
+	for _, args := range [][]string{
+		{"recall", "--limit", token, "--format", "text"},
+		{"recall", "--limit=" + token, "--format", "json"},
+		{"serve", "--bogus", token},
+		{"serve", "--palace", "p", token},
+		{"http", "--bogus=" + token},
+	} {
+		stdout, stderr, code := runLociOnce(t, t.TempDir(), cliEnvVars, "", args...)
+		if code != 2 || strings.Contains(stdout+stderr, token[4:]) {
+			t.Errorf("loci %v: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
+		}
+		if strings.Count(stderr, "Usage of") > 0 {
+			t.Errorf("loci %v: printed the usage on a flag error:\n%s", args, stderr)
+		}
+	}
+}
