@@ -40,8 +40,18 @@ func defaultLocomoPath() string {
 // evalCmd is `loci eval locomo [--data PATH] [--path session|agent] [--method M] [--matrix]
 // [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]`.
 func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		return &result{data: map[string]any{"evaluations": []string{"locomo"}}, text: func(w io.Writer) {
+			fmt.Fprintln(w, "Usage: loci eval locomo [flags]   (loci eval locomo -h for its flags)")
+			fmt.Fprintln(w, "  locomo   turn-level evidence recall on LoCoMo (or any file in its schema), by path, method and split")
+		}}, nil
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return nil, invalidArgs("unknown evaluation", "Use `loci eval locomo`")
+		what := "no evaluation named"
+		if len(args) > 0 {
+			what = fmt.Sprintf("unknown evaluation %q", args[0])
+		}
+		return nil, invalidArgs(what, "Use `loci eval locomo` (`loci eval -h` lists the evaluations)")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	var c commonFlags

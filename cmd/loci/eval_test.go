@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
@@ -83,4 +84,16 @@ func locomoData(t *testing.T) string {
 		t.Skipf("LoCoMo data not found at %s", data)
 	}
 	return data
+}
+
+// `loci eval -h` lists the evaluations instead of failing.
+func TestEvalHelp(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if o := runCLI(t, home, "text", "eval", "-h"); o.code != 0 || !strings.Contains(o.stdout, "loci eval locomo") {
+		t.Errorf("eval -h: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := runCLI(t, home, "json", "eval", "bogus"); o.code != 2 || o.env.Error.Type != "invalid_args" {
+		t.Errorf("eval bogus: exit %d %s", o.code, o.stdout)
+	}
 }
