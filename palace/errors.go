@@ -28,7 +28,10 @@ const (
 type Error struct {
 	Code    Code
 	Message string
-	Err     error // underlying cause, if any; not shown to users
+	// Hint, when set, says what the user can do about it (a command to
+	// run, a setting to change); faces show it beside the message.
+	Hint string
+	Err  error // underlying cause, if any; not shown to users
 }
 
 func (e *Error) Error() string {

@@ -77,6 +77,21 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 			}
 		}
 	}
+	// Every vector is now of this embedder (unless a drawer changed under
+	// the run, which the next run picks up): record it as the palace's.
+	left, err := p.st.Drawers().CountNeedingVector(ctx, model, dim)
+	if err != nil {
+		return done, storeErr("reembed", err)
+	}
+	if left == 0 {
+		err := p.Write(ctx, func(t *Tx) error {
+			return storeErr("record the palace's embedder", t.st.Meta().Set(ctx, metaEmbedder, embedderRecord(model, dim)))
+		})
+		if err != nil {
+			return done, err
+		}
+		p.forgetEmbedderCheck()
+	}
 	return done, nil
 }
 

@@ -387,6 +387,9 @@ func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowe
 		p.log.Warn().Err(err).Msg("embed query; vector ranking skipped")
 		return nil, nil
 	}
+	if err := p.checkEmbedder(ctx); err != nil {
+		return nil, err
+	}
 	idx, err := p.vec.sync(ctx)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -118,6 +119,9 @@ func (e *cliEnv) emit(r *result) int {
 // lines on stderr with stdout left empty) and returns the exit code.
 func (e *cliEnv) fail(err error) int {
 	ce := toCLIError(err)
+	if ce.Hint == "" {
+		ce.Hint = defaultHints[ce.Type]
+	}
 	ce.Message, _ = redact.String(ce.Message)
 	ce.Hint, _ = redact.String(ce.Hint)
 	if e.format == "text" {
@@ -169,15 +173,30 @@ func toCLIError(err error) *cliError {
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case palace.CodeInvalid:
-			return &cliError{Type: "invalid_args", Message: pe.Message}
+			return &cliError{Type: "invalid_args", Message: pe.Message, Hint: pe.Hint}
 		case palace.CodeNotFound:
-			return &cliError{Type: "not_found", Message: pe.Message, Hint: "Run `loci palace list` to see what exists"}
+			return &cliError{Type: "not_found", Message: pe.Message, Hint: cmp.Or(pe.Hint, "Run `loci palace list` to see what exists")}
 		case palace.CodeConflict:
-			return &cliError{Type: "conflict", Message: pe.Message}
+			return &cliError{Type: "conflict", Message: pe.Message, Hint: pe.Hint}
 		}
-		return &cliError{Type: "io", Message: pe.Message}
+		return &cliError{Type: "io", Message: pe.Message, Hint: pe.Hint}
 	}
 	return &cliError{Type: "internal", Message: err.Error()}
+}
+
+// defaultHints give every error envelope a hint (seed 000): what to do
+// next when the error itself did not say.
+var defaultHints = map[string]string{
+	"invalid_args": "Run `loci help` for the commands and `loci <command> -h` for their flags",
+	"not_found":    "Run `loci palace list` to see what exists",
+	"conflict":     "Check the current state (`loci palace info`, `loci review list`) and try again",
+	"io":           "Run `loci doctor` to check the data dir, palaces and indexes",
+	"internal":     "Run `loci doctor`; if it passes, report this with the requestId",
+	"cancelled":    "Run the command again and let it finish",
+	"network":      "Check that the endpoint is reachable and the LOCI_* settings point at it",
+	"upstream":     "Check the provider's logs and settings; it answered with an error",
+	"auth":         "Check the token (LOCI_HTTP_TOKEN or --token)",
+	"permission":   "Check the file permissions of the data dir and the host configs",
 }
 
 // commonFlags are accepted by every CLI subcommand.

@@ -70,8 +70,8 @@ func runCLI(t *testing.T, home, format string, args ...string) cliOut {
 			if stdout != "" {
 				t.Fatalf("loci %v: failed in text mode but wrote stdout:\n%s", args, stdout)
 			}
-			if !strings.Contains(stderr, "error: ") {
-				t.Fatalf("loci %v: failed in text mode without \"error:\" on stderr:\n%s", args, stderr)
+			if !strings.Contains(stderr, "error: ") || !strings.Contains(stderr, "hint: ") {
+				t.Fatalf("loci %v: failed in text mode without \"error:\" and \"hint:\" on stderr:\n%s", args, stderr)
 			}
 		}
 	}
@@ -82,8 +82,8 @@ func runCLI(t *testing.T, home, format string, args ...string) cliOut {
 		if !strings.HasPrefix(out.env.Meta.RequestID, "req_") {
 			t.Fatalf("loci %v: meta.requestId = %q", args, out.env.Meta.RequestID)
 		}
-		if code != 0 && (out.env.Error == nil || out.env.Error.Type == "" || out.env.Error.Message == "") {
-			t.Fatalf("loci %v: error cliEnvelope without type or message:\n%s", args, stdout)
+		if code != 0 && (out.env.Error == nil || out.env.Error.Type == "" || out.env.Error.Message == "" || out.env.Error.Hint == "") {
+			t.Fatalf("loci %v: error cliEnvelope without type, message or hint:\n%s", args, stdout)
 		}
 		if strings.Contains(stderr, `"ok"`) || strings.Contains(stderr, "ok: ") {
 			t.Fatalf("loci %v: the cliEnvelope leaked to stderr:\n%s", args, stderr)
