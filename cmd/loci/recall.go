@@ -58,6 +58,21 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, err
 	}
 	defer done()
+	// Staged facts are not recallable until approved: say how many wait,
+	// so that an empty answer right after `loci remember` explains itself.
+	_, pending, err := facts.Of(p).List(ctx, facts.Query{Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	notes := func(w io.Writer, n int) {
+		if n == 0 {
+			fmt.Fprintf(w, "nothing matched %q in palace %s\n", query, p.Name())
+		}
+		if pending > 0 {
+			fmt.Fprintf(w, "%d staged fact(s) await review and are not recallable yet: `loci review --palace %s` lists them, `loci review approve ID` makes one recallable\n",
+				pending, p.Name())
+		}
+	}
 	if *all {
 		hits, err := p.Recall(ctx, palace.RecallRequest{Query: query, K: *limit})
 		if err != nil {
@@ -70,11 +85,12 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 				Score: float64(int64(h.Score*10000+0.5)) / 10000, Layer: h.Layer, Importance: d.Importance,
 				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")})
 		}
-		return &result{data: map[string]any{"query": query, "palace": p.Name(), "results": out}, count: countOf(len(out)),
+		return &result{data: map[string]any{"query": query, "palace": p.Name(), "results": out, "pending_review": pending}, count: countOf(len(out)),
 			text: func(w io.Writer) {
 				for _, m := range out {
 					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], m.Room, m.Kind, oneLineText(m.Content))
 				}
+				notes(w, len(out))
 			}}, nil
 	}
 	facts, err := facts.Of(p).Recall(ctx, query, *limit)
@@ -85,10 +101,11 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	for _, f := range facts {
 		out = append(out, recallFact{ID: f.ID, Fact: f.Fact, Kind: f.Kind, Confidence: f.Confidence})
 	}
-	return &result{data: map[string]any{"query": query, "palace": p.Name(), "facts": out}, count: countOf(len(out)),
+	return &result{data: map[string]any{"query": query, "palace": p.Name(), "facts": out, "pending_review": pending}, count: countOf(len(out)),
 		text: func(w io.Writer) {
 			for _, f := range out {
 				fmt.Fprintf(w, "%s  [%s] %s  (%.2f)\n", f.ID, f.Kind, oneLineText(f.Fact), f.Confidence)
 			}
+			notes(w, len(out))
 		}}, nil
 }

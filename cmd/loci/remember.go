@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/facts"
 )
 
@@ -52,5 +53,16 @@ func rememberCmd(ctx context.Context, env *cliEnv, args []string) (*result, erro
 	if r.Conflict != nil {
 		data["conflict"] = r.Conflict
 	}
-	return &result{data: data, text: func(w io.Writer) { fmt.Fprintln(w, r.Line()) }}, nil
+	// A staged fact is not recallable until approved: say so, with the command.
+	next := ""
+	if r.Fact.Status == palace.StatusPending {
+		next = fmt.Sprintf("loci review approve %s --palace %s", r.Fact.ID, p.Name())
+		data["next"] = next
+	}
+	return &result{data: data, text: func(w io.Writer) {
+		fmt.Fprintln(w, r.Line())
+		if next != "" {
+			fmt.Fprintf(w, "it waits for review; `%s` makes it recallable\n", next)
+		}
+	}}, nil
 }

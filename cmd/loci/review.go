@@ -27,10 +27,11 @@ const reviewUsage = "Use `loci review list|show ID|approve ID...|reject ID...|fo
 //	loci review forget ID...    prints undo tokens
 //	loci review undo TOKEN
 func reviewCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return nil, invalidArgs("missing subcommand", reviewUsage)
+	// Bare `loci review` (flags allowed) lists the queue, as people expect.
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
 	}
-	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("review "+sub, flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)

@@ -221,7 +221,6 @@ func TestCLIErrorTypes(t *testing.T) {
 		{[]string{"remember", "x", "--palace", "../etc"}, "invalid_args", 2},
 		{[]string{"recall", "--limit", "0", "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"recall", "--all", "--palace", "p1"}, "invalid_args", 2},
-		{[]string{"review", "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"review", "promote", "mem-0001", "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"review", "approve", "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"review", "list", "--status", "weird", "--palace", "p1"}, "invalid_args", 2},
