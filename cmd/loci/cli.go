@@ -60,6 +60,30 @@ type cliEnv struct {
 	stdout, stderr io.Writer
 	format         string // text, json or yaml once resolved
 	requestID      string
+	// dataOnStdout is set by a command that writes its product to stdout
+	// (`loci export` without --out): the envelope or text summary, and any
+	// error, then go to stderr so they never mix with the data.
+	dataOnStdout bool
+}
+
+// out is where envelopes and text summaries go.
+func (e *cliEnv) out() io.Writer {
+	if e.dataOnStdout {
+		return e.stderr
+	}
+	return e.stdout
+}
+
+// claimStdout marks stdout as carrying the command's data. Unless --format
+// was given, the summary is text when stderr is a terminal, JSON otherwise.
+func (e *cliEnv) claimStdout(args []string) {
+	e.dataOnStdout = true
+	if f, ok := formatArg(args); !ok || f == "auto" {
+		e.format = "json"
+		if isTerminal(e.stderr) {
+			e.format = "text"
+		}
+	}
 }
 
 func newCLIEnv(stdin io.Reader, stdout, stderr io.Writer) *cliEnv {
@@ -104,7 +128,7 @@ func (e *cliEnv) emit(r *result) int {
 			buf.WriteByte('\n')
 		}
 		out, _ := redact.String(buf.String())
-		io.WriteString(e.stdout, termSafe(out))
+		io.WriteString(e.out(), termSafe(out))
 	default:
 		meta := map[string]any{"requestId": e.requestID}
 		if r.count != nil {
@@ -150,11 +174,11 @@ func (e *cliEnv) writeEnvelope(v map[string]any) {
 		_ = json.Unmarshal(b, &generic)
 		y, err := yaml.Marshal(generic)
 		if err == nil {
-			e.stdout.Write(y)
+			e.out().Write(y)
 			return
 		}
 	}
-	e.stdout.Write(append(b, '\n'))
+	e.out().Write(append(b, '\n'))
 }
 
 // toCLIError classifies any error into seed 000's taxonomy.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,32 @@ func TestFirstUseRememberReviewRecall(t *testing.T) {
 	j := runCLI(t, home, "json", "recall", "--palace", "p", "zebra crossing")
 	if j.env.Data["pending_review"] != float64(0) {
 		t.Errorf("recall JSON: pending_review = %v, want 0", j.env.Data["pending_review"])
+	}
+}
+
+// `loci export --palace X > file` writes the export, not an envelope, and
+// the summary goes to stderr; the file imports back.
+func TestExportToStdout(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	runCLI(t, home, "json", "remember", "--palace", "p", "We deploy on Tuesdays")
+	stdout, stderr, code := runLociOnce(t, home, cliEnvVars, "", "export", "--palace", "p")
+	if code != 0 || !strings.HasPrefix(stdout, `{"type":"header","format":"loci-palace"`) || !strings.Contains(stdout, "We deploy on Tuesdays") {
+		t.Fatalf("export to stdout: exit %d\nstdout: %.300s\nstderr: %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, `"ok":true`) || !strings.Contains(stderr, `"path":"-"`) {
+		t.Errorf("the summary envelope should be on stderr: %s", stderr)
+	}
+	file := t.TempDir() + "/p.jsonl"
+	if err := os.WriteFile(file, []byte(stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := runCLI(t, home, "json", "import", "--palace", "q", file); out.code != 0 || out.env.Data["stats"].(map[string]any)["drawers"] != float64(1) {
+		t.Errorf("import of the stdout export: %+v", out.env)
+	}
+	// An error goes to stderr too, and stdout stays empty.
+	stdout, stderr, code = runLociOnce(t, home, cliEnvVars, "", "export", "--palace", "nope")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, `"not_found"`) {
+		t.Errorf("export of a missing palace: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 }

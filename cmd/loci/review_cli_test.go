@@ -229,7 +229,6 @@ func TestCLIErrorTypes(t *testing.T) {
 		{[]string{"harvest", "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"harvest", work, "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"harvest", "../../testdata/harvest/not_a_transcript.txt", "--palace", "p1"}, "invalid_args", 2},
-		{[]string{"export", "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"import", notFile, "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"import", "--palace", "p1"}, "invalid_args", 2},
 		{[]string{"doctor", "extra"}, "invalid_args", 2},
