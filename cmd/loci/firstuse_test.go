@@ -68,3 +68,30 @@ func TestExportToStdout(t *testing.T) {
 		t.Errorf("export of a missing palace: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 }
+
+// Text output shows a custom room as people named it ("Ops"), not in its
+// stored form (Custom(Ops)), which JSON keeps.
+func TestRoomsAsNamedInText(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	runCLI(t, home, "json", "remember", "--palace", "p", "We deploy on Tuesdays")
+	runCLI(t, home, "json", "review", "approve", "mem-0001", "--palace", "p")
+	stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "export", "--palace", "p")
+	if code != 0 || !strings.Contains(stdout, `"room":"General"`) {
+		t.Fatalf("export: exit %d\n%.400s", code, stdout)
+	}
+	file := t.TempDir() + "/ops.jsonl"
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(stdout, `"room":"General"`, `"room":"Custom(Ops)"`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, home, "json", "import", "--palace", "q", file)
+	if out := runCLI(t, home, "text", "recall", "--all", "--palace", "q", "deploy"); !strings.Contains(out.stdout, "[Ops/fact]") {
+		t.Errorf("recall --all text: want [Ops/fact]:\n%s", out.stdout)
+	}
+	if out := runCLI(t, home, "text", "palace", "info", "q"); !strings.Contains(out.stdout, "Ops (1)") || strings.Contains(out.stdout, "Custom(") {
+		t.Errorf("palace info text:\n%s", out.stdout)
+	}
+	if out := runCLI(t, home, "json", "recall", "--all", "--palace", "q", "deploy"); !strings.Contains(out.stdout, `"room":"Custom(Ops)"`) {
+		t.Errorf("JSON keeps the stored form:\n%s", out.stdout)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/loci-mem/loci/palace"
 )
@@ -85,6 +87,14 @@ func printInfo(w io.Writer, in palace.Info) {
 	fmt.Fprintf(w, "drawers   %d active\n", in.DrawerCount)
 	for k, n := range in.ByKind {
 		fmt.Fprintf(w, "  %-12s %d\n", k, n)
+	}
+	rooms := slices.Sorted(maps.Keys(in.Rooms))
+	for i, r := range rooms {
+		label := "rooms"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "%-9s %s (%d)\n", label, palace.RoomLabel(r), in.Rooms[r])
 	}
 	fmt.Fprintf(w, "triples   %d active\n", in.Triples)
 	fmt.Fprintf(w, "data dir  %s\n", in.DataDir)

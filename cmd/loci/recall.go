@@ -88,7 +88,7 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return &result{data: map[string]any{"query": query, "palace": p.Name(), "results": out, "pending_review": pending}, count: countOf(len(out)),
 			text: func(w io.Writer) {
 				for _, m := range out {
-					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], m.Room, m.Kind, oneLineText(m.Content))
+					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], palace.RoomLabel(m.Room), m.Kind, oneLineText(m.Content))
 				}
 				notes(w, len(out))
 			}}, nil

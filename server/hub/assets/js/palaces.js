@@ -136,7 +136,7 @@ export async function openDetail(palaceName, id) {
   clear(body,
     el('p', { class: 'content' }, d.content),
     el('dl', {},
-      row('Status', d.status), row('Room', d.room), row('Tags', d.tags),
+      row('Status', d.status), row('Room', roomLabel(d.room)), row('Tags', d.tags),
       row('Importance', d.importance), row('Confidence', d.confidence),
       row('When', fullLabel(d.timestamp)), row('Stored', fullLabel(d.created_at)), row('Updated', fullLabel(d.updated_at)),
       row('Recalled', d.access_count ? `${d.access_count} times, last ${ago(d.last_access)}` : null),
@@ -172,4 +172,11 @@ export async function openDetail(palaceName, id) {
       forget.disabled = false;
     }
   };
+}
+
+// roomLabel shows a room as people named it: the stored form of a custom
+// room, Custom(Ops), reads "Ops" (the API keeps the stored form).
+function roomLabel(room) {
+  const m = /^Custom\((.+)\)$/.exec(room || '');
+  return m ? m[1] : room;
 }
