@@ -102,7 +102,7 @@ func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		}
 		names = []string{c.palace}
 	} else if def, err := resolvePalace(""); err != nil {
-		add("default_palace", "ok", "no default palace here ("+err.Error()+"); commands need --palace", "")
+		add("default_palace", "warn", "cannot tell which palace this directory maps to: "+err.Error(), "Pass --palace NAME")
 	} else {
 		if reg.Exists(def) {
 			add("default_palace", "ok", "this directory maps to palace "+def, "")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,29 @@ func TestRoomsAsNamedInText(t *testing.T) {
 	}
 	if out := runCLI(t, home, "json", "recall", "--all", "--palace", "q", "deploy"); !strings.Contains(out.stdout, `"room":"Custom(Ops)"`) {
 		t.Errorf("JSON keeps the stored form:\n%s", out.stdout)
+	}
+}
+
+// One palace rule for the CLI, the hooks and `serve --palace auto`:
+// outside a git repository a command without --palace works on "default".
+func TestDefaultPalaceOutsideGit(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], append(args, "--format", "json")...)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home), cliEnvVars...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("loci %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if got := run("remember", "We deploy on Tuesdays"); !strings.Contains(got, `"palace":"default"`) {
+		t.Errorf("remember outside git: %s", got)
+	}
+	if got := run("review", "list"); !strings.Contains(got, "We deploy on Tuesdays") {
+		t.Errorf("review outside git: %s", got)
 	}
 }

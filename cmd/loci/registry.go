@@ -66,23 +66,10 @@ func embedderNamed(name string) (embed.Embedder, error) {
 	return e, nil
 }
 
-// resolvePalace returns the palace a CLI command targets: --palace, else
-// $LOCI_PALACE, else the palace of the git repository around the working
-// directory.
+// resolvePalace returns the palace a CLI command targets, by the one rule
+// every face shares (hookPalace): --palace, else $LOCI_PALACE, else the
+// project palace of the git repository around the working directory, else
+// "default". --palace auto skips $LOCI_PALACE.
 func resolvePalace(flagValue string) (string, error) {
-	if flagValue != "" {
-		return flagValue, palace.ValidateName(flagValue)
-	}
-	if v := os.Getenv("LOCI_PALACE"); v != "" {
-		return v, palace.ValidateName(v)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	name, err := palace.ProjectName(wd)
-	if err != nil {
-		return "", invalidArgs("no --palace given and "+err.Error(), "Pass --palace NAME or run inside a git repository")
-	}
-	return name, nil
+	return hookPalace(flagValue, "")
 }
