@@ -66,6 +66,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 // Mux exposes the route table so other faces can mount on it.
 func (h *HTTP) Mux() *http.ServeMux { return h.mux }
 
+// RequiresToken reports whether requests need the bearer token.
+func (h *HTTP) RequiresToken() bool { return h.cfg.Token != "" }
+
 // Listen binds the configured address.
 func (h *HTTP) Listen() (net.Listener, error) {
 	return net.Listen("tcp", h.cfg.Addr)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -118,5 +120,35 @@ func TestDefaultPalaceOutsideGit(t *testing.T) {
 	}
 	if got := run("review", "list"); !strings.Contains(got, "We deploy on Tuesdays") {
 		t.Errorf("review outside git: %s", got)
+	}
+}
+
+// `loci http` prints ready-to-paste client configuration for /mcp, with
+// the real port, and names the token's variable without printing it.
+func TestHTTPPrintsClientConfig(t *testing.T) {
+	t.Parallel()
+	const token = "tok-7f3a9c2e4b1d6f80a5c3"
+	cmd := exec.Command(os.Args[0], "http", "--addr", "127.0.0.1:0")
+	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+t.TempDir(), "LOCI_EMBEDDER=hash", "LOCI_HTTP_TOKEN="+token), cliEnvVars...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	out := readUntil(t, bufio.NewReader(stderr), `"mcpServers"`)
+	m := regexp.MustCompile(`http://127\.0\.0\.1:(\d+)/mcp`).FindStringSubmatch(out)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("no MCP URL with the bound port:\n%s", out)
+	}
+	for _, want := range []string{"claude mcp add --transport http loci http://127.0.0.1:" + m[1] + "/mcp", "Bearer $LOCI_HTTP_TOKEN", `"Bearer ${LOCI_HTTP_TOKEN}"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("client config lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, token) {
+		t.Errorf("the token itself was printed:\n%s", out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/loci-mem/loci/server"
 )
@@ -61,8 +62,27 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 		return boot("listen on %s: %v", *addr, err)
 	}
 	fmt.Fprintf(env.stderr, "loci http: listening on http://%s (data dir %s)\n", ln.Addr(), reg.DataDir())
+	fmt.Fprint(env.stderr, mcpClientConfig(ln.Addr().String(), hs.RequiresToken()))
 	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return boot("%v", err)
 	}
 	return 0
+}
+
+// mcpClientConfig is ready-to-paste client configuration for the MCP
+// endpoint at addr. The token itself is never printed: the header names
+// the variable that holds it.
+func mcpClientConfig(addr string, token bool) string {
+	url := "http://" + addr + "/mcp"
+	header, flagPart := "", ""
+	if token {
+		header = `, "headers": {"Authorization": "Bearer ${LOCI_HTTP_TOKEN}"}`
+		flagPart = ` --header "Authorization: Bearer $LOCI_HTTP_TOKEN"`
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "MCP over HTTP at %s. To connect a client:\n", url)
+	fmt.Fprintf(&b, "  Claude Code:  claude mcp add --transport http loci %s%s\n", url, flagPart)
+	fmt.Fprintf(&b, "  JSON config (Cursor .cursor/mcp.json, Windsurf, Gemini CLI; VS Code calls mcpServers \"servers\"):\n")
+	fmt.Fprintf(&b, "    {\"mcpServers\": {\"loci\": {\"type\": \"http\", \"url\": \"%s\"%s}}}\n", url, header)
+	return b.String()
 }

@@ -25,7 +25,9 @@ func newLogger(stderr io.Writer) zerolog.Logger {
 	return zerolog.New(w).Level(level).With().Timestamp().Logger()
 }
 
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether a stream (stdin, stdout or stderr) is a
+// terminal rather than a pipe or file.
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/loci-mem/loci/server"
 )
@@ -73,6 +75,12 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 	}
 
 	log.Info().Str("palace", *palaceName).Str("data_dir", reg.DataDir()).Msg("serving MCP on stdio")
+	if isTerminal(env.stdin) {
+		// A person ran it by hand (make run): say what it is waiting for
+		// rather than leave what looks like a hung terminal. stdout stays
+		// the protocol's.
+		fmt.Fprint(env.stderr, serveBanner(*palaceName, reg.DataDir(), *httpAddr))
+	}
 	err = srv.ServeStdio(ctx, env.stdin, env.stdout)
 	cancel() // stdio ended (EOF or signal): stop the HTTP loop
 	<-httpDone
@@ -81,4 +89,19 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// serveBanner is what `loci serve` tells a person at a terminal.
+func serveBanner(palaceName, dataDir, httpAddr string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loci serve: an MCP server on stdin/stdout (palace %q, data in %s).\n", cmp.Or(palaceName, "none: tools take a palace argument"), dataDir)
+	b.WriteString("It waits for JSON-RPC from an MCP client; hosts such as Claude Code or Cursor start it themselves.\n")
+	b.WriteString("  set a host up:   loci install claude-code   (or cursor, claude-desktop, codex; loci install lists them)\n")
+	b.WriteString("  try it by hand:  loci remember \"We deploy on Tuesdays\"; loci review; loci recall deploy\n")
+	b.WriteString("  see the memory:  loci hub\n")
+	if httpAddr != "" {
+		fmt.Fprintf(&b, "  HTTP companion:  %s\n", httpAddr)
+	}
+	b.WriteString("Press Ctrl-D or Ctrl-C to stop.\n")
+	return b.String()
 }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// startOnTTY starts loci with stdin (and, when ttyStderr, stderr) on a
+// pseudo-terminal, as a person at a shell runs it; stdout is a pipe.
+// It returns the process, its stdout and what it writes to stderr.
+func startOnTTY(t *testing.T, home string, ttyStderr bool, args ...string) (*exec.Cmd, *os.File, *bufio.Reader) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("open a pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close(); tty.Close() })
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home, "LOCI_EMBEDDER=hash"), cliEnvVars...)
+	cmd.Stdin = tty
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr *bufio.Reader
+	if ttyStderr {
+		cmd.Stderr = tty
+		stderr = bufio.NewReader(ptmx)
+	} else {
+		r, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr = bufio.NewReader(r)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, stdout.(*os.File), stderr
+}
+
+// readUntil reads lines from r until one contains want, or fails after
+// the deadline.
+func readUntil(t *testing.T, r *bufio.Reader, want string) string {
+	t.Helper()
+	got := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		for {
+			line, err := r.ReadString('\n')
+			b.WriteString(line)
+			if strings.Contains(line, want) || err != nil {
+				got <- b.String()
+				return
+			}
+		}
+	}()
+	select {
+	case s := <-got:
+		if !strings.Contains(s, want) {
+			t.Fatalf("%q never came; got:\n%s", want, s)
+		}
+		return s
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%q did not come in 30 s", want)
+		return ""
+	}
+}
+
+// `loci serve` run by hand (make run) says on stderr what it waits for,
+// and stdout carries nothing but the protocol.
+func TestServeExplainsItselfOnATerminal(t *testing.T) {
+	t.Parallel()
+	cmd, stdout, stderr := startOnTTY(t, t.TempDir(), false, "serve", "--palace", "default")
+	banner := readUntil(t, stderr, "Ctrl-C to stop")
+	for _, want := range []string{"MCP server on stdin/stdout", `palace "default"`, "loci install claude-code"} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("banner lacks %q:\n%s", want, banner)
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	rest, _ := bufio.NewReader(stdout).ReadString(0)
+	if rest != "" {
+		t.Errorf("stdout carried more than protocol frames: %q", rest)
+	}
+}
+
+// Spawned by a host (stdin a pipe), serve prints no banner.
+func TestServeQuietUnderAHost(t *testing.T) {
+	t.Parallel()
+	_, stderr, code := runLociOnce(t, t.TempDir(), []string{"LOCI_EMBEDDER=hash"}, "", "serve", "--palace", "default")
+	if code != 0 || strings.Contains(stderr, "Ctrl-C") {
+		t.Errorf("serve with stdin a pipe: exit %d, stderr:\n%s", code, stderr)
+	}
+}
