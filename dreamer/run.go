@@ -38,6 +38,10 @@ type RunOptions struct {
 	// Wall is the lock's and the run record's clock; default time.Now.
 	Wall   func() time.Time
 	Logger zerolog.Logger
+	// OnPass, when set, is called as each selected pass starts (done
+	// passes so far, of total) and once more when the run ends (total of
+	// total), for progress displays.
+	OnPass func(name string, done, total int)
 }
 
 // BusyError is returned when another process holds the palace's dreamer
@@ -220,10 +224,15 @@ func Run(ctx context.Context, p *palace.Palace, o RunOptions) (*Report, error) {
 		want[n] = true
 	}
 	failed, partial := false, false
+	started := 0
 	for _, ps := range passes {
 		if !want[ps.name] {
 			continue
 		}
+		if o.OnPass != nil {
+			o.OnPass(ps.name, started, len(selected))
+		}
+		started++
 		pr := PassReport{Name: ps.name, Status: PassOK}
 		switch {
 		case runCtx.Err() != nil:
@@ -258,6 +267,9 @@ func Run(ctx context.Context, p *palace.Palace, o RunOptions) (*Report, error) {
 			}
 		}
 		rep.Passes = append(rep.Passes, pr)
+	}
+	if o.OnPass != nil {
+		o.OnPass("", started, len(selected))
 	}
 	switch {
 	case runCtx.Err() != nil:

@@ -78,7 +78,7 @@ func benchHTTP(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(env.stderr, "loci bench http: palace has %d episodes (seeding took %v)\n", seeded, time.Since(seedStart).Round(time.Millisecond))
+	statusf(env, "loci bench http: palace has %d episodes (seeding took %v)", seeded, time.Since(seedStart).Round(time.Millisecond))
 
 	srv, err := server.New(server.Config{Registry: reg, Version: version, Logger: log})
 	if err != nil {
@@ -104,7 +104,7 @@ func benchHTTP(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	if _, err := benchPost(client, base+"/api/v1/memory/search", fmt.Sprintf(`{"user_id":"bench-user","query":"warm up","top_k":%d}`, *topK)); err != nil {
 		return nil, &cliError{Type: "internal", Message: "warm-up search failed: " + err.Error()}
 	}
-	fmt.Fprintf(env.stderr, "loci bench http: %d clients searching for %v on %s (GOMAXPROCS %d)\n", *clients, *duration, base, runtime.GOMAXPROCS(0))
+	statusf(env, "loci bench http: %d clients searching for %v on %s (GOMAXPROCS %d)", *clients, *duration, base, runtime.GOMAXPROCS(0))
 
 	if prof := os.Getenv("LOCI_BENCH_PROFILE"); prof != "" {
 		stop, err := startProfiles(prof)

@@ -154,7 +154,10 @@ func dreamCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 			}}, nil
 	}
 
+	bar := newProgress(env, "dream", "passes")
+	opts.OnPass = func(name string, done, total int) { bar.Set(done, total, name) }
 	rep, err := dreamer.Run(ctx, p, opts)
+	bar.Done()
 	if err != nil {
 		return nil, dreamError(err)
 	}

@@ -96,7 +96,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	progress := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: "+format+"\n", a...) }
+	progress := func(format string, a ...any) { statusf(env, "eval: "+format, a...) }
+	warn := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: warning: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), *data)
 	start := time.Now()
 	if *path != PathSession && *path != PathAgent {
@@ -123,7 +124,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 					vs = append(vs, evalVariant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := runLocomo(ctx, locomoOptions{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress})
+			rows, _, _, err := runLocomo(ctx, locomoOptions{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn})
 			if err != nil {
 				return nil, err
 			}
@@ -135,7 +136,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress})
+	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn})
 	if err != nil {
 		return nil, err
 	}

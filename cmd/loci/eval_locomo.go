@@ -238,6 +238,8 @@ type locomoOptions struct {
 	// variant's index.
 	Variants []evalVariant
 	Progress func(format string, a ...any)
+	// Warn reports an item the run skipped (always shown, unlike progress).
+	Warn func(format string, a ...any)
 }
 
 // runLocomo ingests and queries every selected conversation.
@@ -291,8 +293,8 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 			return nil, 0, 0, err
 		}
 		for _, sk := range skipped {
-			if o.Progress != nil {
-				o.Progress("conversation %d: skipped %s", n, sk)
+			if o.Warn != nil {
+				o.Warn("conversation %d: skipped %s", n, sk)
 			}
 		}
 		// As `loci serve` does for every palace it opens: queries then use

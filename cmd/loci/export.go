@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"bufio"
 	"context"
 	"flag"
@@ -56,7 +57,9 @@ func exportCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		format = "markdown"
 		st, err = archive.ExportMarkdown(ctx, p, tmp)
 	} else {
-		st, err = archive.ExportJSONL(ctx, p, tmp)
+		bar := newProgress(env, "export", "records")
+		st, err = archive.ExportJSONL(ctx, p, &lineCounter{w: tmp, bar: bar})
+		bar.Done()
 	}
 	if err == nil {
 		err = tmp.Sync()
@@ -94,7 +97,9 @@ func exportToStdout(ctx context.Context, env *cliEnv, c commonFlags, md bool, ar
 		format = "markdown"
 		st, err = archive.ExportMarkdown(ctx, p, w)
 	} else {
-		st, err = archive.ExportJSONL(ctx, p, w)
+		bar := newProgress(env, "export", "records")
+		st, err = archive.ExportJSONL(ctx, p, &lineCounter{w: w, bar: bar})
+		bar.Done()
 	}
 	if err == nil {
 		err = w.Flush()
@@ -107,4 +112,18 @@ func exportToStdout(ctx context.Context, env *cliEnv, c commonFlags, md bool, ar
 	return &result{data: data, text: func(w io.Writer) {
 		fmt.Fprintf(w, "exported %s: %d drawers, %d triples to stdout (%s, %d bytes)\n", p.Name(), st.Drawers, st.Triples, format, st.Bytes)
 	}}, nil
+}
+
+// lineCounter passes writes through and shows the JSONL records written
+// so far on a progress display.
+type lineCounter struct {
+	w     io.Writer
+	bar   *progress
+	lines int
+}
+
+func (c *lineCounter) Write(b []byte) (int, error) {
+	c.lines += bytes.Count(b, []byte{'\n'})
+	c.bar.Set(c.lines, 0, "")
+	return c.w.Write(b)
 }

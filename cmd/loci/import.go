@@ -51,7 +51,10 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, err
 	}
 	defer done()
-	st, err := archive.ImportJSONL(ctx, p, in, archive.ImportOptions{OnConflict: *onConflict})
+	bar := newProgress(env, "import", "drawers")
+	st, err := archive.ImportJSONL(ctx, p, in, archive.ImportOptions{OnConflict: *onConflict,
+		Progress: func(phase string, done, total int) { bar.Set(done, total, phase) }})
+	bar.Done()
 	if err != nil {
 		var pe *palace.Error
 		if errors.As(err, &pe) && pe.Code == palace.CodeInvalid {

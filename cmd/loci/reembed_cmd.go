@@ -47,23 +47,13 @@ func reembedCmd(ctx context.Context, env *cliEnv, args []string) (*result, error
 		return nil, err
 	}
 	start := time.Now()
-	var last time.Time
 	total := 0
+	bar := newProgress(env, "reembed", "drawers")
 	n, err := p.ReembedWithProgress(ctx, *batch, func(done, all int) {
 		total = all
-		if done > 0 && done < all && time.Since(last) < 500*time.Millisecond {
-			return // at most two progress lines a second, plus the first and the last
-		}
-		last = time.Now()
-		if stderrIsTTY(env.stderr) {
-			fmt.Fprintf(env.stderr, "\rreembed: %d/%d drawers", done, all)
-			if done == all {
-				fmt.Fprintln(env.stderr)
-			}
-			return
-		}
-		fmt.Fprintf(env.stderr, "reembed: %d/%d drawers\n", done, all)
+		bar.Set(done, all, "")
 	})
+	bar.Done()
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -99,5 +100,32 @@ func TestServeQuietUnderAHost(t *testing.T) {
 	_, stderr, code := runLociOnce(t, t.TempDir(), []string{"LOCI_EMBEDDER=hash"}, "", "serve", "--palace", "default")
 	if code != 0 || strings.Contains(stderr, "Ctrl-C") {
 		t.Errorf("serve with stdin a pipe: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// Long commands show progress on stderr when it is a terminal (count and
+// phase on one rewritten line) and stay quiet in a pipe.
+func TestImportProgressOnATerminal(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"type":"header","format":"loci-palace","version":1,"palace":"x"}` + "\n")
+	const n = 2500
+	for i := range n {
+		fmt.Fprintf(&b, `{"type":"drawer","drawer":{"id":"d%05d","kind":"note","content":"note %d about the deploy pipeline","room":"General","status":"active"}}`+"\n", i, i)
+	}
+	fmt.Fprintf(&b, `{"type":"footer","drawers":%d,"triples":0,"fact_ids":0}`+"\n", n)
+	file := t.TempDir() + "/big.jsonl"
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	_, _, stderr := startOnTTY(t, home, true, "import", file, "--palace", "g", "--format", "json")
+	got := readUntil(t, stderr, "2,500/2,500 drawers")
+	if !strings.Contains(got, "\rimport: ") || !strings.Contains(got, "(writing)") {
+		t.Errorf("no progress line on the terminal:\n%q", got)
+	}
+	_, quiet, code := runLociOnce(t, home, []string{"LOCI_EMBEDDER=hash"}, "", "import", file, "--palace", "h", "--format", "json")
+	if code != 0 || strings.Contains(quiet, "import: ") {
+		t.Errorf("import with stderr a pipe: exit %d, stderr %q", code, quiet)
 	}
 }

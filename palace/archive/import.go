@@ -24,7 +24,23 @@ type ImportOptions struct {
 	// already has: "skip" (default; re-importing a file is harmless) or
 	// "fail" (CodeConflict, nothing imported).
 	OnConflict string
+	// Progress, when set, is told how far the import has got: phase
+	// "reading" (drawers read; total 0, unknown), "embedding" (drawers
+	// whose vectors are being made) and "writing".
+	Progress func(phase string, done, total int)
 }
+
+// report calls Progress if set.
+func (o ImportOptions) report(phase string, done, total int) {
+	if o.Progress != nil {
+		o.Progress(phase, done, total)
+	}
+}
+
+// importEmbedBatch is how many drawers are embedded between two progress
+// reports: small enough for a live display, large enough that batching
+// (which the embedders do inside one call) still pays.
+const importEmbedBatch = 256
 
 // ImportStats counts what an import did.
 type ImportStats struct {
@@ -143,6 +159,9 @@ func ImportJSONL(ctx context.Context, p *palace.Palace, r io.Reader, opt ImportO
 				}
 			}
 			drawers = append(drawers, item)
+			if len(drawers)%1000 == 0 {
+				opt.report("reading", len(drawers), 0)
+			}
 		case "triple":
 			var t exportTriple
 			if err := json.Unmarshal(raw, &t); err != nil {
@@ -278,14 +297,22 @@ func applyImport(ctx context.Context, p *palace.Palace, drawers []importDrawer, 
 			needIdx = append(needIdx, i)
 		}
 	}
-	if len(need) > 0 {
-		vecs := p.Embed(ctx, need)
-		for j, i := range needIdx {
+	for lo := 0; lo < len(need); lo += importEmbedBatch {
+		opt.report("embedding", lo, len(need))
+		hi := min(lo+importEmbedBatch, len(need))
+		vecs := p.Embed(ctx, need[lo:hi])
+		for j, i := range needIdx[lo:hi] {
 			todo[i].vector = vecs[j]
 			if vecs[j].Whole != nil {
 				st.Reembedded++
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+	}
+	if len(need) > 0 {
+		opt.report("embedding", len(need), len(need))
 	}
 	if err := ctx.Err(); err != nil {
 		return st, err
@@ -316,6 +343,9 @@ func applyImport(ctx context.Context, p *palace.Palace, drawers []importDrawer, 
 				return err
 			}
 			st.Drawers++
+			if st.Drawers%500 == 0 || st.Drawers == len(todo) {
+				opt.report("writing", st.Drawers, len(todo))
+			}
 		}
 		tw := t.Store().Triples()
 		for _, rec := range triples {
