@@ -152,3 +152,39 @@ func TestHTTPPrintsClientConfig(t *testing.T) {
 		t.Errorf("the token itself was printed:\n%s", out)
 	}
 }
+
+// `loci stats` gives the numbers people ask about a palace, in text and
+// JSON: counts by kind, room and status, facts pending, growth, top tags
+// and index health.
+func TestStats(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	runCLI(t, home, "json", "remember", "--palace", "p", "--kind", "tooling", "I prefer pnpm over npm")
+	runCLI(t, home, "json", "remember", "--palace", "p", "We deploy on Tuesdays")
+	runCLI(t, home, "json", "review", "approve", "mem-0001", "--palace", "p")
+	j := runCLI(t, home, "json", "stats", "--palace", "p", "--days", "3")
+	if j.code != 0 {
+		t.Fatalf("stats: exit %d\n%s", j.code, j.stdout)
+	}
+	d := j.env.Data
+	growth, _ := d["growth"].(map[string]any)
+	daily, _ := growth["daily"].([]any)
+	tags, _ := d["top_tags"].([]any)
+	idx, _ := d["index"].(map[string]any)
+	if d["active"] != float64(1) || d["pending_review"] != float64(1) || growth["last_24h"] != float64(1) || len(daily) != 3 ||
+		len(tags) != 1 || idx["vector"] == nil || d["bytes_on_disk"].(float64) <= 0 {
+		t.Errorf("stats JSON:\n%s", j.stdout)
+	}
+	txt := runCLI(t, home, "text", "stats", "--palace", "p")
+	for _, want := range []string{"palace p: 1 active memories", "kinds     fact 1", "1 fact(s) await review", "top tags  tooling 1", "index     vectors 1"} {
+		if !strings.Contains(txt.stdout, want) {
+			t.Errorf("stats text lacks %q:\n%s", want, txt.stdout)
+		}
+	}
+	if bad := runCLI(t, home, "json", "stats", "--palace", "p", "--days", "0"); bad.code != 2 {
+		t.Errorf("--days 0: exit %d", bad.code)
+	}
+	if missing := runCLI(t, home, "json", "stats", "--palace", "nope"); missing.code != 1 || missing.env.Error.Type != "not_found" {
+		t.Errorf("stats of a missing palace: %s", missing.stdout)
+	}
+}
