@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/facts"
 	"github.com/loci-mem/loci/server/hub"
@@ -386,6 +387,58 @@ func TestHubInBrowser(t *testing.T) {
 		for _, id := range []string{"search", "palaces", "review", "graph"} {
 			b.do("scroll to "+id, chromedp.Evaluate[chromedp.Void](`document.getElementById('`+id+`').scrollIntoView()`))
 			b.shot("hub-phone-"+id, false)
+		}
+	})
+
+	t.Run("graph opens where the data is; nav at 400 and 1400 px", func(t *testing.T) {
+		// beta gets more triples than alpha, and an empty palace appears:
+		// a fresh page opens the graph on beta (not on the first name), and
+		// the empty palace says where the data is.
+		bctx := context.Background()
+		for _, obj := range []string{"Lisbon", "Porto", "Faro", "Braga", "Coimbra"} {
+			if _, err := f.beta.KG().Assert(bctx, kg.Assertion{Subject: "office-" + obj, Predicate: "located_in", Object: obj}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := f.reg.OpenOrCreate(bctx, "aaa-empty"); err != nil {
+			t.Fatal(err)
+		}
+		for _, width := range []int64{400, 1400} {
+			tab, closeTab := chromedp.NewContext(ctx)
+			if err := chromedp.Do(tab); err != nil {
+				t.Fatalf("open a tab: %v", err)
+			}
+			b := &browser{t: t, ctx: tab, art: b.art}
+			b.do(fmt.Sprintf("%d px viewport", width), chromedp.EmulateViewport(width, 800), chromedp.Navigate(srv.URL+"/"))
+			b.until("loaded", `Number(document.body.dataset.refreshes) >= 1 && document.querySelector('#kg-stats').textContent !== ''`)
+			if got := eval[string](b, `document.querySelector('#kg-palace').value`); got != "beta" {
+				t.Errorf("%d px: the graph opened on %q, want beta (the palace with the most triples)", width, got)
+			}
+			// Every section link is on screen, none clipped by the bar.
+			hidden := eval[[]string](b, `(() => {
+				const nav = document.querySelector('.nav').getBoundingClientRect();
+				return [...document.querySelectorAll('.nav a')].filter((a) => {
+					const r = a.getBoundingClientRect();
+					return r.width === 0 || r.left < Math.max(0, nav.left) - 0.5 || r.right > Math.min(window.innerWidth, nav.right) + 0.5 ||
+						r.top < nav.top - 0.5 || r.bottom > nav.bottom + 0.5;
+				}).map((a) => a.textContent.trim());
+			})()`)
+			if len(hidden) > 0 {
+				t.Errorf("%d px: nav links out of sight: %v", width, hidden)
+			}
+			if over := eval[int](b, `document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
+				t.Errorf("%d px: the page is %d px wider than the window", width, over)
+			}
+			b.shot(fmt.Sprintf("hub-nav-%d", width), false)
+			b.do("pick the empty palace", chromedp.Evaluate[chromedp.Void](`(() => {
+				const s = document.querySelector('#kg-palace'); s.value = 'aaa-empty'; s.dispatchEvent(new Event('change'));
+			})()`))
+			b.until("empty message", `!!document.querySelector('#kg-subjects .kg-empty')`)
+			msg := eval[string](b, `document.querySelector('#kg-subjects .kg-empty').textContent`)
+			if !strings.Contains(msg, "No triples in aaa-empty") || !strings.Contains(msg, "beta (") || !strings.Contains(msg, "alpha (") {
+				t.Errorf("%d px: empty graph says %q; want it to name beta and alpha", width, msg)
+			}
+			closeTab()
 		}
 	})
 

@@ -23,7 +23,7 @@ async function refresh() {
       ]);
       renderOverview(ov);
       renderPalaces(pal.palaces);
-      setPalaces(pal.palaces.map((p) => p.name));
+      setPalaces(pal.palaces);
       await Promise.all([loadReview(), refreshOpen(), loadGraph()]);
       banner('');
       refreshes++;

@@ -5,24 +5,42 @@ import { $, el, clear, plural, num, ago, fullLabel, highlight, kindBadge, toast 
 
 let changed = () => {};
 let kgSelected = '';
+let kgChosen = false; // the person picked the graph's palace: keep it
+let triplesOf = new Map(); // palace name -> active triples
 
 export function initPanels(onChange) {
   changed = onChange;
   $('#search-form').addEventListener('submit', (e) => { e.preventDefault(); search(); });
-  $('#kg-palace').addEventListener('change', () => { kgSelected = ''; loadGraph(); });
+  $('#kg-palace').addEventListener('change', () => { kgSelected = ''; kgChosen = true; loadGraph(); });
   let t;
   $('#kg-prefix').addEventListener('input', () => { clearTimeout(t); t = setTimeout(loadGraph, 200); });
 }
 
-// setPalaces fills the palace pickers, keeping the current choices.
-export function setPalaces(names) {
+// setPalaces fills the palace pickers from the palace cards, keeping the
+// current choices. Until a person picks one, the graph opens on the
+// palace with the most triples rather than on the first name.
+export function setPalaces(cards) {
+  const names = cards.map((c) => c.name);
+  triplesOf = new Map(cards.map((c) => [c.name, c.triples || 0]));
   const fill = (sel, first) => {
     const keep = sel.value;
     clear(sel, first, names.map((n) => el('option', { value: n }, n)));
     if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
   };
   fill($('#search-palace'), el('option', { value: '' }, 'All palaces'));
-  fill($('#kg-palace'), null);
+  const kg = $('#kg-palace');
+  fill(kg, null);
+  if (!kgChosen) {
+    const best = [...cards].sort((a, b) => (b.triples || 0) - (a.triples || 0))[0];
+    if (best && (best.triples || 0) > 0 && kg.value !== best.name) { kg.value = best.name; kgSelected = ''; }
+  }
+}
+
+// graphElsewhere names the palaces that do have triples, for an empty one.
+function graphElsewhere(palace) {
+  const others = [...triplesOf].filter(([n, c]) => n !== palace && c > 0).sort((a, b) => b[1] - a[1]);
+  if (!others.length) return `No triples in ${palace}, nor in any other palace yet. Agents add them with kg_add; people with \`loci kg assert\`.`;
+  return `No triples in ${palace}. The graph has data in ${others.slice(0, 3).map(([n, c]) => `${n} (${plural(c, 'triple')})`).join(', ')}: pick it above.`;
 }
 
 async function search() {
@@ -112,7 +130,10 @@ export async function loadGraph() {
     el('button', { type: 'button', 'aria-pressed': s.subject === kgSelected ? 'true' : 'false', dataset: { subject: s.subject },
       onclick: () => showSubject(palace, s.subject) },
     s.subject, el('span', { class: 'n' }, `${s.active}/${s.total}`)))));
-  if (!res.subjects.length) box.append(el('li', { class: 'muted small' }, 'No subjects.'));
+  if (!res.subjects.length) {
+    const filtered = $('#kg-prefix').value.trim() !== '';
+    box.append(el('li', { class: 'muted small kg-empty' }, filtered ? 'No subjects match the filter.' : graphElsewhere(palace)));
+  }
   if (kgSelected) await showSubject(palace, kgSelected);
   else $('#kg-subject').hidden = true;
 }
