@@ -4,7 +4,8 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build run test test-short vet fmt bench eval clean fuzz
+.PHONY: build run install test test-short vet fmt bench eval clean fuzz
+PREFIX  ?= $(HOME)/.local
 
 # Go fuzz targets, as package:Target. Each has a seed corpus in its
 # package's testdata/fuzz/<Target>; `make test` runs every target for
@@ -17,6 +18,12 @@ FUZZTIME     ?= 2m
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/loci ./cmd/loci
+
+# install: put the binary where host configs can rely on it ($(PREFIX)/bin).
+install: build
+	mkdir -p $(PREFIX)/bin
+	install -m 0755 bin/loci $(PREFIX)/bin/loci.new && mv -f $(PREFIX)/bin/loci.new $(PREFIX)/bin/loci
+	@echo "installed $(PREFIX)/bin/loci; next: loci install (sets up your agent host)"
 
 # run: build, then serve MCP on stdio with the embedded defaults.
 run: build

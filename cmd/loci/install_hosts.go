@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -25,7 +26,7 @@ type configTarget struct {
 type editFunc func(doc []byte) (out []byte, changes, notes []string, err error)
 
 // installHosts lists the hosts `loci install` knows, in the order help shows.
-var installHosts = []string{"claude-code", "cursor", "claude-desktop", "codex"}
+var installHosts = []string{"claude-code", "cursor", "claude-desktop", "codex", "opencode", "gemini", "windsurf", "vscode"}
 
 // hostTargets returns the files loci edits for a host and scope.
 func hostTargets(o *installOptions) ([]configTarget, error) {
@@ -36,21 +37,20 @@ func hostTargets(o *installOptions) ([]configTarget, error) {
 	switch o.host {
 	case "claude-code":
 		entry := mcpEntry{Type: "stdio", Command: o.exe, Args: args}
-		hooks := claudeHooksEdit(o)
-		if o.scope == "project" {
-			return []configTarget{
-				{filepath.Join(o.root, ".mcp.json"), projPerm, mcpInstall(entry), mcpUninstall(o)},
-				{filepath.Join(o.root, ".claude", "settings.json"), projPerm, hooks.install, hooks.uninstall},
-			}[:o.targetCount(2)], nil
+		settings := claudeSettingsEdit(o)
+		mcpFile, settingsFile, perm := filepath.Join(o.root, ".mcp.json"), filepath.Join(o.root, ".claude", "settings.json"), projPerm
+		if o.scope == "user" {
+			dir, state := filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json")
+			if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+				dir, state = d, filepath.Join(d, ".claude.json")
+			}
+			mcpFile, settingsFile, perm = state, filepath.Join(dir, "settings.json"), userPerm
 		}
-		dir, state := filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json")
-		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			dir, state = d, filepath.Join(d, ".claude.json")
+		targets := []configTarget{{mcpFile, perm, mcpInstall(entry), mcpUninstall(o)}}
+		if settings.install != nil {
+			targets = append(targets, configTarget{settingsFile, perm, settings.install, settings.uninstall})
 		}
-		return []configTarget{
-			{state, userPerm, mcpInstall(entry), mcpUninstall(o)},
-			{filepath.Join(dir, "settings.json"), userPerm, hooks.install, hooks.uninstall},
-		}[:o.targetCount(2)], nil
+		return targets, nil
 	case "cursor":
 		entry := mcpEntry{Command: o.exe, Args: args}
 		path := filepath.Join(home, ".cursor", "mcp.json")
@@ -84,16 +84,126 @@ func hostTargets(o *installOptions) ([]configTarget, error) {
 		}
 		block := tomlServerBlock(mcpServerName, o.exe, args)
 		return []configTarget{{path, perm, codexInstall(block), codexUninstall(o)}}, nil
+	case "opencode":
+		// opencode.json: mcp.<name> = {type: local, command: [argv...], enabled}.
+		path := filepath.Join(userConfigDir(), "opencode", "opencode.json")
+		perm := userPerm
+		if o.scope == "project" {
+			path, perm = filepath.Join(o.root, "opencode.json"), projPerm
+		}
+		entry := openCodeEntry{Type: "local", Command: append([]string{o.exe}, args...), Enabled: true}
+		return []configTarget{{path, perm, serversInstall("mcp", entry), serversUninstall(o, "mcp")}}, nil
+	case "gemini":
+		// Gemini CLI's settings.json: mcpServers.<name> = {command, args}.
+		path := filepath.Join(home, ".gemini", "settings.json")
+		perm := userPerm
+		if o.scope == "project" {
+			path, perm = filepath.Join(o.root, ".gemini", "settings.json"), projPerm
+		}
+		return []configTarget{{path, perm, mcpInstall(mcpEntry{Command: o.exe, Args: args}), mcpUninstall(o)}}, nil
+	case "windsurf":
+		if o.scope == "project" {
+			return nil, invalidArgs("Windsurf reads MCP servers only from the user's mcp_config.json", "Use --scope user")
+		}
+		path := filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")
+		return []configTarget{{path, userPerm, mcpInstall(mcpEntry{Command: o.exe, Args: args}), mcpUninstall(o)}}, nil
+	case "vscode":
+		// VS Code's mcp.json names its map "servers" and the transport.
+		path := filepath.Join(userConfigDir(), "Code", "User", "mcp.json")
+		perm := userPerm
+		if o.scope == "project" {
+			path, perm = filepath.Join(o.root, ".vscode", "mcp.json"), projPerm
+		}
+		entry := mcpEntry{Type: "stdio", Command: o.exe, Args: args}
+		return []configTarget{{path, perm, serversInstall("servers", entry), serversUninstall(o, "servers")}}, nil
 	}
 	return nil, invalidArgs(fmt.Sprintf("unknown host %q", o.host), "Use one of: "+strings.Join(installHosts, ", "))
 }
 
-// targetCount is n, or 1 when hooks are left out (the MCP file comes first).
-func (o *installOptions) targetCount(n int) int {
-	if o.noHooks {
-		return 1
+// claudeSettingsEdit edits Claude Code's settings.json: loci's hooks
+// (unless --no-hooks) and, with --allow-tools, a permission rule that
+// allows every tool of the loci server. Uninstall removes both. Both
+// edits nil: install leaves settings.json alone.
+func claudeSettingsEdit(o *installOptions) hookEdits {
+	hooks := claudeHooksEdit(o)
+	perms := claudePermissionEdit()
+	if o.noHooks && !o.allowTools {
+		return hookEdits{}
 	}
-	return n
+	install := hooks.install
+	switch {
+	case o.noHooks:
+		install = perms.install
+	case o.allowTools:
+		install = chainEdits(hooks.install, perms.install)
+	}
+	return hookEdits{install, chainEdits(hooks.uninstall, perms.uninstall)}
+}
+
+// chainEdits applies a, then b to a's output.
+func chainEdits(a, b editFunc) editFunc {
+	return func(doc []byte) ([]byte, []string, []string, error) {
+		mid, c1, n1, err := a(doc)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		out, c2, n2, err := b(mid)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return out, append(c1, c2...), append(n1, n2...), nil
+	}
+}
+
+// claudeToolRule is Claude Code's permission rule for every tool of the
+// MCP server named loci.
+const claudeToolRule = "mcp__" + mcpServerName
+
+// claudePermissionEdit adds (install) or removes (uninstall) claudeToolRule
+// in permissions.allow, leaving every other rule as it is.
+func claudePermissionEdit() hookEdits {
+	edit := func(remove bool) editFunc {
+		return jsonEdit(func(doc *jsonObject) ([]string, []string, error) {
+			if _, ok := doc.get("permissions"); !ok && remove {
+				return nil, nil, nil
+			}
+			perms, err := doc.object("permissions")
+			if err != nil {
+				return nil, nil, err
+			}
+			var allow []string
+			if raw, ok := perms.get("allow"); ok {
+				if err := json.Unmarshal(raw, &allow); err != nil {
+					return nil, nil, fmt.Errorf("permissions.allow is not an array of strings")
+				}
+			}
+			has := slices.Contains(allow, claudeToolRule)
+			switch {
+			case remove && has:
+				allow = slices.DeleteFunc(allow, func(r string) bool { return r == claudeToolRule })
+			case !remove && !has:
+				allow = append(allow, claudeToolRule)
+			default:
+				return nil, nil, nil
+			}
+			if len(allow) == 0 {
+				perms.del("allow")
+			} else {
+				perms.set("allow", jsonOf(allow))
+			}
+			if perms.empty() {
+				doc.del("permissions")
+			} else {
+				doc.setObject("permissions", perms)
+			}
+			verb := "add"
+			if remove {
+				verb = "remove"
+			}
+			return []string{verb + " permissions.allow " + claudeToolRule}, nil, nil
+		})
+	}
+	return hookEdits{edit(false), edit(true)}
 }
 
 // isLociBinary reports whether cmd runs loci: this very binary, or any
@@ -148,12 +258,26 @@ func asMap(v any) map[string]any {
 	return m
 }
 
-// mcpInstall puts entry at mcpServers.loci, unless an entry with the same
+// openCodeEntry is OpenCode's form of a local MCP server: the whole
+// command line in one array.
+type openCodeEntry struct {
+	Type    string   `json:"type"`
+	Command []string `json:"command"`
+	Enabled bool     `json:"enabled"`
+}
+
+// mcpInstall puts entry at mcpServers.loci (the key most hosts use).
+func mcpInstall(entry mcpEntry) editFunc { return serversInstall("mcpServers", entry) }
+
+// mcpUninstall removes mcpServers.loci; see serversUninstall.
+func mcpUninstall(o *installOptions) editFunc { return serversUninstall(o, "mcpServers") }
+
+// serversInstall puts entry at <key>.loci, unless an entry with the same
 // fields is there already.
-func mcpInstall(entry mcpEntry) editFunc {
+func serversInstall(key string, entry any) editFunc {
 	want := asMap(entry)
 	return jsonEdit(func(o *jsonObject) ([]string, []string, error) {
-		servers, err := o.object("mcpServers")
+		servers, err := o.object(key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -166,8 +290,8 @@ func mcpInstall(entry mcpEntry) editFunc {
 			verb = "update"
 		}
 		servers.setValue(mcpServerName, entry)
-		o.setObject("mcpServers", servers)
-		return []string{verb + " mcpServers." + mcpServerName}, nil, nil
+		o.setObject(key, servers)
+		return []string{verb + " " + key + "." + mcpServerName}, nil, nil
 	})
 }
 
@@ -182,14 +306,14 @@ func entryHas(have, want map[string]any) bool {
 	return true
 }
 
-// mcpUninstall removes mcpServers.loci when it runs a loci binary, and
-// mcpServers itself when nothing else is left in it.
-func mcpUninstall(o *installOptions) editFunc {
+// serversUninstall removes <key>.loci when it runs a loci binary, and
+// <key> itself when nothing else is left in it.
+func serversUninstall(o *installOptions, key string) editFunc {
 	return jsonEdit(func(doc *jsonObject) ([]string, []string, error) {
-		if _, ok := doc.get("mcpServers"); !ok {
+		if _, ok := doc.get(key); !ok {
 			return nil, nil, nil
 		}
-		servers, err := doc.object("mcpServers")
+		servers, err := doc.object(key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -197,20 +321,37 @@ func mcpUninstall(o *installOptions) editFunc {
 		if !ok {
 			return nil, nil, nil
 		}
-		var have struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal(raw, &have) != nil || !o.isLociBinary(have.Command) {
-			return nil, []string{fmt.Sprintf("kept mcpServers.%s: it runs %q, not loci", mcpServerName, have.Command)}, nil
+		if cmd := entryCommand(raw); !o.isLociBinary(cmd) {
+			return nil, []string{fmt.Sprintf("kept %s.%s: it runs %q, not loci", key, mcpServerName, cmd)}, nil
 		}
 		servers.del(mcpServerName)
 		if servers.empty() {
-			doc.del("mcpServers")
+			doc.del(key)
 		} else {
-			doc.setObject("mcpServers", servers)
+			doc.setObject(key, servers)
 		}
-		return []string{"remove mcpServers." + mcpServerName}, nil, nil
+		return []string{"remove " + key + "." + mcpServerName}, nil, nil
 	})
+}
+
+// entryCommand is the program an MCP server entry runs: "command" as a
+// string, or the first word of OpenCode's command array.
+func entryCommand(raw json.RawMessage) string {
+	var have struct {
+		Command json.RawMessage `json:"command"`
+	}
+	if json.Unmarshal(raw, &have) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(have.Command, &s) == nil {
+		return s
+	}
+	var argv []string
+	if json.Unmarshal(have.Command, &argv) == nil && len(argv) > 0 {
+		return argv[0]
+	}
+	return ""
 }
 
 // claudeHookEvents are the hooks loci installs in Claude Code's settings,

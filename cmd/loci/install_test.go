@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,7 +18,8 @@ func installEnv(t *testing.T) (home string, env []string) {
 	t.Helper()
 	home = t.TempDir()
 	return home, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"CODEX_HOME=", "CLAUDE_CONFIG_DIR=", "LOCI_PALACE="}
+		"CODEX_HOME=", "CLAUDE_CONFIG_DIR=", "LOCI_PALACE=", "LOCI_HOME=" + filepath.Join(home, "loci-data"),
+		"PATH=" + filepath.Join(home, ".local", "bin") + string(os.PathListSeparator) + os.Getenv("PATH")}
 }
 
 type envelope struct {
@@ -59,9 +61,17 @@ func readTestFile(t *testing.T, path string) string {
 	return string(b)
 }
 
+// backups lists what install left beside path (nothing, now) and the
+// backup it keeps of path in the data dir of installEnv's home.
 func backups(t *testing.T, path string) []string {
 	t.Helper()
 	m, _ := filepath.Glob(path + ".loci-backup-*")
+	for dir := filepath.Dir(path); dir != "/" && dir != "."; dir = filepath.Dir(dir) {
+		b := filepath.Join(dir, "loci-data", "backups", strings.ReplaceAll(strings.TrimPrefix(filepath.ToSlash(path), "/"), "/", "%"))
+		if _, err := os.Stat(b); err == nil {
+			m = append(m, b)
+		}
+	}
 	return m
 }
 
@@ -242,6 +252,10 @@ func TestInstallFreshHomes(t *testing.T) {
 		{"claude-desktop", ".config/Claude/claude_desktop_config.json"},
 		{"codex", ".codex/config.toml"},
 		{"claude-code", ".claude.json"},
+		{"opencode", ".config/opencode/opencode.json"},
+		{"gemini", ".gemini/settings.json"},
+		{"windsurf", ".codeium/windsurf/mcp_config.json"},
+		{"vscode", ".config/Code/User/mcp.json"},
 	} {
 		t.Run(c.host, func(t *testing.T) {
 			home, env := installEnv(t)
@@ -304,12 +318,19 @@ func TestInstallProjectScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Project files are committed and shared: they name no path and no
+	// palace of this machine ("loci" on PATH, the palace picked at run time).
 	e := runInstallCLI(t, env, 0, "install", "claude-code", "--scope", "project", "--project", sub)
-	if e.Data.Server[3] != name || len(e.Data.Files) != 2 {
+	if !reflect.DeepEqual(e.Data.Server, []string{"loci", "serve", "--palace", "auto"}) || len(e.Data.Files) != 2 || e.Data.Binary != nil {
 		t.Fatalf("install: %+v", e.Data)
 	}
 	mcp, settings := filepath.Join(repo, ".mcp.json"), filepath.Join(repo, ".claude", "settings.json")
-	if !strings.Contains(readTestFile(t, mcp), `"`+name+`"`) || !strings.Contains(readTestFile(t, settings), "hook prompt-submit") {
+	for _, p := range []string{mcp, settings} {
+		if doc := readTestFile(t, p); strings.Contains(doc, name) || strings.Contains(doc, "/") && !strings.Contains(doc, `"loci`) {
+			t.Errorf("%s is machine-specific:\n%s", p, doc)
+		}
+	}
+	if !strings.Contains(readTestFile(t, mcp), `"command": "loci"`) || !strings.Contains(readTestFile(t, settings), `"loci hook prompt-submit"`) {
 		t.Errorf("project files:\n%s\n%s", readTestFile(t, mcp), readTestFile(t, settings))
 	}
 	runInstallCLI(t, env, 0, "uninstall", "claude-code", "--scope", "project", "--project", repo)
@@ -331,7 +352,7 @@ func TestInstallErrors(t *testing.T) {
 		typ  string
 		code int
 	}{
-		{[]string{"install", "vscode"}, "invalid_args", 2},
+		{[]string{"install", "emacs"}, "invalid_args", 2},
 		{[]string{"install"}, "invalid_args", 2},
 		{[]string{"install", "cursor", "--scope", "global"}, "invalid_args", 2},
 		{[]string{"install", "claude-desktop", "--scope", "project"}, "invalid_args", 2},
@@ -383,5 +404,111 @@ func TestInstallFollowsSymlink(t *testing.T) {
 	}
 	if !strings.Contains(readTestFile(t, real), `"loci"`) {
 		t.Errorf("the link's target was not edited:\n%s", readTestFile(t, real))
+	}
+}
+
+// Each new host gets its entry in the shape its documentation gives.
+func TestInstallNewHostFormats(t *testing.T) {
+	home, env := installEnv(t)
+	for _, c := range []struct{ host, file, want string }{
+		// OpenCode: mcp.<name>, type local, the command line as one array.
+		{"opencode", ".config/opencode/opencode.json", `{"mcp":{"loci":{"type":"local","command":["EXE","serve","--palace","auto"],"enabled":true}}}`},
+		// Gemini CLI and Windsurf: mcpServers.<name> with command and args.
+		{"gemini", ".gemini/settings.json", `{"mcpServers":{"loci":{"command":"EXE","args":["serve","--palace","auto"]}}}`},
+		{"windsurf", ".codeium/windsurf/mcp_config.json", `{"mcpServers":{"loci":{"command":"EXE","args":["serve","--palace","auto"]}}}`},
+		// VS Code: servers.<name> with the transport named.
+		{"vscode", ".config/Code/User/mcp.json", `{"servers":{"loci":{"type":"stdio","command":"EXE","args":["serve","--palace","auto"]}}}`},
+	} {
+		e := runInstallCLI(t, env, 0, "install", c.host)
+		var got, want any
+		json.Unmarshal([]byte(readTestFile(t, filepath.Join(home, c.file))), &got)
+		json.Unmarshal([]byte(strings.ReplaceAll(c.want, "EXE", e.Data.Server[0])), &want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s holds\n%v\nwant\n%v", c.host, c.file, got, want)
+		}
+	}
+	for _, host := range []string{"opencode", "gemini", "vscode"} {
+		repo := t.TempDir()
+		os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+		if e := runInstallCLI(t, env, 0, "install", host, "--scope", "project", "--project", repo); e.Data.Files[0].Action != "create" {
+			t.Errorf("%s project scope: %+v", host, e.Data)
+		}
+	}
+	runInstallCLI(t, env, 2, "install", "windsurf", "--scope", "project", "--project", t.TempDir())
+}
+
+// User scope keeps the binary in ~/.local/bin, so host configs outlive
+// the clone it was built in; backups go to the data dir, one per file.
+func TestInstallStableHomeAndBackups(t *testing.T) {
+	home, env := installEnv(t)
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	writeTestFile(t, cursor, "{\n  \"mcpServers\": {}\n}\n")
+	e := runInstallCLI(t, env, 0, "install", "cursor")
+	kept := filepath.Join(home, ".local", "bin", "loci")
+	if e.Data.Server[0] != kept || e.Data.Binary == nil || e.Data.Binary.Path != kept {
+		t.Fatalf("install: %+v", e.Data)
+	}
+	if st, err := os.Stat(kept); err != nil || st.Mode()&0o111 == 0 {
+		t.Fatalf("%s: %v", kept, err)
+	}
+	cmd := exec.Command(kept, "version", "--format", "json")
+	cmd.Env = append(os.Environ(), "LOCI_TEST_MAIN=1")
+	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), `"ok":true`) {
+		t.Errorf("the kept binary does not run: %v\n%s", err, out)
+	}
+	if again := runInstallCLI(t, env, 0, "install", "cursor"); again.Data.Binary != nil || again.Data.Changed {
+		t.Errorf("second install copied the binary again: %+v", again.Data)
+	}
+	// Install and uninstall twice: no backup beside the file, one in the
+	// data dir, and the report says where.
+	un := runInstallCLI(t, env, 0, "uninstall", "cursor")
+	runInstallCLI(t, env, 0, "install", "cursor")
+	runInstallCLI(t, env, 0, "uninstall", "cursor")
+	if m, _ := filepath.Glob(cursor + ".*"); len(m) != 0 {
+		t.Errorf("backups beside the config: %v", m)
+	}
+	if b := backups(t, cursor); len(b) != 1 || !strings.Contains(un.Data.Message, filepath.Join(home, "loci-data", "backups")) {
+		t.Errorf("backups %v; message %q", b, un.Data.Message)
+	}
+}
+
+// --allow-tools adds Claude Code's permission rule for loci's tools;
+// uninstall takes it out again and leaves the other rules.
+func TestInstallAllowTools(t *testing.T) {
+	home, env := installEnv(t)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	orig := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm test)\"\n    ]\n  }\n}\n"
+	writeTestFile(t, settings, orig)
+	if e := runInstallCLI(t, env, 0, "install", "claude-code"); !strings.Contains(e.Data.Message, "--allow-tools") {
+		t.Errorf("install does not offer --allow-tools: %q", e.Data.Message)
+	}
+	runInstallCLI(t, env, 0, "install", "claude-code", "--allow-tools")
+	var set struct {
+		Permissions struct {
+			Allow []string `json:"allow"`
+		} `json:"permissions"`
+	}
+	json.Unmarshal([]byte(readTestFile(t, settings)), &set)
+	if !reflect.DeepEqual(set.Permissions.Allow, []string{"Bash(npm test)", "mcp__loci"}) {
+		t.Errorf("permissions.allow = %v", set.Permissions.Allow)
+	}
+	runInstallCLI(t, env, 0, "uninstall", "claude-code")
+	if got := readTestFile(t, settings); got != orig {
+		t.Errorf("settings after uninstall:\n%s", got)
+	}
+}
+
+// `loci install` without a host lists the hosts found on this machine
+// (in a pipe: an invalid_args error carrying them).
+func TestInstallDetectsHosts(t *testing.T) {
+	home, env := installEnv(t)
+	env = append(env, "PATH="+filepath.Join(home, "bin")) // no host commands
+	for _, d := range []string{".cursor", ".gemini", ".config/opencode"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	e := runInstallCLI(t, env, 2, "install")
+	detected, _ := e.Error.Detail["detected"].([]any)
+	if len(detected) != 3 || detected[0] != "cursor" || !strings.Contains(e.Error.Hint, "loci install cursor") {
+		t.Errorf("install without a host: %+v", e.Error)
 	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,13 @@ import (
 // pseudo-terminal, as a person at a shell runs it; stdout is a pipe.
 // It returns the process, its stdout and what it writes to stderr.
 func startOnTTY(t *testing.T, home string, ttyStderr bool, args ...string) (*exec.Cmd, *os.File, *bufio.Reader) {
+	cmd, stdout, stderr, _ := startOnTTYEnv(t, home, nil, ttyStderr, args...)
+	return cmd, stdout, stderr
+}
+
+// startOnTTYEnv is startOnTTY with extra environment; it also returns the
+// terminal's input side, to type answers.
+func startOnTTYEnv(t *testing.T, home string, env []string, ttyStderr bool, args ...string) (*exec.Cmd, *os.File, *bufio.Reader, *os.File) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -23,7 +32,7 @@ func startOnTTY(t *testing.T, home string, ttyStderr bool, args ...string) (*exe
 	}
 	t.Cleanup(func() { ptmx.Close(); tty.Close() })
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home, "LOCI_EMBEDDER=hash"), cliEnvVars...)
+	cmd.Env = append(append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home, "LOCI_EMBEDDER=hash"), cliEnvVars...), env...)
 	cmd.Stdin = tty
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -44,7 +53,7 @@ func startOnTTY(t *testing.T, home string, ttyStderr bool, args ...string) (*exe
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, stdout.(*os.File), stderr
+	return cmd, stdout.(*os.File), stderr, ptmx
 }
 
 // readUntil reads lines from r until one contains want, or fails after
@@ -127,5 +136,29 @@ func TestImportProgressOnATerminal(t *testing.T) {
 	_, quiet, code := runLociOnce(t, home, []string{"LOCI_EMBEDDER=hash"}, "", "import", file, "--palace", "h", "--format", "json")
 	if code != 0 || strings.Contains(quiet, "import: ") {
 		t.Errorf("import with stderr a pipe: exit %d, stderr %q", code, quiet)
+	}
+}
+
+// At a terminal, `loci install` without a host asks which of the hosts it
+// found to set up, and installs the one chosen.
+func TestInstallAsksAtATerminal(t *testing.T) {
+	t.Parallel()
+	home, env := installEnv(t)
+	env = append(env, "PATH="+filepath.Join(home, "bin"))
+	for _, d := range []string{".cursor", ".gemini"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	cmd, stdout, stderr, term := startOnTTYEnv(t, filepath.Join(home, "loci-data"), env, true, "install", "--format", "json")
+	readUntil(t, stderr, "2) gemini")
+	if _, err := term.Write([]byte("2\n")); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(stdout)
+	cmd.Wait()
+	if !strings.Contains(string(out), `"host":"gemini"`) {
+		t.Fatalf("install after choosing 2: %s", out)
+	}
+	if doc := readTestFile(t, filepath.Join(home, ".gemini", "settings.json")); !strings.Contains(doc, `"loci"`) {
+		t.Errorf("gemini settings:\n%s", doc)
 	}
 }
