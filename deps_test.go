@@ -1,7 +1,11 @@
 package loci_test
 
 import (
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -92,5 +96,47 @@ func TestStoreBoundary(t *testing.T) {
 	}
 	if backends == 0 {
 		t.Fatal("no store backend found; the check is not looking at anything")
+	}
+}
+
+// TestOneWordSplitter: text is split into words in palace/words and
+// nowhere else, except by the tokenizers whose output must not change
+// with ours: the keyword index's (palace/bm25, equal to SQLite FTS5's)
+// and the embedders' (palace/embed/..., fixed by each model and by the
+// vectors already stored).
+func TestOneWordSplitter(t *testing.T) {
+	allowed := func(path string) bool {
+		path = filepath.ToSlash(path)
+		return strings.HasPrefix(path, "palace/words/") || strings.HasPrefix(path, "palace/bm25/") ||
+			strings.HasPrefix(path, "palace/embed/")
+	}
+	// A word test: a letter-or-digit predicate, the heart of a splitter.
+	splitter := regexp.MustCompile(`unicode\.IsLetter\(\w+\)\s*\|\|\s*unicode\.IsDigit|!unicode\.IsLetter\(\w+\)\s*&&\s*!unicode\.IsDigit`)
+	checked := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		checked++
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if splitter.Match(src) && !allowed(path) {
+			t.Errorf("%s splits text into words itself: use palace/words", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d Go files: is the test running at the module root?", checked)
 	}
 }

@@ -1,6 +1,7 @@
 package dreamer
 
 import (
+	"github.com/loci-mem/loci/palace/words"
 	"hash/fnv"
 	"math"
 	"sort"
@@ -163,10 +164,7 @@ func stem(w string) string {
 	for _, suf := range []string{"'s", "'m", "'re", "'ve", "'ll", "'d"} {
 		w = strings.TrimSuffix(w, suf)
 	}
-	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-		w = w[:len(w)-1]
-	}
-	return w
+	return words.Fold(w)
 }
 
 func hasDigit(w string) bool {
@@ -184,34 +182,17 @@ type rawWord struct {
 	initial bool
 }
 
-// splitWords splits text into words (letters, digits, inner apostrophes)
-// and marks the ones that start a sentence.
+// splitWords splits text into words (words.Each, inner apostrophes
+// kept) and marks the ones that start a sentence: the first, and any
+// after sentence punctuation, a line break, a quote or a parenthesis.
 func splitWords(text string) []rawWord {
 	var out []rawWord
-	initial := true
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			out = append(out, rawWord{text[start:end], initial})
-			initial = false
-			start = -1
-		}
-	}
-	for i, r := range text {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || ((r == '\'' || r == '’') && start >= 0)
-		if inWord {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-		switch r {
-		case '.', '!', '?', ':', ';', '\n', '"', '“', '(':
-			initial = true
-		}
-	}
-	flush(len(text))
+	prev := 0
+	words.Each(text, words.Apostrophes, func(w words.Word) {
+		initial := len(out) == 0 || strings.ContainsAny(text[prev:w.Start], ".!?:;\n\"“(")
+		out = append(out, rawWord{w.Text, initial})
+		prev = w.End
+	})
 	return out
 }
 

@@ -2,8 +2,8 @@ package palace
 
 import (
 	"context"
+	"github.com/loci-mem/loci/palace/words"
 	"sort"
-	"strings"
 )
 
 // Closets are the dreamer's per-room keyword and summary indexes (see
@@ -70,11 +70,5 @@ func (p *Palace) closetBoost(ctx context.Context, query string, hits []Hit) []Hi
 }
 
 // closetStem folds a word the way closet keywords and query terms are
-// compared: lower case, a plural "s" dropped.
-func closetStem(w string) string {
-	w = strings.ToLower(w)
-	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
+// compared (words.Fold).
+func closetStem(w string) string { return words.Fold(w) }

@@ -1,12 +1,11 @@
 package facts
 
 import (
-	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/words"
 
 	"regexp"
 	"sort"
 	"strings"
-	"unicode"
 )
 
 // Write hygiene for facts: a new fact is compared with the facts the
@@ -125,21 +124,14 @@ func normValue(kind, v string) string {
 	return v
 }
 
-// contentWords splits text into lower-case words, drops stopwords (the
-// keyword search's list) and strips a plural "s" so "ports" meets "port".
+// contentWords splits text into lower-case words, drops stopwords and
+// folds plurals (words.Fold) so "ports" meets "port".
 func contentWords(text string) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := words[:0]
-	for _, w := range words {
-		if palace.IsStopword(w) {
-			continue
+	var out []string
+	for _, w := range words.Lower(text, 0) {
+		if !words.IsStopword(w) {
+			out = append(out, words.Fold(w))
 		}
-		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-			w = w[:len(w)-1]
-		}
-		out = append(out, w)
 	}
 	return out
 }

@@ -3,18 +3,9 @@ package hooks
 import (
 	"strings"
 	"unicode"
+
+	"github.com/loci-mem/loci/palace/words"
 )
-
-// isCJK reports whether r belongs to a script written without spaces
-// between words: Han ideographs, Hiragana and Katakana. (Hangul separates
-// words with spaces, so it counts like Latin.)
-func isCJK(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
-}
-
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-}
 
 // CountWords counts the words of a prompt the way a reader would across
 // scripts. Text is split at white space and at the edges of CJK runs; a
@@ -35,7 +26,7 @@ func CountWords(s string) int {
 	}
 	for _, r := range s {
 		switch {
-		case isCJK(r):
+		case words.IsCJK(r):
 			if word {
 				n++
 				word = false
@@ -47,7 +38,7 @@ func CountWords(s string) int {
 			if cjk > 0 {
 				flush()
 			}
-			if isWordRune(r) {
+			if words.IsWordRune(r) {
 				word = true
 			}
 		}
@@ -70,10 +61,10 @@ var hookStopwords = func() map[string]bool {
 	return m
 }()
 
-// terms splits text into the units used for lexical coverage: lower-cased
-// runs of letters and digits of at least two characters (stopwords
-// dropped), and the character bigrams of each CJK run (a lone CJK
-// character counts as itself). Each term appears once.
+// terms splits text into the units used for lexical coverage: its words
+// (words.Each) of at least two characters, lower-cased and stemmed
+// (words.Stem), stopwords dropped, and the character bigrams of each CJK
+// run (a lone CJK character counts as itself). Each term appears once.
 func terms(s string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -83,37 +74,21 @@ func terms(s string) []string {
 			out = append(out, t)
 		}
 	}
-	var run []rune
-	runCJK := false
-	flush := func() {
+	words.Each(s, 0, func(w words.Word) {
+		run := []rune(strings.ToLower(w.Text))
 		switch {
-		case len(run) == 0:
-		case runCJK && len(run) == 1:
+		case w.CJK && len(run) == 1:
 			add(string(run))
-		case runCJK:
+		case w.CJK:
 			for i := 0; i+1 < len(run); i++ {
 				add(string(run[i : i+2]))
 			}
 		case len(run) >= 2:
-			if w := string(run); !hookStopwords[w] {
-				add(stem(w))
+			if t := string(run); !hookStopwords[t] {
+				add(words.Stem(t))
 			}
 		}
-		run = run[:0]
-	}
-	for _, r := range s {
-		cjk := isCJK(r)
-		if !cjk && !isWordRune(r) {
-			flush()
-			continue
-		}
-		if len(run) > 0 && cjk != runCJK {
-			flush()
-		}
-		runCJK = cjk
-		run = append(run, unicode.ToLower(r))
-	}
-	flush()
+	})
 	return out
 }
 
@@ -169,34 +144,4 @@ func similar(a, b map[string]bool) bool {
 	// not, and showing both repeats the same text.
 	small := min(len(a), len(b))
 	return 2*both >= len(a)+len(b)-both || small >= 3 && 5*both >= 4*small
-}
-
-// stem strips the commonest English inflections so that "deploys",
-// "deployed" and "deploying" all match "deploy": a light suffix stripper,
-// applied alike to prompts and memories, not a full stemmer.
-func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = undouble(w[:n-3])
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		w = undouble(w[:n-2])
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:n-3] + "y"
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
-		w = w[:n-1]
-	}
-	if len(w) > 4 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble turns a final doubled consonant into one ("runn" to "run").
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouslz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
 }

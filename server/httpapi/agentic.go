@@ -2,9 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"github.com/loci-mem/loci/palace/words"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/loci-mem/loci/palace"
 )
@@ -136,15 +136,14 @@ func (a *API) llmRerank(ctx context.Context, query string, hits []palace.Hit) []
 
 var splitWords = []string{" and ", " or ", " also ", " then ", " plus ", " versus ", " vs "}
 
-var stopWords = map[string]bool{}
+// requestWords are the words of a request to the memory ("tell me",
+// "please find") that a keyword sub-query drops on top of the function
+// words (words.IsStopword).
+var requestWords = map[string]bool{}
 
 func init() {
-	for _, w := range strings.Fields(`a an the and or but if then so of in on at to for from by with about as into
-	is are was were be been being am do does did have has had i me my mine we us our you your he him his she her it its
-	they them their what which who whom whose when where why how this that these those there here can could would should
-	will shall may might must not no yes also just very too than any some all each every other such only own same
-	tell show give find please like want know`) {
-		stopWords[w] = true
+	for _, w := range strings.Fields(`tell show give find please like want know yes every mine whose`) {
+		requestWords[w] = true
 	}
 }
 
@@ -174,10 +173,8 @@ func decompose(query string) []subQuery {
 		}
 	}
 	var content []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	}) {
-		if !stopWords[w] && len(w) > 1 {
+	for _, w := range words.Lower(query, words.Apostrophes) {
+		if !words.IsStopword(w) && !requestWords[w] && len(w) > 1 {
 			content = append(content, w)
 		}
 	}

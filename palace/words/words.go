@@ -1,0 +1,164 @@
+// Package words is where loci splits text into words, for every purpose
+// but one: query terms, the fact queue's near-duplicate test, closet
+// keywords, the dreamer's text signatures and the hooks' coverage measure
+// all split here, by one rule, and fold or stem words with the helpers
+// below. The exception is the keyword index's own tokenizer (palace/bm25),
+// which must equal SQLite FTS5's token for token and so keeps FTS5's rules.
+//
+// A word is a maximal run of letters, digits and combining marks. Two
+// options widen it: an apostrophe between word characters ("don't") and an
+// underscore between them ("fact_horizon"). Runs of Han, Hiragana and
+// Katakana, scripts written without spaces, are words of their own, apart
+// from any letters around them, and are marked so callers can split them
+// further (the hooks take their character bigrams).
+package words
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Option widens what a word holds.
+type Option uint8
+
+const (
+	// Apostrophes keeps an apostrophe (' or ’) between word characters
+	// inside the word: "don't", "Alice's".
+	Apostrophes Option = 1 << iota
+	// Underscores keeps an underscore between word characters inside the
+	// word, as identifiers are written: "fact_horizon".
+	Underscores
+)
+
+// Word is one word of a text: Text is the slice of the original (case as
+// written), at byte offsets Start and End. CJK marks a run of Han,
+// Hiragana or Katakana.
+type Word struct {
+	Text       string
+	Start, End int
+	CJK        bool
+}
+
+// IsCJK reports whether r belongs to a script written without spaces
+// between words: Han ideographs, Hiragana and Katakana. (Hangul separates
+// words with spaces, so it counts like Latin.)
+func IsCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
+}
+
+// IsWordRune reports whether r is part of a word: a letter, a digit or a
+// combining mark (so "café" written with a combining accent stays one
+// word).
+func IsWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// Each calls fn with the words of text in order.
+func Each(text string, opt Option, fn func(Word)) {
+	start, cjk := -1, false
+	joiner := -1 // offset of a pending apostrophe or underscore
+	emit := func(end int) {
+		if start >= 0 {
+			fn(Word{Text: text[start:end], Start: start, End: end, CJK: cjk})
+		}
+		start, joiner = -1, -1
+	}
+	for i, r := range text {
+		switch {
+		case IsWordRune(r):
+			c := IsCJK(r)
+			if start >= 0 && c != cjk {
+				emit(i)
+			}
+			if start < 0 {
+				start, cjk = i, c
+			}
+			joiner = -1
+		case start >= 0 && !cjk && joiner < 0 && (opt&Apostrophes != 0 && (r == '\'' || r == '’') || opt&Underscores != 0 && r == '_'):
+			joiner = i // kept only if a word character follows
+		default:
+			if joiner >= 0 {
+				emit(joiner)
+			} else {
+				emit(i)
+			}
+		}
+	}
+	if joiner >= 0 {
+		emit(joiner)
+	} else {
+		emit(len(text))
+	}
+}
+
+// Lower returns text's words in lower case.
+func Lower(text string, opt Option) []string {
+	var out []string
+	Each(text, opt, func(w Word) { out = append(out, strings.ToLower(w.Text)) })
+	return out
+}
+
+// Fold is the lightest normalisation, for matching a word against a
+// keyword list: lower case, and a plural "s" dropped ("ports" meets
+// "port", "class" keeps its "ss").
+func Fold(w string) string {
+	w = strings.ToLower(w)
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// Stem strips the commonest English inflections of a lower-case word, so
+// that "deploys", "deployed" and "deploying" all give "deploy": a light
+// suffix stripper applied alike to both sides of a comparison, not a full
+// stemmer (the keyword index uses Porter's, in palace/bm25).
+func Stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		w = undouble(w[:n-3])
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		w = undouble(w[:n-2])
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:n-3] + "y"
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		w = w[:n-1]
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble turns a final doubled consonant into one ("runn" to "run").
+func undouble(w string) string {
+	n := len(w)
+	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouslz", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
+}
+
+// stopwords are dropped from keyword queries and from word comparisons: they match nearly every
+// drawer and drown the words that carry the question. The list is the
+// usual English function words plus question words ("when", "did").
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are
+	as at be because been before being below between both but by can could did do does doing down
+	during each few for from further had has have having he her here hers herself him himself his how
+	i if in into is it its itself just me more most my myself no nor not now of off on once only or
+	other our ours ourselves out over own same she should so some such than that the their theirs them
+	themselves then there these they this those through to too under until up very was we were what
+	when where which while who whom why will with would you your yours yourself yourselves also ever
+	s t don doesn didn isn wasn aren weren won wouldn shouldn couldn ve ll re d m o y let lets get got
+	tell say said like may might must shall much many`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// IsStopword reports whether w (lower case) is one of the function words
+// that queries and word comparisons drop.
+func IsStopword(w string) bool { return stopwords[w] }

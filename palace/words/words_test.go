@@ -1,0 +1,60 @@
+package words_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/loci-mem/loci/palace/words"
+)
+
+func TestEach(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		opt  words.Option
+		want []string
+	}{
+		{"Deploys run on Fridays, after the smoke-tests!", 0, []string{"Deploys", "run", "on", "Fridays", "after", "the", "smoke", "tests"}},
+		{"don't stop Alice's car", 0, []string{"don", "t", "stop", "Alice", "s", "car"}},
+		{"don't stop Alice's car", words.Apostrophes, []string{"don't", "stop", "Alice's", "car"}},
+		{"rock’n’roll dogs' 'quoted'", words.Apostrophes, []string{"rock’n’roll", "dogs", "quoted"}},
+		{"set fact_horizon to 30d; _x_ a__b", words.Underscores, []string{"set", "fact_horizon", "to", "30d", "x", "a", "b"}},
+		{"set fact_horizon", 0, []string{"set", "fact", "horizon"}},
+		{"cafe\u0301 naïve", 0, []string{"cafe\u0301", "naïve"}},
+		{"用loci部署服务", 0, []string{"用", "loci", "部署服务"}},
+		{"", 0, nil},
+		{"?! --", words.Apostrophes | words.Underscores, nil},
+	} {
+		var got []string
+		words.Each(c.text, c.opt, func(w words.Word) {
+			if c.text[w.Start:w.End] != w.Text {
+				t.Errorf("%q: offsets %d:%d do not give %q", c.text, w.Start, w.End, w.Text)
+			}
+			got = append(got, w.Text)
+		})
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Each(%q, %d) = %q, want %q", c.text, c.opt, got, c.want)
+		}
+	}
+	var cjk []bool
+	words.Each("用loci部署", 0, func(w words.Word) { cjk = append(cjk, w.CJK) })
+	if !reflect.DeepEqual(cjk, []bool{true, false, true}) {
+		t.Errorf("CJK marks %v", cjk)
+	}
+}
+
+func TestFoldAndStem(t *testing.T) {
+	for in, want := range map[string]string{"Ports": "port", "class": "class", "bus": "bus", "buses": "buse", "its": "its"} {
+		if got := words.Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"deploys": "deploy", "deployed": "deploy", "deploying": "deploy",
+		"running": "run", "libraries": "library", "status": "status", "cache": "cach", "caches": "cach"} {
+		if got := words.Stem(in); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !words.IsStopword("the") || words.IsStopword("deploy") {
+		t.Error("IsStopword")
+	}
+}
