@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/loci-mem/loci/cmd/loci/hostconfig"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,29 +88,29 @@ func TestPluginHooksRun(t *testing.T) {
 	root := pluginRoot(t)
 	repo := t.TempDir()
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
-	for _, ev := range claudeHookEvents {
-		groups := doc.Hooks[ev.event]
+	for _, ev := range hostconfig.ClaudeHooks {
+		groups := doc.Hooks[ev.Event]
 		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
-			t.Fatalf("hooks.%s: %+v", ev.event, groups)
+			t.Fatalf("hooks.%s: %+v", ev.Event, groups)
 		}
 		h := groups[0].Hooks[0]
-		if h.Type != "command" || h.Timeout != ev.timeout || !strings.Contains(h.Command, "${CLAUDE_PLUGIN_ROOT}/hooks/run-loci") {
-			t.Errorf("hooks.%s = %+v", ev.event, h)
+		if h.Type != "command" || h.Timeout != ev.Timeout || !strings.Contains(h.Command, "${CLAUDE_PLUGIN_ROOT}/hooks/run-loci") {
+			t.Errorf("hooks.%s = %+v", ev.Event, h)
 		}
 		// Run it the way Claude Code does: through a shell, input on stdin.
 		in := `{"session_id":"p","transcript_path":"` + filepath.Join(repo, "none.jsonl") + `","cwd":"` + repo +
-			`","hook_event_name":"` + ev.event + `","prompt":"what did we decide about caching"}`
+			`","hook_event_name":"` + ev.Event + `","prompt":"what did we decide about caching"}`
 		cmd := exec.Command("sh", "-c", h.Command)
 		cmd.Env = append(os.Environ(), "CLAUDE_PLUGIN_ROOT="+root, "LOCI_BIN="+os.Args[0],
 			"LOCI_TEST_MAIN=1", "LOCI_HOME="+t.TempDir())
 		cmd.Stdin = strings.NewReader(in)
 		out, err := cmd.Output()
 		if err != nil || !json.Valid(out) || !strings.HasPrefix(string(out), `{"continue":true`) {
-			t.Errorf("hooks.%s: %q, %v", ev.event, out, err)
+			t.Errorf("hooks.%s: %q, %v", ev.Event, out, err)
 		}
 	}
-	if len(doc.Hooks) != len(claudeHookEvents) {
-		t.Errorf("hooks.json has %d events, want %d", len(doc.Hooks), len(claudeHookEvents))
+	if len(doc.Hooks) != len(hostconfig.ClaudeHooks) {
+		t.Errorf("hooks.json has %d events, want %d", len(doc.Hooks), len(hostconfig.ClaudeHooks))
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/loci-mem/loci/cmd/loci/hostconfig"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +24,9 @@ func installEnv(t *testing.T) (home string, env []string) {
 }
 
 type envelope struct {
-	OK    bool          `json:"ok"`
-	Data  installReport `json:"data"`
-	Error *cliError     `json:"error"`
+	OK    bool              `json:"ok"`
+	Data  hostconfig.Report `json:"data"`
+	Error *cliError         `json:"error"`
 }
 
 // runInstallCLI runs `loci args... --format json` and decodes the envelope.
@@ -176,16 +177,16 @@ func TestInstallClaudeCodeUser(t *testing.T) {
 	if set.Model != "opus" || len(set.Hooks["PreToolUse"]) != 1 || len(set.Hooks["Stop"]) != 2 {
 		t.Errorf("settings lost something: %+v", set)
 	}
-	for _, ev := range claudeHookEvents {
-		groups := set.Hooks[ev.event]
+	for _, ev := range hostconfig.ClaudeHooks {
+		groups := set.Hooks[ev.Event]
 		last := string(groups[len(groups)-1])
-		if !strings.Contains(last, `hook `+ev.sub+`"`) || !strings.Contains(last, `"timeout":`) {
-			t.Errorf("hooks.%s = %s", ev.event, last)
+		if !strings.Contains(last, `hook `+ev.Sub+`"`) || !strings.Contains(last, `"timeout":`) {
+			t.Errorf("hooks.%s = %s", ev.Event, last)
 		}
 	}
 
 	// The installed hook command really runs loci's hook.
-	stopCmd := shellFields(hookCommandIn(t, settings, "SessionStart"))
+	stopCmd := strings.Fields(hookCommandIn(t, settings, "SessionStart"))
 	input := `{"session_id":"s","transcript_path":"","cwd":"` + home + `","hook_event_name":"SessionStart","source":"startup"}`
 	out, _, code := runLociOnce(t, t.TempDir(), env, input, stopCmd[1:]...)
 	if code != 0 || !strings.HasPrefix(out, `{"continue":true`) {
@@ -235,13 +236,26 @@ func hookCommandIn(t *testing.T, settings, event string) string {
 	return groups[len(groups)-1].Hooks[0].Command
 }
 
+// topKeys lists a JSON object's keys in the order the document has them.
 func topKeys(t *testing.T, doc string) []string {
 	t.Helper()
-	o, err := parseObject([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
+	dec := json.NewDecoder(strings.NewReader(doc))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %v", err)
 	}
-	return o.keys
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }
 
 // TestInstallFreshHomes installs into homes with no config at all: files
@@ -290,6 +304,7 @@ func TestInstallFreshHomes(t *testing.T) {
 }
 
 func TestInstallCodexKeepsTheRest(t *testing.T) {
+	codexConfig := readTestFile(t, filepath.Join("hostconfig", "testdata", "codex-config.toml"))
 	home, env := installEnv(t)
 	path := filepath.Join(home, ".codex", "config.toml")
 	writeTestFile(t, path, codexConfig)

@@ -1,4 +1,4 @@
-package main
+package hostconfig
 
 import (
 	"encoding/json"
@@ -25,21 +25,21 @@ type configTarget struct {
 
 type editFunc func(doc []byte) (out []byte, changes, notes []string, err error)
 
-// installHosts lists the hosts `loci install` knows, in the order help shows.
-var installHosts = []string{"claude-code", "cursor", "claude-desktop", "codex", "opencode", "gemini", "windsurf", "vscode"}
+// Hosts lists the hosts `loci install` knows, in the order help shows.
+var Hosts = []string{"claude-code", "cursor", "claude-desktop", "codex", "opencode", "gemini", "windsurf", "vscode"}
 
 // hostTargets returns the files loci edits for a host and scope.
-func hostTargets(o *installOptions) ([]configTarget, error) {
+func hostTargets(o *Options) ([]configTarget, error) {
 	home := o.home
 	args := []string{"serve", "--palace", o.palaceArg}
 	userPerm := os.FileMode(0o600)
 	projPerm := os.FileMode(0o644)
-	switch o.host {
+	switch o.Host {
 	case "claude-code":
 		entry := mcpEntry{Type: "stdio", Command: o.exe, Args: args}
 		settings := claudeSettingsEdit(o)
 		mcpFile, settingsFile, perm := filepath.Join(o.root, ".mcp.json"), filepath.Join(o.root, ".claude", "settings.json"), projPerm
-		if o.scope == "user" {
+		if o.Scope == "user" {
 			dir, state := filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json")
 			if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 				dir, state = d, filepath.Join(d, ".claude.json")
@@ -55,19 +55,19 @@ func hostTargets(o *installOptions) ([]configTarget, error) {
 		entry := mcpEntry{Command: o.exe, Args: args}
 		path := filepath.Join(home, ".cursor", "mcp.json")
 		perm := userPerm
-		if o.scope == "project" {
+		if o.Scope == "project" {
 			path, perm = filepath.Join(o.root, ".cursor", "mcp.json"), projPerm
 		}
 		return []configTarget{{path, perm, mcpInstall(entry), mcpUninstall(o)}}, nil
 	case "claude-desktop":
-		if o.scope == "project" {
-			return nil, invalidArgs("Claude Desktop has no project scope", "Use --scope user")
+		if o.Scope == "project" {
+			return nil, invalid("Claude Desktop has no project scope", "Use --scope user")
 		}
 		dir := os.Getenv("XDG_CONFIG_HOME")
 		if dir == "" || !filepath.IsAbs(dir) {
 			d, err := os.UserConfigDir()
 			if err != nil {
-				return nil, &cliError{Type: "io", Message: "find the user config directory: " + err.Error()}
+				return nil, &Error{Type: "io", Message: "find the user config directory: " + err.Error()}
 			}
 			dir = d
 		}
@@ -79,7 +79,7 @@ func hostTargets(o *installOptions) ([]configTarget, error) {
 		if d := os.Getenv("CODEX_HOME"); d != "" {
 			path = filepath.Join(d, "config.toml")
 		}
-		if o.scope == "project" {
+		if o.Scope == "project" {
 			path, perm = filepath.Join(o.root, ".codex", "config.toml"), projPerm
 		}
 		block := tomlServerBlock(mcpServerName, o.exe, args)
@@ -88,7 +88,7 @@ func hostTargets(o *installOptions) ([]configTarget, error) {
 		// opencode.json: mcp.<name> = {type: local, command: [argv...], enabled}.
 		path := filepath.Join(userConfigDir(), "opencode", "opencode.json")
 		perm := userPerm
-		if o.scope == "project" {
+		if o.Scope == "project" {
 			path, perm = filepath.Join(o.root, "opencode.json"), projPerm
 		}
 		entry := openCodeEntry{Type: "local", Command: append([]string{o.exe}, args...), Enabled: true}
@@ -97,13 +97,13 @@ func hostTargets(o *installOptions) ([]configTarget, error) {
 		// Gemini CLI's settings.json: mcpServers.<name> = {command, args}.
 		path := filepath.Join(home, ".gemini", "settings.json")
 		perm := userPerm
-		if o.scope == "project" {
+		if o.Scope == "project" {
 			path, perm = filepath.Join(o.root, ".gemini", "settings.json"), projPerm
 		}
 		return []configTarget{{path, perm, mcpInstall(mcpEntry{Command: o.exe, Args: args}), mcpUninstall(o)}}, nil
 	case "windsurf":
-		if o.scope == "project" {
-			return nil, invalidArgs("Windsurf reads MCP servers only from the user's mcp_config.json", "Use --scope user")
+		if o.Scope == "project" {
+			return nil, invalid("Windsurf reads MCP servers only from the user's mcp_config.json", "Use --scope user")
 		}
 		path := filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")
 		return []configTarget{{path, userPerm, mcpInstall(mcpEntry{Command: o.exe, Args: args}), mcpUninstall(o)}}, nil
@@ -111,30 +111,30 @@ func hostTargets(o *installOptions) ([]configTarget, error) {
 		// VS Code's mcp.json names its map "servers" and the transport.
 		path := filepath.Join(userConfigDir(), "Code", "User", "mcp.json")
 		perm := userPerm
-		if o.scope == "project" {
+		if o.Scope == "project" {
 			path, perm = filepath.Join(o.root, ".vscode", "mcp.json"), projPerm
 		}
 		entry := mcpEntry{Type: "stdio", Command: o.exe, Args: args}
 		return []configTarget{{path, perm, serversInstall("servers", entry), serversUninstall(o, "servers")}}, nil
 	}
-	return nil, invalidArgs(fmt.Sprintf("unknown host %q", o.host), "Use one of: "+strings.Join(installHosts, ", "))
+	return nil, invalid(fmt.Sprintf("unknown host %q", o.Host), "Use one of: "+strings.Join(Hosts, ", "))
 }
 
 // claudeSettingsEdit edits Claude Code's settings.json: loci's hooks
 // (unless --no-hooks) and, with --allow-tools, a permission rule that
 // allows every tool of the loci server. Uninstall removes both. Both
 // edits nil: install leaves settings.json alone.
-func claudeSettingsEdit(o *installOptions) hookEdits {
+func claudeSettingsEdit(o *Options) hookEdits {
 	hooks := claudeHooksEdit(o)
 	perms := claudePermissionEdit()
-	if o.noHooks && !o.allowTools {
+	if o.NoHooks && !o.AllowTools {
 		return hookEdits{}
 	}
 	install := hooks.install
 	switch {
-	case o.noHooks:
+	case o.NoHooks:
 		install = perms.install
-	case o.allowTools:
+	case o.AllowTools:
 		install = chainEdits(hooks.install, perms.install)
 	}
 	return hookEdits{install, chainEdits(hooks.uninstall, perms.uninstall)}
@@ -208,7 +208,7 @@ func claudePermissionEdit() hookEdits {
 
 // isLociBinary reports whether cmd runs loci: this very binary, or any
 // executable named loci (an older install at another path).
-func (o *installOptions) isLociBinary(cmd string) bool {
+func (o *Options) isLociBinary(cmd string) bool {
 	base := strings.TrimSuffix(filepath.Base(cmd), ".exe")
 	return cmd == o.exe || base == "loci"
 }
@@ -270,7 +270,7 @@ type openCodeEntry struct {
 func mcpInstall(entry mcpEntry) editFunc { return serversInstall("mcpServers", entry) }
 
 // mcpUninstall removes mcpServers.loci; see serversUninstall.
-func mcpUninstall(o *installOptions) editFunc { return serversUninstall(o, "mcpServers") }
+func mcpUninstall(o *Options) editFunc { return serversUninstall(o, "mcpServers") }
 
 // serversInstall puts entry at <key>.loci, unless an entry with the same
 // fields is there already.
@@ -308,7 +308,7 @@ func entryHas(have, want map[string]any) bool {
 
 // serversUninstall removes <key>.loci when it runs a loci binary, and
 // <key> itself when nothing else is left in it.
-func serversUninstall(o *installOptions, key string) editFunc {
+func serversUninstall(o *Options, key string) editFunc {
 	return jsonEdit(func(doc *jsonObject) ([]string, []string, error) {
 		if _, ok := doc.get(key); !ok {
 			return nil, nil, nil
@@ -354,13 +354,17 @@ func entryCommand(raw json.RawMessage) string {
 	return ""
 }
 
-// claudeHookEvents are the hooks loci installs in Claude Code's settings,
-// with the timeouts (seconds) Claude Code enforces; loci's own budgets are
-// shorter (see hook.go).
-var claudeHookEvents = []struct {
-	event, sub string
-	timeout    int
-}{
+// ClaudeHook is one hook loci installs in Claude Code's settings: the
+// event, the `loci hook` subcommand that answers it and the timeout
+// (seconds) Claude Code enforces; loci's own budgets are shorter (see
+// cmd/loci/hook.go).
+type ClaudeHook struct {
+	Event, Sub string
+	Timeout    int
+}
+
+// ClaudeHooks are the hooks loci installs, in order.
+var ClaudeHooks = []ClaudeHook{
 	{"SessionStart", "session-start", 10},
 	{"UserPromptSubmit", "prompt-submit", 5},
 	{"Stop", "stop", 15},
@@ -370,11 +374,11 @@ var claudeHookEvents = []struct {
 type hookEdits struct{ install, uninstall editFunc }
 
 // claudeHooksEdit edits the "hooks" object of a Claude Code settings file.
-func claudeHooksEdit(o *installOptions) hookEdits {
+func claudeHooksEdit(o *Options) hookEdits {
 	command := func(sub string) string {
 		c := shellQuote(o.exe) + " hook " + sub
-		if o.palaceFlag != "" {
-			c += " --palace " + shellQuote(o.palaceFlag)
+		if o.Palace != "" {
+			c += " --palace " + shellQuote(o.Palace)
 		}
 		return c
 	}
@@ -388,31 +392,31 @@ func claudeHooksEdit(o *installOptions) hookEdits {
 				return nil, nil, err
 			}
 			var changes []string
-			for _, ev := range claudeHookEvents {
+			for _, ev := range ClaudeHooks {
 				var groups []json.RawMessage
-				if raw, ok := hooksObj.get(ev.event); ok {
+				if raw, ok := hooksObj.get(ev.Event); ok {
 					if err := json.Unmarshal(raw, &groups); err != nil {
-						return nil, nil, fmt.Errorf("hooks.%s is not an array", ev.event)
+						return nil, nil, fmt.Errorf("hooks.%s is not an array", ev.Event)
 					}
 				}
-				entry := hookEntry{Type: "command", Command: command(ev.sub), Timeout: ev.timeout}
-				kept, ours, exact := splitOurHooks(groups, func(cmd string) bool { return o.isLociHook(cmd, ev.sub) }, asMap(entry))
+				entry := hookEntry{Type: "command", Command: command(ev.Sub), Timeout: ev.Timeout}
+				kept, ours, exact := splitOurHooks(groups, func(cmd string) bool { return o.isLociHook(cmd, ev.Sub) }, asMap(entry))
 				switch {
 				case remove && ours == 0, !remove && ours == 1 && exact:
 					continue
 				case remove:
-					changes = append(changes, "remove hooks."+ev.event)
+					changes = append(changes, "remove hooks."+ev.Event)
 				case ours > 0:
-					changes = append(changes, "update hooks."+ev.event)
+					changes = append(changes, "update hooks."+ev.Event)
 					kept = append(kept, jsonOf(hookGroup{[]hookEntry{entry}}))
 				default:
-					changes = append(changes, "add hooks."+ev.event)
+					changes = append(changes, "add hooks."+ev.Event)
 					kept = append(kept, jsonOf(hookGroup{[]hookEntry{entry}}))
 				}
 				if len(kept) == 0 {
-					hooksObj.del(ev.event)
+					hooksObj.del(ev.Event)
 				} else {
-					hooksObj.set(ev.event, jsonOf(kept))
+					hooksObj.set(ev.Event, jsonOf(kept))
 				}
 			}
 			if len(changes) > 0 {
@@ -470,7 +474,7 @@ func splitOurHooks(groups []json.RawMessage, ours func(string) bool, want map[st
 }
 
 // isLociHook reports whether a hook command runs `loci hook <sub>`.
-func (o *installOptions) isLociHook(cmd, sub string) bool {
+func (o *Options) isLociHook(cmd, sub string) bool {
 	f := shellFields(cmd)
 	return len(f) >= 3 && f[1] == "hook" && f[2] == sub && o.isLociBinary(f[0])
 }
@@ -545,7 +549,7 @@ var tomlCommandRe = regexp.MustCompile(`(?m)^\s*command\s*=\s*"((?:[^"\\]|\\.)*)
 
 // codexUninstall removes [mcp_servers.loci] (and its sub-tables) when it
 // runs a loci binary; an emptied file is deleted.
-func codexUninstall(o *installOptions) editFunc {
+func codexUninstall(o *Options) editFunc {
 	return func(doc []byte) ([]byte, []string, []string, error) {
 		lines := tomlLines(string(doc))
 		for _, s := range scanTOML(lines) {

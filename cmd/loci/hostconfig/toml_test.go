@@ -1,36 +1,22 @@
-package main
+package hostconfig
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
 
-// codexConfig is a Codex config with the things a careless editor breaks:
+// codexConfig (testdata/codex-config.toml) is a Codex config with the things a careless editor breaks:
 // comments, another server with sub-tables, a multi-line string holding a
 // line that looks like loci's header, an array spanning lines, and an
 // array of tables.
-const codexConfig = `# Codex settings
-model = "o4-mini"
-instructions = """
-Never touch
-[mcp_servers.loci]
-by hand.
-"""
-
-[mcp_servers.docs]
-command = "npx"
-args = [
-  "-y",
-  ["nested"],
-  "docs-mcp",
-]
-
-[mcp_servers.docs.env]
-TOKEN = "x" # a comment
-
-[[profiles.list]]
-name = "fast"
-`
+var codexConfig = func() string {
+	b, err := os.ReadFile("testdata/codex-config.toml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func TestTOMLInstallAndRemove(t *testing.T) {
 	block := tomlServerBlock("loci", `/opt/lo"ci/bin\loci`, []string{"serve", "--palace", "auto"})
