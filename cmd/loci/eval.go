@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"io"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	c.register(fs)
 	data := fs.String("data", defaultLocomoPath(), "path to locomo10.json")
 	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
-	path := fs.String("path", PathSession, "ingestion path: session (recorded conversation turns) or agent (standalone texts through memory_remember's path)")
+	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns) or agent (standalone texts through memory_remember's path)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
@@ -100,7 +101,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	warn := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: warning: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), *data)
 	start := time.Now()
-	if *path != PathSession && *path != PathAgent {
+	if *path != locomo.PathSession && *path != locomo.PathAgent {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
 	}
 	if *matrix || len(fusions) > 0 {
@@ -108,23 +109,23 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		paths := []string{*path}
 		methods := []palace.Mode{palace.ModeHybrid}
 		if *matrix {
-			paths = []string{PathSession, PathAgent}
+			paths = []string{locomo.PathSession, locomo.PathAgent}
 			methods = []palace.Mode{palace.ModeKeyword, palace.ModeVector, palace.ModeHybrid}
 		}
-		var all []evalRow
-		var variants []evalVariant
+		var all []locomo.Row
+		var variants []locomo.Variant
 		for _, pa := range paths {
-			var vs []evalVariant
+			var vs []locomo.Variant
 			for _, m := range methods {
 				if m != palace.ModeHybrid || len(fusions) == 0 {
-					vs = append(vs, evalVariant{Path: pa, Method: m})
+					vs = append(vs, locomo.Variant{Path: pa, Method: m})
 					continue
 				}
 				for i := range fusions {
-					vs = append(vs, evalVariant{Path: pa, Method: m, Fusion: &fusions[i]})
+					vs = append(vs, locomo.Variant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := runLocomo(ctx, locomoOptions{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn})
+			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn})
 			if err != nil {
 				return nil, err
 			}
@@ -136,7 +137,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := runLocomo(ctx, locomoOptions{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn})
+	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn})
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +146,12 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		"embedder":       emb.ID(),
 		"questions":      len(rows),
 		"turns":          turns,
-		"ingest_seconds": round4(ingest.Seconds()),
-		"total_seconds":  round4(time.Since(start).Seconds()),
-		"all":            groups(rows, ks),
+		"ingest_seconds": round3(ingest.Seconds()),
+		"total_seconds":  round3(time.Since(start).Seconds()),
+		"all":            locomo.Groups(rows, ks),
 	}
-	split := func(lo, hi int) []evalRow {
-		var out []evalRow
+	split := func(lo, hi int) []locomo.Row {
+		var out []locomo.Row
 		for _, r := range rows {
 			if r.Sample >= lo && r.Sample <= hi {
 				out = append(out, r)
@@ -159,8 +160,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		return out
 	}
 	if len(samples) == 0 {
-		report["conversations_1_5"] = groups(split(1, 5), ks)
-		report["conversations_6_10"] = groups(split(6, 10), ks)
+		report["conversations_1_5"] = locomo.Groups(split(1, 5), ks)
+		report["conversations_6_10"] = locomo.Groups(split(6, 10), ks)
 	}
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rows, "", " ")
@@ -198,7 +199,7 @@ func printEval(w io.Writer, report map[string]any, ks []int) {
 	fmt.Fprintf(w, "LoCoMo  method=%v  embedder=%v  questions=%v  turns=%v  ingest=%vs\n",
 		report["method"], report["embedder"], report["questions"], report["turns"], report["ingest_seconds"])
 	for _, key := range []string{"all", "conversations_1_5", "conversations_6_10"} {
-		gs, ok := report[key].([]evalGroup)
+		gs, ok := report[key].([]locomo.Group)
 		if !ok {
 			continue
 		}
@@ -242,18 +243,18 @@ func parseFusions(s string) ([]palace.Fusion, error) {
 
 // fusionReport compares fusion settings: overall 1-5 per setting, for all
 // conversations, 1-5 (where settings are chosen) and 6-10 (held out).
-func variantReport(rows []evalRow, variants []evalVariant, ks []int, embID string) *result {
+func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID string) *result {
 	type line struct {
-		Variant evalVariant `json:"variant"`
-		All     evalGroup   `json:"all"`
-		Conv1_5 evalGroup   `json:"conversations_1_5"`
-		Conv6_  evalGroup   `json:"conversations_6_10"`
+		Variant locomo.Variant `json:"variant"`
+		All     locomo.Group   `json:"all"`
+		Conv1_5 locomo.Group   `json:"conversations_1_5"`
+		Conv6_  locomo.Group   `json:"conversations_6_10"`
 		// ByCategory is every question of the variant, by LoCoMo category.
-		ByCategory []evalGroup `json:"by_category"`
+		ByCategory []locomo.Group `json:"by_category"`
 	}
 	lines := make([]line, len(variants))
 	for i, v := range variants {
-		var all, lo, hi []evalRow
+		var all, lo, hi []locomo.Row
 		for _, r := range rows {
 			if r.Variant != i {
 				continue
@@ -265,7 +266,7 @@ func variantReport(rows []evalRow, variants []evalVariant, ks []int, embID strin
 				hi = append(hi, r)
 			}
 		}
-		lines[i] = line{v, aggregate("all", all, ks), aggregate("conversations 1-5", lo, ks), aggregate("conversations 6-10", hi, ks), groups(all, ks)}
+		lines[i] = line{v, locomo.Aggregate("all", all, ks), locomo.Aggregate("conversations 1-5", lo, ks), locomo.Aggregate("conversations 6-10", hi, ks), locomo.Groups(all, ks)}
 	}
 	k := ks[len(ks)-1]
 	return &result{data: map[string]any{"embedder": embID, "variants": lines}, text: func(w io.Writer) {
@@ -276,7 +277,7 @@ func variantReport(rows []evalRow, variants []evalVariant, ks []int, embID strin
 				fu = fmt.Sprintf("K=%g k=%g v=%g", f.K, f.KeywordWeight, f.VectorWeight)
 			}
 			fmt.Fprintf(w, "%-8s %-8s %-18s", l.Variant.Path, l.Variant.Method, fu)
-			for _, g := range []evalGroup{l.Conv1_5, l.Conv6_, l.All} {
+			for _, g := range []locomo.Group{l.Conv1_5, l.Conv6_, l.All} {
 				fmt.Fprintf(w, " | any@%d %.3f frac@%d %.3f", k, g.Metrics[fmt.Sprintf("any@%d", k)], k, g.Metrics[fmt.Sprintf("frac@%d", k)])
 			}
 			fmt.Fprintln(w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"os"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func TestLocomoHybridBeatsKeyword(t *testing.T) {
 	data := locomoData(t)
 	ks := []int{10}
 	run := func(mode palace.Mode) map[string]float64 {
-		rows, _, turns, err := runLocomo(context.Background(), locomoOptions{
+		rows, _, turns, err := locomo.Run(context.Background(), locomo.Options{
 			Data: data, Method: mode, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
 		})
 		if err != nil {
@@ -28,7 +29,7 @@ func TestLocomoHybridBeatsKeyword(t *testing.T) {
 		if turns != 419 || len(rows) < 190 {
 			t.Fatalf("conversation 1: %d turns, %d questions; want 419 turns and ~197 questions", turns, len(rows))
 		}
-		g := aggregate("overall 1-5", rows, ks)
+		g := locomo.Aggregate("overall 1-5", rows, ks)
 		t.Logf("%s: any@10 %.3f frac@10 %.3f (n=%d)", mode, g.Metrics["any@10"], g.Metrics["frac@10"], g.N)
 		return g.Metrics
 	}
@@ -53,8 +54,8 @@ const plainBM25Conv1Any, plainBM25Conv1Frac = 0.640, 0.593
 func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
 	data := locomoData(t)
 	ks := []int{10}
-	rows, _, turns, err := runLocomo(context.Background(), locomoOptions{
-		Data: data, Path: PathAgent, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
+	rows, _, turns, err := locomo.Run(context.Background(), locomo.Options{
+		Data: data, Path: locomo.PathAgent, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
 	if turns != 419 || len(rows) < 190 {
 		t.Fatalf("conversation 1: %d turns, %d questions; want 419 turns and ~197 questions", turns, len(rows))
 	}
-	g := aggregate("overall 1-5", rows, ks).Metrics
+	g := locomo.Aggregate("overall 1-5", rows, ks).Metrics
 	t.Logf("agent path, hybrid: any@10 %.3f frac@10 %.3f; plain BM25 %.3f / %.3f",
 		g["any@10"], g["frac@10"], plainBM25Conv1Any, plainBM25Conv1Frac)
 	if g["any@10"] < plainBM25Conv1Any+0.10 || g["frac@10"] < plainBM25Conv1Frac+0.10 {

@@ -25,6 +25,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -61,12 +62,12 @@ func loadCorpus() corpus {
 	if err != nil {
 		return c
 	}
-	var samples []locomoSample
+	var samples []locomo.Sample
 	if json.Unmarshal(raw, &samples) != nil {
 		return c
 	}
 	for _, s := range samples {
-		ds, err := locomoDrawers(s.Conversation)
+		ds, err := locomo.Drawers(s.Conversation)
 		if err != nil {
 			continue
 		}

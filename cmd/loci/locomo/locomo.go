@@ -1,4 +1,11 @@
-package main
+// Package locomo runs the retrieval evaluation on LoCoMo, or on any file in
+// LoCoMo's schema: it ingests each conversation into a fresh palace along
+// one of two paths (recorded sessions, or an agent's one-at-a-time
+// memory_remember texts), asks every question with evidence through the
+// recall path the servers use, and scores the evidence turns' ranks
+// (any@k, all@k, frac@k; ../shared/data/README.md) per category and per
+// conversation range. `loci eval locomo` is its command line.
+package locomo
 
 import (
 	"context"
@@ -23,9 +30,9 @@ import (
 // asked through the same recall path as memory_recall, and the evidence turns'
 // ranks give any@k, all@k and frac@k.
 
-var locomoCategories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+var Categories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
-type locomoSample struct {
+type Sample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
 	QA           []struct {
@@ -35,7 +42,7 @@ type locomoSample struct {
 	} `json:"qa"`
 }
 
-type locomoTurn struct {
+type Turn struct {
 	Speaker     string `json:"speaker"`
 	DiaID       string `json:"dia_id"`
 	Text        string `json:"text"`
@@ -67,9 +74,9 @@ func normEvidence(ev []any) []string {
 	return out
 }
 
-// locomoTurnText is one turn as the evaluation stores it: "speaker: text",
+// TurnText is one turn as the evaluation stores it: "speaker: text",
 // with the image caption when the turn shares one.
-func locomoTurnText(t locomoTurn) string {
+func TurnText(t Turn) string {
 	text := t.Text
 	if t.BlipCaption != "" {
 		text += " [shares image: " + t.BlipCaption + "]"
@@ -90,9 +97,9 @@ func agentText(d *palace.Drawer, date string) string {
 	return prefix + d.Content
 }
 
-// locomoDrawers turns a conversation into turn drawers in session order,
+// Drawers turns a conversation into turn drawers in session order,
 // each with its session's date string in meta "date".
-func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
+func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	var sessions []int
 	for k := range conv {
 		if m := sessKeyR.FindStringSubmatch(k); m != nil {
@@ -103,7 +110,7 @@ func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	sort.Ints(sessions)
 	var out []*palace.Drawer
 	for _, sn := range sessions {
-		var turns []locomoTurn
+		var turns []Turn
 		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &turns); err != nil {
 			return nil, fmt.Errorf("session_%d: %w", sn, err)
 		}
@@ -121,7 +128,7 @@ func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 			}
 			d := &palace.Drawer{
 				Kind:      palace.KindTurn,
-				Content:   locomoTurnText(t),
+				Content:   TurnText(t),
 				SessionID: fmt.Sprintf("session_%d", sn),
 				SenderIDs: []string{t.Speaker},
 				Meta:      map[string]any{"dia_id": id, "date": date},
@@ -135,24 +142,24 @@ func locomoDrawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	return out, nil
 }
 
-// evalRow is one question's outcome.
-type evalRow struct {
+// Row is one question's outcome.
+type Row struct {
 	Sample   int
-	Variant  int // index in locomoOptions.Variants
+	Variant  int // index in Options.Variants
 	Category int
 	Question string
 	Gold     []string
 	Top      []string
 }
 
-type evalGroup struct {
+type Group struct {
 	Name    string             `json:"name"`
 	N       int                `json:"n"`
 	Metrics map[string]float64 `json:"metrics"`
 }
 
-func aggregate(name string, rows []evalRow, ks []int) evalGroup {
-	g := evalGroup{Name: name, N: len(rows), Metrics: map[string]float64{}}
+func Aggregate(name string, rows []Row, ks []int) Group {
+	g := Group{Name: name, N: len(rows), Metrics: map[string]float64{}}
 	for _, k := range ks {
 		var anyS, allS, fracS float64
 		for _, r := range rows {
@@ -184,25 +191,25 @@ func aggregate(name string, rows []evalRow, ks []int) evalGroup {
 
 func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 
-// groups computes the report: per category and overall (1-5 and 1-4).
-func groups(rows []evalRow, ks []int) []evalGroup {
-	var out []evalGroup
+// Groups computes the report: per category and overall (1-5 and 1-4).
+func Groups(rows []Row, ks []int) []Group {
+	var out []Group
 	for c := 1; c <= 5; c++ {
-		var sel []evalRow
+		var sel []Row
 		for _, r := range rows {
 			if r.Category == c {
 				sel = append(sel, r)
 			}
 		}
-		out = append(out, aggregate(fmt.Sprintf("%d %s", c, locomoCategories[c]), sel, ks))
+		out = append(out, Aggregate(fmt.Sprintf("%d %s", c, Categories[c]), sel, ks))
 	}
-	var no5 []evalRow
+	var no5 []Row
 	for _, r := range rows {
 		if r.Category != 5 {
 			no5 = append(no5, r)
 		}
 	}
-	out = append(out, aggregate("overall 1-4", no5, ks), aggregate("overall 1-5", rows, ks))
+	out = append(out, Aggregate("overall 1-4", no5, ks), Aggregate("overall 1-5", rows, ks))
 	return out
 }
 
@@ -217,16 +224,16 @@ const (
 	PathAgent = "agent"
 )
 
-// evalVariant is one way of asking the questions: a ranking method and,
+// Variant is one way of asking the questions: a ranking method and,
 // for hybrid, a fusion (nil: the default).
-type evalVariant struct {
+type Variant struct {
 	Path   string         `json:"path,omitempty"`
 	Method palace.Mode    `json:"method"`
 	Fusion *palace.Fusion `json:"fusion,omitempty"`
 }
 
-// locomoOptions configures a run.
-type locomoOptions struct {
+// Options configures a run.
+type Options struct {
 	Data     string
 	Path     string // PathSession (default) or PathAgent
 	Method   palace.Mode
@@ -236,19 +243,19 @@ type locomoOptions struct {
 	// Variants, when set, asks every question once per variant over the
 	// same ingested palaces (Method is then ignored); rows carry the
 	// variant's index.
-	Variants []evalVariant
+	Variants []Variant
 	Progress func(format string, a ...any)
 	// Warn reports an item the run skipped (always shown, unlike progress).
 	Warn func(format string, a ...any)
 }
 
-// runLocomo ingests and queries every selected conversation.
-func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, int, error) {
+// Run ingests and queries every selected conversation.
+func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	raw, err := os.ReadFile(o.Data)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	var samples []locomoSample
+	var samples []Sample
 	if err := json.Unmarshal(raw, &samples); err != nil {
 		return nil, 0, 0, fmt.Errorf("%s: %w", o.Data, err)
 	}
@@ -271,7 +278,7 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 	}
 	defer reg.Close()
 
-	var rows []evalRow
+	var rows []Row
 	var ingest time.Duration
 	turns := 0
 	for i, s := range samples {
@@ -279,7 +286,7 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 		if len(want) > 0 && !want[n] {
 			continue
 		}
-		ds, err := locomoDrawers(s.Conversation)
+		ds, err := Drawers(s.Conversation)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("%s: %w", s.SampleID, err)
 		}
@@ -323,7 +330,7 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 			}
 			variants := o.Variants
 			if len(variants) == 0 {
-				variants = []evalVariant{{Method: o.Method}}
+				variants = []Variant{{Method: o.Method}}
 			}
 			for vi, v := range variants {
 				hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: v.Method, Fusion: v.Fusion})
@@ -336,7 +343,7 @@ func runLocomo(ctx context.Context, o locomoOptions) ([]evalRow, time.Duration, 
 						top = append(top, id)
 					}
 				}
-				rows = append(rows, evalRow{Sample: n, Variant: vi, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
+				rows = append(rows, Row{Sample: n, Variant: vi, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
 			}
 			asked++
 		}
