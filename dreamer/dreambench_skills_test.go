@@ -48,7 +48,7 @@ var skillFamilies = [][]string{
 	},
 }
 
-func TestDreamBenchSkillCosines(t *testing.T) {
+func figureDreamBenchSkillCosines(t testing.TB) {
 	for _, be := range benchEmbedders(t) {
 		var texts []string
 		var fam []int
@@ -108,5 +108,13 @@ func TestDreamBenchSkillCosines(t *testing.T) {
 			}
 			t.Logf("  cosine %.2f: %d skills, purity %.2f, %d of %d cases in a skill", thr, skills, purity, members, len(texts))
 		}
+	}
+}
+
+// BenchmarkDreamBenchSkillCosines runs figureDreamBenchSkillCosines once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkDreamBenchSkillCosines(b *testing.B) {
+	for range b.N {
+		figureDreamBenchSkillCosines(b)
 	}
 }

@@ -47,7 +47,7 @@ func benchPalace(tb testing.TB, emb embed.Embedder) *palace.Palace {
 	return p
 }
 
-func TestDreamBenchLoCoMo(t *testing.T) {
+func figureDreamBenchLoCoMo(t testing.TB) {
 	turns := loadLoCoMo(t)
 	names := "hash"
 	if v := os.Getenv("LOCI_BENCH_EMBEDDERS"); v != "" {
@@ -59,11 +59,12 @@ func TestDreamBenchLoCoMo(t *testing.T) {
 			t.Logf("%s: %v", name, err)
 			continue
 		}
-		t.Run(name, func(t *testing.T) { locomoDedup(t, turns, emb) })
+		t.Logf("== %s", name)
+		locomoDedup(t, turns, emb)
 	}
 }
 
-func locomoDedup(t *testing.T, turns []lturn, emb embed.Embedder) {
+func locomoDedup(t testing.TB, turns []lturn, emb embed.Embedder) {
 	ctx := context.Background()
 	p := benchPalace(t, emb)
 	r := rand.New(rand.NewSource(1))
@@ -161,7 +162,7 @@ func synthWords(r *rand.Rand, z *rand.Zipf, vocab []string, n int) string {
 	return strings.Join(ws, " ")
 }
 
-func TestDreamBench100k(t *testing.T) {
+func figureDreamBench100k(t testing.TB) {
 	ctx := context.Background()
 	n := 100000
 	if v, err := strconv.Atoi(os.Getenv("LOCI_BENCH_N")); err == nil && v > 0 {
@@ -266,4 +267,20 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDreamBenchLoCoMo runs figureDreamBenchLoCoMo once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkDreamBenchLoCoMo(b *testing.B) {
+	for range b.N {
+		figureDreamBenchLoCoMo(b)
+	}
+}
+
+// BenchmarkDreamBench100k runs figureDreamBench100k once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkDreamBench100k(b *testing.B) {
+	for range b.N {
+		figureDreamBench100k(b)
+	}
 }

@@ -95,7 +95,7 @@ func embedAll(tb testing.TB, e embed.Embedder, texts []string) [][]float32 {
 	return out
 }
 
-func TestDreamBenchThresholds(t *testing.T) {
+func figureDreamBenchThresholds(t testing.TB) {
 	turns := loadLoCoMo(t)
 	r := rand.New(rand.NewSource(1))
 	orig := make([]string, len(turns))
@@ -258,5 +258,13 @@ func TestDreamBenchThresholds(t *testing.T) {
 		}
 		t.Logf("%s: text check passes %d/%d positives; chosen threshold %.2f (keeps 99%% of them): pair recall %.4f, %d hard negatives and %d/%d hand negatives (ignoring the text check) above it\n%s",
 			be.name, posText, len(turns), chosen, float64(tp)/float64(len(turns)), fp, hand, len(handNegatives), b.String())
+	}
+}
+
+// BenchmarkDreamBenchThresholds runs figureDreamBenchThresholds once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkDreamBenchThresholds(b *testing.B) {
+	for range b.N {
+		figureDreamBenchThresholds(b)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,24 +17,6 @@ import (
 
 func init() {
 	commands["eval"] = command{"measure recall quality on an evaluation set (locomo)", cli(evalCmd)}
-}
-
-// defaultLocomoPath finds LoCoMo where the project keeps it: beside the
-// repository in ../shared/data, or from LOCI_LOCOMO.
-func defaultLocomoPath() string {
-	if v := os.Getenv("LOCI_LOCOMO"); v != "" {
-		return v
-	}
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "..", "shared", "data", "locomo10.json")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join("..", "shared", "data", "locomo10.json")
-		}
-	}
 }
 
 // evalCmd is `loci eval locomo [--data PATH] [--path session|agent] [--method M] [--matrix]
@@ -57,7 +38,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
-	data := fs.String("data", defaultLocomoPath(), "path to locomo10.json")
+	data := fs.String("data", locomo.DefaultDataPath(), "path to locomo10.json")
 	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
 	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns) or agent (standalone texts through memory_remember's path)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")

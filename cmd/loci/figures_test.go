@@ -5,7 +5,7 @@ package main
 // Figures for the foundation issue, measured over real stdio against real
 // palaces. Not part of `make test`. Run:
 //
-//	go test -tags stdiobench -run TestStdioFigures -v -timeout 60m ./cmd/loci
+//	go test -tags stdiobench -run '^$' -bench BenchmarkStdioFigures -benchtime 1x -v -timeout 60m ./cmd/loci
 //
 // LOCI_BENCH_SIZES (default "10000,100000") chooses palace sizes.
 // LOCI_BENCH_HOME keeps the seeded palaces in that directory and reuses
@@ -13,13 +13,13 @@ package main
 // are named after the size and the embedder, so runs with different
 // LOCI_EMBEDDER values never share one.
 //
-// TestRecallProfile runs the same remember/recall loop in process against
+// figureRecallProfile runs the same remember/recall loop in process against
 // a palace of LOCI_BENCH_HOME and writes a CPU profile
 // (LOCI_BENCH_FILTER=room recalls within one room; LOCI_BENCH_REBUILD=1
 // first times a rebuild of the vector index from SQLite):
 //
 //	LOCI_BENCH_HOME=/tmp/lb LOCI_BENCH_SIZES=100000 go test -tags stdiobench \
-//	    -run TestRecallProfile -v -timeout 60m ./cmd/loci
+//	    -run '^$' -bench BenchmarkRecallProfile -benchtime 1x -v -timeout 60m ./cmd/loci
 
 import (
 	"context"
@@ -58,7 +58,7 @@ type corpus struct {
 
 func loadCorpus() corpus {
 	var c corpus
-	raw, err := os.ReadFile(defaultLocomoPath())
+	raw, err := os.ReadFile(locomo.DefaultDataPath())
 	if err != nil {
 		return c
 	}
@@ -103,7 +103,7 @@ func sentence(r *rand.Rand, n int) string {
 	return strings.Join(w, " ")
 }
 
-func seedPalace(t *testing.T, home, name string, n int, c corpus) {
+func seedPalace(t testing.TB, home, name string, n int, c corpus) {
 	t.Helper()
 	reg, err := openRegistry(home, newLogger(os.Stderr), nil)
 	if err != nil {
@@ -155,7 +155,7 @@ func benchSizes(def []int) []int {
 // benchHome returns a data directory holding a palace of n seeded drawers
 // and its name: a fresh temporary one, or a kept one under
 // LOCI_BENCH_HOME, seeded on first use.
-func benchHome(t *testing.T, n int, c corpus) (home, name string) {
+func benchHome(t testing.TB, n int, c corpus) (home, name string) {
 	t.Helper()
 	emb := os.Getenv("LOCI_EMBEDDER")
 	if emb == "" {
@@ -201,7 +201,7 @@ func rssKB(pid int) (hwm, rss int) {
 	return
 }
 
-func TestStdioFigures(t *testing.T) {
+func figureStdioFigures(t testing.TB) {
 	sizes := append([]int{0}, benchSizes([]int{10000, 100000})...)
 	c := loadCorpus()
 	t.Logf("GOMAXPROCS=%d; corpus: %d LoCoMo turns, %d questions (synthetic words when 0)", runtime.GOMAXPROCS(0), len(c.turns), len(c.questions))
@@ -276,11 +276,11 @@ func TestStdioFigures(t *testing.T) {
 	}
 }
 
-// TestRecallProfile drives the stdio figures' remember/recall loop through
+// figureRecallProfile drives the stdio figures' remember/recall loop through
 // the palace API in process (no JSON-RPC, no pipes) and writes a CPU
 // profile of the recalls to $LOCI_BENCH_PROFILE (default loci-recall.cpu in
 // the temporary directory).
-func TestRecallProfile(t *testing.T) {
+func figureRecallProfile(t testing.TB) {
 	c := loadCorpus()
 	for _, n := range benchSizes([]int{100000}) {
 		home, name := benchHome(t, n, c)
@@ -340,5 +340,21 @@ func TestRecallProfile(t *testing.T) {
 		t.Logf("n=%d palace Recall in process: p50 %v p90 %v p99 %v max %v (CPU profile: %s)", n,
 			percentile(rec, 0.5), percentile(rec, 0.9), percentile(rec, 0.99), percentile(rec, 1), out)
 		reg.Close()
+	}
+}
+
+// BenchmarkStdioFigures runs figureStdioFigures once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkStdioFigures(b *testing.B) {
+	for range b.N {
+		figureStdioFigures(b)
+	}
+}
+
+// BenchmarkRecallProfile runs figureRecallProfile once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkRecallProfile(b *testing.B) {
+	for range b.N {
+		figureRecallProfile(b)
 	}
 }

@@ -6,7 +6,7 @@ package main
 // (a real process per call, as Claude Code runs it) on a 10,000-drawer
 // project palace. Not part of `make test`. Run:
 //
-//	go test -tags hookbench -run TestPromptSubmitFigure -v -timeout 30m ./cmd/loci
+//	go test -tags hookbench -run '^$' -bench BenchmarkPromptSubmitFigure -benchtime 1x -v -timeout 30m ./cmd/loci
 //
 // LOCI_BENCH_DRAWERS (default 10000) and LOCI_BENCH_CALLS (default 300)
 // change the size and the number of calls; LOCI_EMBEDDER picks the embedder
@@ -61,7 +61,7 @@ func envInt(key string, def int) int {
 	return def
 }
 
-func TestPromptSubmitFigure(t *testing.T) {
+func figurePromptSubmitFigure(t testing.TB) {
 	drawers, calls := envInt("LOCI_BENCH_DRAWERS", 10000), envInt("LOCI_BENCH_CALLS", 300)
 	home := t.TempDir()
 	if d := os.Getenv("LOCI_BENCH_HOME"); d != "" { // keep the palace to inspect it
@@ -140,5 +140,13 @@ func TestPromptSubmitFigure(t *testing.T) {
 	ds := walls
 	if p99 := hookPercentile(ds, 0.99); p99 > time.Second {
 		t.Errorf("p99 %v exceeds the 1 s budget", p99)
+	}
+}
+
+// BenchmarkPromptSubmitFigure runs figurePromptSubmitFigure once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkPromptSubmitFigure(b *testing.B) {
+	for range b.N {
+		figurePromptSubmitFigure(b)
 	}
 }

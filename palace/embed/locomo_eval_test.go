@@ -85,7 +85,7 @@ func normEvidence(ev []any) []string {
 	return out
 }
 
-func loadLoCoMo(t *testing.T) []lcConv {
+func loadLoCoMo(t testing.TB) []lcConv {
 	path := os.Getenv("LOCOMO")
 	if path == "" {
 		dir, _ := os.Getwd()
@@ -173,7 +173,7 @@ type vecs struct {
 	perQuery time.Duration
 }
 
-func embedAll(t *testing.T, name string, e embed.Embedder, convs []lcConv) *vecs {
+func embedAll(t testing.TB, name string, e embed.Embedder, convs []lcConv) *vecs {
 	t.Helper()
 	ctx := context.Background()
 	v := &vecs{name: name}
@@ -309,7 +309,7 @@ func evaluate(convs []lcConv, s scorer, lo, hi int) metrics {
 	return m
 }
 
-func report(t *testing.T, convs []lcConv, name string, s scorer, cost string) (dev, all metrics) {
+func report(t testing.TB, convs []lcConv, name string, s scorer, cost string) (dev, all metrics) {
 	t.Helper()
 	dev = evaluate(convs, s, 0, 5)
 	held := evaluate(convs, s, 5, 10)
@@ -324,7 +324,7 @@ func costOf(v *vecs) string {
 		v.perTurn.Round(time.Microsecond), v.perQuery.Round(time.Microsecond))
 }
 
-func TestLoCoMoVectorOnly(t *testing.T) {
+func figureLoCoMoVectorOnly(t testing.TB) {
 	convs := loadLoCoMo(t)
 
 	hash := embedAll(t, "hash", embed.NewHash(embed.HashDim), convs)
@@ -389,5 +389,13 @@ func TestLoCoMoVectorOnly(t *testing.T) {
 	got, _ := report(t, convs, "Default() = "+def.ID(), cosOf(scores(convs, dv)), costOf(dv))
 	if math.Abs(got.frac-shipped.frac) > 0.005 {
 		t.Errorf("Default() frac@10 %.3f differs from the fused scores' %.3f", got.frac, shipped.frac)
+	}
+}
+
+// BenchmarkLoCoMoVectorOnly runs figureLoCoMoVectorOnly once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkLoCoMoVectorOnly(b *testing.B) {
+	for range b.N {
+		figureLoCoMoVectorOnly(b)
 	}
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/loci-mem/loci/palace/index"
 )
 
-// TestCoderRaw uses coder/hnsw directly, exactly as its README shows
+// figureCoderRaw uses coder/hnsw directly, exactly as its README shows
 // (NewGraph defaults, the first k results of Search), to reproduce the
 // design's "almost no correct neighbours".
-func TestCoderRaw(t *testing.T) {
+func figureCoderRaw(t testing.TB) {
 	const n, d, nq = 20000, 384, 300
 	for _, set := range []struct {
 		name string
@@ -51,9 +51,9 @@ func TestCoderRaw(t *testing.T) {
 	}
 }
 
-// TestEvalFashionMNIST: 60k train images as base, 10k test images as
+// figureEvalFashionMNIST: 60k train images as base, 10k test images as
 // queries, L2 on raw pixels, through the HNSW wrapper.
-func TestEvalFashionMNIST(t *testing.T) {
+func figureEvalFashionMNIST(t testing.TB) {
 	base := fashionMNIST(t, "train-images-idx3-ubyte.gz")
 	queries := fashionMNIST(t, "t10k-images-idx3-ubyte.gz")
 	nq := envInt("LOCI_FASHION_QUERIES", len(queries))
@@ -83,10 +83,10 @@ func TestEvalFashionMNIST(t *testing.T) {
 	}
 }
 
-// TestEval100k: random and clustered unit vectors, n = LOCI_BENCH_N
+// figureEval100k: random and clustered unit vectors, n = LOCI_BENCH_N
 // (100000) of dimension LOCI_BENCH_DIM (384): HNSW build, recall, latency,
 // memory, save and load.
-func TestEval100k(t *testing.T) {
+func figureEval100k(t testing.TB) {
 	n := envInt("LOCI_BENCH_N", 100000)
 	d := envInt("LOCI_BENCH_DIM", 384)
 	nq := envInt("LOCI_BENCH_QUERIES", 1000)
@@ -144,10 +144,10 @@ func TestEval100k(t *testing.T) {
 	}
 }
 
-// TestEvalFlat: the exact index in its three storage modes at 10k, 50k and
+// figureEvalFlat: the exact index in its three storage modes at 10k, 50k and
 // LOCI_BENCH_N (100000) clustered unit vectors of LOCI_BENCH_DIM (384):
 // heap, recall@10 against float32 exact, p50/p99 of 500 queries.
-func TestEvalFlat(t *testing.T) {
+func figureEvalFlat(t testing.TB) {
 	n := envInt("LOCI_BENCH_N", 100000)
 	d := envInt("LOCI_BENCH_DIM", 384)
 	const nq = 500
@@ -164,5 +164,37 @@ func TestEvalFlat(t *testing.T) {
 			mem := heapInuseMB() - before
 			fmt.Printf("flat n=%d d=%d int8=%v rerank=%v heap=%.0fMB %v\n", size, d, cfg.Int8, cfg.Rerank, mem, measure(f, queries, truth, 10))
 		}
+	}
+}
+
+// BenchmarkCoderRaw runs figureCoderRaw once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkCoderRaw(b *testing.B) {
+	for range b.N {
+		figureCoderRaw(b)
+	}
+}
+
+// BenchmarkEvalFashionMNIST runs figureEvalFashionMNIST once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkEvalFashionMNIST(b *testing.B) {
+	for range b.N {
+		figureEvalFashionMNIST(b)
+	}
+}
+
+// BenchmarkEval100k runs figureEval100k once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkEval100k(b *testing.B) {
+	for range b.N {
+		figureEval100k(b)
+	}
+}
+
+// BenchmarkEvalFlat runs figureEvalFlat once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkEvalFlat(b *testing.B) {
+	for range b.N {
+		figureEvalFlat(b)
 	}
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/loci-mem/loci/palace/index"
 )
 
-// TestSweepHNSW builds coder/hnsw graphs through the wrapper over a grid of
+// figureSweepHNSW builds coder/hnsw graphs through the wrapper over a grid of
 // M, Ml and EfSearch on random and clustered unit vectors and prints
 // recall@10 and latency. Size: LOCI_SWEEP_N (default 20000), dim 384.
-func TestSweepHNSW(t *testing.T) {
+func figureSweepHNSW(t testing.TB) {
 	n := envInt("LOCI_SWEEP_N", 20000)
 	const d, nq = 384, 300
 	sets := map[string][][]float32{
@@ -39,5 +39,13 @@ func TestSweepHNSW(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkSweepHNSW runs figureSweepHNSW once per iteration; run it with
+// -benchtime 1x (it measures a whole workload and logs its figures).
+func BenchmarkSweepHNSW(b *testing.B) {
+	for range b.N {
+		figureSweepHNSW(b)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -399,4 +400,22 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 		kept = append(kept, stored)
 	}
 	return kept, skipped, nil
+}
+
+// DefaultDataPath finds LoCoMo where the project keeps it: beside the
+// repository in ../shared/data, or from LOCI_LOCOMO.
+func DefaultDataPath() string {
+	if v := os.Getenv("LOCI_LOCOMO"); v != "" {
+		return v
+	}
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "..", "shared", "data", "locomo10.json")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join("..", "shared", "data", "locomo10.json")
+		}
+	}
 }
