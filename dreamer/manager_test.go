@@ -2,12 +2,16 @@ package dreamer_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 func TestManagerDreamsWhenIdleOnce(t *testing.T) {
@@ -26,7 +30,8 @@ func TestManagerDreamsWhenIdleOnce(t *testing.T) {
 	if d := get(t, p, b.ID); d.Status != palace.StatusSuperseded {
 		t.Fatalf("scheduled run left the duplicate %s", d.Status)
 	}
-	// Nothing written since: no second run.
+	// Nothing written since: no second run. (A negative check needs a
+	// window: twenty ticks of the manager.)
 	time.Sleep(200 * time.Millisecond)
 	if runs, _ := dreamlog.Of(p).Runs(ctx, 5); len(runs) != 1 {
 		t.Fatalf("%d runs without new writes", len(runs))
@@ -47,7 +52,7 @@ func TestManagerWaitsForIdle(t *testing.T) {
 	m := dreamer.NewManager(dreamer.Config{Idle: time.Hour, Tick: 10 * time.Millisecond})
 	defer m.Close()
 	m.Start(p)
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // a negative check's window: ten ticks of the manager
 	if runs, _ := dreamlog.Of(p).Runs(ctx, 5); len(runs) != 0 {
 		t.Fatal("dreamed while the palace was busy")
 	}
@@ -64,14 +69,13 @@ func TestManagerCloseDuringAPassIsFastAndClean(t *testing.T) {
 	p := openPalace(t, clk)
 	a := note(t, p, deployA)
 	b := note(t, p, deployB)
+	var logs palacetest.Buffer
 	m := dreamer.NewManager(dreamer.Config{Idle: -1, Tick: 10 * time.Millisecond,
-		Settings: dreamer.Settings{ApplyDelay: time.Minute}})
+		Settings: dreamer.Settings{ApplyDelay: time.Minute}, Logger: zerolog.New(&logs).Level(zerolog.DebugLevel)})
 	m.Start(p)
-	waitFor(t, "the run to start", func() bool {
-		runs, _ := dreamlog.Of(p).Runs(ctx, 1)
-		return len(runs) == 1
+	waitFor(t, "the dedup pass to be inside its transaction", func() bool {
+		return strings.Contains(logs.String(), "dream pass applying (delayed)")
 	})
-	time.Sleep(300 * time.Millisecond) // inside the dedup pass's transaction by now
 	start := time.Now()
 	if err := m.Close(); err != nil {
 		t.Fatal(err)

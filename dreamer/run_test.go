@@ -3,12 +3,16 @@ package dreamer_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 // twoPalaces opens one palace through two registries, as two processes
@@ -20,13 +24,7 @@ func twoPalaces(t *testing.T, clk *clock) (*palace.Palace, *palace.Palace) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	palacetest.WaitFor(t, 5*time.Second, what, cond)
 }
 
 func TestRunLockExcludesOtherProcesses(t *testing.T) {
@@ -107,17 +105,14 @@ func TestRunCancelledMidPassCommitsNothing(t *testing.T) {
 	var rep *dreamer.Report
 	var err error
 	finished := make(chan struct{})
+	var logs palacetest.Buffer
 	go func() {
 		rep, err = dreamer.Run(cctx, p, dreamer.RunOptions{Passes: []string{"dedup"}, Now: clk.Now,
-			Settings: dreamer.Settings{ApplyDelay: 30 * time.Second}})
+			Settings: dreamer.Settings{ApplyDelay: 30 * time.Second}, Logger: zerolog.New(&logs).Level(zerolog.DebugLevel)})
 		close(finished)
 	}()
 	// Wait until the pass is inside its transaction, halfway through.
-	waitFor(t, "the run to start", func() bool {
-		runs, _ := dreamlog.Of(p).Runs(ctx, 1)
-		return len(runs) == 1
-	})
-	time.Sleep(200 * time.Millisecond)
+	waitFor(t, "the pass to be applying", func() bool { return strings.Contains(logs.String(), "dream pass applying (delayed)") })
 	start := time.Now()
 	cancel()
 	select {
@@ -167,11 +162,11 @@ func TestRunLosingTheLockCancels(t *testing.T) {
 		}
 		finished <- rep
 	}()
-	waitFor(t, "A to hold the lock", func() bool {
+	waitFor(t, "A to hold the lock and begin its run", func() bool {
 		l, ok, _ := dreamlog.Of(b).Holder(ctx)
-		return ok && l.Owner == "A"
+		runs, _ := dreamlog.Of(b).Runs(ctx, 1)
+		return ok && l.Owner == "A" && len(runs) == 1
 	})
-	time.Sleep(100 * time.Millisecond)
 	// B's clock says A's lease ran out long ago (A stalled): B takes over.
 	if ok, _, err := dreamlog.Of(b).Acquire(ctx, "B", time.Minute, time.Now().Add(time.Hour)); !ok || err != nil {
 		t.Fatalf("B: %v %v", ok, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/loci-mem/loci/palace/palacetest"
 	"io"
 	"net"
 	"net/http"
@@ -286,7 +287,15 @@ func TestGracefulShutdownDrainsAndEndsStreams(t *testing.T) {
 	<-ext.started
 	stopped := make(chan error, 1)
 	go func() { stopped <- c.stop() }()
-	time.Sleep(200 * time.Millisecond) // shutdown is now waiting for the flush
+	// Shutdown has begun once the listener refuses new connections; it
+	// must then wait for the flush in flight.
+	palacetest.WaitFor(t, 5*time.Second, "the listener to close", func() bool {
+		resp, err := http.Get(c.url + "/health")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err != nil
+	})
 	select {
 	case err := <-stopped:
 		t.Fatalf("Serve returned (%v) while a request was in flight", err)

@@ -94,6 +94,7 @@ func (s *Server) callTool(ctx context.Context, id json.RawMessage, name string, 
 		return "", false, &rpcError{Code: codeInternalError, Message: "unknown tool: " + name}
 	}
 	if d := s.cfg.ToolDelay; d > 0 {
+		s.log.Debug().Str("tool", name).Dur("delay", d).Msg("tool call delayed")
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():

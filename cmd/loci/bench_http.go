@@ -105,6 +105,7 @@ func benchHTTP(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, &cliError{Type: "internal", Message: "warm-up search failed: " + err.Error()}
 	}
 	statusf(env, "loci bench http: %d clients searching for %v on %s (GOMAXPROCS %d)", *clients, *duration, base, runtime.GOMAXPROCS(0))
+	log.Info().Int("clients", *clients).Str("duration", duration.String()).Msg("bench clients searching")
 
 	if prof := os.Getenv("LOCI_BENCH_PROFILE"); prof != "" {
 		stop, err := startProfiles(prof)

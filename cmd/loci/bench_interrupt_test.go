@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,18 +17,17 @@ import (
 func TestBenchInterruptIsCancelled(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "bench", "http", "--episodes", "50", "--clients", "2", "--duration", "60s", "--format", "json")
-	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+t.TempDir(), "LOCI_EMBEDDER=hash"), cliEnvVars...)
+	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+t.TempDir(), "LOCI_EMBEDDER=hash"), append(cliEnvVars, "LOCI_LOG=info")...)
 	var stdout, stderr syncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	// Wait until the clients search: the server's first request line.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), "search") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	// Wait until the clients search (the bench logs it at info level).
+	palacetest.WaitFor(t, 30*time.Second, "the bench clients to start", func() bool {
+		return strings.Contains(stderr.String(), "bench clients searching")
+	})
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestDoctor(t *testing.T) {
 func TestCLIInterruptIsCancelled(t *testing.T) {
 	home := t.TempDir()
 	cmd := exec.Command(os.Args[0], "import", "-", "--palace", "dst", "--format", "json")
-	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home), cliEnvVars...)
+	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home), append(cliEnvVars, "LOCI_LOG=debug")...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -91,11 +92,11 @@ func TestCLIInterruptIsCancelled(t *testing.T) {
 	w.WriteString(`{"type":"header","format":"loci-palace","version":1,"palace":"src","embedder":"hash-v1","dim":384}` + "\n")
 	w.WriteString(`{"type":"drawer","drawer":{"id":"d1","kind":"note","content":"first","status":"active"}}` + "\n")
 	w.Flush()
-	time.Sleep(500 * time.Millisecond) // the import is now waiting for more lines
+	palacetest.WaitFor(t, 10*time.Second, "the import to read", func() bool { return strings.Contains(stderr.String(), "import reading") })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	palacetest.WaitFor(t, 10*time.Second, "the signal to arrive", func() bool { return strings.Contains(stderr.String(), "signal received") })
 	w.WriteString(`{"type":"drawer","drawer":{"id":"d2","kind":"note","content":"second","status":"active"}}` + "\n")
 	w.Flush()
 	stdin.Close()

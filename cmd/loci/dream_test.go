@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"os/exec"
 	"strings"
@@ -203,13 +204,9 @@ func TestDreamShutdownDuringLongPass(t *testing.T) {
 			p := startLoci(t, home, []string{"LOCI_DREAM_IDLE=0", "LOCI_DREAM_TICK=20ms", "LOCI_DEBUG_DREAM_DELAY_MS=60000"},
 				"serve", "--palace", "long")
 			p.initialize()
-			deadline := time.Now().Add(10 * time.Second)
-			for !strings.Contains(p.stderr.String(), "dream pass applying (delayed)") {
-				if time.Now().After(deadline) {
-					t.Fatalf("the dreamer never reached the middle of a pass; stderr:\n%s", tail(p.stderr.String(), 3000))
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			palacetest.WaitFor(t, 10*time.Second, "the dreamer to reach the middle of a pass", func() bool {
+				return strings.Contains(p.stderr.String(), "dream pass applying (delayed)")
+			})
 			start := time.Now()
 			switch how {
 			case "SIGTERM":
@@ -290,20 +287,13 @@ func TestDreamTwoProcessesNeverOverlap(t *testing.T) {
 	// then get the lock.
 	holder := startLoci(t, home, []string{"LOCI_DEBUG_DREAM_PASS_DELAY_MS=60000", "LOCI_DREAM_LOCK_TTL=1s"},
 		"dream", "--palace", "both", "--format", "json")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	palacetest.WaitFor(t, 10*time.Second, "the holder to take the lock", func() bool {
 		held := false
 		withPalace(t, home, "both", func(p *palace.Palace) {
 			_, held, _ = dreamlog.Of(p).Holder(context.Background())
 		})
-		if held {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the holder never took the lock")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return held
+	})
 	out, _, code := dreamCLI(t, home, nil, "dream", "--palace", "both", "--format", "json")
 	if e := decodeEnvelope(t, out); code != 1 || e.Error == nil || e.Error.Type != "conflict" {
 		t.Fatalf("while held: exit %d %s", code, out)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,9 @@ func TestSIGTERMDuringSlowCall(t *testing.T) {
 			p := startLoci(t, t.TempDir(), []string{"LOCI_DEBUG_TOOL_DELAY_MS=1200"}, "serve", "--palace", "slow")
 			p.initialize()
 			p.send(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"memory_remember","arguments":{"text":"written during shutdown"}}}`)
-			time.Sleep(300 * time.Millisecond) // the call is now sleeping inside the tool
+			palacetest.WaitFor(t, 10*time.Second, "the call to sleep inside the tool", func() bool {
+				return strings.Contains(p.stderr.String(), "tool call delayed")
+			})
 			start := time.Now()
 			if err := p.cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
@@ -55,7 +58,7 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	p := startLoci(t, t.TempDir(), []string{"LOCI_DEBUG_TOOL_DELAY_MS=500"}, "serve", "--palace", "cancel")
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"palace_list","arguments":{}}}`)
-	time.Sleep(100 * time.Millisecond)
+	palacetest.WaitFor(t, 10*time.Second, "call 5 to run", func() bool { return strings.Contains(p.stderr.String(), "tool call delayed") })
 	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user gave up"}}`)
 	p.send(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"palace_list","arguments":{}}}`)
 	line := p.next(5 * time.Second)

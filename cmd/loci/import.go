@@ -51,6 +51,8 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, err
 	}
 	defer done()
+	log := newLogger(env.stderr)
+	log.Debug().Str("path", path).Msg("import reading")
 	bar := newProgress(env, "import", "drawers")
 	st, err := archive.ImportJSONL(ctx, p, in, archive.ImportOptions{OnConflict: *onConflict,
 		Progress: func(phase string, done, total int) { bar.Set(done, total, phase) }})

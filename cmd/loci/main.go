@@ -48,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	go func() {
 		<-ctx.Done()
 		stop() // restore default handling: a second signal kills the process
+		log := newLogger(stderr)
+		log.Debug().Msg("signal received: stopping")
 	}()
 
 	args = hoistGlobalFlags(args)

@@ -2,14 +2,13 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/loci-mem/loci/palace/palacetest"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -26,22 +25,8 @@ type proc struct {
 	nextID int
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a process's stderr or stdout as the test watches it.
+type syncBuffer = palacetest.Buffer
 
 // startLoci runs `loci args...` with LOCI_HOME=home and extra env.
 func startLoci(t testing.TB, home string, env []string, args ...string) *proc {

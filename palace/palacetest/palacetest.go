@@ -6,6 +6,7 @@
 package palacetest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -101,4 +102,39 @@ func MustOpenWithSettings(t testing.TB, config string) (*palace.Palace, *Clock) 
 	clock := &Clock{}
 	reg := MustOpenRegistry(t, palace.Config{DataDir: dir, Now: clock.Now})
 	return MustCreate(t, reg, "facts"), clock
+}
+
+// WaitFor polls cond until it holds, failing the test when it still does
+// not after within: the way tests wait for another goroutine or process
+// to reach a state, instead of sleeping and hoping it did.
+func WaitFor(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Buffer is a bytes.Buffer safe for one writer and concurrent readers: a
+// process's stderr or a logger's output that a test watches while it is
+// written.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -145,7 +145,7 @@ func TestReadLastTurnWaitsForBoundary(t *testing.T) {
 	last := lines[len(lines)-1]
 	path := writeFile(t, []byte(strings.Join(lines[:len(lines)-1], "")))
 	go func() {
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(60 * time.Millisecond) // the scenario, not a sync: the line lands between the reader's retries
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 		if err == nil {
 			f.WriteString(last + "\n")
