@@ -9,6 +9,7 @@ import (
 )
 
 func TestClosetsDescribeRooms(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)

@@ -13,6 +13,7 @@ import (
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
 
 func TestDecayHalvesTowardsTheFloor(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -54,6 +55,7 @@ func TestDecayHalvesTowardsTheFloor(t *testing.T) {
 }
 
 func TestDecayAccessAndEditsMoveTheBase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -92,6 +94,7 @@ func TestDecayAccessAndEditsMoveTheBase(t *testing.T) {
 }
 
 func TestDecayUndoRestoresImportance(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)

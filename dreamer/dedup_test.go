@@ -17,6 +17,7 @@ const (
 )
 
 func TestDedupLinksNearDuplicatesWithoutLosingText(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -70,6 +71,7 @@ func TestDedupLinksNearDuplicatesWithoutLosingText(t *testing.T) {
 }
 
 func TestDedupLeavesDifferentFactsAlone(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	p := openPalace(t, clk)
 	pairs := [][2]string{
@@ -91,6 +93,7 @@ func TestDedupLeavesDifferentFactsAlone(t *testing.T) {
 }
 
 func TestDedupRespectsScope(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	p := openPalace(t, clk)
 	base := palace.Drawer{Content: deployA}
@@ -138,6 +141,7 @@ func TestDedupRespectsScope(t *testing.T) {
 }
 
 func TestDedupPinnedAndPriority(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	p := openPalace(t, clk)
 	old := note(t, p, deployA)
@@ -155,6 +159,7 @@ func TestDedupPinnedAndPriority(t *testing.T) {
 }
 
 func TestDedupUndoAndReviewQueueAreFinal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -205,6 +210,7 @@ func TestDedupUndoAndReviewQueueAreFinal(t *testing.T) {
 }
 
 func TestDedupUndoSkipsDrawersChangedSince(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -228,6 +234,7 @@ func TestDedupUndoSkipsDrawersChangedSince(t *testing.T) {
 }
 
 func TestDedupDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -251,6 +258,7 @@ func TestDedupDryRunChangesNothing(t *testing.T) {
 }
 
 func TestDedupWithoutThresholdIsSkipped(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	p := openPalace(t, clk)
 	note(t, p, deployA)

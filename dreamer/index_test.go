@@ -9,6 +9,7 @@ import (
 )
 
 func TestIndexPassReembedsAfterAModelChange(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	dir := t.TempDir()

@@ -10,6 +10,7 @@ import (
 )
 
 func TestKGPassMergesAndReportsChurn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)

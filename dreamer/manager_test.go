@@ -15,6 +15,7 @@ import (
 )
 
 func TestManagerDreamsWhenIdleOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -45,6 +46,7 @@ func TestManagerDreamsWhenIdleOnce(t *testing.T) {
 }
 
 func TestManagerWaitsForIdle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -64,6 +66,7 @@ func TestManagerWaitsForIdle(t *testing.T) {
 }
 
 func TestManagerCloseDuringAPassIsFastAndClean(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)

@@ -28,6 +28,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestRunLockExcludesOtherProcesses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	a, b := twoPalaces(t, clk)
@@ -69,6 +70,7 @@ func TestRunLockExcludesOtherProcesses(t *testing.T) {
 }
 
 func TestDreamLockExpires(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -92,6 +94,7 @@ func TestDreamLockExpires(t *testing.T) {
 }
 
 func TestRunCancelledMidPassCommitsNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)
@@ -146,6 +149,7 @@ func TestRunCancelledMidPassCommitsNothing(t *testing.T) {
 }
 
 func TestRunLosingTheLockCancels(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	a, b := twoPalaces(t, clk)
@@ -189,6 +193,7 @@ func TestRunLosingTheLockCancels(t *testing.T) {
 }
 
 func TestRunBudgetAndBadPass(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	p := openPalace(t, clk)
 	note(t, p, deployA)
@@ -210,6 +215,7 @@ func TestRunBudgetAndBadPass(t *testing.T) {
 // TestRunLongTransactionKeepsTheLock: a pass transaction open longer than
 // the lease neither loses the lock nor stalls on its own heartbeat.
 func TestRunLongTransactionKeepsTheLock(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	p := openPalace(t, clk)
 	note(t, p, deployA)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestScheduleDue(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	idle, every := 5*time.Minute, 6*time.Hour
 	done := dreamlog.Run{Status: dreamlog.Done, SeqBefore: 100, FinishedAt: now.Add(-time.Hour)}
@@ -38,6 +39,7 @@ func TestScheduleDue(t *testing.T) {
 }
 
 func TestConfigFromEnv(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"LOCI_DREAM": "on", "LOCI_DREAM_IDLE": "0", "LOCI_DREAM_BUDGET": "90s", "LOCI_DECAY_HALF_LIFE": "30d",
 		"LOCI_DECAY_FLOOR": "0.2", "LOCI_DEDUP_THRESHOLD": "0.9", "LOCI_DREAM_LOCK_TTL": "2s",
@@ -71,6 +73,7 @@ func TestConfigFromEnv(t *testing.T) {
 }
 
 func TestTextCheck(t *testing.T) {
+	t.Parallel()
 	yes := [][2]string{
 		{"The deploy script lives in tools/deploy.sh", "the deploy script lives in tools/deploy.sh!"},
 		{"Melanie: I'm so happy for you, that's amazing news about the adoption agency!",
@@ -102,6 +105,7 @@ func TestTextCheck(t *testing.T) {
 }
 
 func TestThresholdLookup(t *testing.T) {
+	t.Parallel()
 	m := map[string]float64{"a-v1": 0.8, "b-v2": 0.9}
 	for _, c := range []struct {
 		model string

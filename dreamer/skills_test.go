@@ -20,6 +20,7 @@ func agentCase(tb testing.TB, p *palace.Palace, agent, intent, approach string, 
 var skillID = regexp.MustCompile(`^bot_sk_20260301_\d{8}$`)
 
 func TestSkillsClusterCases(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)

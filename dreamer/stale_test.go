@@ -18,6 +18,7 @@ func fact(tb testing.TB, p *palace.Palace, text, engram string, confirmed time.T
 }
 
 func TestStaleMarksUnconfirmedFacts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := newClock()
 	p := openPalace(t, clk)

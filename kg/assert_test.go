@@ -14,6 +14,7 @@ import (
 )
 
 func TestAssertValidation(t *testing.T) {
+	t.Parallel()
 	ok := kg.Assertion{Subject: "auth-service", Predicate: "deployed_version", Object: "2.4.1"}
 	with := func(f func(*kg.Assertion)) kg.Assertion {
 		a := ok
@@ -74,6 +75,7 @@ func TestAssertValidation(t *testing.T) {
 }
 
 func TestAssertBoundaryValues(t *testing.T) {
+	t.Parallel()
 	s, _, _ := MustOpenStore(t)
 	ctx := context.Background()
 	full := strings.Repeat("é", kg.MaxTermBytes/2) // exactly 1024 bytes
@@ -97,6 +99,7 @@ func TestAssertBoundaryValues(t *testing.T) {
 }
 
 func TestAssertDefaultsAndNormalisation(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	tr, err := s.Assert(ctx, kg.Assertion{Subject: "  auth-service ", Predicate: "\tdeployed_version", Object: "2.4.1\n", Provenance: "  "})
@@ -128,6 +131,7 @@ func TestAssertDefaultsAndNormalisation(t *testing.T) {
 }
 
 func TestAssertClosesPrevious(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	first := mustAssert(t, s, "auth-service", "deployed_version", "2.4.0")
@@ -172,6 +176,7 @@ func TestAssertClosesPrevious(t *testing.T) {
 }
 
 func TestAssertIdenticalIsNoop(t *testing.T) {
+	t.Parallel()
 	s, clock, db := MustOpenStore(t)
 	ctx := context.Background()
 	first, err := s.Assert(ctx, kg.Assertion{Subject: "svc", Predicate: "lang", Object: "go", Confidence: ptr(0.8), Provenance: "readme"})
@@ -206,6 +211,7 @@ func TestAssertIdenticalIsNoop(t *testing.T) {
 }
 
 func TestAssertExplicitValidFrom(t *testing.T) {
+	t.Parallel()
 	s, clock, db := MustOpenStore(t)
 	ctx := context.Background()
 	past := t0.Add(-48 * time.Hour)
@@ -246,6 +252,7 @@ func TestAssertExplicitValidFrom(t *testing.T) {
 }
 
 func TestAssertClockSkewClamps(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	a := mustAssert(t, s, "s", "p", "a")
@@ -264,6 +271,7 @@ func TestAssertClockSkewClamps(t *testing.T) {
 }
 
 func TestRetract(t *testing.T) {
+	t.Parallel()
 	s, clock, db := MustOpenStore(t)
 	ctx := context.Background()
 	a := mustAssert(t, s, "svc", "status", "up")
@@ -310,6 +318,7 @@ func TestRetract(t *testing.T) {
 }
 
 func TestAssertCancelledContext(t *testing.T) {
+	t.Parallel()
 	s, _, db := MustOpenStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -17,6 +17,7 @@ import (
 // once, and checks the invariants afterwards: one active triple per pair,
 // and each pair's history a gap-free chain of intervals.
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	first, _ := MustOpenDB(t)
 	ctx := context.Background()
 	stores := []*kg.Graph{kg.New(first)}

@@ -26,6 +26,7 @@ func insertRaw(tb testing.TB, db *sql.DB, subject, predicate, object string, fro
 }
 
 func TestMergeDuplicates(t *testing.T) {
+	t.Parallel()
 	s, clock, db := MustOpenStore(t)
 	ctx := context.Background()
 
@@ -84,6 +85,7 @@ func TestMergeDuplicates(t *testing.T) {
 }
 
 func TestAssertRepairsSeveralActive(t *testing.T) {
+	t.Parallel()
 	s, clock, db := MustOpenStore(t)
 	ctx := context.Background()
 	insertRaw(t, db, "svc", "lang", "go", t0, 1, "")
@@ -112,6 +114,7 @@ func TestAssertRepairsSeveralActive(t *testing.T) {
 }
 
 func TestChurn(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	assertAt := func(subject, predicate, object string) {

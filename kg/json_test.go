@@ -10,6 +10,7 @@ import (
 )
 
 func TestTripleJSON(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	tr, err := s.Assert(ctx, kg.Assertion{Subject: "auth-service", Predicate: "deployed_version", Object: "2.4.1",
@@ -64,6 +65,7 @@ func TestTripleJSON(t *testing.T) {
 }
 
 func TestRFC3339(t *testing.T) {
+	t.Parallel()
 	loc := time.FixedZone("CEST", 2*3600)
 	tests := []struct {
 		in   time.Time

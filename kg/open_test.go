@@ -11,6 +11,7 @@ import (
 
 // TestImports enforces the package doc: kg imports nothing of loci.
 func TestImports(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestQueryOrderAndEmpty(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	mustAssert(t, s, "svc", "zeta", "1")
@@ -45,6 +46,7 @@ func TestQueryOrderAndEmpty(t *testing.T) {
 }
 
 func TestAsOf(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	mustAssert(t, s, "svc", "version", "1") // [t0, t0+1h)
@@ -92,6 +94,7 @@ func TestAsOf(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	var want []string
@@ -127,6 +130,7 @@ func TestHistory(t *testing.T) {
 }
 
 func TestQueryObject(t *testing.T) {
+	t.Parallel()
 	s, clock, _ := MustOpenStore(t)
 	ctx := context.Background()
 	mustAssert(t, s, "bob", "works_at", "acme")
@@ -153,6 +157,7 @@ func TestQueryObject(t *testing.T) {
 }
 
 func TestSubjects(t *testing.T) {
+	t.Parallel()
 	s, _, _ := MustOpenStore(t)
 	ctx := context.Background()
 	mustAssert(t, s, "auth-service", "version", "1")
@@ -205,6 +210,7 @@ func TestSubjects(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
+	t.Parallel()
 	s, _, _ := MustOpenStore(t)
 	ctx := context.Background()
 	st, err := s.Stats(ctx)

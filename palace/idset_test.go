@@ -6,6 +6,7 @@ import (
 )
 
 func TestIDSet(t *testing.T) {
+	t.Parallel()
 	var s idSet
 	want := map[uint64]bool{}
 	r := rand.New(rand.NewSource(1))

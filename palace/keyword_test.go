@@ -49,6 +49,7 @@ func docCorpus(t *testing.T) []string {
 // edits and forgetting (so dead index slots and inactive drawers are
 // exercised). (palace/bm25's own tests pin its scores to SQLite FTS5's.)
 func TestKeywordIndexCatchUpMatchesRebuild(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	writer, mem := openShared(t, dir, "kw"), openShared(t, dir, "kw")
@@ -156,6 +157,7 @@ func TestKeywordIndexCatchUpMatchesRebuild(t *testing.T) {
 // in effect) writes, edits and forgets: nothing races (go test -race), and
 // afterwards both indexes have caught up with every change.
 func TestWarmIndexesUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	reader, writer := openShared(t, dir, "busy"), openShared(t, dir, "busy")

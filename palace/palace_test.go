@@ -43,6 +43,7 @@ func mustAdd(tb testing.TB, p *palace.Palace, d *palace.Drawer) *palace.Drawer {
 }
 
 func TestValidateName(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"a", "my-project", "Client_Acme.v2", "_x", "0day"} {
 		if err := palace.ValidateName(ok); err != nil {
 			t.Errorf("ValidateName(%q) = %v, want nil", ok, err)
@@ -57,6 +58,7 @@ func TestValidateName(t *testing.T) {
 }
 
 func TestCreateOpenList(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	reg := MustOpenRegistry(t)
 	if _, err := reg.Open(ctx, "nope"); !errors.Is(err, palace.ErrNotFound) {
@@ -92,6 +94,7 @@ func TestCreateOpenList(t *testing.T) {
 }
 
 func TestAddGetForget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	d := mustAdd(t, p, &palace.Drawer{Content: "  The API gateway validates JWT tokens using RS256. ", Room: "backend", Tags: []string{"auth", "jwt", "auth", " "}})
@@ -134,6 +137,7 @@ func TestAddGetForget(t *testing.T) {
 }
 
 func TestAddRejectsBadInputAndStoresNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	bad := []*palace.Drawer{
@@ -164,6 +168,7 @@ func TestAddRejectsBadInputAndStoresNothing(t *testing.T) {
 }
 
 func TestRedactedBeforeStoring(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	secret := "emk_" + strings.Repeat("a1B2", 8)
@@ -181,6 +186,7 @@ func TestRedactedBeforeStoring(t *testing.T) {
 }
 
 func TestListOrderAndFilters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	mustAdd(t, p, &palace.Drawer{Content: "low", Importance: 0.1, Room: "Testing", Tags: []string{"a"}})
@@ -216,6 +222,7 @@ func contents(ds []*palace.Drawer) string {
 }
 
 func TestSearchHybrid(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	texts := []string{
@@ -277,6 +284,7 @@ func hitContents(hs []palace.Hit) []string {
 }
 
 func TestImportanceOnlyBreaksTies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	relevant := mustAdd(t, p, &palace.Drawer{Content: "kubernetes ingress uses nginx", Importance: 0.1})
@@ -293,6 +301,7 @@ func TestImportanceOnlyBreaksTies(t *testing.T) {
 }
 
 func TestSearchFilters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	t0 := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
@@ -324,6 +333,7 @@ func TestSearchFilters(t *testing.T) {
 }
 
 func TestRecallLayers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	mustAdd(t, p, &palace.Drawer{Content: "This palace belongs to the payments team.", Tags: []string{palace.TagIdentity}})
@@ -347,6 +357,7 @@ func TestRecallLayers(t *testing.T) {
 }
 
 func TestUpdateStatusReentersRecall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	d := mustAdd(t, p, &palace.Drawer{Content: "the staging cluster lives in eu-west-1"})
@@ -391,6 +402,7 @@ func openShared(t *testing.T, dir, name string) *palace.Palace {
 }
 
 func TestTwoRegistriesSeeEachOther(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := openShared(t, dir, "shared"), openShared(t, dir, "shared")
@@ -421,6 +433,7 @@ func TestTwoRegistriesSeeEachOther(t *testing.T) {
 }
 
 func TestProjectName(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := mkdirs(filepath.Join(root, "repo", ".git"), filepath.Join(root, "repo", "sub", "deep")); err != nil {
 		t.Fatal(err)
@@ -444,6 +457,7 @@ func TestProjectName(t *testing.T) {
 // TestKeywordSearchSkipsInactive: when most keyword matches are forgotten,
 // the fast FTS-first path must fall back and still find every active one.
 func TestKeywordSearchSkipsInactive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := MustOpenPalace(t)
 	var ids []string

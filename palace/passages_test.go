@@ -40,6 +40,7 @@ func TestPassagesCoverTheText(t *testing.T) {
 // keywords and by vectors), and returned once, with the passage that
 // matched.
 func TestLongTextFoundByItsMiddle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p := palacetest.MustOpenPalace(t)
 	r := rand.New(rand.NewSource(1))

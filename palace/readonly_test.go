@@ -17,6 +17,7 @@ import (
 // another user's files) can still be read and searched; a write fails with
 // a clear error and changes nothing.
 func TestReadOnlyDataDirServesReads(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir})

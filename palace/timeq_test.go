@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseTimeRange(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 15, 4, 0, 0, time.UTC) // a Sunday
 	d := func(y int, m time.Month, day int) time.Time { return time.Date(y, m, day, 0, 0, 0, 0, time.UTC) }
 	cases := []struct {
@@ -42,6 +43,7 @@ func TestParseTimeRange(t *testing.T) {
 // TestTimeAwareRecall: a query naming a time lifts the memory from that
 // time above an equally relevant one from another time.
 func TestTimeAwareRecall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Now: func() time.Time { return now }})

@@ -12,6 +12,7 @@ import (
 // come back once, under its new vector only — in the process that made the
 // change and in one that loads an older snapshot of the index.
 func TestVectorKeysFollowDrawerChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	open := func() *palace.Palace { return openShared(t, dir, "keys") }

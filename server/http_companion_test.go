@@ -75,6 +75,7 @@ func startCompanion(t *testing.T, cfg palace.Config, addr string) *companion {
 }
 
 func TestMCPOverStreamableHTTPAndSSE(t *testing.T) {
+	t.Parallel()
 	c := startCompanion(t, palace.Config{}, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -263,6 +264,7 @@ func (s *slowExtractor) Facts(ctx context.Context, msgs []extract.Message) ([]ex
 }
 
 func TestGracefulShutdownDrainsAndEndsStreams(t *testing.T) {
+	t.Parallel()
 	ext := &slowExtractor{started: make(chan struct{}), release: make(chan struct{})}
 	c := startCompanion(t, palace.Config{Extractor: ext}, "")
 	code, body := postJSON(t, c.url+"/api/v1/memory/add",

@@ -13,6 +13,7 @@ import (
 // to what `loci serve` (without --palace) answers. Run with -update to
 // rewrite the block after an intended change.
 func TestIntegrationToolsList(t *testing.T) {
+	t.Parallel()
 	p := startLoci(t, t.TempDir(), nil, "serve")
 	p.initialize()
 	raw := p.call("tools/list", map[string]any{})

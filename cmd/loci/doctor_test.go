@@ -14,6 +14,7 @@ import (
 )
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	// A data dir that does not exist yet is a warning, not a failure, and
 	// doctor does not create it.
@@ -76,6 +77,7 @@ func TestDoctor(t *testing.T) {
 // TestCLIInterruptIsCancelled: SIGINT during an import ends it with exit
 // code 130 and error type cancelled, and imports nothing.
 func TestCLIInterruptIsCancelled(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cmd := exec.Command(os.Args[0], "import", "-", "--palace", "dst", "--format", "json")
 	cmd.Env = append(append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home), append(cliEnvVars, "LOCI_LOG=debug")...)
@@ -122,6 +124,7 @@ func TestCLIInterruptIsCancelled(t *testing.T) {
 }
 
 func TestCLIImportRejectsDamagedFiles(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	work := t.TempDir()
 	for _, args := range [][]string{

@@ -115,6 +115,7 @@ func countStatus(t *testing.T, home, name, status string) int64 {
 }
 
 func TestDreamCLI(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dreamPalace(t, home, "dr", 2)
 
@@ -197,6 +198,7 @@ func TestDreamCLI(t *testing.T) {
 // halfway through its transaction stops the dreamer within 2 s and leaves
 // the palace as it was before that pass.
 func TestDreamShutdownDuringLongPass(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"SIGTERM", "SIGINT", "EOF"} {
 		t.Run(how, func(t *testing.T) {
 			home := t.TempDir()
@@ -248,6 +250,7 @@ func TestDreamShutdownDuringLongPass(t *testing.T) {
 // processes at once; a second dreamer either waits or is told who holds
 // the lock; a killed holder blocks others only until its lease expires.
 func TestDreamTwoProcessesNeverOverlap(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dreamPalace(t, home, "both", 2)
 	slow := []string{"LOCI_DEBUG_DREAM_PASS_DELAY_MS=80"}

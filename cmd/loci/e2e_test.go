@@ -14,6 +14,7 @@ import (
 )
 
 func TestEOFExitsZero(t *testing.T) {
+	t.Parallel()
 	p := startLoci(t, t.TempDir(), nil, "serve", "--palace", "eof")
 	p.initialize()
 	start := time.Now()
@@ -26,6 +27,7 @@ func TestEOFExitsZero(t *testing.T) {
 // TestSIGTERMDuringSlowCall: the call that is running completes and is
 // answered, then the process exits 0, all within 3 s.
 func TestSIGTERMDuringSlowCall(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			p := startLoci(t, t.TempDir(), []string{"LOCI_DEBUG_TOOL_DELAY_MS=1200"}, "serve", "--palace", "slow")
@@ -55,6 +57,7 @@ func TestSIGTERMDuringSlowCall(t *testing.T) {
 // TestCancelledCallGetsNoResponse: a request cancelled while running is not
 // answered; the next request is.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
+	t.Parallel()
 	p := startLoci(t, t.TempDir(), []string{"LOCI_DEBUG_TOOL_DELAY_MS=500"}, "serve", "--palace", "cancel")
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"palace_list","arguments":{}}}`)
@@ -71,6 +74,7 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 }
 
 func TestInvalidUTF8IsParseError(t *testing.T) {
+	t.Parallel()
 	p := startLoci(t, t.TempDir(), nil, "serve")
 	p.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\xff\xfe\"}")
 	line := p.next(5 * time.Second)
@@ -87,6 +91,7 @@ func TestInvalidUTF8IsParseError(t *testing.T) {
 // TestTwoProcessesOnePalace: two servers write one palace concurrently;
 // nothing is lost and each recalls the other's drawers.
 func TestTwoProcessesOnePalace(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	a := startLoci(t, home, nil, "serve", "--palace", "shared")
 	b := startLoci(t, home, nil, "serve", "--palace", "shared")
@@ -133,6 +138,7 @@ func TestTwoProcessesOnePalace(t *testing.T) {
 // writes loses nothing that was acknowledged, and a corrupt index snapshot
 // is rebuilt on the next start.
 func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	p := startLoci(t, home, nil, "serve", "--palace", "crash")
 	p.initialize()
@@ -185,6 +191,7 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 }
 
 func TestBootFailures(t *testing.T) {
+	t.Parallel()
 	t.Run("unwritable data dir", func(t *testing.T) {
 		if os.Geteuid() == 0 {
 			// root ignores permissions: use a path under a regular file.

@@ -8,6 +8,7 @@ import (
 )
 
 func TestHarvest(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	session, _ := filepath.Abs("../../testdata/harvest/session.jsonl")
 	second, _ := filepath.Abs("../../testdata/harvest/second.jsonl")

@@ -44,6 +44,7 @@ func pluginRoot(t *testing.T) string {
 }
 
 func TestPluginManifest(t *testing.T) {
+	t.Parallel()
 	var m struct {
 		Name        string            `json:"name"`
 		Version     string            `json:"version"`
@@ -78,6 +79,7 @@ type hookCommand struct {
 }
 
 func TestPluginHooksRun(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Hooks map[string][]struct {
 			Matcher string        `json:"matcher"`
@@ -117,6 +119,7 @@ func TestPluginHooksRun(t *testing.T) {
 // TestPluginLauncherWithoutBinary: with no loci anywhere, the hooks still
 // answer {"continue":true} and exit 0.
 func TestPluginLauncherWithoutBinary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
 	script, err := os.ReadFile(filepath.Join(repoRoot, "hooks", "run-loci"))
@@ -148,6 +151,7 @@ func TestPluginLauncherWithoutBinary(t *testing.T) {
 // TestPluginMCPServer starts the server .mcp.json describes and completes
 // the MCP handshake with it.
 func TestPluginMCPServer(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`

@@ -54,6 +54,7 @@ func runLociOnce(t *testing.T, home string, env []string, stdin string, args ...
 // back, and an extracted episode's text reads <episode>. Run `go test ./cmd/loci -run HookReplays -update`
 // to rewrite the want sections.
 func TestHookReplays(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../../testdata/hooks/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no hook replays: %v", err)
@@ -217,6 +218,7 @@ func appendTranscript(t *testing.T, path, body string) {
 // TestHookBudget: a hook whose budget runs out prints {"continue":true},
 // exits 0 and does not overstay.
 func TestHookBudget(t *testing.T) {
+	t.Parallel()
 	home, repo := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	transcript := filepath.Join(t.TempDir(), "t.jsonl")
@@ -240,6 +242,7 @@ func TestHookBudget(t *testing.T) {
 // TestHookDebugLog checks LOCI_DEBUG=1: debug lines go to
 // <data dir>/logs/hooks.log, never to stdout.
 func TestHookDebugLog(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	in := `{"session_id":"s","cwd":"` + t.TempDir() + `","hook_event_name":"UserPromptSubmit","prompt":"hello there friend"}`
 	out, _, code := runLociOnce(t, home, []string{"LOCI_DEBUG=1"}, in, "hook", "prompt-submit")

@@ -71,6 +71,7 @@ func apiData(t *testing.T, addr, path, body string) map[string]any {
 func arr(v any) []any { l, _ := v.([]any); return l }
 
 func TestHTTPCompanionProcess(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	p := startLoci(t, home, nil, "http", "--addr", "127.0.0.1:0")
 	addr := waitAddr(t, p)
@@ -178,6 +179,7 @@ func TestHTTPCompanionProcess(t *testing.T) {
 // TestServeWithHTTP: `loci serve --http` answers both faces on one store,
 // and stdin EOF stops both.
 func TestServeWithHTTP(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	p := startLoci(t, home, nil, "serve", "--palace", "default", "--http", "127.0.0.1:0")
 	addr := waitAddr(t, p)

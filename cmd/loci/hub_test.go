@@ -68,6 +68,7 @@ func exitCode(t *testing.T, p *proc, timeout time.Duration) int {
 }
 
 func TestHubCommand(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	first := startLoci(t, home, nil, "hub", "--addr", "127.0.0.1:0", "--no-open", "--format", "json")
 	url, started := hubEnvelope(t, first)
@@ -118,6 +119,7 @@ func TestHubCommand(t *testing.T) {
 // without it (it asks for the token itself), the data does not, and no
 // URL printed carries the token.
 func TestHubCommandToken(t *testing.T) {
+	t.Parallel()
 	const token = "hub-test-token-0123456789"
 	p := startLoci(t, t.TempDir(), []string{"LOCI_HTTP_TOKEN=" + token},
 		"hub", "--addr", "127.0.0.1:0", "--no-open", "--format", "json")

@@ -128,6 +128,7 @@ const (
 )
 
 func TestInstallClaudeCodeUser(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	state, settings := filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude", "settings.json")
 	writeTestFile(t, state, claudeStateOrig)
@@ -261,6 +262,7 @@ func topKeys(t *testing.T, doc string) []string {
 // TestInstallFreshHomes installs into homes with no config at all: files
 // are created, a second run is a no-op, and uninstall deletes them again.
 func TestInstallFreshHomes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ host, file string }{
 		{"cursor", ".cursor/mcp.json"},
 		{"claude-desktop", ".config/Claude/claude_desktop_config.json"},
@@ -304,6 +306,7 @@ func TestInstallFreshHomes(t *testing.T) {
 }
 
 func TestInstallCodexKeepsTheRest(t *testing.T) {
+	t.Parallel()
 	codexConfig := readTestFile(t, filepath.Join("hostconfig", "testdata", "codex-config.toml"))
 	home, env := installEnv(t)
 	path := filepath.Join(home, ".codex", "config.toml")
@@ -322,6 +325,7 @@ func TestInstallCodexKeepsTheRest(t *testing.T) {
 }
 
 func TestInstallProjectScope(t *testing.T) {
+	t.Parallel()
 	_, env := installEnv(t)
 	repo := filepath.Join(t.TempDir(), "shop")
 	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
@@ -357,6 +361,7 @@ func TestInstallProjectScope(t *testing.T) {
 }
 
 func TestInstallErrors(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	bad := filepath.Join(home, ".cursor", "mcp.json")
 	writeTestFile(t, bad, "{ not json")
@@ -392,6 +397,7 @@ func TestInstallErrors(t *testing.T) {
 // TestUninstallKeepsForeignEntry: an mcpServers.loci that runs something
 // else is not loci's to remove.
 func TestUninstallKeepsForeignEntry(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	path := filepath.Join(home, ".cursor", "mcp.json")
 	doc := "{\n  \"mcpServers\": {\n    \"loci\": {\n      \"command\": \"/opt/other/server\"\n    }\n  }\n}\n"
@@ -405,6 +411,7 @@ func TestUninstallKeepsForeignEntry(t *testing.T) {
 // TestInstallFollowsSymlink: a config file that is a symbolic link (dotfiles
 // kept in a repository) is edited where it points, and stays a link.
 func TestInstallFollowsSymlink(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	real := filepath.Join(home, "dotfiles", "mcp.json")
 	writeTestFile(t, real, "{\n  \"mcpServers\": {}\n}\n")
@@ -424,6 +431,7 @@ func TestInstallFollowsSymlink(t *testing.T) {
 
 // Each new host gets its entry in the shape its documentation gives.
 func TestInstallNewHostFormats(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	for _, c := range []struct{ host, file, want string }{
 		// OpenCode: mcp.<name>, type local, the command line as one array.
@@ -455,6 +463,7 @@ func TestInstallNewHostFormats(t *testing.T) {
 // User scope keeps the binary in ~/.local/bin, so host configs outlive
 // the clone it was built in; backups go to the data dir, one per file.
 func TestInstallStableHomeAndBackups(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
 	writeTestFile(t, cursor, "{\n  \"mcpServers\": {}\n}\n")
@@ -490,6 +499,7 @@ func TestInstallStableHomeAndBackups(t *testing.T) {
 // --allow-tools adds Claude Code's permission rule for loci's tools;
 // uninstall takes it out again and leaves the other rules.
 func TestInstallAllowTools(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	settings := filepath.Join(home, ".claude", "settings.json")
 	orig := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(npm test)\"\n    ]\n  }\n}\n"
@@ -516,6 +526,7 @@ func TestInstallAllowTools(t *testing.T) {
 // `loci install` without a host lists the hosts found on this machine
 // (in a pipe: an invalid_args error carrying them).
 func TestInstallDetectsHosts(t *testing.T) {
+	t.Parallel()
 	home, env := installEnv(t)
 	env = append(env, "PATH="+filepath.Join(home, "bin")) // no host commands
 	for _, d := range []string{".cursor", ".gemini", ".config/opencode"} {

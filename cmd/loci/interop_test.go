@@ -16,6 +16,7 @@ import (
 // client over its stdio command transport: handshake, tools/list, and a
 // call of every seed-003 tool.
 func TestOfficialGoSDKClient(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.Command(os.Args[0], "serve", "--palace", "interop")

@@ -19,6 +19,7 @@ import (
 // a failed read is a JSON-RPC error, and the seed 000/004 tools answer
 // (with isError for bad input).
 func TestOfficialSDKReadsResources(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.Command(os.Args[0], "serve", "--palace", "sdk")

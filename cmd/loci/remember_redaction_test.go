@@ -68,6 +68,7 @@ func assertNoSecretOnDisk(t *testing.T, dir string) {
 // stdout, stderr (debug logs on) or the palace files, and that stored
 // facts record the redaction.
 func TestRedactionMCPFaces(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	p := startLoci(t, home, cliEnvVars[:3], "serve", "--palace", "p1")
 	p.initialize()
@@ -129,6 +130,7 @@ func TestRedactionMCPFaces(t *testing.T) {
 // TestRedactionCLI gives secrets to every new command, in each format,
 // through stored and echoed arguments, transcripts and import files.
 func TestRedactionCLI(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	work := t.TempDir()   // exports
 	inputs := t.TempDir() // files holding secrets on purpose
@@ -181,6 +183,7 @@ func TestRedactionCLI(t *testing.T) {
 // stdio loop's output redaction (the HTTP transports call mcp-go
 // directly): the tool and resource handlers redact on their own.
 func TestRedactionOffStdio(t *testing.T) {
+	t.Parallel()
 	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

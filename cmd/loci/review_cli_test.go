@@ -102,6 +102,7 @@ var (
 // data dir, checking exit codes, the stream contract and the state each
 // step leaves behind.
 func TestCLISubcommandsInEveryFormat(t *testing.T) {
+	t.Parallel()
 	harvestFile, _ := filepath.Abs("../../testdata/harvest/session.jsonl")
 	for _, format := range []string{"json", "yaml", "text"} {
 		t.Run(format, func(t *testing.T) {
@@ -196,6 +197,7 @@ func TestCLISubcommandsInEveryFormat(t *testing.T) {
 // exit code, its cliEnvelope in json and yaml, its two stderr lines in text,
 // and that none of the failures changed the palace.
 func TestCLIErrorTypes(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	work := t.TempDir()
 	for _, args := range [][]string{

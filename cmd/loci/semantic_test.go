@@ -11,6 +11,7 @@ import (
 // JWT drawer is a distractor: "how are access credentials checked" is a
 // paraphrase the default encoder does not resolve).
 func TestDefaultEmbedderIsSemantic(t *testing.T) {
+	t.Parallel()
 	p := startLoci(t, t.TempDir(), []string{"LOCI_EMBEDDER="}, "serve", "--palace", "semantic")
 	p.initialize()
 	for _, text := range []string{

@@ -14,6 +14,7 @@ import (
 // with -update after an intended schema change (and say so in
 // INTEGRATION.md).
 func TestToolSchemaSnapshots(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		dir  string
 		args []string

@@ -28,6 +28,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/ with 
 // `go test ./cmd/loci -run Transcripts -update` to
 // rewrite the server sections.
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../../testdata/transcripts/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts: %v", err)

@@ -33,6 +33,7 @@ var calibration = []string{
 // the JWT note and is missed); the prompts about nothing stored recall
 // nothing.
 func TestSelectCalibration(t *testing.T) {
+	t.Parallel()
 	t.Run("hash", func(t *testing.T) {
 		calibrate(t, mustRegistry(t), true, []int{4, 6, 5, 10, 3, -1})
 	})
@@ -106,6 +107,7 @@ func calibrate(t *testing.T, reg *palace.Registry, lexical bool, positives []int
 }
 
 func TestSelectSkipsRepeats(t *testing.T) {
+	t.Parallel()
 	d := func(s string) *palace.Drawer { return &palace.Drawer{Content: s} }
 	hits := []palace.Hit{
 		{Drawer: d("User: how do we rotate the vault token?\n\nAssistant: The vault token rotates nightly via cron.")},
@@ -131,6 +133,7 @@ func TestSelectSkipsRepeats(t *testing.T) {
 // A session summary that quotes a saved turn is the same text twice: only
 // the more relevant of the two is injected (issue 12).
 func TestSelectSkipsTurnQuotedBySummary(t *testing.T) {
+	t.Parallel()
 	turn := &palace.Drawer{Kind: palace.KindTurn, Content: "User: how do we deploy the gateway to fly.io on fridays?\n\nAssistant: flyctl deploy from main, after the smoke tests."}
 	summary := &palace.Drawer{Kind: palace.KindSession, Content: "Session: how do we deploy the gateway to fly.io on fridays? " +
 		"flyctl deploy from main, after the smoke tests. Then we renamed the billing queue and fixed the flaky retry test in the worker pool."}
@@ -152,6 +155,7 @@ func TestSelectSkipsTurnQuotedBySummary(t *testing.T) {
 }
 
 func TestRelevanceSemanticMean(t *testing.T) {
+	t.Parallel()
 	h := palace.Hit{Drawer: &palace.Drawer{Content: "deploys happen on tuesday"}, Cosine: 0.6}
 	if got := hooks.Relevance("when do we deploy releases", h, false); got < 0.54 || got > 0.56 {
 		t.Errorf("semantic relevance = %v, want (0.5+0.6)/2", got)

@@ -13,6 +13,7 @@ import (
 const sid = "5f0c9a52-1b7e-4d0a-9c4e-000000000001"
 
 func TestStopSavesTurnOnce(t *testing.T) {
+	t.Parallel()
 	reg := mustRegistry(t)
 	ctx := context.Background()
 	r := newRunner(reg, mustTime(t, "2026-02-09T03:00:00Z"))
@@ -61,6 +62,7 @@ func TestStopSavesTurnOnce(t *testing.T) {
 }
 
 func TestStopBadInput(t *testing.T) {
+	t.Parallel()
 	reg := mustRegistry(t)
 	r := newRunner(reg, mustTime(t, "2026-02-09T03:00:00Z"))
 	for name, in := range map[string]hooks.Input{
@@ -78,6 +80,7 @@ func TestStopBadInput(t *testing.T) {
 }
 
 func TestPromptSubmit(t *testing.T) {
+	t.Parallel()
 	reg := mustRegistry(t)
 	ctx := context.Background()
 	r := newRunner(reg, mustTime(t, "2026-02-11T03:00:00Z"))
@@ -132,6 +135,7 @@ func TestPromptSubmit(t *testing.T) {
 }
 
 func TestSessionEndAndStart(t *testing.T) {
+	t.Parallel()
 	reg := mustRegistry(t)
 	ctx := context.Background()
 	r := newRunner(reg, mustTime(t, "2026-02-09T04:32:00Z"))

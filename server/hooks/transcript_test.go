@@ -41,6 +41,7 @@ const (
 )
 
 func TestLastTurnMultiLine(t *testing.T) {
+	t.Parallel()
 	entries, partial := hooks.ParseTranscript(fixture(t, "turn1.jsonl"))
 	if partial {
 		t.Error("complete file reported partial")
@@ -62,6 +63,7 @@ func TestLastTurnMultiLine(t *testing.T) {
 }
 
 func TestLastTurnAfterSnapshotMidSession(t *testing.T) {
+	t.Parallel()
 	entries, _ := hooks.ParseTranscript(fixture(t, "turn1.jsonl", "turn2.jsonl"))
 	turn, ok := hooks.LastTurn(entries)
 	if !ok || !turn.Complete {
@@ -80,6 +82,7 @@ func TestLastTurnAfterSnapshotMidSession(t *testing.T) {
 }
 
 func TestLastTurnStillBeingWritten(t *testing.T) {
+	t.Parallel()
 	data := fixture(t, "writing.jsonl")
 	entries, _ := hooks.ParseTranscript(data)
 	turn, ok := hooks.LastTurn(entries)
@@ -105,6 +108,7 @@ func TestLastTurnStillBeingWritten(t *testing.T) {
 }
 
 func TestLastTurnNothingToSave(t *testing.T) {
+	t.Parallel()
 	for name, doc := range map[string]string{
 		"empty":      "",
 		"no prompt":  `{"type":"file-history-snapshot","messageId":"x","snapshot":{}}` + "\n" + `{"type":"system","subtype":"turn_duration","durationMs":1}`,
@@ -121,6 +125,7 @@ func TestLastTurnNothingToSave(t *testing.T) {
 }
 
 func TestAPIErrorIsNotAnAnswer(t *testing.T) {
+	t.Parallel()
 	doc := `{"type":"user","uuid":"q","message":{"role":"user","content":"rename the flag"}}` + "\n" +
 		`{"type":"assistant","isApiErrorMessage":true,"message":{"role":"assistant","content":[{"type":"text","text":"API Error: 529 overloaded"}]}}`
 	entries, _ := hooks.ParseTranscript([]byte(doc))
@@ -130,6 +135,7 @@ func TestAPIErrorIsNotAnAnswer(t *testing.T) {
 }
 
 func TestSlashCommandPrompt(t *testing.T) {
+	t.Parallel()
 	doc := `{"type":"user","uuid":"c1","message":{"role":"user","content":"<command-message>loci:search is running…</command-message>\n<command-name>/loci:search</command-name>\n<command-args>redis ttl</command-args>"}}`
 	entries, _ := hooks.ParseTranscript([]byte(doc))
 	if turn, ok := hooks.LastTurn(entries); !ok || turn.User != "/loci:search redis ttl" {
@@ -140,6 +146,7 @@ func TestSlashCommandPrompt(t *testing.T) {
 // TestReadLastTurnWaitsForBoundary appends the turn_duration line while
 // the reader is retrying, as Claude Code does after the Stop hook starts.
 func TestReadLastTurnWaitsForBoundary(t *testing.T) {
+	t.Parallel()
 	data := fixture(t, "turn1.jsonl")
 	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
 	last := lines[len(lines)-1]
@@ -175,6 +182,7 @@ func TestReadLastTurnWaitsForBoundary(t *testing.T) {
 // TestReadLastTurnLargeTranscript puts a 3 MiB tool result inside the last
 // turn, so the tail window must grow to reach the turn's prompt.
 func TestReadLastTurnLargeTranscript(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.Write(fixture(t, "turn1.jsonl"))
 	b.WriteString(`{"type":"user","uuid":"big1","timestamp":"2026-02-09T03:00:00Z","message":{"role":"user","content":"Summarise the big log file."}}` + "\n")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCountWords(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want int
@@ -40,6 +41,7 @@ func TestCountWords(t *testing.T) {
 }
 
 func TestCoverage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		q, text string
 		want    float64
@@ -64,6 +66,7 @@ func TestCoverage(t *testing.T) {
 }
 
 func TestRelativeAge(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 2, 20, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
 		ago  time.Duration
@@ -90,6 +93,7 @@ func TestRelativeAge(t *testing.T) {
 }
 
 func TestEventForCommand(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"session-start": hooks.EventSessionStart, "prompt-submit": hooks.EventUserPromptSubmit,
 		"stop": hooks.EventStop, "session-end": hooks.EventSessionEnd, "UserPromptSubmit": hooks.EventUserPromptSubmit,
@@ -104,6 +108,7 @@ func TestEventForCommand(t *testing.T) {
 }
 
 func TestOutputEncodeRedacts(t *testing.T) {
+	t.Parallel()
 	secret := "AKIA" + "IOSFODNN7EXAMPLE"
 	o := hooks.Output{Continue: true, SystemMessage: "key " + secret,
 		HookSpecificOutput: &hooks.Specific{HookEventName: "SessionStart", AdditionalContext: "<ctx> " + secret}}

@@ -17,6 +17,7 @@ import (
 )
 
 func TestDecompose(t *testing.T) {
+	t.Parallel()
 	for q, want := range map[string][]string{
 		"Where do I climb and what coffee do I like?": {"hybrid:Where do I climb", "hybrid:what coffee do I like", "keyword:climb coffee"},
 		"pnpm": nil, // the keyword round would repeat the query
@@ -97,6 +98,7 @@ func (s *llmStub) saw(substr string) bool {
 }
 
 func TestAgenticWithLLMAndRerank(t *testing.T) {
+	t.Parallel()
 	stub := &llmStub{}
 	srv := httptest.NewServer(stub)
 	defer srv.Close()

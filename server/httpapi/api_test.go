@@ -37,6 +37,7 @@ var (
 // TestSeedCurlExamples replays the four cURL examples of seed 001 and
 // checks the documented result shapes.
 func TestSeedCurlExamples(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	data := e.ok("/api/v1/memory/add", seedAdd(seedTS))
 	if data["message_count"] != 3.0 || data["status"] != "accumulated" || len(data) != 2 {
@@ -132,6 +133,7 @@ func checkEpisode(t *testing.T, ep map[string]any, search bool) {
 }
 
 func TestUnprocessedMessagesOnlyForScalarSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	e.ok("/api/v1/memory/add", `{"session_id":"s1","messages":[
 		{"sender_id":"bob","sender_name":"Bob","role":"user","timestamp":1779968400000,"content":[{"type":"text","text":"hello there"}]},
@@ -170,6 +172,7 @@ func TestUnprocessedMessagesOnlyForScalarSession(t *testing.T) {
 }
 
 func TestScopesNeverCross(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	add := func(app, project, text string) {
 		e.ok("/api/v1/memory/add", fmt.Sprintf(`{"session_id":"s","app_id":%q,"project_id":%q,"messages":[{"sender_id":"u","role":"user","timestamp":1779968400000,"content":%q}]}`, app, project, text))
@@ -200,6 +203,7 @@ func TestScopesNeverCross(t *testing.T) {
 }
 
 func TestServerErrorHidesDetails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{Extractor: brokenExtractor{}}, nil)
 	e.ok("/api/v1/memory/add", `{"session_id":"s","messages":[{"sender_id":"u","role":"user","timestamp":1779968400000,"content":"I like tea."}]}`)
 	errObj := e.fail("/api/v1/memory/flush", `{"session_id":"s"}`, http.StatusInternalServerError)
@@ -227,6 +231,7 @@ func (brokenExtractor) Facts(context.Context, []extract.Message) ([]extract.Fact
 }
 
 func TestTransportErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	for _, c := range []struct {
 		method, path, ctype, body string
@@ -261,6 +266,7 @@ func TestTransportErrors(t *testing.T) {
 }
 
 func TestAgentTrackSearchAndGet(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	e.ok("/api/v1/memory/add", `{"session_id":"run-7","messages":[
 		{"sender_id":"alice","role":"user","timestamp":1779968400000,"content":"Fix the flaky login test."},
@@ -308,6 +314,7 @@ func TestAgentTrackSearchAndGet(t *testing.T) {
 }
 
 func TestProfileAndPaging(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	for i := range 5 {
 		ts := int64(1779968400000) + int64(i)*24*3600*1000 // one per day
@@ -358,6 +365,7 @@ func TestProfileAndPaging(t *testing.T) {
 }
 
 func TestSearchMethodsAndRadius(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	texts := []string{"I grow tomatoes and basil on the balcony.", "My car is a red Volvo estate.", "I swim at the lido every morning."}
 	for i, txt := range texts {
@@ -386,6 +394,7 @@ func TestSearchMethodsAndRadius(t *testing.T) {
 // A retried /add with the same Idempotency-Key buffers its messages once
 // (a client that timed out and retries must not duplicate the turn).
 func TestAddIsIdempotentWithAKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	body := `{"session_id":"s","messages":[{"sender_id":"bob","role":"user","timestamp":1779968400000,"content":"I moved to Porto"}]}`
 	send := func(key string) map[string]any {

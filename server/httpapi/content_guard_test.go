@@ -18,6 +18,7 @@ import (
 // The attacks of issue 13 on file:// items: each is refused with a 415
 // that says why, promptly, and nothing is buffered.
 func TestFileURIGuardrails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "notes.txt")
 	os.WriteFile(plain, []byte("the notes"), 0o644)
@@ -63,6 +64,7 @@ func TestFileURIGuardrails(t *testing.T) {
 // or through a redirect from a host the user allowed — unless that host is
 // allowed itself.
 func TestFetchRefusesInternalAddresses(t *testing.T) {
+	t.Parallel()
 	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "internal secret")

@@ -38,6 +38,7 @@ func buffered(t *testing.T, e *env) []string {
 }
 
 func TestContentItems415(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	allowed := filepath.Join(dir, "allowed")
 	os.Mkdir(allowed, 0o755)
@@ -74,6 +75,7 @@ func TestContentItems415(t *testing.T) {
 }
 
 func TestContentItemsReducedToText(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	page := `<html><head><title>Trip</title><style>p{color:red}</style><script>var x = "<p>no</p>";</script></head>
 <body><h1>Lisbon&nbsp;trip</h1><!-- hidden --><p>We land at <b>09:40</b> &amp; take the metro.</p><ul><li>Day 1</li><li>Day 2</li></ul></body></html>`
@@ -107,6 +109,7 @@ func TestContentItemsReducedToText(t *testing.T) {
 }
 
 func TestMultimodalAndFetch(t *testing.T) {
+	t.Parallel()
 	var sawImage bool
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -145,6 +148,7 @@ func TestMultimodalAndFetch(t *testing.T) {
 }
 
 func TestHTMLToText(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"plain":            "plain",
 		"<p>a</p><p>b</p>": "a\nb",

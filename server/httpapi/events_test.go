@@ -85,6 +85,7 @@ func waitEvent(t *testing.T, ch <-chan sseEvent, name string) sseEvent {
 // registry (standing for another process on the same data dir) appear on
 // the stream, refined into the dashboard's event names.
 func TestEventsStreamSeesOtherProcesses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	e.palace("default")
 	ch, stop := readEvents(t, e.srv.URL+"/events?palace=default", nil)
@@ -139,6 +140,7 @@ func TestEventsStreamSeesOtherProcesses(t *testing.T) {
 // TestEventsResumeAndNewPalaces: Last-Event-ID resumes after a cursor, and
 // a palace created while streaming is followed from its first event.
 func TestEventsResumeAndNewPalaces(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	ctx := context.Background()
 	p := e.palace("default")
@@ -173,6 +175,7 @@ func TestEventsResumeAndNewPalaces(t *testing.T) {
 }
 
 func TestEventsBadRequests(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	for _, q := range []string{"?palace=../x", "?since=5", "?palace=a&palace=b&since=1", "?palace=a&since=-1"} {
 		resp, err := http.Get(e.srv.URL + "/events" + q)
@@ -187,6 +190,7 @@ func TestEventsBadRequests(t *testing.T) {
 }
 
 func TestMetricsExposition(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	e.ok("/api/v1/memory/add", seedAdd(seedTS))
 	e.fail("/api/v1/memory/search", `{"query":"x"}`, 422)
@@ -245,6 +249,7 @@ func TestMetricsExposition(t *testing.T) {
 }
 
 func TestDevOnlyOpenAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	resp, _ := http.Get(e.srv.URL + "/openapi.json")
 	resp.Body.Close()

@@ -28,6 +28,7 @@ func decodeJSON(t *testing.T, s string) map[string]any {
 // TestFilterCompileErrors: every compile error names the field or the
 // operator.
 func TestFilterCompileErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ filter, want string }{
 		{`{"owner_id":"x"}`, "field 'owner_id' is reserved"},
 		{`{"owner_type":"user"}`, "field 'owner_type' is reserved"},
@@ -64,6 +65,7 @@ func TestFilterCompileErrors(t *testing.T) {
 
 // TestFilterSemantics runs filters against real drawers through /get.
 func TestFilterSemantics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	ctx := context.Background()
 	p := e.palace("default")
@@ -139,6 +141,7 @@ func TestFilterSemantics(t *testing.T) {
 // TestNaiveFilterTimeInDisplayZone: an ISO string without offset is read
 // in LOCI_TIMEZONE's zone; rendered timestamps carry that zone's offset.
 func TestNaiveFilterTimeInDisplayZone(t *testing.T) {
+	t.Parallel()
 	shanghai, err := time.LoadLocation("Asia/Shanghai")
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +167,7 @@ func TestNaiveFilterTimeInDisplayZone(t *testing.T) {
 }
 
 func TestTimestamps(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   int64
 		want string
@@ -210,6 +214,7 @@ func TestTimestamps(t *testing.T) {
 }
 
 func TestPalaceNameRule(t *testing.T) {
+	t.Parallel()
 	seen := map[string][2]string{}
 	pairs := [][2]string{
 		{"default", "default"}, {"acme", "prod"}, {"acme_", "prod"}, {"acme", "_prod"}, {"acme_.prod", "x"},

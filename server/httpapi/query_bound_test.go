@@ -11,6 +11,7 @@ import (
 // /search refuses a query over 16 KiB with a 422 that names the limit and
 // does not echo the query; 16 KiB exactly is served.
 func TestSearchQueryLengthIsBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	e.ok("/api/v1/memory/add", seedAdd(seedTS))
 	e.ok("/api/v1/memory/flush", `{"session_id":"demo-002"}`)

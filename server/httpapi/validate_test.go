@@ -12,6 +12,7 @@ const okMsg = `{"sender_id":"a","role":"user","timestamp":1779968400000,"content
 // TestValidationMessages checks seed 001's 422s: only the first error,
 // "<message>: <location>", model-level rules without a location.
 func TestValidationMessages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	for _, c := range []struct {
 		path, body, want string
@@ -98,6 +99,7 @@ func TestValidationMessages(t *testing.T) {
 // TestLaxScalars: numbers as strings and booleans as words are accepted,
 // as seed 001's server does.
 func TestLaxScalars(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, palace.Config{}, nil)
 	e.ok("/api/v1/memory/add", `{"session_id":"s","messages":[{"sender_id":"a","role":"user","timestamp":"1779968400000","content":"hi there"}]}`)
 	e.ok("/api/v1/memory/search", `{"user_id":"a","query":"hi","top_k":"5","include_profile":"true","radius":"0.5"}`)

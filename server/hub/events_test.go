@@ -67,6 +67,7 @@ func next(t *testing.T, ch <-chan sseEvent, what string, ok func(sseEvent) bool)
 }
 
 func TestEventsStream(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -129,6 +130,7 @@ func TestEventsStream(t *testing.T) {
 // TestShutdownEndsStreams checks that an open live stream does not hold a
 // graceful shutdown of the server for its whole drain timeout.
 func TestShutdownEndsStreams(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -25,6 +25,7 @@ type overviewBody struct {
 }
 
 func TestOverviewMatchesStore(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	var ov overviewBody
@@ -78,6 +79,7 @@ func TestOverviewMatchesStore(t *testing.T) {
 }
 
 func TestOverviewTimeZones(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	var utc, east overviewBody
@@ -118,6 +120,7 @@ func TestOverviewTimeZones(t *testing.T) {
 }
 
 func TestPalaceCardsAndTimeline(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	var cards struct{ Palaces []hub.PalaceCard }
@@ -179,6 +182,7 @@ func TestPalaceCardsAndTimeline(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	var res struct {
@@ -207,6 +211,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestDrawerDetailAndForget(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	path := "/hub/api/palaces/alpha/drawers/" + f.known.ID
@@ -257,6 +262,7 @@ type reviewBody struct {
 }
 
 func TestReviewQueue(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	ctx := context.Background()
@@ -329,6 +335,7 @@ func TestReviewQueue(t *testing.T) {
 }
 
 func TestKnowledgeGraph(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	var subjects struct {
@@ -364,6 +371,7 @@ func TestKnowledgeGraph(t *testing.T) {
 }
 
 func TestPageAndAssets(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	res, err := srv.Client().Get(srv.URL + "/")
@@ -419,6 +427,7 @@ func TestPageAndAssets(t *testing.T) {
 }
 
 func TestCrossSiteRefused(t *testing.T) {
+	t.Parallel()
 	f := seed(t)
 	srv := serve(t, f)
 	req, _ := http.NewRequest("POST", srv.URL+"/hub/api/palaces/alpha/review/"+f.pending.ID+"/approve", nil)
