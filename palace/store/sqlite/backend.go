@@ -1,3 +1,9 @@
+// Package sqlite is the SQLite store backend: one database file per
+// palace (WAL, write transactions that start IMMEDIATE so writers in
+// several processes queue instead of failing), its embedded migrations,
+// and the SQL behind every reader and writer of palace/store. It is the
+// only package that talks to SQLite (a test in the repository root
+// enforces it).
 package sqlite
 
 import (
