@@ -148,14 +148,14 @@ func validateDrawer(d *Drawer) error {
 	if d.Importance == 0 {
 		d.Importance = 0.5
 	}
-	if !(d.Importance >= 0 && d.Importance <= 1) {
-		return Invalidf("importance must be in [0,1], got %v", d.Importance)
+	if err := CheckUnit("importance", d.Importance); err != nil {
+		return err
 	}
 	if d.Confidence == 0 {
 		d.Confidence = 1
 	}
-	if !(d.Confidence >= 0 && d.Confidence <= 1) {
-		return Invalidf("confidence must be in [0,1], got %v", d.Confidence)
+	if err := CheckUnit("confidence", d.Confidence); err != nil {
+		return err
 	}
 	if d.Status == "" {
 		d.Status = StatusActive
@@ -226,3 +226,15 @@ func cloneDrawer(d *Drawer) *Drawer {
 // CheckDrawer validates and normalises a drawer the way every write does
 // (an import checks a whole file before storing any of it).
 func CheckDrawer(d *Drawer) error { return validateDrawer(d) }
+
+// CheckUnit is the one check of a weight in [0,1] (a drawer's importance
+// and confidence, a fact's confidence, a triple's on import): every face
+// and package above palace validates through it, so the rule and its
+// message are the same everywhere. NaN is refused. (kg, below palace,
+// checks its triples' confidence itself with the same rule.)
+func CheckUnit(field string, v float64) error {
+	if !(v >= 0 && v <= 1) {
+		return Invalidf("%s must be in [0,1], got %v", field, v)
+	}
+	return nil
+}

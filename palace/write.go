@@ -227,8 +227,11 @@ func (t *Tx) Rewrite(old, d *Drawer, detail map[string]any) (*Drawer, error) {
 // SetWeights changes a drawer's importance and confidence without logging
 // a change (like access statistics: the drawer's seq stays).
 func (t *Tx) SetWeights(d *Drawer, importance, confidence float64) error {
-	if !(importance >= 0 && importance <= 1) || !(confidence >= 0 && confidence <= 1) {
-		return Invalidf("importance and confidence must be in [0,1], got %v and %v", importance, confidence)
+	if err := CheckUnit("importance", importance); err != nil {
+		return err
+	}
+	if err := CheckUnit("confidence", confidence); err != nil {
+		return err
 	}
 	return storeErr("update drawer", t.st.Drawers().SetWeights(t.ctx, d.RID, importance, confidence))
 }

@@ -36,8 +36,8 @@ func rememberCmd(ctx context.Context, env *cliEnv, args []string) (*result, erro
 		return nil, &cliError{Type: "invalid_args", Message: err.Error(), Hint: "Use --kind " + strings.Join(facts.KindNames(), "|"),
 			Detail: map[string]any{"flag": "kind", "valid": facts.KindNames()}}
 	}
-	if !(*conf >= 0 && *conf <= 1) {
-		return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--confidence must be between 0 and 1, got %v", *conf),
+	if err := palace.CheckUnit("--confidence", *conf); err != nil {
+		return nil, &cliError{Type: "invalid_args", Message: err.Error(),
 			Hint: "Use a value such as 0.6 (inferred) or 0.9 (stated)", Detail: map[string]any{"flag": "confidence"}}
 	}
 	p, _, done, err := cliPalace(ctx, env, c, true)

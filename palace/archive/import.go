@@ -227,8 +227,8 @@ func checkImportTriple(t *exportTriple) error {
 			return errors.New(f.name + " is empty")
 		}
 	}
-	if !(t.Confidence >= 0 && t.Confidence <= 1) {
-		return errors.New("confidence must be in [0,1]")
+	if err := palace.CheckUnit("confidence", t.Confidence); err != nil {
+		return err
 	}
 	conv := func(s string) (string, time.Time, error) {
 		tm, err := time.Parse(time.RFC3339Nano, s)

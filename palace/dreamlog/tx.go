@@ -209,8 +209,8 @@ func (t *Tx) apply(cur *palace.Drawer, patch Patch, detail map[string]any) (befo
 		d.Importance = *patch.Importance
 	}
 	if patch.Confidence != nil {
-		if !(*patch.Confidence >= 0 && *patch.Confidence <= 1) {
-			return nil, nil, palace.Invalidf("confidence must be in [0,1], got %v", *patch.Confidence)
+		if err := palace.CheckUnit("confidence", *patch.Confidence); err != nil {
+			return nil, nil, err
 		}
 		set("confidence", cur.Confidence, *patch.Confidence)
 		d.Confidence = *patch.Confidence

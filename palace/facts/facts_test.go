@@ -60,8 +60,8 @@ func TestStageFactIDsAndValidation(t *testing.T) {
 	}{
 		{facts.Input{Text: "   ", Confidence: 0.5}, "fact is empty"},
 		{facts.Input{Text: "x", Kind: "hobby", Confidence: 0.5}, "valid kinds: preference, tooling, project, infra, identity, fiscal, people, constraint, location, health"},
-		{facts.Input{Text: "x", Confidence: 1.5}, "confidence must be between 0 and 1"},
-		{facts.Input{Text: "x", Confidence: -0.1}, "confidence must be between 0 and 1"},
+		{facts.Input{Text: "x", Confidence: 1.5}, "confidence must be in [0,1]"},
+		{facts.Input{Text: "x", Confidence: -0.1}, "confidence must be in [0,1]"},
 		{facts.Input{Text: strings.Repeat("long ", 1000), Confidence: 0.5}, "the limit is 4096"},
 	}
 	for _, tc := range bad {

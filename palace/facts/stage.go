@@ -2,7 +2,6 @@ package facts
 
 import (
 	"context"
-	"math"
 	"sync"
 
 	"github.com/loci-mem/loci/palace"
@@ -74,8 +73,8 @@ func (q Queue) Stage(ctx context.Context, in Input) (StageResult, error) {
 	if err != nil {
 		return StageResult{}, err
 	}
-	if math.IsNaN(in.Confidence) || in.Confidence < 0 || in.Confidence > 1 {
-		return StageResult{}, palace.Invalidf("confidence must be between 0 and 1, got %v", in.Confidence)
+	if err := palace.CheckUnit("confidence", in.Confidence); err != nil {
+		return StageResult{}, err
 	}
 	settings, err := q.p.Registry().Settings()
 	if err != nil {
