@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 
+	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/facts"
-	"github.com/loci-mem/loci/server/hooks"
 )
 
 func init() {

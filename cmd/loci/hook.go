@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/redact"
-	"github.com/loci-mem/loci/server/hooks"
 	"github.com/rs/zerolog"
 )
 

@@ -29,7 +29,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 	if fs.NArg() > 0 {
 		return flagFailure(env, "serve", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
-	if *palaceName == "auto" { // for MCP configs shared by every project (see server/hooks/README.md)
+	if *palaceName == "auto" { // for MCP configs shared by every project (see cmd/loci/claudecode/README.md)
 		if wd, err := os.Getwd(); err == nil {
 			*palaceName = autoPalace(wd)
 		} else {

@@ -5,7 +5,7 @@
 // backs every file up in loci's data dir, keeps the binary somewhere stable
 // for user-scope configs, and finds which hosts a machine has. `loci
 // install` and `loci uninstall` are its command line (cmd/loci/install.go);
-// server/hooks/README.md documents each host's file and format.
+// cmd/loci/claudecode/README.md documents each host's file and format.
 package hostconfig
 
 import (

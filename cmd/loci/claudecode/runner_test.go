@@ -1,13 +1,13 @@
-package hooks_test
+package claudecode_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/session"
-	"github.com/loci-mem/loci/server/hooks"
 )
 
 const sid = "5f0c9a52-1b7e-4d0a-9c4e-000000000001"

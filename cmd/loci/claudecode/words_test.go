@@ -1,11 +1,11 @@
-package hooks_test
+package claudecode_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/loci-mem/loci/server/hooks"
+	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 )
 
 func TestCountWords(t *testing.T) {

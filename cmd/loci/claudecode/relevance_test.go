@@ -1,13 +1,13 @@
-package hooks_test
+package claudecode_test
 
 import (
 	"context"
 	"reflect"
 	"testing"
 
+	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed/use"
-	"github.com/loci-mem/loci/server/hooks"
 )
 
 // calibration is the small set the default threshold was chosen on: twelve

@@ -1,4 +1,4 @@
-// Package hooks is the logic behind `loci hook ...`: Claude Code's lifecycle
+// Package claudecode is the logic behind `loci hook ...`: Claude Code's lifecycle
 // hooks (SessionStart, UserPromptSubmit, Stop, SessionEnd) reading the hook
 // JSON Claude Code sends on stdin and producing the JSON it reads back.
 //
@@ -10,4 +10,4 @@
 //
 // It imports palace (and palace/extract) but never package server, dreamer or
 // cmd, and it never writes to os.Stdout.
-package hooks
+package claudecode

@@ -1,4 +1,4 @@
-package hooks_test
+package claudecode_test
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loci-mem/loci/server/hooks"
+	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 )
 
 func fixture(tb testing.TB, names ...string) []byte {
 	tb.Helper()
 	var out []byte
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hooks", n))
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "hooks", n))
 		if err != nil {
 			tb.Fatal(err)
 		}

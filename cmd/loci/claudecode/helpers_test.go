@@ -1,12 +1,12 @@
-package hooks_test
+package claudecode_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
-	"github.com/loci-mem/loci/server/hooks"
 )
 
 // mustRegistry opens a registry on a fresh data dir with the default
