@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/loci-mem/loci/cmd/loci/loadbench"
 	"os"
 	"strconv"
 	"time"
@@ -34,7 +35,7 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 	// LOCI_PROFILE=prefix writes CPU, block and mutex profiles of the whole
 	// run to prefix.{cpu,block,mutex} at exit, for `go tool pprof`.
 	if prefix := os.Getenv("LOCI_PROFILE"); prefix != "" {
-		if c.stopProfile, err = startProfiles(prefix); err != nil {
+		if c.stopProfile, err = loadbench.StartProfiles(prefix); err != nil {
 			c.dm.Close()
 			return nil, fmt.Errorf("LOCI_PROFILE: %w", err)
 		}
