@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/loci-mem/loci/cmd/loci/loadbench"
+
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/loci-mem/loci/cmd/loci/loadbench"
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/server"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/loci-mem/loci/server/mcptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,7 +121,7 @@ func replayHooks(t *testing.T, file string) {
 	for i, s := range secs {
 		switch {
 		case s.name == "env":
-			env = append(env, lines(s.body)...)
+			env = append(env, mcptest.Lines(s.body)...)
 		case strings.HasPrefix(s.name, "append "):
 			appendTranscript(t, filepath.Join(work, strings.TrimPrefix(s.name, "append ")), s.body)
 		case s.name == "hook" || strings.HasPrefix(s.name, "hook "):
@@ -170,7 +171,7 @@ func replayHooks(t *testing.T, file string) {
 
 // firstLine is the first line of a want section that is not a comment.
 func firstLine(body string) string {
-	if l := lines(body); len(l) > 0 {
+	if l := mcptest.Lines(body); len(l) > 0 {
 		return strings.TrimSpace(l[0])
 	}
 	return ""
