@@ -1,13 +1,14 @@
 package dreamer
 
 import (
-	"github.com/loci-mem/loci/palace/words"
 	"hash/fnv"
 	"math"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // The text check that confirms a near-duplicate found by embedding

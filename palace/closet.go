@@ -2,8 +2,9 @@ package palace
 
 import (
 	"context"
-	"github.com/loci-mem/loci/palace/words"
 	"sort"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // Closets are the dreamer's per-room keyword and summary indexes (see

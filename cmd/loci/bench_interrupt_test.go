@@ -2,13 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 // A SIGINT during a benchmark ends it with exit code 130 and error type

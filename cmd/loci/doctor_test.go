@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 func TestDoctor(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 // dupTexts are distinct memories; each is stored twice, the second time

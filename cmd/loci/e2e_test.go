@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/loci-mem/loci/palace/palacetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 func TestEOFExitsZero(t *testing.T) {

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"github.com/loci-mem/loci/palace"
 )
 

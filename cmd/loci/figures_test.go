@@ -25,7 +25,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -37,6 +36,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"github.com/loci-mem/loci/palace"
 )
 

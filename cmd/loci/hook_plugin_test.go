@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/loci-mem/loci/cmd/loci/hostconfig"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loci-mem/loci/cmd/loci/hostconfig"
 )
 
 // The Claude Code plugin at the repository root: .claude-plugin/plugin.json,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/loci-mem/loci/cmd/loci/hostconfig"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loci-mem/loci/cmd/loci/hostconfig"
 	"github.com/loci-mem/loci/palace"
 )
 

@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/loci-mem/loci/palace/palacetest"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 // proc is a loci process spawned from the test binary.

@@ -1,11 +1,11 @@
 package facts
 
 import (
-	"github.com/loci-mem/loci/palace/words"
-
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // Write hygiene for facts: a new fact is compared with the facts the

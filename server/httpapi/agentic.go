@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"context"
-	"github.com/loci-mem/loci/palace/words"
 	"sort"
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // Agentic search (seed 001's "agentic" method) runs several rounds on the

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/loci-mem/loci/palace/session"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/server/httpapi"
 )
 
