@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	lociwords "github.com/loci-mem/loci/palace/words"
 )
 
 // locomoPath is where LoCoMo is (LOCOMO_JSON overrides it).
@@ -198,25 +200,6 @@ func (s *synth) mutate() string {
 	return string(w)
 }
 
-// benchStopwords are the palace's query stopwords, so that benchmark
-// queries carry the terms the palace would search: a copy of palace/fts.go's
-// list, as this package imports nothing of loci.
-var benchStopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are
-	as at be because been before being below between both but by can could did do does doing down
-	during each few for from further had has have having he her here hers herself him himself his how
-	i if in into is it its itself just me more most my myself no nor not now of off on once only or
-	other our ours ourselves out over own same she should so some such than that the their theirs them
-	themselves then there these they this those through to too under until up very was we were what
-	when where which while who whom why will with would you your yours yourself yourselves also ever
-	s t don doesn didn isn wasn aren weren won wouldn shouldn couldn ve ll re d m o y let lets get got
-	tell say said like may might must shall much many`) {
-		m[w] = true
-	}
-	return m
-}()
-
 // queryWords splits a question as the palace does (palace.queryTerms):
 // lower-cased words, stopwords and repeats dropped.
 func queryWords(q string) []string {
@@ -224,7 +207,7 @@ func queryWords(q string) []string {
 	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return notWordChar(r) && r != '_' }) {
 		w = strings.Trim(w, "_")
-		if w != "" && !seen[w] && !benchStopwords[w] {
+		if w != "" && !seen[w] && !lociwords.IsStopword(w) {
 			seen[w] = true
 			out = append(out, w)
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	lociwords "github.com/loci-mem/loci/palace/words"
 	_ "github.com/mattn/go-sqlite3"
 )
 
@@ -183,7 +184,7 @@ func (e *phraseEval) evalPhrases(t *testing.T, docs []string, words []string) ma
 		mixed := []string{w}
 		for len(mixed) < 3 && len(others) > 0 {
 			o := strings.TrimFunc(strings.ToLower(others[r.IntN(len(others))]), notWordChar)
-			if ts := AppendTokens(nil, o); len(ts) == 1 && !benchStopwords[o] {
+			if ts := AppendTokens(nil, o); len(ts) == 1 && !lociwords.IsStopword(o) {
 				mixed = append(mixed, o)
 			}
 			others = others[1:]

@@ -140,9 +140,10 @@ func undouble(w string) string {
 	return w
 }
 
-// stopwords are dropped from keyword queries and from word comparisons: they match nearly every
-// drawer and drown the words that carry the question. The list is the
-// usual English function words plus question words ("when", "did").
+// stopwords are dropped from keyword queries and from word comparisons:
+// they match nearly every drawer and drown the words that carry the
+// question. The list is the usual English function words plus question
+// words ("when", "did").
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all am an and any are
