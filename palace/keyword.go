@@ -295,3 +295,14 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	k.hw = max(k.hw, maxSeq)
 	return k.idx, nil
 }
+
+// docs is the number of documents in the keyword index's statistics (0
+// before it is built).
+func (k *keywordState) docs() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.idx == nil {
+		return 0
+	}
+	return k.idx.Len()
+}

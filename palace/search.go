@@ -219,18 +219,95 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 	}
 
-	all := make([]*cand, 0, len(cands))
-	rids := make([]int64, 0, len(cands))
-	for _, c := range cands {
-		all = append(all, c)
-	}
-	// Rank on fused score; keep enough for tie-breaks to be meaningful.
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].rrf != all[j].rrf {
-			return all[i].rrf > all[j].rrf
+	rank := func() []*cand {
+		all := make([]*cand, 0, len(cands))
+		for _, c := range cands {
+			all = append(all, c)
 		}
-		return all[i].rid > all[j].rid
-	})
+		// Rank on fused score; keep enough for tie-breaks to be meaningful.
+		sort.Slice(all, func(i, j int) bool {
+			if all[i].rrf != all[j].rrf {
+				return all[i].rrf > all[j].rrf
+			}
+			return all[i].rid > all[j].rid
+		})
+		return all
+	}
+	all := rank()
+
+	// Relevance feedback (feedback.go): the best drawers of this first
+	// ranking expand the keyword query, and the keyword list is replaced
+	// by the expanded query's.
+	// The feedback drawers are the best of the first ranking that matched
+	// the query's words (the keyword list): in a small palace the vector
+	// ranker ranks every drawer, and those sharing no word with the query
+	// are no evidence of its vocabulary.
+	if req.Mode == ModeHybrid && len(kw) > 0 && feedbackOn() && p.kw.docs() >= feedbackMinDocs {
+		var top []*cand
+		for _, c := range all {
+			if c.krank > 0 {
+				top = append(top, c)
+				if len(top) == feedbackDocs {
+					break
+				}
+			}
+		}
+		rs := make([]int64, len(top))
+		for i, c := range top {
+			rs[i] = c.rid
+		}
+		fb, err := p.drawersByRID(ctx, rs)
+		if err != nil {
+			return nil, err
+		}
+		// A long drawer is indexed as passages: the passage that matched
+		// is the feedback document, not the whole text.
+		var texts []string
+		var scores []float64
+		for _, c := range top {
+			if d := fb[c.rid]; d != nil {
+				text := d.Content
+				if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
+					text = d.Content[sp.Start:sp.End]
+				}
+				texts = append(texts, text)
+				scores = append(scores, c.rrf)
+			}
+		}
+		var qtoks []string
+		for _, t := range queryTerms(req.Query) {
+			qtoks = bm25.AppendTokens(qtoks, t)
+		}
+		if extra := expansionTerms(texts, scores, qtoks); len(extra) > 0 {
+			kw2, err := p.keywordRank(ctx, queryTerms(req.Query), extra, allowed, depth)
+			if err != nil {
+				return nil, err
+			}
+			// The expanded list's ranks replace the keyword list's in the
+			// fusion. KeywordRank and BM25 stay those of the query's own
+			// words: a drawer the expansion alone found is not a keyword
+			// match of the query.
+			for _, c := range cands {
+				if c.krank > 0 {
+					c.rrf -= fu.KeywordWeight / (fu.K + float64(c.krank))
+				}
+			}
+			for i, r := range kw2 {
+				c := get(r.rid)
+				c.rrf += fu.KeywordWeight / (fu.K + float64(tiedRank(kw2, i)))
+				if c.krank > 0 && r.passage != c.kpass {
+					c.kpass = r.passage
+				}
+			}
+			for rid, c := range cands {
+				if c.rrf <= 1e-15 && c.krank == 0 && c.vrank == 0 {
+					delete(cands, rid)
+				}
+			}
+			all = rank()
+		}
+	}
+	rids := make([]int64, 0, len(all))
 	if best == 0 {
 		best = 1
 	}
@@ -330,7 +407,12 @@ type ranked struct {
 // allowed, when not nil, holds the drawers the filter allows (statuses
 // included); otherwise only active drawers are returned.
 func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allowedSet, limit int) ([]ranked, error) {
-	terms := queryTerms(query)
+	return p.keywordRank(ctx, queryTerms(query), nil, allowed, limit)
+}
+
+// keywordRank is keywordSearch for query terms, plus weighted extra
+// tokens (relevance feedback's expansion).
+func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.Weighted, allowed *allowedSet, limit int) ([]ranked, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -348,9 +430,9 @@ func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allow
 	}
 	var hits []bm25.Hit
 	if allowed == nil {
-		hits = idx.Search(terms, want, true, nil)
+		hits = idx.SearchExpanded(terms, extra, want, true, nil)
 	} else {
-		hits = idx.Search(terms, want, false, func(key int64) bool {
+		hits = idx.SearchExpanded(terms, extra, want, false, func(key int64) bool {
 			rid, _ := splitKey(key)
 			return allowed.hasRID(rid)
 		})

@@ -51,7 +51,21 @@ type scorer struct {
 // documents; allow, when not nil, further limits them to keys it accepts.
 // Statistics always cover every document.
 func (x *Index) Search(words []string, k int, activeOnly bool, allow func(int64) bool) []Hit {
-	if k <= 0 || len(words) == 0 {
+	return x.SearchExpanded(words, nil, k, activeOnly, allow)
+}
+
+// Weighted is an analysed token (as the index stores it: lower case,
+// Porter-stemmed) with a query weight: its score in a document is its
+// BM25 score there times the weight.
+type Weighted struct {
+	Tok string
+	W   float64
+}
+
+// SearchExpanded ranks as Search does for words, adding the score of each
+// extra token times its weight: the expanded query of relevance feedback.
+func (x *Index) SearchExpanded(words []string, extra []Weighted, k int, activeOnly bool, allow func(int64) bool) []Hit {
+	if k <= 0 || len(words)+len(extra) == 0 {
 		return nil
 	}
 	var toks []string
@@ -97,6 +111,11 @@ func (x *Index) Search(words []string, k int, activeOnly bool, allow func(int64)
 			sc.phrase(toks[from:end])
 		}
 		from = end
+	}
+	for _, e := range extra {
+		if id, _, ok := x.termID(e.Tok); ok && e.W > 0 {
+			sc.weighted(id, e.W)
+		}
 	}
 
 	// Keep the best k in a min-heap ordered worst first.
@@ -149,7 +168,10 @@ func (sc *scorer) add(s int32, f, idf float64) {
 }
 
 // term scores the documents holding term id.
-func (sc *scorer) term(id int32) {
+func (sc *scorer) term(id int32) { sc.weighted(id, 1) }
+
+// weighted scores the documents holding term id, times w.
+func (sc *scorer) weighted(id int32, w float64) {
 	x := sc.x
 	hits := x.postings(id)
 	if x.dead > 0 {
@@ -163,7 +185,7 @@ func (sc *scorer) term(id int32) {
 	if hits == 0 {
 		return
 	}
-	idf := sc.idf(hits)
+	idf := sc.idf(hits) * w
 	frozen, t := x.list(id)
 	prev := sc.list(frozen, 0, idf)
 	if t != nil {
@@ -328,4 +350,15 @@ func (h hitHeap) down(i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// DocFreq is the number of documents holding an analysed token, and the
+// number of documents in the statistics.
+func (x *Index) DocFreq(tok string) (df, n int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if id, _, ok := x.termID(tok); ok {
+		df = x.postings(id)
+	}
+	return df, x.live
 }

@@ -1,0 +1,132 @@
+package palace
+
+import (
+	"os"
+	"sort"
+
+	"github.com/loci-mem/loci/palace/bm25"
+	"github.com/loci-mem/loci/palace/words"
+)
+
+// Pseudo-relevance feedback for the keyword ranker, RM3 (Lavrenko and
+// Croft's relevance model, interpolated with the query as in Abdul-Jaleel
+// et al., TREC 2004): the first pass's best drawers are taken as relevant,
+// the words they use most become extra query terms, and the keyword ranker
+// runs again with them. A question worded unlike the memory that answers
+// it ("where does she work?" against "…joined the clinic downtown…") finds
+// it through the words the other hits share with it.
+//
+// Search uses it in hybrid mode only: the feedback drawers are the best of
+// the fused ranking among those that matched the query's words, and the
+// expanded keyword list replaces the keyword list in the fusion (a
+// drawer's KeywordRank stays that of the query's own words). Keyword-only
+// search stays literal.
+//
+// The parameters are the method's customary defaults, as Anserini and
+// Terrier ship them, not values chosen on an evaluation set: ten feedback
+// documents, ten expansion terms, the original query weighted 0.5.
+const (
+	feedbackDocs   = 10
+	feedbackTerms  = 10
+	feedbackLambda = 0.5 // weight of the original query in the interpolation
+	// feedbackMu smooths P(t|d) as a Dirichlet prior does, tf/(|d|+μ):
+	// without it a three-word note's words each get a third of its mass
+	// and outweigh a long passage's, so that a short, barely relevant
+	// feedback drawer steers the expansion. 1000 is the customary μ of
+	// Dirichlet smoothing for short queries (Zhai and Lafferty).
+	feedbackMu = 1000
+	// feedbackMinDocs: the method assumes the feedback documents are a
+	// small, mostly relevant head of a large collection. In a palace of a
+	// few dozen drawers the "top ten" is most of what matched at all, and
+	// its words are noise; feedback starts where ten drawers are at most a
+	// tenth of the palace.
+	feedbackMinDocs = 10 * feedbackDocs
+)
+
+// feedbackOn reports whether relevance feedback is used (LOCI_FEEDBACK=0
+// turns it off, for comparisons).
+func feedbackOn() bool { return os.Getenv("LOCI_FEEDBACK") != "0" }
+
+// expansionTerms computes RM3's expansion from the feedback documents'
+// texts and their first-pass scores: P(t|R) = Σ_d P(t|d)·P(d|q), with
+// P(t|d) = tf/(|d|+μ) and P(d|q) the document's share of the scores;
+// stopwords and the query's own tokens are left out. Weights are relative
+// to an original query token's 1: with the query q and RM1 each a
+// distribution, RM3 is λ·q + (1−λ)·RM1, so an expansion term weighs
+// (1−λ)/λ · |q| · P(t|R) against an original term's 1.
+func expansionTerms(texts []string, scores []float64, queryToks []string) []bm25.Weighted {
+	if len(texts) == 0 || len(queryToks) == 0 {
+		return nil
+	}
+	inQuery := make(map[string]bool, len(queryToks))
+	for _, t := range queryToks {
+		inQuery[t] = true
+	}
+	// P(d|q) is the document's share of the first pass's (fused)
+	// retrieval scores, as RM3 implementations weigh feedback documents by
+	// their retrieval score.
+	total := 0.0
+	for _, s := range scores {
+		total += s
+	}
+	if total <= 0 {
+		return nil
+	}
+	rel := map[string]float64{}
+	var toks []string
+	for i, text := range texts {
+		toks = bm25.AppendTokens(toks[:0], text)
+		if len(toks) == 0 {
+			continue
+		}
+		pd := scores[i] / total
+		share := pd / (float64(len(toks)) + feedbackMu)
+		for _, t := range toks {
+			if inQuery[t] || len(t) < 2 || words.IsStopword(t) {
+				continue
+			}
+			rel[t] += share
+		}
+	}
+	type term struct {
+		tok string
+		p   float64
+	}
+	ts := make([]term, 0, len(rel))
+	for t, p := range rel {
+		ts = append(ts, term{t, p})
+	}
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].p != ts[j].p {
+			return ts[i].p > ts[j].p
+		}
+		return ts[i].tok < ts[j].tok
+	})
+	ts = ts[:min(len(ts), feedbackTerms)]
+	sum := 0.0
+	for _, t := range ts {
+		sum += t.p
+	}
+	if sum <= 0 {
+		return nil
+	}
+	scale := (1 - feedbackLambda) / feedbackLambda * float64(len(uniq(queryToks)))
+	out := make([]bm25.Weighted, len(ts))
+	for i, t := range ts {
+		out[i] = bm25.Weighted{Tok: t.tok, W: scale * t.p / sum}
+	}
+	return out
+}
+
+// uniq returns the distinct strings of xs.
+func uniq(xs []string) []string {
+	seen := make(map[string]bool, len(xs))
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
