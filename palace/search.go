@@ -284,20 +284,16 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				return nil, err
 			}
 			// The expanded list's ranks replace the keyword list's in the
-			// fusion. KeywordRank and BM25 stay those of the query's own
-			// words: a drawer the expansion alone found is not a keyword
-			// match of the query.
+			// fusion. KeywordRank, BM25 and the passage named stay those of
+			// the query's own words: a drawer the expansion alone found is
+			// not a keyword match of the query.
 			for _, c := range cands {
 				if c.krank > 0 {
 					c.rrf -= fu.KeywordWeight / (fu.K + float64(c.krank))
 				}
 			}
 			for i, r := range kw2 {
-				c := get(r.rid)
-				c.rrf += fu.KeywordWeight / (fu.K + float64(tiedRank(kw2, i)))
-				if c.krank > 0 && r.passage != c.kpass {
-					c.kpass = r.passage
-				}
+				get(r.rid).rrf += fu.KeywordWeight / (fu.K + float64(tiedRank(kw2, i)))
 			}
 			for rid, c := range cands {
 				if c.rrf <= 1e-15 && c.krank == 0 && c.vrank == 0 {
