@@ -326,7 +326,8 @@ func TestInstallCodexKeepsTheRest(t *testing.T) {
 
 func TestInstallProjectScope(t *testing.T) {
 	t.Parallel()
-	_, env := installEnv(t)
+	home, env := installEnv(t)
+	env = append(env, "PATH="+filepath.Join(home, "bin")) // no loci on PATH, whatever this machine has
 	repo := filepath.Join(t.TempDir(), "shop")
 	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -348,6 +349,9 @@ func TestInstallProjectScope(t *testing.T) {
 		if doc := readTestFile(t, p); strings.Contains(doc, name) || strings.Contains(doc, "/") && !strings.Contains(doc, `"loci`) {
 			t.Errorf("%s is machine-specific:\n%s", p, doc)
 		}
+	}
+	if !strings.Contains(e.Data.Message, "has none there") { // installEnv's PATH holds no loci
+		t.Errorf("project install does not say loci is missing from PATH: %q", e.Data.Message)
 	}
 	if !strings.Contains(readTestFile(t, mcp), `"command": "loci"`) || !strings.Contains(readTestFile(t, settings), `"loci hook prompt-submit"`) {
 		t.Errorf("project files:\n%s\n%s", readTestFile(t, mcp), readTestFile(t, settings))

@@ -128,6 +128,12 @@ func Run(o Options) (*Report, error) {
 		}
 	}
 	rep.Message = o.message(verb, rep)
+	if o.Scope == "project" && !o.Uninstall {
+		if _, err := exec.LookPath("loci"); err != nil {
+			rep.Message += ". The project files run `loci` from PATH, and this machine has none there: " +
+				"`make install` or `loci install " + o.Host + "` (user scope) puts it in ~/.local/bin"
+		}
+	}
 	return rep, nil
 }
 
