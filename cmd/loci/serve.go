@@ -96,7 +96,7 @@ func serveBanner(palaceName, dataDir, httpAddr string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "loci serve: an MCP server on stdin/stdout (palace %q, data in %s).\n", cmp.Or(palaceName, "none: tools take a palace argument"), dataDir)
 	b.WriteString("It waits for JSON-RPC from an MCP client; hosts such as Claude Code or Cursor start it themselves.\n")
-	b.WriteString("  set a host up:   loci install claude-code   (or cursor, claude-desktop, codex; loci install lists them)\n")
+	b.WriteString("  set a host up:   loci install   (finds the agent hosts on this machine and asks which)\n")
 	b.WriteString("  try it by hand:  loci remember \"We deploy on Tuesdays\"; loci review; loci recall deploy\n")
 	b.WriteString("  see the memory:  loci hub\n")
 	if httpAddr != "" {

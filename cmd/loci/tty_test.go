@@ -90,7 +90,7 @@ func TestServeExplainsItselfOnATerminal(t *testing.T) {
 	t.Parallel()
 	cmd, stdout, stderr := startOnTTY(t, t.TempDir(), false, "serve", "--palace", "default")
 	banner := readUntil(t, stderr, "Ctrl-C to stop")
-	for _, want := range []string{"MCP server on stdin/stdout", `palace "default"`, "loci install claude-code"} {
+	for _, want := range []string{"MCP server on stdin/stdout", `palace "default"`, "loci install   (finds the agent hosts"} {
 		if !strings.Contains(banner, want) {
 			t.Errorf("banner lacks %q:\n%s", want, banner)
 		}
