@@ -110,23 +110,10 @@ func expansionTerms(texts []string, scores []float64, queryToks []string) []bm25
 	if sum <= 0 {
 		return nil
 	}
-	scale := (1 - feedbackLambda) / feedbackLambda * float64(len(uniq(queryToks)))
+	scale := (1 - feedbackLambda) / feedbackLambda * float64(len(inQuery))
 	out := make([]bm25.Weighted, len(ts))
 	for i, t := range ts {
 		out[i] = bm25.Weighted{Tok: t.tok, W: scale * t.p / sum}
-	}
-	return out
-}
-
-// uniq returns the distinct strings of xs.
-func uniq(xs []string) []string {
-	seen := make(map[string]bool, len(xs))
-	var out []string
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
 	}
 	return out
 }

@@ -31,7 +31,3 @@ func queryTerms(text string) []string {
 	}
 	return kept
 }
-
-// IsStopword reports whether w (lower case) is one of the function words
-// keyword queries drop (words.IsStopword).
-func IsStopword(w string) bool { return words.IsStopword(w) }

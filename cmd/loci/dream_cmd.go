@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -239,10 +238,4 @@ func passLine(p dreamer.PassReport) string {
 		s += " — " + p.Note
 	}
 	return s
-}
-
-// stderrIsTTY reports whether progress lines may use carriage returns.
-func stderrIsTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && isTerminal(f)
 }
