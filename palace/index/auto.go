@@ -242,7 +242,7 @@ func (a *Auto) SearchExact(q []float32, k int, allow func(key uint64) bool) []Re
 	if a.graph != nil {
 		return a.graph.SearchExact(q, k, allow)
 	}
-	return a.flat.Search(q, k, allow)
+	return a.flat.SearchExact(q, k, allow)
 }
 
 // SearchKeys scores just the vectors of keys exactly (see
@@ -321,4 +321,16 @@ func (a *Auto) Stats() HNSWStats {
 		return a.graph.Stats()
 	}
 	return HNSWStats{Live: a.flat.Len()}
+}
+
+// FlatStats reports the exact index's storage and graph (zero once Auto
+// has switched to the coder/hnsw graph).
+func (a *Auto) FlatStats() FlatStats {
+	a.mu.RLock()
+	f := a.flat
+	a.mu.RUnlock()
+	if f == nil {
+		return FlatStats{}
+	}
+	return f.Stats()
 }

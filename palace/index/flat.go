@@ -2,6 +2,7 @@ package index
 
 import (
 	"runtime"
+	"sync/atomic"
 	"slices"
 	"sync"
 )
@@ -20,6 +21,10 @@ type FlatConfig struct {
 	// the best 4k int8 candidates exactly: the scan runs at int8 speed and
 	// the answer is (nearly always) exact, for 5 bytes per dimension.
 	Rerank bool
+	// Graph, with Int8, builds a navigable graph over the rows once the
+	// index is large enough (GraphConfig.Min) and answers Search from it;
+	// SearchExact still scans. Ignored without Int8.
+	Graph GraphConfig
 }
 
 // rerankFactor is how many int8 candidates per wanted result Rerank
@@ -45,6 +50,14 @@ type Flat struct {
 	free  []int
 
 	mapped *mapping // the snapshot data and codes point into, if any
+
+	// g is the graph over the rows once built (Int8 only). While it
+	// exists rows are never reused or moved: a removed row stays as a
+	// waypoint until the next rebuild.
+	g    *graph
+	tomb int // rows removed since the graph was built
+
+	searches, scored atomic.Int64 // graph searches and the rows they scored
 }
 
 var _ Index = (*Flat)(nil)
@@ -56,6 +69,7 @@ func NewFlat(cfg FlatConfig) *Flat {
 	}
 	if !cfg.Int8 {
 		cfg.Rerank = false
+		cfg.Graph.Min = -1
 	}
 	return &Flat{cfg: cfg, rowOf: make(map[uint64]int)}
 }
@@ -89,7 +103,7 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 		f.setDim(len(vec))
 	}
 	row := -1
-	if n := len(f.free); n > 0 {
+	if n := len(f.free); n > 0 && f.g == nil {
 		row, f.free = f.free[n-1], f.free[:n-1]
 		f.keys[row], f.dead[row] = key, false
 	} else {
@@ -107,7 +121,27 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 	}
 	f.store(row, vec)
 	f.rowOf[key] = row
+	switch {
+	case f.g != nil:
+		f.g.insert(f, row)
+	case len(f.rowOf) == f.cfg.Graph.minRows(f.dim):
+		f.buildGraph()
+	}
 	return true
+}
+
+// buildGraph compacts the rows and builds the graph over all of them.
+// Caller holds mu for writing.
+func (f *Flat) buildGraph() {
+	if len(f.free) > 0 {
+		f.compact()
+	}
+	g := newGraph(f.cfg.Graph)
+	g.grow(len(f.keys))
+	for row := range f.keys {
+		g.insert(f, row)
+	}
+	f.g = g
 }
 
 // Reserve makes room for n more rows of dim floats, so that loading many
@@ -165,6 +199,22 @@ func (f *Flat) Remove(key uint64) {
 	}
 	delete(f.rowOf, key)
 	f.dead[row] = true
+	if f.g != nil {
+		// The row stays in the graph as a waypoint. When the dead
+		// outnumber the living the graph is rebuilt over the living.
+		f.tomb++
+		if f.tomb >= 1024 && 2*f.tomb > len(f.keys) {
+			f.g, f.tomb = nil, 0
+			f.free = f.free[:0]
+			for row, d := range f.dead {
+				if d {
+					f.free = append(f.free, row)
+				}
+			}
+			f.buildGraph()
+		}
+		return
+	}
 	f.free = append(f.free, row)
 	if len(f.free) >= 1024 && 2*len(f.free) > len(f.keys) {
 		f.compact()
@@ -257,8 +307,9 @@ func (f *Flat) Each(fn func(key uint64, vec []float32) bool) {
 	}
 }
 
-// Search implements Index with an exact scan. allow is consulted before a
-// row is scored.
+// Search implements Index: from the graph once there is one, otherwise
+// (and whenever the graph finds fewer than k allowed rows) by an exact
+// scan. allow is consulted before a row is scored.
 func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -266,6 +317,66 @@ func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result 
 		return nil
 	}
 	k = min(k, len(f.rowOf))
+	if f.g != nil {
+		if out, ok := f.searchGraph(q, k, allow); ok {
+			return out
+		}
+	}
+	return f.searchExact(q, k, allow)
+}
+
+// SearchExact answers by an exact scan even when there is a graph.
+func (f *Flat) SearchExact(q []float32, k int, allow func(key uint64) bool) []Result {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(f.rowOf) == 0 {
+		return nil
+	}
+	return f.searchExact(q, min(k, len(f.rowOf)), allow)
+}
+
+// searchGraph answers from the graph; ok is false when it found fewer
+// than k rows that allow admits (a selective filter), and the caller
+// scans instead. Caller holds mu.
+func (f *Flat) searchGraph(q []float32, k int, allow func(key uint64) bool) ([]Result, bool) {
+	return f.searchGraphEf(q, k, f.g.cfg.EfSearch, allow)
+}
+
+func (f *Flat) searchGraphEf(q []float32, k, ef int, allow func(key uint64) bool) ([]Result, bool) {
+	sc := f.queryScorer(q)
+	ef = max(ef, k)
+	if f.cfg.Rerank {
+		ef = max(ef, rerankFactor*k)
+	}
+	// Removed rows still fill the beam; widen it so that it holds as many
+	// live rows as it would without them (at most 2×: past half dead the
+	// graph is rebuilt).
+	ef = ef * len(f.keys) / len(f.rowOf)
+	found := f.g.search(f, &sc, ef, func(row int) bool {
+		return f.dead[row] || (allow != nil && !allow(f.keys[row]))
+	})
+	f.searches.Add(1)
+	f.scored.Add(sc.n)
+	if len(found) < k {
+		return nil, false
+	}
+	top := newTopK(k)
+	for _, c := range found {
+		s := c.s
+		if f.cfg.Rerank {
+			s = f.cfg.Metric.rank(q, f.data.row(int(c.row)))
+		}
+		top.push(f.keys[c.row], s)
+	}
+	out := top.sorted()
+	for i := range out {
+		out[i].Score = f.cfg.Metric.finalScore(out[i].Score)
+	}
+	return out, true
+}
+
+// searchExact scans every row. Caller holds mu; k is in [1, Len].
+func (f *Flat) searchExact(q []float32, k int, allow func(key uint64) bool) []Result {
 	var top topK
 	switch {
 	case f.cfg.Rerank:

@@ -3,6 +3,7 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"math"
@@ -48,27 +49,33 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	}
 	layout := le.Uint32(m[hdr:])
 	sec, ok := v2Sections(hdr, n, dim, layout)
-	if !ok || sec.end != len(m)-4 {
+	if !ok || sec.end > len(m)-4 || (layout&layoutGraph == 0 && sec.end != len(m)-4) {
 		return true, ErrCorrupt
 	}
 	if crc32.Checksum(m[:len(m)-4], castagnoli) != le.Uint32(m[len(m)-4:]) {
 		return true, ErrCorrupt
 	}
-	if layout != f.layout() {
+	if layout&^layoutGraph != f.layout() || (layout&layoutGraph != 0 && f.cfg.Graph.minRows(dim) < 0) {
 		return false, nil
 	}
 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.setDim(dim)
-	f.keys = append([]uint64(nil), mapped[uint64](m, sec.keys, n)...)
-	f.dead = make([]bool, n)
-	f.rowOf = make(map[uint64]int, n)
-	for row, k := range f.keys {
-		f.rowOf[k] = row
+	var dead []bool
+	if layout&layoutGraph != 0 {
+		dead = make([]bool, n)
+		for i, b := range m[sec.keys+8*n : sec.keys+9*n] {
+			dead[i] = b != 0
+		}
+		g, used, err := readGraph(bytes.NewReader(m[sec.end:len(m)-4]), n, f.cfg.Graph)
+		if err != nil || sec.end+used != len(m)-4 {
+			return true, ErrCorrupt
+		}
+		f.g = g
 	}
-	if len(f.rowOf) != n {
-		return true, ErrCorrupt // a key twice
+	if err := f.setKeys(append([]uint64(nil), mapped[uint64](m, sec.keys, n)...), dead); err != nil {
+		return true, err
 	}
 	if layout&layoutCodes != 0 {
 		f.scales = append([]float32(nil), mapped[float32](m, sec.scales, n)...)

@@ -20,12 +20,16 @@ import (
 //	seq      uint64   change-log high-water mark the snapshot covers
 //	model    uint16 length + bytes (embedder model id)
 //	rows     uint64
-//	layout   uint32   bit 0: int8 codes, bit 1: float32 rows
+//	layout   uint32   bit 0: int8 codes, bit 1: float32 rows, bit 2: graph
 //	         zero bytes to the next multiple of 8
 //	keys     rows × uint64
+//	dead     (bit 2) rows × byte (1: removed, kept as a graph waypoint),
+//	         zero bytes to the next multiple of 8
 //	codes    (bit 0) rows × scale float32, rows × squared norm float32,
 //	         rows × dim int8, zero bytes to the next multiple of 8
 //	floats   (bit 1) rows × dim float32
+//	graph    (bit 2) zero bytes to the next multiple of 8, then the graph
+//	         (graph_persist.go)
 //	crc      uint32   CRC-32C of every byte before it
 //
 // Each section is the index's own array, aligned, so loading is mapping
@@ -42,6 +46,7 @@ const (
 
 	layoutCodes  = 1
 	layoutFloats = 2
+	layoutGraph  = 4
 )
 
 // mapSnapshots lets tests force the reading path where mapping works.
@@ -131,30 +136,56 @@ func (f *Flat) writeSnapshot(w *bufio.Writer, meta SnapshotMeta) error {
 	buf = le.AppendUint64(buf, meta.Seq)
 	buf = le.AppendUint16(buf, uint16(len(meta.Model)))
 	buf = append(buf, meta.Model...)
-	buf = le.AppendUint64(buf, uint64(len(f.rowOf)))
+	// With a graph every row is written, removed ones too (they are its
+	// waypoints, and its links name rows by number).
+	rows := len(f.rowOf)
+	if f.g != nil {
+		layout |= layoutGraph
+		rows = len(f.keys)
+	}
+	buf = le.AppendUint64(buf, uint64(rows))
 	buf = le.AppendUint32(buf, layout)
 	buf = append(buf, make([]byte, pad8(len(buf)))...)
 	w.Write(buf)
 	live := func(fn func(row int)) {
 		for row := range f.keys {
-			if !f.dead[row] {
+			if !f.dead[row] || f.g != nil {
 				fn(row)
 			}
 		}
 	}
 	var b8 [8]byte
 	live(func(row int) { le.PutUint64(b8[:], f.keys[row]); w.Write(b8[:]) })
+	if f.g != nil {
+		for _, d := range f.dead {
+			w.WriteByte(boolByte(d))
+		}
+		w.Write(make([]byte, pad8(rows)))
+	}
 	if layout&layoutCodes != 0 {
 		live(func(row int) { le.PutUint32(b8[:4], math.Float32bits(f.scales[row])); w.Write(b8[:4]) })
 		live(func(row int) { le.PutUint32(b8[:4], math.Float32bits(f.norms[row])); w.Write(b8[:4]) })
 		live(func(row int) { w.Write(int8Bytes(f.codes.row(row))) })
-		w.Write(make([]byte, pad8(len(f.rowOf)*f.dim)))
+		w.Write(make([]byte, pad8(rows*f.dim)))
 	}
 	if layout&layoutFloats != 0 {
 		var fb []byte
 		live(func(row int) { fb = appendFloats(fb[:0], f.data.row(row)); w.Write(fb) })
 	}
+	if f.g != nil {
+		if layout&layoutFloats != 0 {
+			w.Write(make([]byte, pad8(4*rows*f.dim)))
+		}
+		f.g.write(w)
+	}
 	return nil
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // LoadFlatFile reads a flat snapshot into a new exact Auto index. A torn,
@@ -266,7 +297,7 @@ func (f *Flat) loadV2(br *bufio.Reader, n, dim, hdr int, body uint64) error {
 	}
 	layout := binary.LittleEndian.Uint32(lb[:])
 	sec, ok := v2Sections(hdr, n, dim, layout)
-	if !ok || uint64(sec.end-hdr) != body {
+	if !ok || uint64(sec.end-hdr) > body || (layout&layoutGraph == 0 && uint64(sec.end-hdr) != body) {
 		return ErrCorrupt
 	}
 	if _, err := br.Discard(sec.keys - hdr - 4); err != nil {
@@ -276,7 +307,24 @@ func (f *Flat) loadV2(br *bufio.Reader, n, dim, hdr int, body uint64) error {
 	if err := readUint64s(br, keys); err != nil {
 		return err
 	}
-	if layout != f.layout() {
+	var dead []bool
+	if layout&layoutGraph != 0 {
+		if layout&layoutCodes == 0 || f.cfg.Graph.minRows(dim) < 0 {
+			return ErrVersion // a graph this configuration would not keep
+		}
+		db := make([]byte, n+pad8(n))
+		if _, err := io.ReadFull(br, db); err != nil {
+			return ErrCorrupt
+		}
+		dead = make([]bool, n)
+		for i := range dead {
+			dead[i] = db[i] != 0
+		}
+	}
+	if layout&^layoutGraph != f.layout() {
+		if layout&layoutGraph != 0 {
+			return ErrVersion
+		}
 		if layout&layoutFloats == 0 {
 			return ErrVersion
 		}
@@ -298,13 +346,8 @@ func (f *Flat) loadV2(br *bufio.Reader, n, dim, hdr int, body uint64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.setDim(dim)
-	f.keys, f.dead = keys, make([]bool, n)
-	f.rowOf = make(map[uint64]int, n)
-	for row, k := range keys {
-		f.rowOf[k] = row
-	}
-	if len(f.rowOf) != n {
-		return ErrCorrupt // a key twice
+	if err := f.setKeys(keys, dead); err != nil {
+		return err
 	}
 	if layout&layoutCodes != 0 {
 		f.scales, f.norms = make([]float32, n), make([]float32, n)
@@ -332,6 +375,46 @@ func (f *Flat) loadV2(br *bufio.Reader, n, dim, hdr int, body uint64) error {
 			}
 		}
 	}
+	if layout&layoutGraph != 0 {
+		if _, err := br.Discard(pad8(4 * n * dim * boolInt(layout&layoutFloats != 0))); err != nil {
+			return ErrCorrupt
+		}
+		g, used, err := readGraph(br, n, f.cfg.Graph)
+		if err != nil || uint64(sec.end-hdr+used) != body {
+			return ErrCorrupt
+		}
+		f.g = g
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// setKeys installs the row keys of a loaded snapshot (dead: which rows
+// are removed, nil for none). A live key twice is ErrCorrupt. Caller
+// holds mu.
+func (f *Flat) setKeys(keys []uint64, dead []bool) error {
+	n := len(keys)
+	if dead == nil {
+		dead = make([]bool, n)
+	}
+	f.keys, f.dead, f.tomb = keys, dead, 0
+	f.rowOf = make(map[uint64]int, n)
+	for row, k := range keys {
+		if dead[row] {
+			f.tomb++
+			continue
+		}
+		f.rowOf[k] = row
+	}
+	if len(f.rowOf) != n-f.tomb {
+		return ErrCorrupt // a key twice
+	}
 	return nil
 }
 
@@ -348,13 +431,16 @@ type v2Layout struct {
 // unknown layout bit.
 func v2Sections(hdr, n, dim int, layout uint32) (v2Layout, bool) {
 	l := v2Layout{layout: layout}
-	if layout&^(layoutCodes|layoutFloats) != 0 {
+	if layout&^(layoutCodes|layoutFloats|layoutGraph) != 0 {
 		return l, false
 	}
 	off := hdr + 4
 	off += pad8(off)
 	l.keys = off
 	off += 8 * n
+	if layout&layoutGraph != 0 {
+		off += n + pad8(n)
+	}
 	l.scales, l.norms, l.codes = off, off, off
 	if layout&layoutCodes != 0 {
 		l.norms = off + 4*n
@@ -365,6 +451,9 @@ func v2Sections(hdr, n, dim int, layout uint32) (v2Layout, bool) {
 	l.floats = off
 	if layout&layoutFloats != 0 {
 		off += 4 * n * dim
+	}
+	if layout&layoutGraph != 0 {
+		off += pad8(off) // the graph follows, its length in its own header
 	}
 	l.end = off
 	return l, true

@@ -1,0 +1,546 @@
+package index
+
+import (
+	"math"
+	"sync"
+)
+
+// A navigable small-world graph (HNSW, Malkov and Yashunin 2016) over a
+// Flat index's int8 rows. It is written here rather than taken from
+// github.com/coder/hnsw, whose search and pruning cannot reach high recall
+// (README.md). What makes this one correct where that one is not:
+//
+//   - the layer search is a beam: it stops when the closest unexpanded
+//     candidate is farther than the worst of ef results, and keeps ef
+//     results, not k;
+//   - a node's neighbours are chosen by the diversity heuristic (a
+//     candidate is kept only if it is closer to the node than to every
+//     neighbour already kept), so long edges between clusters survive;
+//   - layer 0 holds 2M neighbours, the upper layers M.
+//
+// The graph stores no vectors: it scores through the Flat's int8 codes
+// (one byte a dimension, which is all the memory a row costs besides its
+// links), and its nodes are the Flat's rows. While a graph exists the
+// Flat never reuses or moves a row; a removed row stays in the graph as a
+// waypoint and is never returned.
+
+// GraphConfig configures the graph a Flat builds over its rows.
+type GraphConfig struct {
+	// Min is the number of live rows at which the graph is built; below
+	// it the exact scan is fast enough and the graph would only cost
+	// memory. 0 takes DefaultGraphMin; negative never builds one.
+	Min int
+	// M is the number of neighbours per node on the upper layers (2M on
+	// layer 0). 0 takes DefaultGraphM.
+	M int
+	// EfConstruction is the beam width when inserting. 0 takes
+	// DefaultGraphEfConstruction.
+	EfConstruction int
+	// EfSearch is the beam width when searching; a search for k results
+	// uses max(EfSearch, k). 0 takes DefaultGraphEfSearch.
+	EfSearch int
+}
+
+// Defaults, chosen by the measurements in README.md ("Graph").
+const (
+	// DefaultGraphMin: below ~100M int8 multiply-adds (100k rows of 996
+	// dimensions, 260k of 384) the parallel exact scan answers in a few
+	// milliseconds; the graph is built only for rows × dim above that.
+	// The threshold counts rows, so it is derived from the dimension at
+	// build time (graphMinRows).
+	DefaultGraphMin = 0
+	// DefaultGraphWork is the rows × dim at which DefaultGraphMin builds.
+	DefaultGraphWork           = 100_000_000
+	DefaultGraphM              = 16
+	DefaultGraphEfConstruction = 100
+	DefaultGraphEfSearch       = 96
+	graphMaxLevel              = 16
+	graphMinRowsFloor          = 10_000
+	graphNeighbourCapLayer     = 2 // layer 0 holds graphNeighbourCapLayer × M
+)
+
+func (c GraphConfig) withDefaults() GraphConfig {
+	if c.M <= 0 {
+		c.M = DefaultGraphM
+	}
+	if c.M > 255 {
+		c.M = 255
+	}
+	if c.EfConstruction <= 0 {
+		c.EfConstruction = DefaultGraphEfConstruction
+	}
+	if c.EfSearch <= 0 {
+		c.EfSearch = DefaultGraphEfSearch
+	}
+	return c
+}
+
+// minRows is the live row count at which a graph is built for vectors of
+// dim dimensions (negative: never).
+func (c GraphConfig) minRows(dim int) int {
+	switch {
+	case c.Min < 0:
+		return -1
+	case c.Min > 0:
+		return c.Min
+	case dim <= 0:
+		return -1
+	}
+	return max(graphMinRowsFloor, DefaultGraphWork/dim)
+}
+
+// graph is the HNSW structure. Its fields are guarded by the owning
+// Flat's mutex: inserts hold it for writing, searches for reading.
+type graph struct {
+	cfg GraphConfig
+	m0  int     // neighbours on layer 0
+	ml  float64 // level multiplier, 1/ln(M)
+
+	// links0 holds m0+1 words per row: the neighbour count, then the
+	// neighbours. upper holds, for each row above layer 0, its layers
+	// 1..level one after another, m+1 words each.
+	links0 []uint32
+	upper  map[uint32][]uint32
+	levels []uint8
+	entry  uint32
+	top    int // level of entry; -1 while empty
+	rng    uint64
+
+	visits sync.Pool // *visited
+}
+
+func newGraph(cfg GraphConfig) *graph {
+	cfg = cfg.withDefaults()
+	return &graph{
+		cfg:   cfg,
+		m0:    graphNeighbourCapLayer * cfg.M,
+		ml:    1 / math.Log(float64(cfg.M)),
+		upper: map[uint32][]uint32{},
+		top:   -1,
+		rng:   0x9E3779B97F4A7C15,
+	}
+}
+
+// links returns row's neighbour list on level l: word 0 is the count.
+func (g *graph) links(row uint32, l int) []uint32 {
+	if l == 0 {
+		o := int(row) * (g.m0 + 1)
+		return g.links0[o : o+g.m0+1 : o+g.m0+1]
+	}
+	u := g.upper[row]
+	o := (l - 1) * (g.cfg.M + 1)
+	return u[o : o+g.cfg.M+1 : o+g.cfg.M+1]
+}
+
+func (g *graph) randomLevel() int {
+	// xorshift64*: the graph's shape need not be reproducible across
+	// processes, only well spread.
+	g.rng ^= g.rng >> 12
+	g.rng ^= g.rng << 25
+	g.rng ^= g.rng >> 27
+	r := g.rng * 2685821657736338717
+	u := (float64(r>>11) + 0.5) / (1 << 53)
+	return min(int(-math.Log(u)*g.ml), graphMaxLevel)
+}
+
+// grow makes room for rows up to n.
+func (g *graph) grow(n int) {
+	for len(g.levels) < n {
+		g.levels = append(g.levels, 0)
+		g.links0 = append(g.links0, make([]uint32, g.m0+1)...)
+	}
+}
+
+// cand is a row and its similarity to the query (higher is closer).
+type cand struct {
+	row uint32
+	s   float32
+}
+
+// visited marks rows seen by one search: a row is seen when its stamp
+// equals the current generation, so clearing is one increment.
+type visited struct {
+	stamp []uint32
+	gen   uint32
+}
+
+func (g *graph) getVisited(n int) *visited {
+	v, _ := g.visits.Get().(*visited)
+	if v == nil {
+		v = &visited{}
+	}
+	if len(v.stamp) < n {
+		v.stamp = make([]uint32, n+n/4)
+		v.gen = 0
+	}
+	v.gen++
+	if v.gen == 0 { // wrapped: old stamps could collide
+		clear(v.stamp)
+		v.gen = 1
+	}
+	return v
+}
+
+// seen marks row and reports whether it was marked already.
+func (v *visited) seen(row uint32) bool {
+	if v.stamp[row] == v.gen {
+		return true
+	}
+	v.stamp[row] = v.gen
+	return false
+}
+
+// scorer scores rows against one query, by the Flat's int8 codes.
+type scorer struct {
+	f      *Flat
+	qc     []int8
+	qs, qn float32
+	l2     bool
+	n      int64 // rows scored
+}
+
+func (f *Flat) queryScorer(q []float32) scorer {
+	qc := make([]int8, f.dim)
+	qs := quantize(qc, q)
+	return scorer{f: f, qc: qc, qs: qs, qn: dot(q, q), l2: f.cfg.Metric == L2}
+}
+
+// rowScorer scores rows against row r (for inserting r).
+func (f *Flat) rowScorer(r int) scorer {
+	return scorer{f: f, qc: f.codes.row(r), qs: f.scales[r], qn: f.norms[r], l2: f.cfg.Metric == L2}
+}
+
+func (s *scorer) score(row uint32) float32 {
+	f := s.f
+	s.n++
+	v := s.qs * f.scales[row] * float32(dotInt8(s.qc, f.codes.row(int(row))))
+	if s.l2 {
+		v = min(0, 2*v-s.qn-f.norms[row])
+	}
+	return v
+}
+
+// pairScore is the similarity between two stored rows.
+func (f *Flat) pairScore(a, b uint32) float32 {
+	v := f.scales[a] * f.scales[b] * float32(dotInt8(f.codes.row(int(a)), f.codes.row(int(b))))
+	if f.cfg.Metric == L2 {
+		v = min(0, 2*v-f.norms[a]-f.norms[b])
+	}
+	return v
+}
+
+// Two binary heaps over cand: nearQ pops the most similar first (the
+// candidates to expand), farQ the least similar (the results, whose worst
+// is evicted).
+type nearQ []cand
+type farQ []cand
+
+func (h *nearQ) push(c cand) {
+	*h = append(*h, c)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p].s >= a[i].s {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *nearQ) pop() cand {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].s > a[m].s {
+			m = l
+		}
+		if r < n && a[r].s > a[m].s {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+func (h *farQ) push(c cand) {
+	*h = append(*h, c)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p].s <= a[i].s {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *farQ) pop() cand {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && a[l].s < a[m].s {
+			m = l
+		}
+		if r < n && a[r].s < a[m].s {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+// greedy walks level l from ep to the closest row it can reach (the
+// descent through the upper layers, ef = 1).
+func (g *graph) greedy(sc *scorer, ep cand, l int) cand {
+	for changed := true; changed; {
+		changed = false
+		nb := g.links(ep.row, l)
+		for _, r := range nb[1 : 1+nb[0]] {
+			if s := sc.score(r); s > ep.s {
+				ep, changed = cand{r, s}, true
+			}
+		}
+	}
+	return ep
+}
+
+// searchLayer is the beam search of level l from the entry points eps,
+// keeping the ef best rows seen. It returns them as a farQ (worst first).
+func (g *graph) searchLayer(sc *scorer, eps []cand, ef, l int, vis *visited) farQ {
+	cands := make(nearQ, 0, 2*ef)
+	res := make(farQ, 0, ef+1)
+	for _, e := range eps {
+		vis.seen(e.row)
+		cands.push(e)
+		res.push(e)
+		if len(res) > ef {
+			res.pop()
+		}
+	}
+	for len(cands) > 0 {
+		c := cands.pop()
+		if len(res) >= ef && c.s < res[0].s {
+			break // the closest unexpanded candidate is worse than every result
+		}
+		nb := g.links(c.row, l)
+		for _, r := range nb[1 : 1+nb[0]] {
+			if vis.seen(r) {
+				continue
+			}
+			s := sc.score(r)
+			if len(res) < ef || s > res[0].s {
+				cands.push(cand{r, s})
+				res.push(cand{r, s})
+				if len(res) > ef {
+					res.pop()
+				}
+			}
+		}
+	}
+	return res
+}
+
+// selectNeighbours picks up to m of cands (any order) by the diversity
+// heuristic: in order of similarity to the base, a candidate is kept
+// unless it is more similar to a kept neighbour than to the base.
+func (g *graph) selectNeighbours(f *Flat, cands []cand, m int) []cand {
+	sortDesc(cands)
+	out := make([]cand, 0, m)
+	for _, c := range cands {
+		if len(out) == m {
+			break
+		}
+		keep := true
+		for _, o := range out {
+			if f.pairScore(c.row, o.row) > c.s {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sortDesc sorts by descending similarity (insertion sort: lists are
+// short, a few hundred at most).
+func sortDesc(a []cand) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j].s > a[j-1].s; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// insert adds row (already stored in f) to the graph. Caller holds f.mu
+// for writing.
+func (g *graph) insert(f *Flat, row int) {
+	g.grow(row + 1)
+	r := uint32(row)
+	level := g.randomLevel()
+	g.levels[row] = uint8(level)
+	if level > 0 {
+		g.upper[r] = make([]uint32, level*(g.cfg.M+1))
+	}
+	if g.top < 0 {
+		g.entry, g.top = r, level
+		return
+	}
+	sc := f.rowScorer(row)
+	ep := cand{g.entry, sc.score(g.entry)}
+	for l := g.top; l > level; l-- {
+		ep = g.greedy(&sc, ep, l)
+	}
+	vis := g.getVisited(len(g.levels))
+	defer g.visits.Put(vis)
+	eps := []cand{ep}
+	for l := min(level, g.top); l >= 0; l-- {
+		vis.gen++
+		if vis.gen == 0 {
+			clear(vis.stamp)
+			vis.gen = 1
+		}
+		found := g.searchLayer(&sc, eps, g.cfg.EfConstruction, l, vis)
+		eps = append(eps[:0], found...)
+		m := g.cfg.M
+		if l == 0 {
+			m = g.m0
+		}
+		chosen := g.selectNeighbours(f, append([]cand(nil), found...), m)
+		own := g.links(r, l)
+		own[0] = uint32(len(chosen))
+		for i, c := range chosen {
+			own[1+i] = c.row
+		}
+		for _, c := range chosen {
+			g.link(f, c.row, r, c.s, l, m)
+		}
+	}
+	if level > g.top {
+		g.entry, g.top = r, level
+	}
+}
+
+// link adds the edge from → to on level l (s is their similarity), pruning
+// from's list by the heuristic when it is full.
+func (g *graph) link(f *Flat, from, to uint32, s float32, l, m int) {
+	nb := g.links(from, l)
+	n := int(nb[0])
+	if n < m {
+		nb[1+n] = to
+		nb[0]++
+		return
+	}
+	cands := make([]cand, 0, n+1)
+	for _, x := range nb[1 : 1+n] {
+		cands = append(cands, cand{x, f.pairScore(from, x)})
+	}
+	cands = append(cands, cand{to, s})
+	kept := g.selectNeighbours(f, cands, m)
+	nb[0] = uint32(len(kept))
+	for i, c := range kept {
+		nb[1+i] = c.row
+	}
+}
+
+// search returns up to ef rows closest to the query by the graph, best
+// first, skipping rows for which skip is true (they still route).
+func (g *graph) search(f *Flat, sc *scorer, ef int, skip func(row int) bool) []cand {
+	if g.top < 0 {
+		return nil
+	}
+	ep := cand{g.entry, sc.score(g.entry)}
+	for l := g.top; l > 0; l-- {
+		ep = g.greedy(sc, ep, l)
+	}
+	vis := g.getVisited(len(g.levels))
+	found := g.searchLayer(sc, []cand{ep}, ef, 0, vis)
+	g.visits.Put(vis)
+	out := make([]cand, 0, len(found))
+	for _, c := range found {
+		if !skip(int(c.row)) {
+			out = append(out, c)
+		}
+	}
+	sortDesc(out)
+	return out
+}
+
+// bytes is the graph's memory: links, levels and upper layers.
+func (g *graph) bytes() int64 {
+	b := int64(4*len(g.links0) + len(g.levels))
+	for _, u := range g.upper {
+		b += int64(4*len(u)) + 48 // the map entry and slice header
+	}
+	return b
+}
+
+// FlatStats describes a Flat index's storage and graph.
+type FlatStats struct {
+	Rows       int   `json:"rows"`        // stored rows, removed ones included
+	Live       int   `json:"live"`        // live keys
+	Graph      int   `json:"graph_nodes"` // rows in the graph (0: no graph)
+	GraphBytes int64 `json:"graph_bytes"`
+	CodeBytes  int64 `json:"code_bytes"`  // int8 codes, scales and norms
+	FloatBytes int64 `json:"float_bytes"` // float32 rows kept
+	Searches   int64 `json:"graph_searches"`
+	// Scored is how many rows graph searches scored, in all (Scored /
+	// Searches is the cost of one search).
+	Scored int64 `json:"graph_scored"`
+}
+
+// Stats reports f's storage and graph counters.
+func (f *Flat) Stats() FlatStats {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	st := FlatStats{Rows: len(f.keys), Live: len(f.rowOf), Searches: f.searches.Load(), Scored: f.scored.Load()}
+	if f.cfg.Int8 {
+		st.CodeBytes = int64(len(f.keys)) * int64(f.dim+8)
+	}
+	if f.floats() {
+		st.FloatBytes = int64(len(f.keys)) * int64(4*f.dim)
+	}
+	if f.g != nil {
+		st.Graph, st.GraphBytes = len(f.g.levels), f.g.bytes()
+	}
+	return st
+}
+
+// SearchEf is Search with beam width ef instead of the configured one
+// (benchmarks sweep it).
+func (f *Flat) SearchEf(q []float32, k, ef int, allow func(key uint64) bool) []Result {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(f.rowOf) == 0 {
+		return nil
+	}
+	k = min(k, len(f.rowOf))
+	if f.g != nil {
+		if out, ok := f.searchGraphEf(q, k, ef, allow); ok {
+			return out
+		}
+	}
+	return f.searchExact(q, k, allow)
+}

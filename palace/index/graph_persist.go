@@ -1,0 +1,184 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+)
+
+// The graph section of a flat snapshot (little endian, after the float32
+// rows and padding to a multiple of 8):
+//
+//	m, efConstruction, efSearch, entry  uint32 each
+//	top                                 int32 (-1: empty graph)
+//	reserved                            uint32
+//	levels   rows × byte, zero bytes to the next multiple of 8
+//	links0   rows × (2m+1) uint32 (count, then neighbours), zero bytes to
+//	         the next multiple of 8
+//	upper    uint64 word count, then the words: for each row above layer
+//	         0, in row order, its layers 1..level of m+1 uint32 each;
+//	         zero bytes to the next multiple of 8
+//
+// Everything is checked on reading (counts, row numbers, the entry's
+// level), so a file that passed its checksum but was written wrong is
+// refused rather than crashing a search.
+
+// write writes the graph section. Caller holds the Flat's read lock.
+func (g *graph) write(w *bufio.Writer) {
+	le := binary.LittleEndian
+	var b []byte
+	b = le.AppendUint32(b, uint32(g.cfg.M))
+	b = le.AppendUint32(b, uint32(g.cfg.EfConstruction))
+	b = le.AppendUint32(b, uint32(g.cfg.EfSearch))
+	b = le.AppendUint32(b, g.entry)
+	b = le.AppendUint32(b, uint32(int32(g.top)))
+	b = le.AppendUint32(b, 0)
+	w.Write(b)
+	n := len(g.levels)
+	w.Write(g.levels)
+	w.Write(make([]byte, pad8(n)))
+	writeUint32s(w, g.links0)
+	w.Write(make([]byte, pad8(4*len(g.links0))))
+	var words uint64
+	for row, l := range g.levels {
+		if l > 0 {
+			words += uint64(len(g.upper[uint32(row)]))
+		}
+	}
+	w.Write(le.AppendUint64(nil, words))
+	for row, l := range g.levels {
+		if l > 0 {
+			writeUint32s(w, g.upper[uint32(row)])
+		}
+	}
+	w.Write(make([]byte, pad8(int(4*words))))
+}
+
+func writeUint32s(w *bufio.Writer, v []uint32) {
+	var b [4]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint32(b[:], x)
+		w.Write(b[:])
+	}
+}
+
+// readGraph reads a graph section over n rows and reports how many bytes
+// it took.
+func readGraph(r io.Reader, n int, cfg GraphConfig) (*graph, int, error) {
+	le := binary.LittleEndian
+	var h [24]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	m := int(le.Uint32(h[0:]))
+	if m < 2 || m > 255 {
+		return nil, 0, ErrCorrupt
+	}
+	cfg.M = m
+	if cfg.EfConstruction <= 0 {
+		cfg.EfConstruction = int(le.Uint32(h[4:]))
+	}
+	if cfg.EfSearch <= 0 {
+		cfg.EfSearch = int(le.Uint32(h[8:]))
+	}
+	g := newGraph(cfg)
+	g.entry, g.top = le.Uint32(h[12:]), int(int32(le.Uint32(h[16:])))
+	used := len(h)
+
+	g.levels = make([]byte, n)
+	if _, err := io.ReadFull(r, g.levels); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	if _, err := io.CopyN(io.Discard, r, int64(pad8(n))); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	used += n + pad8(n)
+	g.links0 = make([]uint32, n*(g.m0+1))
+	if err := readUint32s(r, g.links0); err != nil {
+		return nil, 0, err
+	}
+	if _, err := io.CopyN(io.Discard, r, int64(pad8(4*len(g.links0)))); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	used += 4*len(g.links0) + pad8(4*len(g.links0))
+
+	var wb [8]byte
+	if _, err := io.ReadFull(r, wb[:]); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	words := le.Uint64(wb[:])
+	var want uint64
+	for _, l := range g.levels {
+		if l > graphMaxLevel {
+			return nil, 0, ErrCorrupt
+		}
+		want += uint64(l) * uint64(m+1)
+	}
+	if words != want {
+		return nil, 0, ErrCorrupt
+	}
+	all := make([]uint32, words)
+	if err := readUint32s(r, all); err != nil {
+		return nil, 0, err
+	}
+	if _, err := io.CopyN(io.Discard, r, int64(pad8(int(4*words)))); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	used += 8 + int(4*words) + pad8(int(4*words))
+	for row, l := range g.levels {
+		if l > 0 {
+			k := int(l) * (m + 1)
+			g.upper[uint32(row)], all = all[:k:k], all[k:]
+		}
+	}
+	if err := g.check(n); err != nil {
+		return nil, 0, err
+	}
+	return g, used, nil
+}
+
+// check validates a loaded graph over n rows.
+func (g *graph) check(n int) error {
+	switch {
+	case n == 0 && g.top != -1,
+		n > 0 && (g.top < 0 || int(g.entry) >= n || int(g.levels[g.entry]) != g.top):
+		return ErrCorrupt
+	}
+	ok := func(nb []uint32, cap int) bool {
+		if int(nb[0]) > cap {
+			return false
+		}
+		for _, r := range nb[1 : 1+nb[0]] {
+			if int(r) >= n {
+				return false
+			}
+		}
+		return true
+	}
+	for row := range n {
+		if !ok(g.links(uint32(row), 0), g.m0) {
+			return ErrCorrupt
+		}
+		for l := 1; l <= int(g.levels[row]); l++ {
+			if !ok(g.links(uint32(row), l), g.cfg.M) {
+				return ErrCorrupt
+			}
+		}
+	}
+	return nil
+}
+
+func readUint32s(r io.Reader, v []uint32) error {
+	b := make([]byte, 1<<16)
+	for len(v) > 0 {
+		k := min(len(v), len(b)/4)
+		if _, err := io.ReadFull(r, b[:4*k]); err != nil {
+			return ErrCorrupt
+		}
+		for i := range k {
+			v[i] = binary.LittleEndian.Uint32(b[4*i:])
+		}
+		v = v[k:]
+	}
+	return nil
+}

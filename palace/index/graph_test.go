@@ -1,0 +1,212 @@
+package index_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"testing"
+
+	"github.com/loci-mem/loci/palace/index"
+)
+
+// topicVecs returns n unit vectors around c random centres, each centre
+// plus Gaussian noise of norm ~spread: nearest neighbours share a topic
+// and differ in detail, as sentence embeddings do.
+func topicVecs(seed int64, n, d, c int, spread float64) [][]float32 {
+	r := rand.New(rand.NewSource(seed))
+	centres := unitVecs(seed+1, c, d)
+	out := make([][]float32, n)
+	sd := spread / math.Sqrt(float64(d))
+	for i := range out {
+		ce := centres[r.Intn(c)]
+		v := make([]float32, d)
+		var s float64
+		for j := range v {
+			v[j] = ce[j] + float32(sd*r.NormFloat64())
+			s += float64(v[j]) * float64(v[j])
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(s))
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// recallAt is the share of the true top k (by brute force) that got holds.
+func recallAt(got, want []index.Result) float64 {
+	in := map[uint64]bool{}
+	for _, r := range got {
+		in[r.Key] = true
+	}
+	n := 0
+	for _, r := range want {
+		if in[r.Key] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+func graphFlat(m index.Metric, min int) *index.Flat {
+	return index.NewFlat(index.FlatConfig{Metric: m, Int8: true, Rerank: true,
+		Graph: index.GraphConfig{Min: min, M: 12, EfConstruction: 64, EfSearch: 48}})
+}
+
+// The graph's answers match brute force on nearly every query, on data
+// with structure (topics) and without (random directions), for both
+// metrics; a search through the graph must not cost an exact scan.
+func TestGraphRecall(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		vecs [][]float32
+		m    index.Metric
+		want float64
+	}{
+		{"topics-cosine", topicVecs(1, 6000, 48, 60, 0.8), index.Cosine, 0.95},
+		{"topics-l2", topicVecs(2, 6000, 48, 60, 0.8), index.L2, 0.95},
+		{"random-cosine", unitVecs(3, 6000, 24), index.Cosine, 0.95},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			queries := tc.vecs[5000:]
+			base := tc.vecs[:5000]
+			f := graphFlat(tc.m, 1000)
+			ref := map[uint64][]float32{}
+			for i, v := range base {
+				f.Add(uint64(i+1), v)
+				ref[uint64(i+1)] = v
+			}
+			if f.Stats().Graph == 0 {
+				t.Fatal("no graph was built past Min")
+			}
+			var sum float64
+			for _, q := range queries {
+				sum += recallAt(f.Search(q, 10, nil), bruteForce(ref, q, 10, tc.m, nil))
+			}
+			if r := sum / float64(len(queries)); r < tc.want {
+				t.Fatalf("recall@10 %.3f, want ≥ %.2f", r, tc.want)
+			}
+			st := f.Stats()
+			if st.Scored == 0 || st.Scored/st.Searches > int64(len(base))/3 {
+				t.Fatalf("a graph search scored %d of %d rows on average", st.Scored/max(1, st.Searches), len(base))
+			}
+		})
+	}
+}
+
+// Removed keys are never returned, filters are honoured (falling back to
+// the scan when the graph finds too few), a key can come back, and when
+// the dead outnumber the living the graph is rebuilt without them.
+func TestGraphRemoveFilterReAdd(t *testing.T) {
+	t.Parallel()
+	vecs := topicVecs(4, 4000, 32, 40, 0.8)
+	f := graphFlat(index.Cosine, 500)
+	ref := map[uint64][]float32{}
+	for i, v := range vecs {
+		f.Add(uint64(i), v)
+		ref[uint64(i)] = v
+	}
+	for k := uint64(0); k < 4000; k += 2 {
+		f.Remove(k)
+		delete(ref, k)
+	}
+	if f.Len() != 2000 {
+		t.Fatalf("Len %d, want 2000", f.Len())
+	}
+	queries := topicVecs(5, 50, 32, 40, 0.8)
+	var sum float64
+	for _, q := range queries {
+		got := f.Search(q, 10, nil)
+		for _, r := range got {
+			if r.Key%2 == 0 {
+				t.Fatalf("removed key %d returned", r.Key)
+			}
+		}
+		sum += recallAt(got, bruteForce(ref, q, 10, index.Cosine, nil))
+		// A filter that admits 1 row in 50: the graph finds too few,
+		// the scan answers exactly.
+		allow := func(k uint64) bool { return k%100 == 1 }
+		sameTop(t, f.Search(q, 5, allow), bruteForce(ref, q, 5, index.Cosine, allow))
+	}
+	if r := sum / float64(len(queries)); r < 0.95 {
+		t.Fatalf("recall@10 after removing half: %.3f", r)
+	}
+	// Removing past half rebuilds over the living.
+	for k := uint64(1); k < 2400; k += 2 {
+		f.Remove(k)
+		delete(ref, k)
+	}
+	if st := f.Stats(); st.Rows >= 4000 || st.Graph != st.Rows {
+		t.Fatalf("after removing most rows: %+v (live %d), want a rebuilt graph over the living", st, f.Len())
+	}
+	if !f.Add(10, vecs[10]) {
+		t.Fatal("a removed key could not be added again")
+	}
+	ref[10] = vecs[10]
+	if got := f.Search(vecs[10], 1, nil); len(got) != 1 || got[0].Key != 10 {
+		t.Fatalf("re-added key not found first: %v", got)
+	}
+}
+
+// A snapshot keeps the graph: the loaded index answers as the saved one
+// did, without rebuilding it, whether the file is mapped or read. (Not
+// parallel: it switches mapping off for the package.)
+func TestGraphSnapshotRoundTrip(t *testing.T) {
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			defer index.SetMapSnapshots(index.SetMapSnapshots(mapped))
+			graphRoundTrip(t)
+		})
+	}
+}
+
+func graphRoundTrip(t *testing.T) {
+	vecs := topicVecs(6, 3000, 32, 30, 0.8)
+	cfg := index.AutoConfig{Flat: &index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 500, M: 12, EfConstruction: 64, EfSearch: 48}}}
+	a := index.NewAuto(cfg)
+	for i, v := range vecs {
+		a.Add(uint64(i), v)
+	}
+	for k := uint64(0); k < 300; k++ {
+		a.Remove(k)
+	}
+	path := filepath.Join(t.TempDir(), "v.idx")
+	if err := index.SaveFlatFile(path, a, index.SnapshotMeta{Model: "m", Seq: 7}); err != nil {
+		t.Fatal(err)
+	}
+	b, meta, err := index.LoadFlatFile(path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A configuration without graphs does not take this file.
+	noGraph := index.AutoConfig{Flat: &index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: -1}}}
+	if _, _, err := index.LoadFlatFile(path, noGraph); !errors.Is(err, index.ErrVersion) {
+		t.Fatalf("loading a graph snapshot without graphs: %v, want ErrVersion", err)
+	}
+	if meta.Seq != 7 || b.Len() != a.Len() {
+		t.Fatalf("loaded seq %d len %d, want 7 and %d", meta.Seq, b.Len(), a.Len())
+	}
+	if st := b.FlatStats(); st.Graph == 0 || st.Scored != 0 {
+		t.Fatalf("loaded index has no graph or rebuilt it: %+v", st)
+	}
+	for _, q := range topicVecs(7, 30, 32, 30, 0.8) {
+		got, want := b.Search(q, 10, nil), a.Search(q, 10, nil)
+		if len(got) != len(want) {
+			t.Fatalf("loaded index returned %d, saved %d", len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("result %d: loaded %v, saved %v", i, got[i], want[i])
+			}
+		}
+	}
+	// The loaded graph goes on growing.
+	b.Add(99999, vecs[5])
+	if got := b.Search(vecs[5], 2, nil); len(got) != 2 || (got[0].Key != 99999 && got[1].Key != 99999) {
+		t.Fatalf("a key added after loading is not found: %v", got)
+	}
+}
