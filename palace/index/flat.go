@@ -2,9 +2,9 @@ package index
 
 import (
 	"runtime"
-	"sync/atomic"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // FlatConfig configures a Flat index. The zero value is a float32 cosine
