@@ -480,20 +480,24 @@ func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowe
 		want = 2*limit + 8
 	}
 	var res []index.Result
+	cands := rerankFactor * want
 	switch {
 	case allowed != nil && allowed.keys.len() == 0:
 		return nil, nil
 	case allowed != nil && allowed.keys.len()*selectiveFraction <= idx.Len():
 		// A selective filter: score just its drawers.
-		res = searchKeys(idx, qv, want, p.vec.indexKeys(allowed.keyList), allowed.hasKey)
+		res = searchKeys(idx, qv, cands, p.vec.indexKeys(allowed.keyList), allowed.hasKey)
 	case allowed != nil && exhaustive:
-		res = searchExact(idx, qv, want, allowed.hasKey)
+		res = searchExact(idx, qv, cands, allowed.hasKey)
 	case allowed != nil:
-		res = idx.Search(qv, want, allowed.hasKey)
+		res = idx.Search(qv, cands, allowed.hasKey)
 	case exhaustive:
-		res = searchExact(idx, qv, want, nil)
+		res = searchExact(idx, qv, cands, nil)
 	default:
-		res = idx.Search(qv, want, nil)
+		res = idx.Search(qv, cands, nil)
+	}
+	if res, err = p.rerank(ctx, qv, res, want); err != nil {
+		return nil, err
 	}
 	if out, ok := p.vec.activeRIDs(res, limit); ok {
 		return out, nil

@@ -1,19 +1,78 @@
 package palace
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/loci-mem/loci/palace/index"
+	"github.com/loci-mem/loci/palace/store"
 )
 
-// The palace's vector index is index.Auto: an exact int8-scan re-ranked in
-// float32 (recall 1.0, ~3 ms p99 at 100k × 384; palace/index/README.md).
-// coder/hnsw never reached recall 0.95 in measurement, so Auto's threshold
-// stays at "never switch". The snapshot is a flat file of every live
-// vector, loaded with one sequential read (see index.SaveFlatFile).
+// The palace's vector index holds one byte a dimension: int8 codes, which
+// an exact scan reads below ~100M multiply-adds and loci's own HNSW graph
+// (palace/index/graph.go) navigates above that. It keeps no float32 rows:
+// the candidates it returns are re-scored exactly with the vectors the
+// store holds (rerank), so memory does not grow with the full vectors and
+// the order of the final results is exact. The snapshot is the index's
+// own arrays, graph included, loaded by mapping the file
+// (index.SaveFlatFile).
 
-func newIndex(dim int) index.Index { return index.NewAuto(index.AutoConfig{}) }
+// indexConfig is the palace's index configuration.
+var indexConfig = index.AutoConfig{Flat: &index.FlatConfig{Int8: true}}
+
+func newIndex(dim int) index.Index { return index.NewAuto(indexConfig) }
+
+// rerankFactor is how many int8 candidates per wanted result are
+// re-scored from the store. int8 codes keep recall@10 at ≥ 0.977 alone
+// (palace/index/README.md): the true top results are within the first few
+// multiples of k, and reading a candidate's vector costs a few
+// microseconds.
+const rerankFactor = 4
+
+// rerank re-scores index candidates with the float32 vectors the store
+// holds and returns the best k, best first. Keys whose drawer is no longer
+// active (or whose vector is gone) are dropped. dim is the vectors' length.
+func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k int) ([]index.Result, error) {
+	if len(res) == 0 {
+		return res, nil
+	}
+	refs := make([]store.VecRef, len(res))
+	for i, r := range res {
+		vk, passage := splitKey(int64(r.Key))
+		refs[i] = store.VecRef{Key: vk, Passage: passage}
+	}
+	blobs, err := p.st.Drawers().KeyVectors(ctx, refs, 4*len(q))
+	if err != nil {
+		return nil, storeErr("vector search", err)
+	}
+	out := make([]index.Result, 0, len(res))
+	var buf []float32
+	for i, b := range blobs {
+		if b == nil {
+			continue
+		}
+		buf = decodeVectorInto(buf, b)
+		out = append(out, index.Result{Key: res[i].Key, Score: dotF32(q, buf)})
+	}
+	slices.SortFunc(out, func(a, b index.Result) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key, b.Key)
+	})
+	return out[:min(k, len(out))], nil
+}
+
+func dotF32(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
 
 // searchExact scores every vector exactly (seed 003's L3).
 func searchExact(idx index.Index, q []float32, k int, allow func(uint64) bool) []index.Result {
@@ -46,7 +105,7 @@ func indexKind(idx index.Index) string {
 // loadSnapshot loads the snapshot at path if it was written for this model
 // and dimension; any other outcome is an error and the caller rebuilds.
 func loadSnapshot(path, model string, dim int) (index.Index, int64, error) {
-	a, meta, err := index.LoadFlatFile(path, index.AutoConfig{})
+	a, meta, err := index.LoadFlatFile(path, indexConfig)
 	if err != nil {
 		return nil, 0, err
 	}

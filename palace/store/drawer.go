@@ -87,6 +87,13 @@ type Vector struct {
 	Count int
 }
 
+// VecRef names one stored vector: the whole-text vector of the drawer
+// with vector key Key (Passage 0), or one of its passages.
+type VecRef struct {
+	Key     int64
+	Passage int
+}
+
 // Filter selects drawers before any ranking. The zero Filter selects every
 // active drawer. Room is compared as stored (the core normalises it).
 type Filter struct {
@@ -226,6 +233,11 @@ type DrawerReader interface {
 	// ResolveKeys maps vector keys to the row ids of active drawers that
 	// hold them now; stale keys are absent from the map.
 	ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64, error)
+	// KeyVectors reads stored vectors of active drawers by vector key:
+	// refs[i] names a drawer's whole-text vector (Passage 0) or its
+	// passage Passage (1-based), each size bytes long. out[i] is nil when
+	// the key is stale or the vector absent.
+	KeyVectors(ctx context.Context, refs []VecRef, size int) ([][]byte, error)
 	// SeqOf is the seq of the drawer with row id rid (ErrNotFound when
 	// none).
 	SeqOf(ctx context.Context, rid int64) (int64, error)

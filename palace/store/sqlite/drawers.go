@@ -321,6 +321,59 @@ func (r drawers) ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64
 	return out, nil
 }
 
+func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) ([][]byte, error) {
+	out := make([][]byte, len(refs))
+	at := map[int64][]int{} // whole-text key -> positions in refs
+	var whole []any
+	for i, ref := range refs {
+		if ref.Passage > 0 {
+			// One passage: substr reads just its bytes out of the blob.
+			var b []byte
+			err := r.q.QueryRowContext(ctx, `SELECT substr(passages, ?, ?) FROM drawers INDEXED BY drawers_vec_id
+				WHERE vec_id = ? AND status = 'active' AND passage_count >= ?`,
+				(ref.Passage-1)*size+1, size, ref.Key, ref.Passage).Scan(&b)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, fmt.Errorf("read passage vector: %w", err)
+			}
+			if len(b) == size {
+				out[i] = b
+			}
+			continue
+		}
+		if _, ok := at[ref.Key]; !ok {
+			whole = append(whole, ref.Key)
+		}
+		at[ref.Key] = append(at[ref.Key], i)
+	}
+	for lo := 0; lo < len(whole); lo += 500 {
+		chunk := whole[lo:min(lo+500, len(whole))]
+		rows, err := r.q.QueryContext(ctx, `SELECT vec_id, vector FROM drawers INDEXED BY drawers_vec_id
+			WHERE vec_id IN (`+placeholders(len(chunk))+`) AND status = 'active'`, chunk...)
+		if err != nil {
+			return nil, fmt.Errorf("read vectors: %w", err)
+		}
+		for rows.Next() {
+			var k int64
+			var b []byte
+			if err := rows.Scan(&k, &b); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read vectors: %w", err)
+			}
+			if len(b) == size {
+				for _, i := range at[k] {
+					out[i] = b
+				}
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read vectors: %w", err)
+		}
+	}
+	return out, nil
+}
+
 func (r drawers) SeqOf(ctx context.Context, rid int64) (int64, error) {
 	var seq int64
 	err := r.q.QueryRowContext(ctx, `SELECT seq FROM drawers WHERE rid = ?`, rid).Scan(&seq)
