@@ -122,3 +122,55 @@ func saveSnapshot(path string, idx index.Index, model string, hw int64) error {
 	}
 	return err
 }
+
+// IndexRecall measures the approximate vector search against the exact
+// one on queries: the mean share of the k drawers the exhaustive path
+// (every int8 code scanned, then re-ranked, as memory_recall_deep does)
+// ranks first that the everyday path (the graph, once there is one, then
+// re-ranked) also returns. It is 1 while the index is small enough to be
+// scanned.
+func (p *Palace) IndexRecall(ctx context.Context, queries []string, k int) (float64, error) {
+	var sum float64
+	n := 0
+	for _, q := range queries {
+		exact, err := p.vectorSearch(ctx, q, nil, k, true)
+		if err != nil {
+			return 0, err
+		}
+		if len(exact) == 0 {
+			continue
+		}
+		approx, err := p.vectorSearch(ctx, q, nil, k, false)
+		if err != nil {
+			return 0, err
+		}
+		got := make(map[int64]bool, len(approx))
+		for _, r := range approx {
+			got[r.rid] = true
+		}
+		hit := 0
+		for _, r := range exact {
+			if got[r.rid] {
+				hit++
+			}
+		}
+		sum += float64(hit) / float64(len(exact))
+		n++
+	}
+	if n == 0 {
+		return 0, Invalidf("no query found anything to compare")
+	}
+	return sum / float64(n), nil
+}
+
+// VectorIndexStats reports the vector index's storage and graph (zero
+// before the index is loaded).
+func (p *Palace) VectorIndexStats() index.FlatStats {
+	p.vec.mu.Lock()
+	idx := p.vec.idx
+	p.vec.mu.Unlock()
+	if a, ok := idx.(*index.Auto); ok {
+		return a.FlatStats()
+	}
+	return index.FlatStats{}
+}

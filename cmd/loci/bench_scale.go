@@ -1,0 +1,548 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/loci-mem/loci/cmd/loci/locomo"
+	"github.com/loci-mem/loci/palace"
+)
+
+func init() {
+	benchmarks["scale"] = benchmark{"palaces of 10k to 1M drawers: ingest, disk, RSS, cold start, memory_recall latency, approximate-index recall", benchScale}
+}
+
+// scaleFigures are one palace size's figures.
+type scaleFigures struct {
+	Drawers  int    `json:"drawers"`
+	Embedder string `json:"embedder"`
+	Reused   bool   `json:"reused"`
+	// Ingest: drawers written (embedding included) per second, and the
+	// vector index built from the store afterwards.
+	IngestPerSec float64 `json:"ingest_per_sec"`
+	IngestSec    float64 `json:"ingest_seconds"`
+	IndexBuildS  float64 `json:"index_build_seconds"`
+	DiskMB       float64 `json:"disk_mb"`
+	// Serve: process start to the initialize response (median of 5), and
+	// to the first recall answered with both indexes warm.
+	ColdInitMS      float64 `json:"cold_start_initialize_ms"`
+	FirstFullRecall float64 `json:"first_full_recall_ms"`
+	RSSMB           float64 `json:"rss_mb"`
+	PeakRSSMB       float64 `json:"peak_rss_mb"`
+	// memory_recall over stdio: new queries (each embedded) and the same
+	// queries again (embeddings cached).
+	RecallP50MS        float64 `json:"recall_p50_ms"`
+	RecallP99MS        float64 `json:"recall_p99_ms"`
+	RecallCachedP50MS  float64 `json:"recall_no_embedding_p50_ms"`
+	RecallCachedP99MS  float64 `json:"recall_no_embedding_p99_ms"`
+	ApproxRecallAt10   float64 `json:"approx_recall_at_10"`
+	IndexKind          string  `json:"index"`
+	GraphNodes         int     `json:"graph_nodes"`
+	GraphMB            float64 `json:"graph_mb"`
+	CodeMB             float64 `json:"code_mb"`
+	Queries            int     `json:"queries"`
+	RecallCheckQueries int     `json:"recall_check_queries"`
+}
+
+// benchScale is `loci bench scale`: for each size it builds a palace (or
+// reuses the one a previous run left in --dir), then measures a real
+// `loci serve` process over stdio and the palace in process.
+func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	fset := flag.NewFlagSet("bench scale", flag.ContinueOnError)
+	var common commonFlags
+	fset.StringVar(&common.format, "format", "auto", "output format: auto, text, json or yaml")
+	sizes := fset.String("drawers", "10k,100k", "palace sizes, comma separated (10k, 1M or plain numbers)")
+	embName := fset.String("embedder", "hash", "embedder: hash (isolates the engine) or default (the built-in encoder)")
+	dir := fset.String("dir", "", "directory that keeps the palaces for the next run (default: a temporary one, removed afterwards)")
+	queries := fset.Int("queries", 300, "memory_recall calls per size")
+	check := fset.Int("recall-queries", 200, "queries comparing the approximate index with the exact scan")
+	if _, err := parseFlags(env, fset, args); err != nil {
+		return nil, err
+	}
+	ns, err := parseSizes(*sizes)
+	if err != nil {
+		return nil, invalidArgs(err.Error(), "Example: --drawers 10k,100k,1M")
+	}
+	if *queries < 10 || *check < 1 {
+		return nil, invalidArgs("--queries must be at least 10 and --recall-queries at least 1", "")
+	}
+	if _, err := embedderNamed(*embName); err != nil {
+		return nil, invalidArgs(err.Error(), "Use --embedder hash or --embedder default")
+	}
+	home := *dir
+	if home == "" {
+		tmp, err := os.MkdirTemp("", "loci-scale-*")
+		if err != nil {
+			return nil, &cliError{Type: "io", Message: err.Error()}
+		}
+		defer os.RemoveAll(tmp)
+		home = tmp
+	} else if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, &cliError{Type: "io", Message: err.Error()}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, &cliError{Type: "internal", Message: err.Error()}
+	}
+	c := scaleCorpus()
+	var out []scaleFigures
+	for _, n := range ns {
+		if ctx.Err() != nil {
+			break
+		}
+		f, err := scaleOne(ctx, env, self, home, *embName, n, *queries, *check, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return &result{data: map[string]any{"sizes": out}, count: countOf(len(out)), text: func(w io.Writer) { writeScaleTable(w, out) }}, nil
+}
+
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		mul := 1
+		switch {
+		case strings.HasSuffix(f, "k"):
+			mul, f = 1000, strings.TrimSuffix(f, "k")
+		case strings.HasSuffix(f, "m"):
+			mul, f = 1_000_000, strings.TrimSuffix(f, "m")
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v <= 0 || v*mul > 50_000_000 {
+			return nil, fmt.Errorf("bad size %q: want a positive count such as 10k or 1M", f)
+		}
+		out = append(out, v*mul)
+	}
+	return out, nil
+}
+
+// scaleText supplies drawer texts and queries: pairs of LoCoMo turns and
+// LoCoMo questions when the data is on the machine, otherwise sentences
+// over a small working vocabulary.
+type scaleText struct{ turns, questions []string }
+
+func scaleCorpus() scaleText {
+	var c scaleText
+	if raw, err := os.ReadFile(locomo.DefaultDataPath()); err == nil {
+		var samples []locomo.Sample
+		if json.Unmarshal(raw, &samples) == nil {
+			for _, s := range samples {
+				if ds, err := locomo.Drawers(s.Conversation); err == nil {
+					for _, d := range ds {
+						c.turns = append(c.turns, d.Content)
+					}
+				}
+				for _, qa := range s.QA {
+					c.questions = append(c.questions, qa.Question)
+				}
+			}
+		}
+	}
+	return c
+}
+
+var scaleWords = strings.Fields(`deploy gateway token cluster billing invoice refund retry budget
+latency cache postgres schema migration rollback release sprint frontend test flaky pipeline
+image registry rotation oncall incident dashboard metric alert quota tenant region backup
+restore snapshot index shard replica timeout feature flag cohort onboarding template
+calendar meeting agenda decision owner deadline roadmap design review version garden
+sister holiday painting concert recipe hiking camera puppy birthday marathon novel`)
+
+func (c scaleText) doc(r *rand.Rand, i int) string {
+	if len(c.turns) == 0 {
+		return fmt.Sprintf("note %d: %s", i, scaleSentence(r, 8+r.Intn(16)))
+	}
+	return fmt.Sprintf("note %d: %s %s", i, c.turns[r.Intn(len(c.turns))], c.turns[r.Intn(len(c.turns))])
+}
+
+func (c scaleText) query(r *rand.Rand) string {
+	if len(c.questions) == 0 {
+		return scaleSentence(r, 5)
+	}
+	return c.questions[r.Intn(len(c.questions))]
+}
+
+func scaleSentence(r *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = scaleWords[r.Intn(len(scaleWords))]
+	}
+	return strings.Join(w, " ")
+}
+
+// scaleSeed is what a reused palace remembers of its building.
+type scaleSeed struct {
+	IngestSec, IndexBuildS float64
+}
+
+func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, nq, ncheck int, c scaleText) (scaleFigures, error) {
+	name := fmt.Sprintf("scale-%d-%s", n, embName)
+	f := scaleFigures{Drawers: n, Embedder: embName, Queries: nq, RecallCheckQueries: ncheck}
+	marker := filepath.Join(home, name+".seeded.json")
+	os.Setenv("LOCI_EMBEDDER", embName) // for the registry below; the server gets it too
+	var seed scaleSeed
+	if b, err := os.ReadFile(marker); err == nil && json.Unmarshal(b, &seed) == nil {
+		f.Reused = true
+		statusf(env, "loci bench scale: reusing %s (%d drawers)", name, n)
+	} else {
+		s, err := scaleBuild(ctx, env, home, name, n, c)
+		if err != nil {
+			return f, err
+		}
+		seed = s
+		b, _ := json.Marshal(seed)
+		if err := os.WriteFile(marker, b, 0o600); err != nil {
+			return f, &cliError{Type: "io", Message: err.Error()}
+		}
+	}
+	f.IngestSec, f.IndexBuildS = round3(seed.IngestSec), round3(seed.IndexBuildS)
+	f.IngestPerSec = float64(int(float64(n) / seed.IngestSec))
+	f.DiskMB = round3(float64(palaceBytes(home, name)) / (1 << 20))
+
+	// Cold start to initialize, median of 5.
+	var cold []time.Duration
+	for range 5 {
+		start := time.Now()
+		p, err := startServe(self, home, embName, name)
+		if err != nil {
+			return f, err
+		}
+		if _, err := p.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "loci-bench-scale", "version": "1"}}); err != nil {
+			p.stop()
+			return f, err
+		}
+		cold = append(cold, time.Since(start))
+		p.stop()
+	}
+	f.ColdInitMS = ms(median(cold))
+
+	// First full-quality recall, then the steady state.
+	start := time.Now()
+	p, err := startServe(self, home, embName, name)
+	if err != nil {
+		return f, err
+	}
+	defer p.stop()
+	if _, err := p.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "loci-bench-scale", "version": "1"}}); err != nil {
+		return f, err
+	}
+	p.notify("notifications/initialized")
+	r := rand.New(rand.NewSource(3))
+	for {
+		if _, err := p.tool("memory_recall", map[string]any{"query": c.query(r), "top_k": 10}); err != nil {
+			return f, err
+		}
+		res, err := p.tool("palace_info", map[string]any{})
+		if err != nil {
+			return f, err
+		}
+		var info struct {
+			Index   struct{ Loaded bool } `json:"index"`
+			Keyword struct{ Loaded bool } `json:"keyword_index"`
+		}
+		json.Unmarshal(res, &info)
+		if info.Index.Loaded && info.Keyword.Loaded {
+			break
+		}
+		if time.Since(start) > 10*time.Minute {
+			return f, &cliError{Type: "internal", Message: "indexes not warm after 10 minutes"}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := p.tool("memory_recall", map[string]any{"query": c.query(r), "top_k": 10}); err != nil {
+		return f, err
+	}
+	f.FirstFullRecall = ms(time.Since(start))
+	qs := make([]string, nq)
+	for i := range qs {
+		qs[i] = fmt.Sprintf("%s (%d)", c.query(r), i) // distinct, so each is embedded once
+	}
+	timeAll := func() ([]time.Duration, error) {
+		var lat []time.Duration
+		for i, q := range qs {
+			if ctx.Err() != nil {
+				return lat, nil
+			}
+			t0 := time.Now()
+			if _, err := p.tool("memory_recall", map[string]any{"query": q, "top_k": 10}); err != nil {
+				return nil, err
+			}
+			lat = append(lat, time.Since(t0))
+			if i%50 == 0 {
+				statusf(env, "loci bench scale: %s recall %d/%d", name, i, len(qs))
+			}
+		}
+		return lat, nil
+	}
+	lat, err := timeAll()
+	if err != nil {
+		return f, err
+	}
+	cached, err := timeAll()
+	if err != nil {
+		return f, err
+	}
+	f.RecallP50MS, f.RecallP99MS = ms(pct(lat, 0.5)), ms(pct(lat, 0.99))
+	f.RecallCachedP50MS, f.RecallCachedP99MS = ms(pct(cached, 0.5)), ms(pct(cached, 0.99))
+	rss, peak := procRSS(p.cmd.Process.Pid)
+	f.RSSMB, f.PeakRSSMB = round3(float64(rss)/1024), round3(float64(peak)/1024)
+	p.stop()
+
+	// The approximate index against the exact scan, in process.
+	reg, err := openRegistry(home, zerolog.Nop(), nil)
+	if err != nil {
+		return f, &cliError{Type: "io", Message: err.Error()}
+	}
+	defer reg.Close()
+	pal, err := reg.Open(ctx, name)
+	if err != nil {
+		return f, err
+	}
+	if err := pal.WarmIndex(ctx); err != nil {
+		return f, err
+	}
+	check := make([]string, ncheck)
+	for i := range check {
+		check[i] = c.query(r)
+	}
+	rec, err := pal.IndexRecall(ctx, check, 10)
+	if err != nil {
+		return f, err
+	}
+	f.ApproxRecallAt10 = round3(rec)
+	st := pal.VectorIndexStats()
+	f.IndexKind = pal.IndexInfo().Kind
+	f.GraphNodes, f.GraphMB, f.CodeMB = st.Graph, round3(float64(st.GraphBytes)/(1<<20)), round3(float64(st.CodeBytes)/(1<<20))
+	if st.Graph > 0 {
+		f.IndexKind = "graph"
+	}
+	return f, nil
+}
+
+// scaleBuild writes n drawers through the palace API in batches (the
+// embedding included) and builds the vector index from the store.
+func scaleBuild(ctx context.Context, env *cliEnv, home, name string, n int, c scaleText) (scaleSeed, error) {
+	var s scaleSeed
+	reg, err := openRegistry(home, zerolog.Nop(), nil)
+	if err != nil {
+		return s, &cliError{Type: "io", Message: err.Error()}
+	}
+	defer reg.Close()
+	p, err := reg.OpenOrCreate(ctx, name)
+	if err != nil {
+		return s, err
+	}
+	r := rand.New(rand.NewSource(1))
+	start := time.Now()
+	prog := newProgress(env, "loci bench scale: writing "+name, "drawers")
+	for done := 0; done < n; {
+		if ctx.Err() != nil {
+			return s, ctx.Err()
+		}
+		batch := make([]*palace.Drawer, 0, 1000)
+		for i := 0; i < 1000 && done < n; i++ {
+			batch = append(batch, &palace.Drawer{Content: c.doc(r, done),
+				Room: palace.Rooms[r.Intn(len(palace.Rooms))], Importance: 0.1 + 0.8*r.Float64()})
+			done++
+		}
+		if err := p.AddMany(ctx, batch); err != nil {
+			return s, err
+		}
+		prog.Set(done, n, "")
+	}
+	prog.Done()
+	s.IngestSec = time.Since(start).Seconds()
+	statusf(env, "loci bench scale: building the vector index of %s", name)
+	start = time.Now()
+	if _, err := p.RebuildIndex(ctx); err != nil {
+		return s, err
+	}
+	s.IndexBuildS = time.Since(start).Seconds()
+	return s, nil
+}
+
+// palaceBytes is the size of a palace's files in home (the database, its
+// WAL and the cache directory of index snapshots).
+func palaceBytes(home, name string) int64 {
+	var total int64
+	filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if strings.Contains(path, name) && !strings.HasSuffix(path, ".seeded.json") {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
+	return total
+}
+
+func procRSS(pid int) (rssKB, peakKB int) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && f[0] == "VmRSS:" {
+			rssKB, _ = strconv.Atoi(f[1])
+		}
+		if len(f) >= 2 && f[0] == "VmHWM:" {
+			peakKB, _ = strconv.Atoi(f[1])
+		}
+	}
+	return
+}
+
+func ms(d time.Duration) float64 { return round3(float64(d) / float64(time.Millisecond)) }
+
+func median(ds []time.Duration) time.Duration { return pct(ds, 0.5) }
+
+func pct(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(q*float64(len(s)-1)+0.5)]
+}
+
+func writeScaleTable(w io.Writer, fs []scaleFigures) {
+	fmt.Fprintf(w, "%-9s %-8s %9s %9s %9s %9s %9s %11s %8s %8s %8s %8s %8s\n", "drawers", "embedder", "ingest/s", "index s", "disk MB",
+		"RSS MB", "init ms", "1st full ms", "p50 ms", "p99 ms", "p50 -emb", "p99 -emb", "recall@10")
+	for _, f := range fs {
+		fmt.Fprintf(w, "%-9d %-8s %9.0f %9.1f %9.0f %9.0f %9.1f %11.0f %8.2f %8.2f %8.2f %8.2f %8.3f\n", f.Drawers, f.Embedder, f.IngestPerSec,
+			f.IndexBuildS, f.DiskMB, f.RSSMB, f.ColdInitMS, f.FirstFullRecall, f.RecallP50MS, f.RecallP99MS,
+			f.RecallCachedP50MS, f.RecallCachedP99MS, f.ApproxRecallAt10)
+	}
+}
+
+// serveProc is a `loci serve` child spoken to over stdio.
+type serveProc struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+	id  int
+}
+
+func startServe(self, home, embName, name string) (*serveProc, error) {
+	cmd := exec.Command(self, "serve", "--palace", name)
+	cmd.Env = append(os.Environ(), "LOCI_HOME="+home, "LOCI_EMBEDDER="+embName, "LOCI_LOG=warn")
+	cmd.Stderr = io.Discard
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, &cliError{Type: "internal", Message: err.Error()}
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, &cliError{Type: "internal", Message: err.Error()}
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, &cliError{Type: "internal", Message: "start loci serve: " + err.Error()}
+	}
+	return &serveProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+}
+
+func (p *serveProc) stop() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	p.in.Close()
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (p *serveProc) notify(method string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method})
+	p.in.Write(append(b, '\n'))
+}
+
+// call sends one request and returns its result, skipping notifications.
+func (p *serveProc) call(method string, params any) (json.RawMessage, error) {
+	p.id++
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
+	if _, err := p.in.Write(append(b, '\n')); err != nil {
+		return nil, &cliError{Type: "internal", Message: "loci serve: " + err.Error()}
+	}
+	for {
+		line, err := p.out.ReadBytes('\n')
+		if err != nil {
+			return nil, &cliError{Type: "internal", Message: "loci serve ended: " + err.Error()}
+		}
+		var msg struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != p.id {
+			continue
+		}
+		if msg.Error != nil {
+			return nil, &cliError{Type: "internal", Message: method + ": " + msg.Error.Message}
+		}
+		return msg.Result, nil
+	}
+}
+
+// tool calls a tool and returns its structured content (or its first
+// text block).
+func (p *serveProc) tool(name string, args map[string]any) (json.RawMessage, error) {
+	res, err := p.call("tools/call", map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		IsError           bool            `json:"isError"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		Content           []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return nil, &cliError{Type: "internal", Message: name + ": " + err.Error()}
+	}
+	if r.IsError {
+		msg := ""
+		if len(r.Content) > 0 {
+			msg = r.Content[0].Text
+		}
+		return nil, &cliError{Type: "internal", Message: name + " failed: " + msg}
+	}
+	if len(r.StructuredContent) > 0 {
+		return r.StructuredContent, nil
+	}
+	if len(r.Content) > 0 {
+		return json.RawMessage(r.Content[0].Text), nil
+	}
+	return nil, nil
+}
