@@ -16,6 +16,8 @@ import (
 //   - when the share of tombstones reaches TombstoneRatio, or the index
 //     itself asks for it (a degraded graph), the index is rebuilt from
 //     SQLite without them;
+//   - a graph that was never calibrated, or has doubled since, chooses its
+//     beam width again on the palace's own queries;
 //   - the snapshot is saved (written to a temporary file and renamed).
 
 func runIndex(ctx context.Context, e *passEnv) error {
@@ -64,6 +66,11 @@ func runIndex(ctx context.Context, e *passEnv) error {
 		sum.Vectors = n
 		sum.Saved = true
 		return nil
+	}
+	// A graph that grew to twice the size it was measured at is measured
+	// again (palace.CalibrateIndex); the choice goes into the snapshot.
+	if _, err := e.p.CalibrateIndex(ctx); err != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if err := e.p.SaveIndex(ctx); err != nil {
 		e.rep.Note = "snapshot not saved: " + err.Error()

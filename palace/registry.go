@@ -12,6 +12,7 @@ import (
 
 	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/store"
 	"github.com/loci-mem/loci/palace/store/sqlite"
 	"github.com/rs/zerolog"
@@ -46,6 +47,12 @@ type Config struct {
 	// finds nothing left to replay. Long-running processes (serve, http)
 	// set it; searches catch up by themselves either way.
 	Follow bool
+	// Graph configures the approximate vector index built over large
+	// palaces (palace/index: loci's HNSW over int8 codes). The zero value
+	// takes the defaults, which build it above ~100M multiply-adds per
+	// exact scan (100k drawers of 996 dimensions); Min < 0 never builds
+	// one.
+	Graph index.GraphConfig
 	// Extractor turns buffered conversation into episodes, atomic facts,
 	// profiles and agent cases (AppendMessages, FlushSession). Nil means
 	// extract.Heuristic().

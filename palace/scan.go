@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -81,14 +80,19 @@ func (p *Palace) VectorsByID(ctx context.Context, ids []string) (map[string][]fl
 // IndexHealth describes the vector index for maintenance decisions.
 type IndexHealth struct {
 	Model string `json:"model"`
-	// Live and Tombstones count index entries; Tombstones is -1 when the
-	// index does not report them (an exact index deletes outright).
+	// Live counts index entries; Tombstones the rows of removed ones still
+	// held (free rows awaiting reuse, or waypoints of the graph).
 	Live       int `json:"live"`
 	Tombstones int `json:"tombstones"`
-	// TombstoneRatio is Tombstones / (Live + Tombstones), 0 when unknown.
+	// TombstoneRatio is Tombstones / (Live + Tombstones).
 	TombstoneRatio float64 `json:"tombstone_ratio"`
-	// NeedsRebuild is the index's own verdict (tombstones or a degraded
-	// graph), when it gives one.
+	// Kind is "exact" (every search scans) or "graph" (loci's HNSW over
+	// the int8 codes), and GraphNodes the rows the graph holds.
+	Kind       string `json:"kind"`
+	GraphNodes int    `json:"graph_nodes"`
+	// NeedsRebuild is true when over a fifth of the graph's rows are
+	// removed ones: searches widen their beam to make up for them, and
+	// `loci index rebuild` (or the automatic rebuild past half) drops them.
 	NeedsRebuild bool `json:"needs_rebuild"`
 	// StaleVectors counts drawers (not deleted) with no vector or one made
 	// by another embedder: Reembed's work.
@@ -97,22 +101,20 @@ type IndexHealth struct {
 
 // IndexHealth brings the vector index up to date and reports its health.
 func (p *Palace) IndexHealth(ctx context.Context) (IndexHealth, error) {
-	h := IndexHealth{Model: p.emb.ID(), Tombstones: -1}
+	h := IndexHealth{Model: p.emb.ID()}
 	idx, err := p.vec.sync(ctx)
 	if err != nil {
 		return h, err
 	}
-	h.Live = idx.Len()
-	switch x := any(idx).(type) {
-	case interface{ Stats() index.HNSWStats }:
-		st := x.Stats()
-		h.Live, h.Tombstones = st.Live, st.Tombstones
-	case interface{ Tombstones() int }:
-		h.Tombstones = x.Tombstones()
+	st := idx.Stats()
+	h.Live = st.Live
+	if st.Graph > 0 { // without a graph, removed rows are reused
+		h.Tombstones = st.Rows - st.Live
 	}
-	if r, ok := any(idx).(interface{ NeedsRebuild() bool }); ok {
-		h.NeedsRebuild = r.NeedsRebuild()
-	}
+	h.Kind, h.GraphNodes = indexKind(idx), st.Graph
+	// Past half dead the graph rebuilds itself (index.Flat.Remove); a
+	// rebuild by hand only pays earlier than that.
+	h.NeedsRebuild = st.Graph > 0 && 5*h.Tombstones > st.Rows
 	if h.Tombstones > 0 {
 		h.TombstoneRatio = float64(h.Tombstones) / float64(h.Live+h.Tombstones)
 	}

@@ -486,13 +486,13 @@ func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowe
 		return nil, nil
 	case allowed != nil && allowed.keys.len()*selectiveFraction <= idx.Len():
 		// A selective filter: score just its drawers.
-		res = searchKeys(idx, qv, cands, p.vec.indexKeys(allowed.keyList), allowed.hasKey)
+		res = idx.SearchKeys(qv, cands, p.vec.indexKeys(allowed.keyList))
 	case allowed != nil && exhaustive:
-		res = searchExact(idx, qv, cands, allowed.hasKey)
+		res = idx.SearchExact(qv, cands, allowed.hasKey)
 	case allowed != nil:
 		res = idx.Search(qv, cands, allowed.hasKey)
 	case exhaustive:
-		res = searchExact(idx, qv, cands, nil)
+		res = idx.SearchExact(qv, cands, nil)
 	default:
 		res = idx.Search(qv, cands, nil)
 	}

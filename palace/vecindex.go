@@ -3,7 +3,6 @@ package palace
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -20,10 +19,13 @@ import (
 // own arrays, graph included, loaded by mapping the file
 // (index.SaveFlatFile).
 
-// indexConfig is the palace's index configuration.
-var indexConfig = index.AutoConfig{Flat: &index.FlatConfig{Int8: true}}
+// indexConfig is the palace's index configuration: int8 codes, and the
+// graph as the registry configures it.
+func (v *vectorState) indexConfig() index.FlatConfig {
+	return index.FlatConfig{Int8: true, Graph: v.p.reg.cfg.Graph}
+}
 
-func newIndex(dim int) index.Index { return index.NewAuto(indexConfig) }
+func (v *vectorState) newIndex() *index.Flat { return index.NewFlat(v.indexConfig()) }
 
 // rerankFactor is how many int8 candidates per wanted result are
 // re-scored from the store. int8 codes keep recall@10 at ≥ 0.977 alone
@@ -74,38 +76,52 @@ func dotF32(a, b []float32) float32 {
 	return s
 }
 
-// searchExact scores every vector exactly (seed 003's L3).
-func searchExact(idx index.Index, q []float32, k int, allow func(uint64) bool) []index.Result {
-	if x, ok := idx.(interface {
-		SearchExact([]float32, int, func(uint64) bool) []index.Result
-	}); ok {
-		return x.SearchExact(q, k, allow)
+// indexKind names how the index answers: "exact" (a scan) or "graph".
+func indexKind(idx *index.Flat) string {
+	if st := idx.Stats(); st.Graph > 0 && !st.GraphOff {
+		return "graph"
 	}
-	return idx.Search(q, k, allow)
+	return "exact"
 }
 
-// searchKeys scores the vectors of keys exactly (keys absent from the
-// index are skipped). Indexes without a way to do that scan with allow.
-func searchKeys(idx index.Index, q []float32, k int, keys []uint64, allow func(uint64) bool) []index.Result {
-	if x, ok := idx.(interface {
-		SearchKeys([]float32, int, []uint64) []index.Result
-	}); ok {
-		return x.SearchKeys(q, k, keys)
-	}
-	return searchExact(idx, q, k, allow)
-}
+// calibrationQueries is how many queries calibrate the graph: 100 give
+// recall to about ±0.01 (1,000 results compared).
+const calibrationQueries = 100
 
-func indexKind(idx index.Index) string {
-	if a, ok := idx.(*index.Auto); ok {
-		return a.Mode().String()
+// CalibrateIndex measures the vector index's graph on the palace's own
+// data when it was never measured or has since doubled in size
+// (index.Flat.Calibrate): the most recent queries asked of this palace,
+// topped up with stored vectors, each searched through the graph and by
+// the exact scan. It chooses the beam width, or turns the graph off where
+// the scan is as fast for the recall target, and saves the snapshot so
+// the next start keeps the choice. Nothing happens without a graph.
+func (p *Palace) CalibrateIndex(ctx context.Context) (*index.Calibration, error) {
+	idx, err := p.vec.sync(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return fmt.Sprintf("%T", idx)
+	if !idx.NeedsCalibration() {
+		return nil, nil
+	}
+	qs := p.qcache.recent(p.emb.ID(), idx.Dim(), calibrationQueries)
+	qs = append(qs, idx.SampleVectors(calibrationQueries-len(qs))...)
+	c := idx.Calibrate(qs, 10, index.CalibrationTarget)
+	p.log.Info().Int("queries", c.Queries).Int("ef", c.Ef).Float64("recall", c.Recall).Bool("graph_off", c.Off).
+		Dur("graph", c.Graph).Dur("exact", c.Exact).Msg("vector index calibrated")
+	v := p.vec
+	v.mu.Lock()
+	v.calibration = &c
+	if v.idx == idx {
+		v.savedHW = -1 // the choice is in the next snapshot
+	}
+	v.mu.Unlock()
+	return &c, p.saveVectors()
 }
 
 // loadSnapshot loads the snapshot at path if it was written for this model
 // and dimension; any other outcome is an error and the caller rebuilds.
-func loadSnapshot(path, model string, dim int) (index.Index, int64, error) {
-	a, meta, err := index.LoadFlatFile(path, indexConfig)
+func loadSnapshot(path string, cfg index.FlatConfig, model string, dim int) (*index.Flat, int64, error) {
+	a, meta, err := index.LoadFlatFile(path, cfg)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -115,12 +131,8 @@ func loadSnapshot(path, model string, dim int) (index.Index, int64, error) {
 	return a, int64(meta.Seq), nil
 }
 
-func saveSnapshot(path string, idx index.Index, model string, hw int64) error {
-	err := index.SaveFlatFile(path, idx, index.SnapshotMeta{Model: model, Seq: uint64(hw)})
-	if errors.Is(err, index.ErrExact) {
-		return nil
-	}
-	return err
+func saveSnapshot(path string, idx *index.Flat, model string, hw int64) error {
+	return index.SaveFlatFile(path, idx, index.SnapshotMeta{Model: model, Seq: uint64(hw)})
 }
 
 // IndexRecall measures the approximate vector search against the exact
@@ -169,8 +181,8 @@ func (p *Palace) VectorIndexStats() index.FlatStats {
 	p.vec.mu.Lock()
 	idx := p.vec.idx
 	p.vec.mu.Unlock()
-	if a, ok := idx.(*index.Auto); ok {
-		return a.FlatStats()
+	if idx == nil {
+		return index.FlatStats{}
 	}
-	return index.FlatStats{}
+	return idx.Stats()
 }

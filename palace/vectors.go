@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +25,7 @@ type vectorState struct {
 	p *Palace
 
 	mu      sync.Mutex // serialises catch-up, load and save
-	idx     index.Index
+	idx     *index.Flat
 	model   string
 	hw      int64 // highest drawers.seq the index reflects
 	loaded  bool
@@ -40,6 +41,8 @@ type vectorState struct {
 	// has passage vectors.
 	long    map[uint64]int32
 	lastErr string
+	// calibration is the graph's last calibration in this process.
+	calibration *index.Calibration
 }
 
 // snapshotModel is the model id the snapshot records: the embedder's, and
@@ -94,6 +97,9 @@ type IndexInfo struct {
 	Kind     string `json:"kind,omitempty"`
 	CaughtUp int64  `json:"caught_up_seq"`
 	Error    string `json:"error,omitempty"`
+	// Calibration is what the graph's last calibration in this process
+	// measured and chose (see Palace.CalibrateIndex).
+	Calibration *index.Calibration `json:"calibration,omitempty"`
 }
 
 func newVectorState(p *Palace) *vectorState {
@@ -103,7 +109,7 @@ func newVectorState(p *Palace) *vectorState {
 func (v *vectorState) info() IndexInfo {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	in := IndexInfo{Model: v.model, Dim: v.p.emb.Dim(), Loaded: v.loaded, CaughtUp: v.hw, Error: v.lastErr}
+	in := IndexInfo{Model: v.model, Dim: v.p.emb.Dim(), Loaded: v.loaded, CaughtUp: v.hw, Error: v.lastErr, Calibration: v.calibration}
 	if v.idx != nil {
 		in.Vectors = v.idx.Len()
 		in.Kind = indexKind(v.idx)
@@ -125,15 +131,15 @@ const indexFile = "vectors.idx"
 // sync brings the index up to date with every drawer change committed by
 // any process. The first call loads the snapshot (if it is valid for the
 // current model) and replays what changed after it.
-func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
+func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.loaded {
 		start := time.Now()
-		idx, hw, err := loadSnapshot(v.snapshotPath(), v.snapshotModel(), v.p.emb.Dim())
+		idx, hw, err := loadSnapshot(v.snapshotPath(), v.indexConfig(), v.snapshotModel(), v.p.emb.Dim())
 		if err != nil {
 			v.p.log.Info().Err(err).Msg("vector snapshot unusable; rebuilding from the store")
-			idx, hw = newIndex(v.p.emb.Dim()), 0
+			idx, hw = v.newIndex(), 0
 		}
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
 		// The snapshot holds keys only; their drawers come from the
@@ -149,16 +155,19 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 	}
 	if maxSeq < v.hw {
 		// The store went backwards (restored from a backup): start over.
-		v.idx, v.hw, v.ridOf, v.keyOf, v.long = newIndex(v.p.emb.Dim()), 0, map[uint64]int64{}, map[int64]uint64{}, map[uint64]int32{}
+		v.idx, v.hw, v.ridOf, v.keyOf, v.long = v.newIndex(), 0, map[uint64]int64{}, map[int64]uint64{}, map[uint64]int32{}
 	}
 	if maxSeq == v.hw {
 		return v.idx, nil
 	}
-	var buf []float32
 	dim := v.p.emb.Dim()
 	if v.long == nil {
 		v.long = map[uint64]int32{}
 	}
+	// Vectors are added in batches, so that a graph links a large
+	// catch-up (a cold start, a rebuild) on every core. Removals wait for
+	// the batch before them.
+	var batch catchUpBatch
 	err = v.p.st.Drawers().Changes(ctx, v.hw, store.ChangeFields{Vector: true}, func(c store.Change) error {
 		defer func() { v.hw = c.Seq }()
 		if c.VecKey == 0 {
@@ -166,18 +175,18 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 		}
 		vk := uint64(c.VecKey)
 		if old, ok := v.keyOf[c.RID]; ok && old != vk {
+			batch.flush(v.idx)
 			v.drop(old) // the drawer's previous vectors
 		}
 		if c.Status != StatusActive || c.Model != v.model || len(c.Vector) != 4*dim {
+			batch.flush(v.idx)
 			v.drop(vk)
 			return nil
 		}
-		buf = decodeVectorInto(buf, c.Vector) // Add copies it
-		v.idx.Add(ikey(vk, 0), buf)
+		batch.add(v.idx, ikey(vk, 0), c.Vector)
 		if n := c.PassageCount; n > 0 && len(c.Passages) == n*4*dim {
 			for p := 1; p <= n; p++ {
-				buf = decodeVectorInto(buf, c.Passages[(p-1)*4*dim:p*4*dim])
-				v.idx.Add(ikey(vk, p), buf)
+				batch.add(v.idx, ikey(vk, p), c.Passages[(p-1)*4*dim:p*4*dim])
 			}
 			v.long[vk] = int32(n)
 		}
@@ -186,11 +195,38 @@ func (v *vectorState) sync(ctx context.Context) (index.Index, error) {
 		}
 		return nil
 	})
+	batch.flush(v.idx)
 	if err != nil {
 		return nil, storeErr("index catch-up", err)
 	}
 	v.hw = maxSeq
 	return v.idx, nil
+}
+
+// catchUpBatch gathers vectors for index.Flat.AddBatch.
+type catchUpBatch struct {
+	keys []uint64
+	vecs [][]float32
+}
+
+// catchUpBatchSize is the vectors added at once: 4 MB of float32 at 996
+// dimensions, and enough rows for two cores to link without waiting on
+// each other.
+const catchUpBatchSize = 1024
+
+func (b *catchUpBatch) add(idx *index.Flat, key uint64, blob []byte) {
+	b.keys = append(b.keys, key)
+	b.vecs = append(b.vecs, decodeVectorInto(nil, blob))
+	if len(b.keys) >= catchUpBatchSize {
+		b.flush(idx)
+	}
+}
+
+func (b *catchUpBatch) flush(idx *index.Flat) {
+	if len(b.keys) > 0 {
+		idx.AddBatch(b.keys, b.vecs)
+		b.keys, b.vecs = b.keys[:0], b.vecs[:0]
+	}
 }
 
 // loadRIDs maps the vector keys of active drawers to their rows and back,
@@ -293,7 +329,7 @@ const (
 func (p *Palace) RebuildIndex(ctx context.Context) (int, error) {
 	v := p.vec
 	v.mu.Lock()
-	v.idx, v.hw, v.savedHW, v.loaded = newIndex(p.emb.Dim()), 0, -1, true
+	v.idx, v.hw, v.savedHW, v.loaded = v.newIndex(), 0, -1, true
 	v.ridOf, v.keyOf, v.long = map[uint64]int64{}, map[int64]uint64{}, map[uint64]int32{}
 	v.mu.Unlock()
 	idx, err := v.sync(ctx)
@@ -342,6 +378,21 @@ type cacheEntry struct {
 
 func newQueryCache(max int) *queryCache {
 	return &queryCache{max: max, ll: list.New(), items: map[string]*list.Element{}}
+}
+
+// recent returns up to n cached query vectors of the embedder with that
+// id and dimension, most recent first.
+func (c *queryCache) recent(id string, dim, n int) [][]float32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out [][]float32
+	for e := c.ll.Front(); e != nil && len(out) < n; e = e.Next() {
+		ce := e.Value.(*cacheEntry)
+		if strings.HasPrefix(ce.key, id+"\x00") && len(ce.vec) == dim {
+			out = append(out, ce.vec)
+		}
+	}
+	return out
 }
 
 func (c *queryCache) get(key string) ([]float32, bool) {
@@ -442,5 +493,18 @@ func (p *Palace) WarmIndex(ctx context.Context) error {
 	if _, err := p.vec.sync(ctx); err != nil {
 		return err
 	}
-	return p.kw.warm(ctx)
+	if err := p.kw.warm(ctx); err != nil {
+		return err
+	}
+	if _, err := p.CalibrateIndex(ctx); err != nil {
+		p.log.Debug().Err(err).Msg("calibrate the vector index")
+	}
+	// An index just built from the store (no snapshot, or a stale one)
+	// is saved now rather than at Close: a process killed before then
+	// would leave the next start to build it again (a minute at 1M
+	// drawers). SaveIndex writes only what changed enough.
+	if err := p.SaveIndex(ctx); err != nil {
+		p.log.Debug().Err(err).Msg("save index snapshots after warming")
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -72,6 +73,10 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 			if err := p.WarmIndex(ctx); err != nil {
 				log.Debug().Err(err).Msg("warm indexes")
 			}
+			// Building an index from the store leaves transient garbage
+			// (decoded vectors, token lists) of the palace's size; hand it
+			// back now rather than letting the process hold its peak.
+			debug.FreeOSMemory()
 		}()
 	}
 	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))

@@ -1,27 +1,28 @@
-// Package index holds the palace's in-memory vector indexes, all keyed by
-// uint64 and all implementing Index:
+// Package index holds the palace's in-memory vector index, Flat, keyed by
+// uint64 and implementing Index. One type in a few configurations:
 //
-//   - Flat: an exact scan over one contiguous row-major slice with AVX2
-//     kernels (pure-Go fallback), a top-k heap and the allow filter applied
-//     before scoring; optionally int8-quantised (a quarter of the memory).
-//   - HNSW: a wrapper over github.com/coder/hnsw that never calls its
-//     Delete and never adds a key twice (graph nodes are internal row
-//     numbers; removal is a tombstone filtered at query time), re-ranks the
-//     graph's candidates by the exact metric, falls back to an exact scan
-//     when filters leave too few, turns panics inside coder/hnsw into a
-//     degraded-but-exact state, rebuilds off-lock, and saves/loads
-//     checksummed snapshots atomically.
-//   - Auto: Flat below a size threshold, HNSW above it, switching by a
-//     background build while the flat index keeps answering.
+//   - float32 rows scanned exactly, with AVX2 kernels (pure-Go fallback),
+//     a top-k heap and the allow filter applied before scoring;
+//   - int8 codes with one scale per row (Int8): a quarter of the memory
+//     and a faster scan, at the price of approximate scores, optionally
+//     re-ranked from float32 rows kept beside them (Rerank);
+//   - with Int8, a navigable small-world graph over the rows (Graph,
+//     graph.go): loci's own HNSW, built once the exact scan would cost
+//     more than the graph, answering Search while SearchExact still
+//     scans. It stores no vectors of its own, only neighbour lists.
 //
-// README.md in this directory records what coder/hnsw v0.6.1 (and its main
-// branch, whose search is identical) actually achieves, how each default
-// was chosen, and the commands that measure them.
+// The palace uses int8 codes and the graph, and re-ranks candidates with
+// the float32 vectors its store holds, so the index's memory is one byte a
+// dimension plus the graph's links.
 //
-// The index is a derived cache. The palace's SQLite file holds every
-// vector; an index can be thrown away and rebuilt at any time, and a
-// snapshot records the change-log seq it covers and the embedder model id
-// so a stale or foreign one is detected.
+// README.md in this directory records why the graph is written here
+// rather than taken from github.com/coder/hnsw, how each default was
+// chosen, and the commands that measure them.
+//
+// The index is a derived cache. The store holds every vector; an index
+// can be thrown away and rebuilt at any time, and a snapshot records the
+// change-log seq it covers and the embedder model id so a stale or
+// foreign one is detected.
 //
 // This package imports nothing from loci and must never do so: it sits
 // below palace and knows nothing of drawers, rooms or SQLite.

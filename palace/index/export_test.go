@@ -1,10 +1,5 @@
 package index
 
-// SetTestHook installs fn to run inside every guarded coder/hnsw call
-// (op is "add", "search", "export" or "import"); nil removes it. Not safe
-// to call while the index is in use.
-func SetTestHook(fn func(op string)) { testHook = fn }
-
 // SetAVX2 switches the assembly kernels on or off and returns the old value.
 func SetAVX2(on bool) bool {
 	old := useAVX2
@@ -20,5 +15,5 @@ func SetMapSnapshots(on bool) bool {
 	return old
 }
 
-// Mapped reports whether a's exact index points into a mapped snapshot.
-func Mapped(a *Auto) bool { return a.flat != nil && a.flat.mapped != nil }
+// Mapped reports whether f points into a mapped snapshot.
+func Mapped(f *Flat) bool { return f.mapped != nil }

@@ -93,11 +93,35 @@ func (f *Flat) Len() int {
 func (f *Flat) Add(key uint64, vec []float32) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(vec) == 0 || (f.dim != 0 && len(vec) != f.dim) {
+	row, ok := f.put(key, vec)
+	if !ok {
 		return false
 	}
+	switch {
+	case f.g != nil:
+		f.g.insert(f, row)
+	case f.graphDue():
+		f.buildGraph()
+	}
+	return true
+}
+
+// graphDue reports whether f has no graph and should have one. Caller
+// holds mu.
+func (f *Flat) graphDue() bool {
+	m := f.cfg.Graph.minRows(f.dim)
+	return f.g == nil && m >= 0 && len(f.rowOf) >= m
+}
+
+// put stores vec under key in a row (a free one when there is no graph)
+// and reports the row; false when key is present or vec is empty or of
+// the wrong dimension. It leaves the graph alone. Caller holds mu.
+func (f *Flat) put(key uint64, vec []float32) (int, bool) {
+	if len(vec) == 0 || (f.dim != 0 && len(vec) != f.dim) {
+		return 0, false
+	}
 	if _, ok := f.rowOf[key]; ok {
-		return false
+		return 0, false
 	}
 	if f.dim == 0 {
 		f.setDim(len(vec))
@@ -121,13 +145,27 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 	}
 	f.store(row, vec)
 	f.rowOf[key] = row
+	return row, true
+}
+
+// AddBatch adds many vectors at once: as Add for each, but a graph links
+// the new rows on every core. It returns how many keys were new.
+func (f *Flat) AddBatch(keys []uint64, vecs [][]float32) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	lo, added := len(f.keys), 0
+	for i, k := range keys {
+		if _, ok := f.put(k, vecs[i]); ok {
+			added++
+		}
+	}
 	switch {
 	case f.g != nil:
-		f.g.insert(f, row)
-	case len(f.rowOf) == f.cfg.Graph.minRows(f.dim):
+		f.g.build(f, lo, len(f.keys), runtime.GOMAXPROCS(0))
+	case f.graphDue():
 		f.buildGraph()
 	}
-	return true
+	return added
 }
 
 // buildGraph compacts the rows and builds the graph over all of them.
@@ -137,10 +175,7 @@ func (f *Flat) buildGraph() {
 		f.compact()
 	}
 	g := newGraph(f.cfg.Graph)
-	g.grow(len(f.keys))
-	for row := range f.keys {
-		g.insert(f, row)
-	}
+	g.build(f, 0, len(f.keys), runtime.GOMAXPROCS(0))
 	f.g = g
 }
 
@@ -317,7 +352,7 @@ func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result 
 		return nil
 	}
 	k = min(k, len(f.rowOf))
-	if f.g != nil {
+	if f.g != nil && !f.g.off {
 		if out, ok := f.searchGraph(q, k, allow); ok {
 			return out
 		}

@@ -3,6 +3,7 @@ package index
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -52,38 +53,31 @@ const (
 // mapSnapshots lets tests force the reading path where mapping works.
 var mapSnapshots = true
 
-// Each calls fn for every live key and its vector while Auto is exact; it
-// returns false (calling nothing) once Auto answers from the graph.
-func (a *Auto) Each(fn func(key uint64, vec []float32) bool) bool {
-	a.mu.RLock()
-	f := a.flat
-	a.mu.RUnlock()
-	if f == nil {
-		return false
-	}
-	f.Each(fn)
-	return true
+var (
+	// ErrCorrupt reports a snapshot that is truncated, fails its checksum
+	// or does not parse. The caller rebuilds the index from the store.
+	ErrCorrupt = errors.New("index snapshot corrupt")
+	// ErrVersion reports a snapshot written by an unknown format version,
+	// or for a configuration that cannot use it.
+	ErrVersion = errors.New("index snapshot version unsupported")
+)
+
+// SnapshotMeta is what a snapshot records beyond the vectors.
+type SnapshotMeta struct {
+	// Model is the embedder model id the vectors came from.
+	Model string
+	// Seq is the change-log high-water mark the snapshot covers: every
+	// change up to and including Seq is in it, none after.
+	Seq uint64
 }
 
-// SaveFlatFile writes every live vector of idx (an *Auto that is still
-// exact, or a *Flat) to path atomically: temporary file, fsync, rename,
-// directory fsync. It streams from the index's arrays under its read lock
-// (searches go on; writers wait), copying nothing.
-func SaveFlatFile(path string, idx Index, meta SnapshotMeta) error {
-	var f *Flat
-	switch x := idx.(type) {
-	case *Auto:
-		x.mu.RLock()
-		f = x.flat
-		x.mu.RUnlock()
-		if f == nil {
-			return fmt.Errorf("save flat snapshot: index is no longer exact")
-		}
-	case *Flat:
-		f = x
-	default:
-		return fmt.Errorf("save flat snapshot: unsupported index %T", idx)
-	}
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// SaveFlatFile writes f (its rows, and its graph when it has one) to path
+// atomically: temporary file, fsync, rename, directory fsync. It streams
+// from the index's arrays under its read lock (searches go on; writers
+// wait), copying nothing.
+func SaveFlatFile(path string, f *Flat, meta SnapshotMeta) error {
 	if len(meta.Model) > math.MaxUint16 {
 		return fmt.Errorf("save flat snapshot: model id too long")
 	}
@@ -188,10 +182,10 @@ func boolByte(b bool) byte {
 	return 0
 }
 
-// LoadFlatFile reads a flat snapshot into a new exact Auto index. A torn,
-// truncated or corrupt file is ErrCorrupt, an unknown version ErrVersion;
-// the caller rebuilds from SQLite.
-func LoadFlatFile(path string, cfg AutoConfig) (*Auto, SnapshotMeta, error) {
+// LoadFlatFile reads a flat snapshot into a new index of configuration
+// cfg. A torn, truncated or corrupt file is ErrCorrupt, an unknown version
+// ErrVersion; the caller rebuilds from the store.
+func LoadFlatFile(path string, cfg FlatConfig) (*Flat, SnapshotMeta, error) {
 	var meta SnapshotMeta
 	f, err := os.Open(path)
 	if err != nil {
@@ -235,38 +229,48 @@ func LoadFlatFile(path string, cfg AutoConfig) (*Auto, SnapshotMeta, error) {
 	if dim <= 0 || dim > 1<<20 || n > body/8 {
 		return nil, meta, ErrCorrupt
 	}
-	a := NewAuto(cfg)
+	idx := NewFlat(cfg)
 	if version == 2 && mapSnapshots {
 		// Map the file when this platform can and the layout is the
 		// index's own; the checksum is verified over the mapping.
 		hdr := fixed + len(model) + 8
-		if done, err := a.flat.mapV2(f, size, hdr, int(n), dim); done || err != nil {
+		if done, err := idx.mapV2(f, size, hdr, int(n), dim); done || err != nil {
 			if err != nil {
-				a.Close()
 				return nil, meta, err
 			}
-			return a, meta, nil
+			idx.graphAfterLoad()
+			return idx, meta, nil
 		}
 	}
 	if version == 1 {
-		err = a.loadRowsV1(br, int(n), dim, body)
+		err = idx.loadRowsV1(br, int(n), dim, body)
 	} else {
-		err = a.flat.loadV2(br, int(n), dim, fixed+len(model)+8, body)
+		err = idx.loadV2(br, int(n), dim, fixed+len(model)+8, body)
 	}
 	if err != nil {
-		a.Close()
 		return nil, meta, err
 	}
 	var tail [4]byte
 	if _, err := f.ReadAt(tail[:], size-4); err != nil || le.Uint32(tail[:]) != crc.Sum32() {
-		a.Close()
 		return nil, meta, ErrCorrupt
 	}
-	return a, meta, nil
+	idx.graphAfterLoad()
+	return idx, meta, nil
+}
+
+// graphAfterLoad builds the graph of a loaded index that should have one
+// and does not (a snapshot written before graphs, or below the size its
+// writer built one at).
+func (f *Flat) graphAfterLoad() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.graphDue() {
+		f.buildGraph()
+	}
 }
 
 // loadRowsV1 reads version 1 rows: (key, dim × float32) each.
-func (a *Auto) loadRowsV1(br *bufio.Reader, n, dim int, body uint64) error {
+func (a *Flat) loadRowsV1(br *bufio.Reader, n, dim int, body uint64) error {
 	rowSize := 8 + 4*dim
 	if body != uint64(n)*uint64(rowSize) {
 		return ErrCorrupt

@@ -16,7 +16,7 @@ import (
 
 func TestFlatSnapshotRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
-	a := index.NewAuto(index.AutoConfig{})
+	a := index.NewFlat(oldDefault)
 	vecs := map[uint64][]float32{}
 	for k := uint64(1); k <= 300; k++ {
 		v := make([]float32, 24)
@@ -36,7 +36,7 @@ func TestFlatSnapshotRoundTrip(t *testing.T) {
 	if err := index.SaveFlatFile(path, a, index.SnapshotMeta{Model: "m-1", Seq: 42}); err != nil {
 		t.Fatal(err)
 	}
-	b, meta, err := index.LoadFlatFile(path, index.AutoConfig{})
+	b, meta, err := index.LoadFlatFile(path, oldDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +53,14 @@ func TestFlatSnapshotRoundTrip(t *testing.T) {
 	raw, _ := os.ReadFile(path)
 	for _, cut := range []int{len(raw) - 1, len(raw) / 2, 10} {
 		os.WriteFile(path, raw[:cut], 0o600)
-		if _, _, err := index.LoadFlatFile(path, index.AutoConfig{}); !errors.Is(err, index.ErrCorrupt) {
+		if _, _, err := index.LoadFlatFile(path, oldDefault); !errors.Is(err, index.ErrCorrupt) {
 			t.Fatalf("truncated to %d: err = %v, want ErrCorrupt", cut, err)
 		}
 	}
 	bad := append([]byte(nil), raw...)
 	bad[len(bad)/2] ^= 0x40
 	os.WriteFile(path, bad, 0o600)
-	if _, _, err := index.LoadFlatFile(path, index.AutoConfig{}); !errors.Is(err, index.ErrCorrupt) {
+	if _, _, err := index.LoadFlatFile(path, oldDefault); !errors.Is(err, index.ErrCorrupt) {
 		t.Fatalf("flipped bit: err = %v, want ErrCorrupt", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestFlatSnapshotV2AnswersAsTheOriginal(t *testing.T) {
 func testSnapshotV2(t *testing.T, mapped bool) {
 	const dim = 40
 	vecs := randomVecs(3, 9000, dim) // more than two 4096-row blocks
-	a := index.NewAuto(index.AutoConfig{})
+	a := index.NewFlat(oldDefault)
 	for k := uint64(1); k <= 9000; k++ {
 		a.Add(k, vecs[k])
 	}
@@ -110,7 +110,7 @@ func testSnapshotV2(t *testing.T, mapped bool) {
 	if err := index.SaveFlatFile(path, a, index.SnapshotMeta{Model: "m", Seq: 9}); err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := index.LoadFlatFile(path, index.AutoConfig{})
+	b, _, err := index.LoadFlatFile(path, oldDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func testSnapshotV2(t *testing.T, mapped bool) {
 		t.Fatalf("mapped = %v, want %v", index.Mapped(b), mapped)
 	}
 	queries := randomVecs(4, 20, dim)
-	same := func(x, y *index.Auto) {
+	same := func(x, y *index.Flat) {
 		t.Helper()
 		for _, q := range queries {
 			rx, ry := x.Search(q, 15, nil), y.Search(q, 15, nil)
@@ -164,7 +164,7 @@ func testSnapshotV2(t *testing.T, mapped bool) {
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Fatal("writing to a loaded index changed its snapshot file")
 	}
-	c2, _, err := index.LoadFlatFile(path2, index.AutoConfig{})
+	c2, _, err := index.LoadFlatFile(path2, oldDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func testSnapshotV2(t *testing.T, mapped bool) {
 	if err := index.SaveFlatFile(path, fl, index.SnapshotMeta{Model: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := index.LoadFlatFile(path, index.AutoConfig{})
+	c, _, err := index.LoadFlatFile(path, oldDefault)
 	if err != nil || c.Len() != 500 {
 		t.Fatalf("float32-only snapshot: %v, %d vectors", err, c.Len())
 	}
@@ -198,7 +198,7 @@ func testSnapshotV2(t *testing.T, mapped bool) {
 	if err := index.SaveFlatFile(path, i8, index.SnapshotMeta{Model: "m"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := index.LoadFlatFile(path, index.AutoConfig{}); !errors.Is(err, index.ErrVersion) {
+	if _, _, err := index.LoadFlatFile(path, oldDefault); !errors.Is(err, index.ErrVersion) {
 		t.Fatalf("int8-only snapshot into the default configuration: err = %v, want ErrVersion", err)
 	}
 }
@@ -231,7 +231,7 @@ func TestFlatSnapshotReadsVersion1(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "v1.idx")
 	os.WriteFile(path, file(1, keys), 0o600)
-	a, meta, err := index.LoadFlatFile(path, index.AutoConfig{})
+	a, meta, err := index.LoadFlatFile(path, oldDefault)
 	if err != nil || meta.Seq != 77 || meta.Model != "m1" || a.Len() != 50 {
 		t.Fatalf("version 1: %v %+v %d vectors", err, meta, a.Len())
 	}
@@ -241,7 +241,11 @@ func TestFlatSnapshotReadsVersion1(t *testing.T) {
 		}
 	}
 	os.WriteFile(path, file(3, keys), 0o600)
-	if _, _, err := index.LoadFlatFile(path, index.AutoConfig{}); !errors.Is(err, index.ErrVersion) {
+	if _, _, err := index.LoadFlatFile(path, oldDefault); !errors.Is(err, index.ErrVersion) {
 		t.Fatalf("version 3: err = %v, want ErrVersion", err)
 	}
 }
+
+// oldDefault is the configuration the palace used before it re-ranked
+// from the store: int8 codes and float32 rows.
+var oldDefault = index.FlatConfig{Int8: true, Rerank: true}

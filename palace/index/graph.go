@@ -3,6 +3,7 @@ package index
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 )
 
 // A navigable small-world graph (HNSW, Malkov and Yashunin 2016) over a
@@ -107,6 +108,52 @@ type graph struct {
 	rng    uint64
 
 	visits sync.Pool // *visited
+
+	// Calibration (Calibrate): off means the exact scan answers Search
+	// because the graph could not reach the recall target faster than
+	// it; calRows is the live count it was measured at (0: never).
+	off     bool
+	calRows int
+
+	// During a parallel build (build), lk guards neighbour lists (row i
+	// by lk[i%len(lk)]) and epMu the entry point; both are nil otherwise,
+	// when the owning Flat's mutex serialises inserts.
+	lk   []sync.Mutex
+	epMu *sync.RWMutex
+}
+
+// lockStripes is the number of neighbour-list locks of a parallel build.
+const lockStripes = 1 << 12
+
+// neighbours returns row's neighbours on level l: a view of the list, or
+// during a parallel build a copy into buf taken under the row's lock.
+func (g *graph) neighbours(row uint32, l int, buf []uint32) []uint32 {
+	nb := g.links(row, l)
+	if g.lk == nil {
+		return nb[1 : 1+nb[0]]
+	}
+	mu := &g.lk[row%lockStripes]
+	mu.Lock()
+	buf = append(buf[:0], nb[1:1+nb[0]]...)
+	mu.Unlock()
+	return buf
+}
+
+func (g *graph) lockRow(row uint32) func() {
+	if g.lk == nil {
+		return func() {}
+	}
+	mu := &g.lk[row%lockStripes]
+	mu.Lock()
+	return mu.Unlock
+}
+
+func (g *graph) entryPoint() (uint32, int) {
+	if g.epMu != nil {
+		g.epMu.RLock()
+		defer g.epMu.RUnlock()
+	}
+	return g.entry, g.top
 }
 
 func newGraph(cfg GraphConfig) *graph {
@@ -312,10 +359,11 @@ func (h *farQ) pop() cand {
 // greedy walks level l from ep to the closest row it can reach (the
 // descent through the upper layers, ef = 1).
 func (g *graph) greedy(sc *scorer, ep cand, l int) cand {
+	var buf []uint32
 	for changed := true; changed; {
 		changed = false
-		nb := g.links(ep.row, l)
-		for _, r := range nb[1 : 1+nb[0]] {
+		buf = g.neighbours(ep.row, l, buf)
+		for _, r := range buf {
 			if s := sc.score(r); s > ep.s {
 				ep, changed = cand{r, s}, true
 			}
@@ -337,13 +385,14 @@ func (g *graph) searchLayer(sc *scorer, eps []cand, ef, l int, vis *visited) far
 			res.pop()
 		}
 	}
+	var buf []uint32
 	for len(cands) > 0 {
 		c := cands.pop()
 		if len(res) >= ef && c.s < res[0].s {
 			break // the closest unexpanded candidate is worse than every result
 		}
-		nb := g.links(c.row, l)
-		for _, r := range nb[1 : 1+nb[0]] {
+		buf = g.neighbours(c.row, l, buf)
+		for _, r := range buf {
 			if vis.seen(r) {
 				continue
 			}
@@ -398,25 +447,37 @@ func sortDesc(a []cand) {
 // for writing.
 func (g *graph) insert(f *Flat, row int) {
 	g.grow(row + 1)
-	r := uint32(row)
-	level := g.randomLevel()
-	g.levels[row] = uint8(level)
+	g.setLevel(uint32(row), g.randomLevel())
+	g.connect(f, uint32(row))
+}
+
+// setLevel gives row its level and room for its upper-layer lists.
+func (g *graph) setLevel(r uint32, level int) {
+	g.levels[r] = uint8(level)
 	if level > 0 {
 		g.upper[r] = make([]uint32, level*(g.cfg.M+1))
 	}
-	if g.top < 0 {
+}
+
+// connect links row (whose level is set) into the graph: the descent to
+// its level, then on each of its layers a beam search for neighbours,
+// chosen by the heuristic, with back edges.
+func (g *graph) connect(f *Flat, r uint32) {
+	level := int(g.levels[r])
+	entry, top := g.entryPoint()
+	if top < 0 { // the first row (a parallel build seeds serially)
 		g.entry, g.top = r, level
 		return
 	}
-	sc := f.rowScorer(row)
-	ep := cand{g.entry, sc.score(g.entry)}
-	for l := g.top; l > level; l-- {
+	sc := f.rowScorer(int(r))
+	ep := cand{entry, sc.score(entry)}
+	for l := top; l > level; l-- {
 		ep = g.greedy(&sc, ep, l)
 	}
 	vis := g.getVisited(len(g.levels))
 	defer g.visits.Put(vis)
 	eps := []cand{ep}
-	for l := min(level, g.top); l >= 0; l-- {
+	for l := min(level, top); l >= 0; l-- {
 		vis.gen++
 		if vis.gen == 0 {
 			clear(vis.stamp)
@@ -429,23 +490,75 @@ func (g *graph) insert(f *Flat, row int) {
 			m = g.m0
 		}
 		chosen := g.selectNeighbours(f, append([]cand(nil), found...), m)
+		unlock := g.lockRow(r)
 		own := g.links(r, l)
 		own[0] = uint32(len(chosen))
 		for i, c := range chosen {
 			own[1+i] = c.row
 		}
+		unlock()
 		for _, c := range chosen {
 			g.link(f, c.row, r, c.s, l, m)
 		}
 	}
-	if level > g.top {
-		g.entry, g.top = r, level
+	if level > top {
+		if g.epMu != nil {
+			g.epMu.Lock()
+			defer g.epMu.Unlock()
+		}
+		if level > g.top {
+			g.entry, g.top = r, level
+		}
 	}
 }
+
+// build inserts rows [lo, hi) of f, which hold their vectors already, on
+// workers goroutines. Levels are drawn first, in row order, so the shape
+// does not depend on scheduling; only who links first does. Caller holds
+// f.mu for writing (searches wait; the rows do not change).
+func (g *graph) build(f *Flat, lo, hi, workers int) {
+	g.grow(hi)
+	for r := lo; r < hi; r++ {
+		g.setLevel(uint32(r), g.randomLevel())
+	}
+	// A graph of fewer than a thousand rows is grown in order first, so
+	// that the workers start from a connected core rather than racing to
+	// be the entry point.
+	for ; lo < hi && (lo < 1000 || workers <= 1 || hi-lo < parallelBuildMin); lo++ {
+		g.connect(f, uint32(lo))
+	}
+	if lo == hi {
+		return
+	}
+	g.lk, g.epMu = make([]sync.Mutex, lockStripes), &sync.RWMutex{}
+	var next atomic.Int64
+	next.Store(int64(lo))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				r := next.Add(1) - 1
+				if r >= int64(hi) {
+					return
+				}
+				g.connect(f, uint32(r))
+			}
+		}()
+	}
+	wg.Wait()
+	g.lk, g.epMu = nil, nil
+}
+
+// parallelBuildMin is the number of rows below which a build runs on one
+// goroutine: the locks would cost more than the second core gives.
+const parallelBuildMin = 256
 
 // link adds the edge from → to on level l (s is their similarity), pruning
 // from's list by the heuristic when it is full.
 func (g *graph) link(f *Flat, from, to uint32, s float32, l, m int) {
+	defer g.lockRow(from)()
 	nb := g.links(from, l)
 	n := int(nb[0])
 	if n < m {
@@ -503,8 +616,10 @@ type FlatStats struct {
 	Live       int   `json:"live"`        // live keys
 	Graph      int   `json:"graph_nodes"` // rows in the graph (0: no graph)
 	GraphBytes int64 `json:"graph_bytes"`
-	CodeBytes  int64 `json:"code_bytes"`  // int8 codes, scales and norms
-	FloatBytes int64 `json:"float_bytes"` // float32 rows kept
+	CodeBytes  int64 `json:"code_bytes"`          // int8 codes, scales and norms
+	FloatBytes int64 `json:"float_bytes"`         // float32 rows kept
+	GraphOff   bool  `json:"graph_off,omitempty"` // calibrated off: Search scans
+	EfSearch   int   `json:"ef_search,omitempty"`
 	Searches   int64 `json:"graph_searches"`
 	// Scored is how many rows graph searches scored, in all (Scored /
 	// Searches is the cost of one search).
@@ -524,6 +639,7 @@ func (f *Flat) Stats() FlatStats {
 	}
 	if f.g != nil {
 		st.Graph, st.GraphBytes = len(f.g.levels), f.g.bytes()
+		st.GraphOff, st.EfSearch = f.g.off, f.g.cfg.EfSearch
 	}
 	return st
 }

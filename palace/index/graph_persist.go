@@ -11,7 +11,8 @@ import (
 //
 //	m, efConstruction, efSearch, entry  uint32 each
 //	top                                 int32 (-1: empty graph)
-//	reserved                            uint32
+//	flags                               uint32 (bit 0: calibrated off)
+//	calibrated rows                     uint64 (0: never calibrated)
 //	levels   rows × byte, zero bytes to the next multiple of 8
 //	links0   rows × (2m+1) uint32 (count, then neighbours), zero bytes to
 //	         the next multiple of 8
@@ -32,7 +33,12 @@ func (g *graph) write(w *bufio.Writer) {
 	b = le.AppendUint32(b, uint32(g.cfg.EfSearch))
 	b = le.AppendUint32(b, g.entry)
 	b = le.AppendUint32(b, uint32(int32(g.top)))
-	b = le.AppendUint32(b, 0)
+	var flags uint32
+	if g.off {
+		flags |= 1
+	}
+	b = le.AppendUint32(b, flags)
+	b = le.AppendUint64(b, uint64(g.calRows))
 	w.Write(b)
 	n := len(g.levels)
 	w.Write(g.levels)
@@ -66,7 +72,7 @@ func writeUint32s(w *bufio.Writer, v []uint32) {
 // it took.
 func readGraph(r io.Reader, n int, cfg GraphConfig) (*graph, int, error) {
 	le := binary.LittleEndian
-	var h [24]byte
+	var h [32]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, 0, ErrCorrupt
 	}
@@ -78,11 +84,16 @@ func readGraph(r io.Reader, n int, cfg GraphConfig) (*graph, int, error) {
 	if cfg.EfConstruction <= 0 {
 		cfg.EfConstruction = int(le.Uint32(h[4:]))
 	}
-	if cfg.EfSearch <= 0 {
-		cfg.EfSearch = int(le.Uint32(h[8:]))
+	calibrated := le.Uint64(h[24:])
+	if cfg.EfSearch <= 0 || calibrated > 0 {
+		cfg.EfSearch = int(le.Uint32(h[8:])) // the calibrated width wins
+	}
+	if cfg.EfSearch <= 0 || cfg.EfSearch > maxCalibratedEf {
+		return nil, 0, ErrCorrupt
 	}
 	g := newGraph(cfg)
 	g.entry, g.top = le.Uint32(h[12:]), int(int32(le.Uint32(h[16:])))
+	g.off, g.calRows = le.Uint32(h[20:])&1 != 0, int(min(calibrated, uint64(n)+1))
 	used := len(h)
 
 	g.levels = make([]byte, n)

@@ -64,17 +64,21 @@ func TestGraphRecall(t *testing.T) {
 		name string
 		vecs [][]float32
 		m    index.Metric
+		min  int // rows at which the graph is built
 		want float64
 	}{
-		{"topics-cosine", topicVecs(1, 6000, 48, 60, 0.8), index.Cosine, 0.95},
-		{"topics-l2", topicVecs(2, 6000, 48, 60, 0.8), index.L2, 0.95},
-		{"random-cosine", unitVecs(3, 6000, 24), index.Cosine, 0.95},
+		{"topics-cosine", topicVecs(1, 6000, 48, 60, 0.8), index.Cosine, 1000, 0.95},
+		{"topics-l2", topicVecs(2, 6000, 48, 60, 0.8), index.L2, 1000, 0.95},
+		{"random-cosine", unitVecs(3, 6000, 24), index.Cosine, 1000, 0.95},
+		// Built at once over 9000 rows: the parallel build.
+		{"topics-parallel-build", topicVecs(8, 10000, 16, 100, 0.8), index.Cosine, 9000, 0.95},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			queries := tc.vecs[5000:]
-			base := tc.vecs[:5000]
-			f := graphFlat(tc.m, 1000)
+			nb := len(tc.vecs) - 1000
+			queries := tc.vecs[nb:]
+			base := tc.vecs[:nb]
+			f := graphFlat(tc.m, tc.min)
 			ref := map[uint64][]float32{}
 			for i, v := range base {
 				f.Add(uint64(i+1), v)
@@ -166,8 +170,8 @@ func TestGraphSnapshotRoundTrip(t *testing.T) {
 
 func graphRoundTrip(t *testing.T) {
 	vecs := topicVecs(6, 3000, 32, 30, 0.8)
-	cfg := index.AutoConfig{Flat: &index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 500, M: 12, EfConstruction: 64, EfSearch: 48}}}
-	a := index.NewAuto(cfg)
+	cfg := index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 500, M: 12, EfConstruction: 64, EfSearch: 48}}
+	a := index.NewFlat(cfg)
 	for i, v := range vecs {
 		a.Add(uint64(i), v)
 	}
@@ -183,14 +187,14 @@ func graphRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A configuration without graphs does not take this file.
-	noGraph := index.AutoConfig{Flat: &index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: -1}}}
+	noGraph := index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: -1}}
 	if _, _, err := index.LoadFlatFile(path, noGraph); !errors.Is(err, index.ErrVersion) {
 		t.Fatalf("loading a graph snapshot without graphs: %v, want ErrVersion", err)
 	}
 	if meta.Seq != 7 || b.Len() != a.Len() {
 		t.Fatalf("loaded seq %d len %d, want 7 and %d", meta.Seq, b.Len(), a.Len())
 	}
-	if st := b.FlatStats(); st.Graph == 0 || st.Scored != 0 {
+	if st := b.Stats(); st.Graph == 0 || st.Scored != 0 {
 		t.Fatalf("loaded index has no graph or rebuilt it: %+v", st)
 	}
 	for _, q := range topicVecs(7, 30, 32, 30, 0.8) {
@@ -208,5 +212,65 @@ func graphRoundTrip(t *testing.T) {
 	b.Add(99999, vecs[5])
 	if got := b.Search(vecs[5], 2, nil); len(got) != 2 || (got[0].Key != 99999 && got[1].Key != 99999) {
 		t.Fatalf("a key added after loading is not found: %v", got)
+	}
+}
+
+// Calibration keeps the narrowest beam that reaches the recall target on
+// data a graph navigates well, and turns the graph off where no beam
+// beats the scan (random directions, where every distance is alike); the
+// choice survives a snapshot, and Search then answers exactly.
+func TestGraphCalibration(t *testing.T) {
+	t.Parallel()
+	topics := topicVecs(21, 6000, 32, 60, 0.8)
+	f := graphFlat(index.Cosine, 1000)
+	for i, v := range topics[:5000] {
+		f.Add(uint64(i), v)
+	}
+	if !f.NeedsCalibration() {
+		t.Fatal("a new graph does not ask for calibration")
+	}
+	c := f.Calibrate(topics[5000:5100], 10, index.CalibrationTarget)
+	if c.Off || c.Recall < index.CalibrationTarget || c.Ef == 0 || c.Ef > 256 {
+		t.Fatalf("topics: %+v, want the graph on at a narrow beam", c)
+	}
+	if st := f.Stats(); st.EfSearch != c.Ef || st.GraphOff || f.NeedsCalibration() {
+		t.Fatalf("topics: stats %+v after %+v", st, c)
+	}
+
+	// 16 random dimensions at a beam of 2: the calibration must widen it.
+	narrow := index.NewFlat(index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 1000, M: 4, EfConstruction: 8, EfSearch: 2}})
+	rnd := unitVecs(22, 4100, 16)
+	for i, v := range rnd[:4000] {
+		narrow.Add(uint64(i), v)
+	}
+	c = narrow.Calibrate(rnd[4000:], 10, index.CalibrationTarget)
+	if !c.Off && (c.Recall < index.CalibrationTarget || c.Ef <= 10) {
+		t.Fatalf("random: %+v, want a wider beam reaching the target, or the graph off", c)
+	}
+	// Forced off (a target no beam can reach): Search is the exact scan.
+	c = narrow.Calibrate(rnd[4000:], 10, 1.01)
+	if !c.Off || c.Ef != 0 || !narrow.Stats().GraphOff {
+		t.Fatalf("unreachable target: %+v", c)
+	}
+	ref := map[uint64][]float32{}
+	for i, v := range rnd[:4000] {
+		ref[uint64(i)] = v
+	}
+	for _, q := range rnd[4000:4020] {
+		got := narrow.Search(q, 10, nil)
+		if r := recallAt(got, bruteForce(ref, q, 10, index.Cosine, nil)); r < 0.9 { // int8 codes, no re-rank
+			t.Fatalf("graph off: recall %.2f", r)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "v.idx")
+	if err := index.SaveFlatFile(path, narrow, index.SnapshotMeta{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := back.Stats(); !st.GraphOff || back.NeedsCalibration() {
+		t.Fatalf("the calibration was not kept: %+v", st)
 	}
 }

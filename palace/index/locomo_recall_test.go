@@ -2,7 +2,8 @@
 
 package index_test
 
-// Recall of the shipped index (Auto: int8 scan re-ranked in float32) against
+// Recall of the shipped index's graph over int8 codes (before the palace
+// re-ranks from the store) against
 // exact float32 search, on every LoCoMo turn embedded with the default
 // embedder and every LoCoMo question as a query:
 //
@@ -60,7 +61,7 @@ func figureLoCoMoIndexRecall(t testing.TB) {
 		t.Fatal(err)
 	}
 	t.Logf("embedded %d turns and %d questions with %s (%d-d) in %v", len(docs), len(qs), emb.ID(), emb.Dim(), time.Since(start))
-	a := index.NewAuto(index.AutoConfig{})
+	a := index.NewFlat(index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 1}})
 	for i, v := range docs {
 		a.Add(uint64(i+1), v)
 	}

@@ -1,0 +1,134 @@
+package palace_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/index"
+	"github.com/loci-mem/loci/palace/palacetest"
+)
+
+// A palace past its graph threshold answers vector searches through the
+// graph, re-ranked from the store: the results match the exhaustive
+// path's, removed drawers never come back, and the graph survives a
+// restart in the snapshot (it is loaded, not rebuilt).
+func TestVectorSearchThroughTheGraph(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	graph := index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}
+	cfg := palace.Config{DataDir: dir, Embedder: embed.NewHash(64), Graph: graph}
+	reg := palacetest.MustOpenRegistry(t, cfg)
+	p := palacetest.MustCreate(t, reg, "big")
+
+	words := strings.Fields(`alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima
+		mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu
+		garden river mountain coffee planet rocket violin castle forest desert ocean island`)
+	r := rand.New(rand.NewSource(1))
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.Intn(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	var ds []*palace.Drawer
+	for i := range 1500 {
+		ds = append(ds, &palace.Drawer{Content: fmt.Sprintf("%s %d", text(6), i)})
+	}
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	queries := make([]string, 60)
+	for i := range queries {
+		queries[i] = text(3)
+	}
+	rec, err := p.IndexRecall(ctx, queries, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := p.VectorIndexStats(); st.Graph == 0 || p.IndexInfo().Kind != "graph" {
+		t.Fatalf("no graph past the threshold: %+v, kind %q", st, p.IndexInfo().Kind)
+	}
+	if rec < 0.95 {
+		t.Fatalf("graph search recall@10 against the exhaustive path: %.3f", rec)
+	}
+	// Scores are exact cosines (re-ranked from the store), as on the
+	// exhaustive path.
+	for _, q := range queries[:10] {
+		a, err := p.Search(ctx, palace.SearchRequest{Query: q, Mode: palace.ModeVector, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.Search(ctx, palace.SearchRequest{Query: q, Mode: palace.ModeVector, NoAccess: true, Exhaustive: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) == 0 || a[0].Drawer.ID != b[0].Drawer.ID || a[0].Cosine != b[0].Cosine {
+			t.Fatalf("query %q: graph first %v, exhaustive first %v", q, first(a), first(b))
+		}
+	}
+	// Forgotten drawers never come back.
+	gone := map[string]bool{}
+	for _, d := range ds[:300] {
+		if _, _, err := p.Forget(ctx, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		gone[d.ID] = true
+	}
+	for _, q := range queries {
+		hits, err := p.Search(ctx, palace.SearchRequest{Query: q, Mode: palace.ModeVector, K: 30, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if gone[h.Drawer.ID] {
+				t.Fatalf("forgotten drawer %s returned", h.Drawer.ID)
+			}
+		}
+	}
+	h, err := p.IndexHealth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Kind != "graph" || h.Tombstones != 300 || h.Live != 1200 {
+		t.Fatalf("index health %+v, want a graph with 1200 live and 300 tombstones", h)
+	}
+	// A restart loads the graph from the snapshot.
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	reg = palacetest.MustOpenRegistry(t, cfg)
+	p, err = reg.Open(ctx, "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WarmIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := p.VectorIndexStats()
+	if st.Graph != 1500 {
+		t.Fatalf("after a restart: %+v, want the saved graph of 1500 rows", st)
+	}
+	// Warming calibrated the graph on the palace's data: a beam reaching
+	// the target, or the exact scan where none beats it.
+	c := p.IndexInfo().Calibration
+	if c == nil || c.Queries != 100 || (!c.Off && c.Recall < index.CalibrationTarget) || c.Off != st.GraphOff {
+		t.Fatalf("calibration after warming: %+v, stats %+v", c, st)
+	}
+	if rec, err := p.IndexRecall(ctx, queries, 10); err != nil || rec < 0.95 {
+		t.Fatalf("after a restart: recall %.3f, %v", rec, err)
+	}
+}
+
+func first(hs []palace.Hit) string {
+	if len(hs) == 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%s (%.4f)", hs[0].Drawer.ID, hs[0].Cosine)
+}
