@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"math"
 	"os"
 	"sort"
 
@@ -11,8 +12,9 @@ import (
 // Pseudo-relevance feedback for the keyword ranker, RM3 (Lavrenko and
 // Croft's relevance model, interpolated with the query as in Abdul-Jaleel
 // et al., TREC 2004): the first pass's best drawers are taken as relevant,
-// the words they use most become extra query terms, and the keyword ranker
-// runs again with them. A question worded unlike the memory that answers
+// the words that set them apart from the rest of the palace become extra
+// query terms (chosen by KL divergence, weighted by the relevance model),
+// and the keyword ranker runs again with them. A question worded unlike the memory that answers
 // it ("where does she work?" against "…joined the clinic downtown…") finds
 // it through the words the other hits share with it.
 //
@@ -54,7 +56,7 @@ func feedbackOn() bool { return os.Getenv("LOCI_FEEDBACK") != "0" }
 // to an original query token's 1: with the query q and RM1 each a
 // distribution, RM3 is λ·q + (1−λ)·RM1, so an expansion term weighs
 // (1−λ)/λ · |q| · P(t|R) against an original term's 1.
-func expansionTerms(texts []string, scores []float64, queryToks []string) []bm25.Weighted {
+func expansionTerms(texts []string, scores []float64, queryToks []string, share func(tok string) float64) []bm25.Weighted {
 	if len(texts) == 0 || len(queryToks) == 0 {
 		return nil
 	}
@@ -89,16 +91,36 @@ func expansionTerms(texts []string, scores []float64, queryToks []string) []bm25
 		}
 	}
 	type term struct {
-		tok string
-		p   float64
+		tok  string
+		p    float64
+		gain float64 // what choosing it is worth (below)
+	}
+	relSum := 0.0
+	for _, p := range rel {
+		relSum += p
 	}
 	ts := make([]term, 0, len(rel))
 	for t, p := range rel {
-		ts = append(ts, term{t, p})
+		// Terms are chosen by their contribution to the divergence of
+		// the feedback model from the collection's (Carpineto et al.,
+		// 2001): P(t|R)·log(P(t|R)/P(t|C)). A word the whole palace uses
+		// (a speaker's name, the project's name) is frequent in any ten
+		// drawers and says nothing about these; one the feedback drawers
+		// use far more than the palace does is their subject.
+		pr := p / relSum
+		gain := pr
+		if share != nil {
+			pc := share(t)
+			if pc <= 0 || pr <= pc {
+				continue // not indexed, or no more frequent here than anywhere
+			}
+			gain = pr * math.Log(pr/pc)
+		}
+		ts = append(ts, term{t, p, gain})
 	}
 	sort.Slice(ts, func(i, j int) bool {
-		if ts[i].p != ts[j].p {
-			return ts[i].p > ts[j].p
+		if ts[i].gain != ts[j].gain {
+			return ts[i].gain > ts[j].gain
 		}
 		return ts[i].tok < ts[j].tok
 	})

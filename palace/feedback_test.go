@@ -12,7 +12,7 @@ func TestExpansionTerms(t *testing.T) {
 	long := "Caroline joined the clinic downtown as a nurse; the clinic nurse rota has Caroline on nights at the clinic."
 	texts := []string{long, "Caroline clinic nurse shifts", "A recipe for lemon cake"}
 	scores := []float64{0.09, 0.08, 0.01}
-	got := expansionTerms(texts, scores, []string{"carolin", "work"})
+	got := expansionTerms(texts, scores, []string{"carolin", "work"}, nil)
 	if len(got) == 0 || len(got) > feedbackTerms {
 		t.Fatalf("%d expansion terms", len(got))
 	}
@@ -41,7 +41,43 @@ func TestExpansionTerms(t *testing.T) {
 	if sum < 1.999 || sum > 2.001 {
 		t.Errorf("expansion weights sum to %v, want 2", sum)
 	}
-	if expansionTerms(nil, nil, []string{"x"}) != nil || expansionTerms(texts, []float64{0, 0, 0}, []string{"x"}) != nil {
+	if expansionTerms(nil, nil, []string{"x"}, nil) != nil || expansionTerms(texts, []float64{0, 0, 0}, []string{"x"}, nil) != nil {
 		t.Error("no documents or no scores should give no expansion")
+	}
+}
+
+// Terms are chosen by what distinguishes the feedback documents from the
+// palace (KL divergence): a word the whole palace uses as often as these
+// documents do (a speaker's name) is left out however often it appears
+// here, and one they use far more than the palace does is kept.
+func TestExpansionTermsLeaveOutWhatThePalaceAlwaysSays(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"Melanie: the clinic night shift, Melanie says, is where the nurse rota starts",
+		"Melanie: Melanie took the clinic nurse job",
+	}
+	share := func(tok string) float64 {
+		switch tok {
+		case "melani":
+			return 0.3 // as common everywhere as in these two
+		case "clinic", "nurs":
+			return 1e-5
+		}
+		return 1e-4
+	}
+	got := expansionTerms(texts, []float64{0.6, 0.4}, []string{"job"}, share)
+	w := map[string]float64{}
+	for _, e := range got {
+		w[e.Tok] = e.W
+	}
+	if _, ok := w["melani"]; ok {
+		t.Errorf("expanded with the palace's most common word: %v", w)
+	}
+	if w["clinic"] == 0 || w["nurs"] == 0 {
+		t.Errorf("the documents' own subject is missing: %v", w)
+	}
+	// Without collection statistics the name wins on frequency alone.
+	if plain := expansionTerms(texts, []float64{0.6, 0.4}, []string{"job"}, nil); len(plain) == 0 || plain[0].Tok != "melani" {
+		t.Errorf("by P(t|R) alone: %v", plain)
 	}
 }

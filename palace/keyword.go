@@ -306,3 +306,15 @@ func (k *keywordState) docs() int {
 	}
 	return k.idx.Len()
 }
+
+// tokenShare is the share of the palace's keyword tokens that are the
+// analysed token tok (bm25.Index.TokenShare); 0 before the index exists.
+func (k *keywordState) tokenShare(tok string) float64 {
+	k.mu.Lock()
+	idx := k.idx
+	k.mu.Unlock()
+	if idx == nil {
+		return 0
+	}
+	return idx.TokenShare(tok)
+}

@@ -278,7 +278,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		for _, t := range queryTerms(req.Query) {
 			qtoks = bm25.AppendTokens(qtoks, t)
 		}
-		if extra := expansionTerms(texts, scores, qtoks); len(extra) > 0 {
+		if extra := expansionTerms(texts, scores, qtoks, p.kw.tokenShare); len(extra) > 0 {
 			kw2, err := p.keywordRank(ctx, queryTerms(req.Query), extra, allowed, depth)
 			if err != nil {
 				return nil, err

@@ -352,6 +352,22 @@ func (h hitHeap) down(i int) {
 	}
 }
 
+// TokenShare estimates the share of the collection's tokens that are the
+// analysed token tok: its document frequency over the total length of the
+// documents in the statistics (a document holding it counts once, which
+// for short texts is its count).
+func (x *Index) TokenShare(tok string) float64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.totalLen <= 0 {
+		return 0
+	}
+	if id, _, ok := x.termID(tok); ok {
+		return float64(x.postings(id)) / float64(x.totalLen)
+	}
+	return 0
+}
+
 // DocFreq is the number of documents holding an analysed token, and the
 // number of documents in the statistics.
 func (x *Index) DocFreq(tok string) (df, n int) {
