@@ -37,7 +37,10 @@ type scaleFigures struct {
 	IngestPerSec float64 `json:"ingest_per_sec"`
 	IngestSec    float64 `json:"ingest_seconds"`
 	IndexBuildS  float64 `json:"index_build_seconds"`
-	DiskMB       float64 `json:"disk_mb"`
+	// KeywordBuildS is the BM25 index built from the store (tokenising
+	// every drawer) and saved.
+	KeywordBuildS float64 `json:"keyword_build_seconds"`
+	DiskMB        float64 `json:"disk_mb"`
 	// Serve: process start to the initialize response (median of 5), and
 	// to the first recall answered with both indexes warm.
 	ColdInitMS      float64 `json:"cold_start_initialize_ms"`
@@ -81,7 +84,7 @@ func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error
 	if *queries < 10 || *check < 1 {
 		return nil, invalidArgs("--queries must be at least 10 and --recall-queries at least 1", "")
 	}
-	if _, err := embedderNamed(*embName); err != nil {
+	if _, err := embedderNamed(embedderEnv(*embName)); err != nil {
 		return nil, invalidArgs(err.Error(), "Use --embedder hash or --embedder default")
 	}
 	home := *dir
@@ -114,6 +117,15 @@ func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error
 	return &result{data: map[string]any{"sizes": out}, count: countOf(len(out)), text: func(w io.Writer) { writeScaleTable(w, out) }}, nil
 }
 
+// embedderEnv is LOCI_EMBEDDER for an --embedder name: "default" is the
+// built-in default, which the variable names by being empty.
+func embedderEnv(name string) string {
+	if name == "default" {
+		return ""
+	}
+	return name
+}
+
 func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -134,43 +146,68 @@ func parseSizes(s string) ([]int, error) {
 	return out, nil
 }
 
-// scaleText supplies drawer texts and queries: pairs of LoCoMo turns and
-// LoCoMo questions when the data is on the machine, otherwise sentences
-// over a small working vocabulary.
-type scaleText struct{ turns, questions []string }
+// scaleText supplies drawer texts and queries. With LoCoMo on the machine
+// the texts are walks on a bigram model of its turns (every word followed
+// by a word that followed it somewhere in LoCoMo) and the queries are its
+// questions: text with LoCoMo's vocabulary and word statistics, but a
+// million distinct drawers rather than a few thousand turns repeated,
+// whose near-copies would make "the exact top 10" a tie among hundreds.
+// Without LoCoMo, sentences over a small working vocabulary.
+type scaleText struct {
+	next      map[string][]string
+	starts    []string
+	questions []string
+}
 
 func scaleCorpus() scaleText {
-	var c scaleText
-	if raw, err := os.ReadFile(locomo.DefaultDataPath()); err == nil {
-		var samples []locomo.Sample
-		if json.Unmarshal(raw, &samples) == nil {
-			for _, s := range samples {
-				if ds, err := locomo.Drawers(s.Conversation); err == nil {
-					for _, d := range ds {
-						c.turns = append(c.turns, d.Content)
-					}
+	c := scaleText{next: map[string][]string{}}
+	raw, err := os.ReadFile(locomo.DefaultDataPath())
+	if err != nil {
+		return c
+	}
+	var samples []locomo.Sample
+	if json.Unmarshal(raw, &samples) != nil {
+		return c
+	}
+	for _, s := range samples {
+		if ds, err := locomo.Drawers(s.Conversation); err == nil {
+			for _, d := range ds {
+				w := strings.Fields(d.Content)
+				if len(w) < 2 {
+					continue
 				}
-				for _, qa := range s.QA {
-					c.questions = append(c.questions, qa.Question)
+				c.starts = append(c.starts, w[0])
+				for i := 0; i+1 < len(w); i++ {
+					c.next[w[i]] = append(c.next[w[i]], w[i+1])
 				}
 			}
+		}
+		for _, qa := range s.QA {
+			c.questions = append(c.questions, qa.Question)
 		}
 	}
 	return c
 }
 
-var scaleWords = strings.Fields(`deploy gateway token cluster billing invoice refund retry budget
-latency cache postgres schema migration rollback release sprint frontend test flaky pipeline
-image registry rotation oncall incident dashboard metric alert quota tenant region backup
-restore snapshot index shard replica timeout feature flag cohort onboarding template
-calendar meeting agenda decision owner deadline roadmap design review version garden
-sister holiday painting concert recipe hiking camera puppy birthday marathon novel`)
-
 func (c scaleText) doc(r *rand.Rand, i int) string {
-	if len(c.turns) == 0 {
+	if len(c.starts) == 0 {
 		return fmt.Sprintf("note %d: %s", i, scaleSentence(r, 8+r.Intn(16)))
 	}
-	return fmt.Sprintf("note %d: %s %s", i, c.turns[r.Intn(len(c.turns))], c.turns[r.Intn(len(c.turns))])
+	n := 12 + r.Intn(29)
+	w := make([]string, 0, n)
+	for len(w) < n {
+		cur := c.starts[r.Intn(len(c.starts))]
+		w = append(w, cur)
+		for len(w) < n {
+			nx := c.next[cur]
+			if len(nx) == 0 {
+				break
+			}
+			cur = nx[r.Intn(len(nx))]
+			w = append(w, cur)
+		}
+	}
+	return fmt.Sprintf("note %d: %s", i, strings.Join(w, " "))
 }
 
 func (c scaleText) query(r *rand.Rand) string {
@@ -179,6 +216,13 @@ func (c scaleText) query(r *rand.Rand) string {
 	}
 	return c.questions[r.Intn(len(c.questions))]
 }
+
+var scaleWords = strings.Fields(`deploy gateway token cluster billing invoice refund retry budget
+latency cache postgres schema migration rollback release sprint frontend test flaky pipeline
+image registry rotation oncall incident dashboard metric alert quota tenant region backup
+restore snapshot index shard replica timeout feature flag cohort onboarding template
+calendar meeting agenda decision owner deadline roadmap design review version garden
+sister holiday painting concert recipe hiking camera puppy birthday marathon novel`)
 
 func scaleSentence(r *rand.Rand, n int) string {
 	w := make([]string, n)
@@ -190,14 +234,14 @@ func scaleSentence(r *rand.Rand, n int) string {
 
 // scaleSeed is what a reused palace remembers of its building.
 type scaleSeed struct {
-	IngestSec, IndexBuildS float64
+	IngestSec, IndexBuildS, KeywordBuildS float64
 }
 
 func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, nq, ncheck int, c scaleText) (scaleFigures, error) {
 	name := fmt.Sprintf("scale-%d-%s", n, embName)
 	f := scaleFigures{Drawers: n, Embedder: embName, Queries: nq, RecallCheckQueries: ncheck}
 	marker := filepath.Join(home, name+".seeded.json")
-	os.Setenv("LOCI_EMBEDDER", embName) // for the registry below; the server gets it too
+	os.Setenv("LOCI_EMBEDDER", embedderEnv(embName)) // for the registry below; the server gets it too
 	var seed scaleSeed
 	if b, err := os.ReadFile(marker); err == nil && json.Unmarshal(b, &seed) == nil {
 		f.Reused = true
@@ -213,7 +257,7 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 			return f, &cliError{Type: "io", Message: err.Error()}
 		}
 	}
-	f.IngestSec, f.IndexBuildS = round3(seed.IngestSec), round3(seed.IndexBuildS)
+	f.IngestSec, f.IndexBuildS, f.KeywordBuildS = round3(seed.IngestSec), round3(seed.IndexBuildS), round3(seed.KeywordBuildS)
 	f.IngestPerSec = float64(int(float64(n) / seed.IngestSec))
 	f.DiskMB = round3(float64(palaceBytes(home, name)) / (1 << 20))
 
@@ -348,7 +392,11 @@ func scaleBuild(ctx context.Context, env *cliEnv, home, name string, n int, c sc
 		return s, &cliError{Type: "io", Message: err.Error()}
 	}
 	defer reg.Close()
-	p, err := reg.OpenOrCreate(ctx, name)
+	if reg.Exists(name) {
+		return s, &cliError{Type: "conflict", Message: fmt.Sprintf("palace %s in %s was left unfinished by an interrupted run", name, home),
+			Hint: "Remove it (`rm -r " + filepath.Join(home, "palaces", name) + "`) and run again"}
+	}
+	p, err := reg.Create(ctx, name, "loci bench scale")
 	if err != nil {
 		return s, err
 	}
@@ -378,6 +426,12 @@ func scaleBuild(ctx context.Context, env *cliEnv, home, name string, n int, c sc
 		return s, err
 	}
 	s.IndexBuildS = time.Since(start).Seconds()
+	statusf(env, "loci bench scale: building the keyword index of %s", name)
+	start = time.Now()
+	if err := p.WarmIndex(ctx); err != nil { // and saves both snapshots
+		return s, err
+	}
+	s.KeywordBuildS = time.Since(start).Seconds()
 	return s, nil
 }
 
@@ -449,7 +503,7 @@ type serveProc struct {
 
 func startServe(self, home, embName, name string) (*serveProc, error) {
 	cmd := exec.Command(self, "serve", "--palace", name)
-	cmd.Env = append(os.Environ(), "LOCI_HOME="+home, "LOCI_EMBEDDER="+embName, "LOCI_LOG=warn")
+	cmd.Env = append(os.Environ(), "LOCI_HOME="+home, "LOCI_EMBEDDER="+embedderEnv(embName), "LOCI_LOG=warn")
 	cmd.Stderr = io.Discard
 	in, err := cmd.StdinPipe()
 	if err != nil {
