@@ -92,7 +92,8 @@ type IndexHealth struct {
 	GraphNodes int    `json:"graph_nodes"`
 	// NeedsRebuild is true when over a fifth of the graph's rows are
 	// removed ones: searches widen their beam to make up for them, and
-	// `loci index rebuild` (or the automatic rebuild past half) drops them.
+	// the dreamer's index pass (or the automatic rebuild past half) drops
+	// them.
 	NeedsRebuild bool `json:"needs_rebuild"`
 	// StaleVectors counts drawers (not deleted) with no vector or one made
 	// by another embedder: Reembed's work.

@@ -274,3 +274,37 @@ func TestGraphCalibration(t *testing.T) {
 		t.Fatalf("the calibration was not kept: %+v", st)
 	}
 }
+
+// AddBatch adds as Add does (a key present or a vector of the wrong
+// length is skipped and not counted), builds the graph when the batch
+// crosses the threshold, and links later batches into it.
+func TestAddBatch(t *testing.T) {
+	t.Parallel()
+	vecs := topicVecs(31, 3000, 24, 30, 0.8)
+	f := graphFlat(index.Cosine, 1000)
+	keys := make([]uint64, 0, 1500)
+	for i := range 1500 {
+		keys = append(keys, uint64(i))
+	}
+	if n := f.AddBatch(keys[:800], vecs[:800]); n != 800 || f.Stats().Graph != 0 {
+		t.Fatalf("first batch: %d added, stats %+v", n, f.Stats())
+	}
+	batch := append([]uint64{5, 9999}, keys[800:1500]...)
+	bv := append([][]float32{vecs[5], vecs[0][:3]}, vecs[800:1500]...)
+	if n := f.AddBatch(batch, bv); n != 700 {
+		t.Fatalf("second batch added %d, want 700 (a duplicate and a short vector skipped)", n)
+	}
+	if st := f.Stats(); st.Graph != 1500 || st.Live != 1500 {
+		t.Fatalf("after crossing the threshold: %+v", st)
+	}
+	more := make([]uint64, 0, 1500)
+	for i := 1500; i < 3000; i++ {
+		more = append(more, uint64(i))
+	}
+	f.AddBatch(more, vecs[1500:])
+	for i := 1500; i < 3000; i += 97 {
+		if got := f.Search(vecs[i], 1, nil); len(got) != 1 || got[0].Key != uint64(i) {
+			t.Fatalf("row %d linked by a batch is not its own nearest: %v", i, got)
+		}
+	}
+}
