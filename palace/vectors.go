@@ -97,6 +97,14 @@ type IndexInfo struct {
 	Kind     string `json:"kind,omitempty"`
 	CaughtUp int64  `json:"caught_up_seq"`
 	Error    string `json:"error,omitempty"`
+	// GraphNodes is the rows of the graph over the index (0: none, every
+	// search scans); EfSearch its beam width; GraphOff that calibration
+	// found the scan as fast for the recall target, so searches scan;
+	// Calibrated that the choice was measured at this size or half of it.
+	GraphNodes int  `json:"graph_nodes,omitempty"`
+	EfSearch   int  `json:"ef_search,omitempty"`
+	GraphOff   bool `json:"graph_off,omitempty"`
+	Calibrated bool `json:"calibrated,omitempty"`
 	// Calibration is what the graph's last calibration in this process
 	// measured and chose (see Palace.CalibrateIndex).
 	Calibration *index.Calibration `json:"calibration,omitempty"`
@@ -113,6 +121,9 @@ func (v *vectorState) info() IndexInfo {
 	if v.idx != nil {
 		in.Vectors = v.idx.Len()
 		in.Kind = indexKind(v.idx)
+		st := v.idx.Stats()
+		in.GraphNodes, in.EfSearch, in.GraphOff = st.Graph, st.EfSearch, st.GraphOff
+		in.Calibrated = st.Graph > 0 && !v.idx.NeedsCalibration()
 	}
 	return in
 }

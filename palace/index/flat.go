@@ -523,7 +523,7 @@ func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
 	qs := quantize(qc, q)
 	qn := dot(q, q)
 	rows := len(f.keys)
-	parts := min(runtime.GOMAXPROCS(0), 8, rows*f.dim/parallelScanWork+1)
+	parts := f.scanParts()
 	if parts <= 1 {
 		f.scanInt8Rows(qc, qs, qn, 0, rows, top, allow)
 		return
@@ -551,6 +551,12 @@ func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
 			top.push(r.Key, r.Score)
 		}
 	}
+}
+
+// scanParts is how many goroutines an int8 scan is split across. Caller
+// holds mu.
+func (f *Flat) scanParts() int {
+	return min(runtime.GOMAXPROCS(0), 8, len(f.keys)*f.dim/parallelScanWork+1)
 }
 
 // scanInt8Rows scores rows [lo, hi) against the quantized query.
