@@ -24,9 +24,9 @@ const maxCalibratedEf = 4096
 
 // Calibration is what Calibrate measured and chose.
 type Calibration struct {
-	Queries int           `json:"queries"`
-	Ef      int           `json:"ef"`     // the beam chosen (0: graph off)
-	Recall  float64       `json:"recall"` // at Ef, against the exact scan
+	Queries int     `json:"queries"`
+	Ef      int     `json:"ef"`     // the beam chosen (0: graph off)
+	Recall  float64 `json:"recall"` // at Ef, against the exact scan
 	// Graph and Exact are the mean cost of one query in CPU time: the
 	// graph search runs on one core, the exact scan is split across up
 	// to GOMAXPROCS cores (its wall time times the parts it ran in).
