@@ -30,7 +30,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,29 +177,6 @@ func benchHome(t testing.TB, n int, c corpus) (home, name string) {
 	return home, name
 }
 
-func percentile(ds []time.Duration, q float64) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[int(q*float64(len(s)-1))]
-}
-
-func rssKB(pid int) (hwm, rss int) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 2 && f[0] == "VmHWM:" {
-			hwm, _ = strconv.Atoi(f[1])
-		}
-		if len(f) >= 2 && f[0] == "VmRSS:" {
-			rss, _ = strconv.Atoi(f[1])
-		}
-	}
-	return
-}
-
 func figureStdioFigures(t testing.TB) {
 	sizes := append([]int{0}, benchSizes([]int{10000, 100000})...)
 	c := loadCorpus()
@@ -217,7 +193,7 @@ func figureStdioFigures(t testing.TB) {
 			cold = append(cold, time.Since(start))
 			p.closeAndWait(10 * time.Second)
 		}
-		t.Logf("n=%d cold start to initialize: p50 %v (min %v, max %v)", n, percentile(cold, 0.5), percentile(cold, 0), percentile(cold, 1))
+		t.Logf("n=%d cold start to initialize: p50 %v (min %v, max %v)", n, pct(cold, 0.5), pct(cold, 0), pct(cold, 1))
 		if n == 0 {
 			continue
 		}
@@ -251,7 +227,7 @@ func figureStdioFigures(t testing.TB) {
 			p.call("ping", nil)
 			ping = append(ping, time.Since(s))
 		}
-		t.Logf("n=%d ping round trip over stdio (the protocol's floor): p50 %v p99 %v", n, percentile(ping, 0.5), percentile(ping, 0.99))
+		t.Logf("n=%d ping round trip over stdio (the protocol's floor): p50 %v p99 %v", n, pct(ping, 0.5), pct(ping, 0.99))
 		var rem, rec []time.Duration
 		for i := 0; i < 300; i++ {
 			s := time.Now()
@@ -267,10 +243,10 @@ func figureStdioFigures(t testing.TB) {
 			p.tool("memory_recall", map[string]any{"query": c.query(r), "top_k": 10, "room": palace.Rooms[i%len(palace.Rooms)]}, nil)
 			inRoom = append(inRoom, time.Since(s))
 		}
-		hwm, rss := rssKB(p.cmd.Process.Pid)
-		t.Logf("n=%d memory_remember over stdio: p50 %v p99 %v", n, percentile(rem, 0.5), percentile(rem, 0.99))
-		t.Logf("n=%d memory_recall over stdio: p50 %v p99 %v", n, percentile(rec, 0.5), percentile(rec, 0.99))
-		t.Logf("n=%d memory_recall within one room (a ninth of the drawers): p50 %v p99 %v", n, percentile(inRoom, 0.5), percentile(inRoom, 0.99))
+		rss, hwm := procRSS(p.cmd.Process.Pid)
+		t.Logf("n=%d memory_remember over stdio: p50 %v p99 %v", n, pct(rem, 0.5), pct(rem, 0.99))
+		t.Logf("n=%d memory_recall over stdio: p50 %v p99 %v", n, pct(rec, 0.5), pct(rec, 0.99))
+		t.Logf("n=%d memory_recall within one room (a ninth of the drawers): p50 %v p99 %v", n, pct(inRoom, 0.5), pct(inRoom, 0.99))
 		t.Logf("n=%d server RSS %d MB (peak %d MB)", n, rss/1024, hwm/1024)
 		p.closeAndWait(10 * time.Second)
 	}
@@ -338,7 +314,7 @@ func figureRecallProfile(t testing.TB) {
 		pprof.StopCPUProfile()
 		f.Close()
 		t.Logf("n=%d palace Recall in process: p50 %v p90 %v p99 %v max %v (CPU profile: %s)", n,
-			percentile(rec, 0.5), percentile(rec, 0.9), percentile(rec, 0.99), percentile(rec, 1), out)
+			pct(rec, 0.5), pct(rec, 0.9), pct(rec, 0.99), pct(rec, 1), out)
 		reg.Close()
 	}
 }

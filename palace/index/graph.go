@@ -276,83 +276,52 @@ func (f *Flat) pairScore(a, b uint32) float32 {
 	return v
 }
 
-// Two binary heaps over cand: nearQ pops the most similar first (the
-// candidates to expand), farQ the least similar (the results, whose worst
-// is evicted).
-type nearQ []cand
-type farQ []cand
+// candHeap is a binary heap over cand: with near set it pops the most
+// similar first (the candidates to expand), otherwise the least similar
+// (the results, whose worst is evicted).
+type candHeap struct {
+	a    []cand
+	near bool
+}
 
-func (h *nearQ) push(c cand) {
-	*h = append(*h, c)
-	a := *h
-	for i := len(a) - 1; i > 0; {
+func (h *candHeap) before(i, j int) bool {
+	if h.near {
+		return h.a[i].s > h.a[j].s
+	}
+	return h.a[i].s < h.a[j].s
+}
+
+func (h *candHeap) push(c cand) {
+	h.a = append(h.a, c)
+	for i := len(h.a) - 1; i > 0; {
 		p := (i - 1) / 2
-		if a[p].s >= a[i].s {
+		if !h.before(i, p) {
 			break
 		}
-		a[p], a[i] = a[i], a[p]
+		h.a[p], h.a[i] = h.a[i], h.a[p]
 		i = p
 	}
 }
 
-func (h *nearQ) pop() cand {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
+func (h *candHeap) pop() cand {
+	top := h.a[0]
+	n := len(h.a) - 1
+	h.a[0] = h.a[n]
+	h.a = h.a[:n]
 	for i := 0; ; {
 		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && a[l].s > a[m].s {
+		if l < n && h.before(l, m) {
 			m = l
 		}
-		if r < n && a[r].s > a[m].s {
+		if r < n && h.before(r, m) {
 			m = r
 		}
 		if m == i {
 			break
 		}
-		a[i], a[m] = a[m], a[i]
+		h.a[i], h.a[m] = h.a[m], h.a[i]
 		i = m
 	}
-	*h = a
-	return top
-}
-
-func (h *farQ) push(c cand) {
-	*h = append(*h, c)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p].s <= a[i].s {
-			break
-		}
-		a[p], a[i] = a[i], a[p]
-		i = p
-	}
-}
-
-func (h *farQ) pop() cand {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && a[l].s < a[m].s {
-			m = l
-		}
-		if r < n && a[r].s < a[m].s {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
 	return top
 }
 
@@ -373,22 +342,22 @@ func (g *graph) greedy(sc *scorer, ep cand, l int) cand {
 }
 
 // searchLayer is the beam search of level l from the entry points eps,
-// keeping the ef best rows seen. It returns them as a farQ (worst first).
-func (g *graph) searchLayer(sc *scorer, eps []cand, ef, l int, vis *visited) farQ {
-	cands := make(nearQ, 0, 2*ef)
-	res := make(farQ, 0, ef+1)
+// keeping the ef best rows seen. It returns them in heap order.
+func (g *graph) searchLayer(sc *scorer, eps []cand, ef, l int, vis *visited) []cand {
+	cands := candHeap{a: make([]cand, 0, 2*ef), near: true}
+	res := candHeap{a: make([]cand, 0, ef+1)} // res.a[0] is the worst kept
 	for _, e := range eps {
 		vis.seen(e.row)
 		cands.push(e)
 		res.push(e)
-		if len(res) > ef {
+		if len(res.a) > ef {
 			res.pop()
 		}
 	}
 	var buf []uint32
-	for len(cands) > 0 {
+	for len(cands.a) > 0 {
 		c := cands.pop()
-		if len(res) >= ef && c.s < res[0].s {
+		if len(res.a) >= ef && c.s < res.a[0].s {
 			break // the closest unexpanded candidate is worse than every result
 		}
 		buf = g.neighbours(c.row, l, buf)
@@ -397,16 +366,16 @@ func (g *graph) searchLayer(sc *scorer, eps []cand, ef, l int, vis *visited) far
 				continue
 			}
 			s := sc.score(r)
-			if len(res) < ef || s > res[0].s {
+			if len(res.a) < ef || s > res.a[0].s {
 				cands.push(cand{r, s})
 				res.push(cand{r, s})
-				if len(res) > ef {
+				if len(res.a) > ef {
 					res.pop()
 				}
 			}
 		}
 	}
-	return res
+	return res.a
 }
 
 // selectNeighbours picks up to m of cands (any order) by the diversity
