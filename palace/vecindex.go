@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/store"
 )
@@ -57,7 +58,7 @@ func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k 
 			continue
 		}
 		buf = decodeVectorInto(buf, b)
-		out = append(out, index.Result{Key: res[i].Key, Score: dotF32(q, buf)})
+		out = append(out, index.Result{Key: res[i].Key, Score: embed.Dot(q, buf)})
 	}
 	slices.SortFunc(out, func(a, b index.Result) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -66,14 +67,6 @@ func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k 
 		return cmp.Compare(a.Key, b.Key)
 	})
 	return out[:min(k, len(out))], nil
-}
-
-func dotF32(a, b []float32) float32 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
 }
 
 // indexKind names how the index answers: "exact" (a scan) or "graph".
