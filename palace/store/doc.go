@@ -10,8 +10,8 @@
 //     store/postgres).
 //   - Store is one open palace: readers, and Begin for a write transaction.
 //   - Tx is a write transaction. Every backend serialises the write
-//     transactions of one palace (SQLite's write lock; a row lock on the
-//     palace in PostgreSQL), so a change-log sequence number handed out in a
+//     transactions of one palace (SQLite's write lock; an advisory lock
+//     per palace in PostgreSQL), so a change-log sequence number handed out in a
 //     transaction is committed in order, and read-check-write sequences
 //     inside one transaction cannot interleave with another writer's.
 //

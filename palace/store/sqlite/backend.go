@@ -1,9 +1,9 @@
 // Package sqlite is the SQLite store backend: one database file per
 // palace (WAL, write transactions that start IMMEDIATE so writers in
-// several processes queue instead of failing), its embedded migrations,
-// and the SQL behind every reader and writer of palace/store. It is the
-// only package that talks to SQLite (a test in the repository root
-// enforces it).
+// several processes queue instead of failing) and its embedded
+// migrations. The SQL behind the readers and writers is package
+// sqlstore's, spoken in this package's dialect. It is the only package
+// that opens SQLite files (a test in the repository root enforces it).
 package sqlite
 
 import (
@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/loci-mem/loci/palace/store"
+	"github.com/loci-mem/loci/palace/store/sqlstore"
 )
 
 // dbFile is a palace's database inside its directory.
@@ -198,14 +199,14 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open palace %q read-only: %w", name, err)
 		}
-		return &Store{db: db, name: name, path: path, readOnly: true}, nil
+		return &Store{Reader: sqlstore.NewReader(db, dialect{}), db: db, name: name, path: path, readOnly: true}, nil
 	}
 	ownerOnly(path)
 	db, err := openDB(ctx, path, b.sync)
 	if err != nil {
 		return nil, fmt.Errorf("open palace %q: %w", name, err)
 	}
-	return &Store{db: db, name: name, path: path}, nil
+	return &Store{Reader: sqlstore.NewReader(db, dialect{}), db: db, name: name, path: path}, nil
 }
 
 // Close does nothing: each Store owns its database.

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 
 // dream reads and writes the dreamer's tables: dream_lock, dream_runs,
 // dream_changes, dream_decay and closets.
-type dream struct{ q querier }
+type dream struct{ c conn }
 
 func (d dream) Lease(ctx context.Context) (store.Lease, bool, error) {
 	var l store.Lease
 	var acq, exp int64
-	err := d.q.QueryRowContext(ctx, `SELECT owner, acquired_at, expires_at FROM dream_lock WHERE id = 1`).Scan(&l.Owner, &acq, &exp)
+	err := d.c.QueryRowContext(ctx, `SELECT owner, acquired_at, expires_at FROM dream_lock WHERE id = 1`).Scan(&l.Owner, &acq, &exp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Lease{}, false, nil
 	}
@@ -30,14 +30,14 @@ func (d dream) Lease(ctx context.Context) (store.Lease, bool, error) {
 }
 
 func (d dream) PutLease(ctx context.Context, l store.Lease) error {
-	_, err := d.q.ExecContext(ctx, `INSERT INTO dream_lock(id, owner, acquired_at, expires_at) VALUES (1, ?, ?, ?)
+	_, err := d.c.ExecContext(ctx, `INSERT INTO dream_lock(id, owner, acquired_at, expires_at) VALUES (1, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,
 		expires_at = excluded.expires_at`, l.Owner, l.AcquiredAt.UnixMilli(), l.ExpiresAt.UnixMilli())
 	return err
 }
 
 func (d dream) RenewLease(ctx context.Context, owner string, until time.Time) (bool, error) {
-	res, err := d.q.ExecContext(ctx, `UPDATE dream_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, until.UnixMilli(), owner)
+	res, err := d.c.ExecContext(ctx, `UPDATE dream_lock SET expires_at = ? WHERE id = 1 AND owner = ?`, until.UnixMilli(), owner)
 	if err != nil {
 		return false, err
 	}
@@ -46,7 +46,7 @@ func (d dream) RenewLease(ctx context.Context, owner string, until time.Time) (b
 }
 
 func (d dream) ReleaseLease(ctx context.Context, owner string) error {
-	_, err := d.q.ExecContext(ctx, `DELETE FROM dream_lock WHERE id = 1 AND owner = ?`, owner)
+	_, err := d.c.ExecContext(ctx, `DELETE FROM dream_lock WHERE id = 1 AND owner = ?`, owner)
 	return err
 }
 
@@ -78,7 +78,7 @@ func scanDreamRun(s scanner) (store.DreamRun, error) {
 }
 
 func (d dream) Runs(ctx context.Context, limit int) ([]store.DreamRun, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT `+dreamRunCols+` FROM dream_runs
+	rows, err := d.c.QueryContext(ctx, `SELECT `+dreamRunCols+` FROM dream_runs
 		ORDER BY started_at DESC, id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list dream runs: %w", err)
@@ -96,7 +96,7 @@ func (d dream) Runs(ctx context.Context, limit int) ([]store.DreamRun, error) {
 }
 
 func (d dream) Run(ctx context.Context, id string) (store.DreamRun, error) {
-	r, err := scanDreamRun(d.q.QueryRowContext(ctx, `SELECT `+dreamRunCols+` FROM dream_runs WHERE id = ?`, id))
+	r, err := scanDreamRun(d.c.QueryRowContext(ctx, `SELECT `+dreamRunCols+` FROM dream_runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, notFound("dream run")
 	}
@@ -107,7 +107,7 @@ func (d dream) Run(ctx context.Context, id string) (store.DreamRun, error) {
 }
 
 func (d dream) Changes(ctx context.Context, runID string) ([]store.DreamChange, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT id, run_id, pass, op, drawer_id, before, after, at, undone
+	rows, err := d.c.QueryContext(ctx, `SELECT id, run_id, pass, op, drawer_id, before, after, at, undone
 		FROM dream_changes WHERE run_id = ? ORDER BY id`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("list dream changes: %w", err)
@@ -131,10 +131,10 @@ func (d dream) Changes(ctx context.Context, runID string) ([]store.DreamChange, 
 }
 
 func (d dream) Reverted(ctx context.Context, op string) (map[string]bool, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT DISTINCT c.drawer_id FROM dream_changes c
+	rows, err := d.c.QueryContext(ctx, `SELECT DISTINCT c.drawer_id FROM dream_changes c
 		JOIN drawers d ON d.id = c.drawer_id
-		WHERE c.op = ? AND json_extract(c.after, '$.status') IS NOT NULL
-		AND d.status <> json_extract(c.after, '$.status')`, op)
+		WHERE c.op = ? AND `+d.c.d.JSONKey("c.after")+` IS NOT NULL
+		AND d.status <> `+d.c.d.JSONKey("c.after"), op, d.c.d.JSONKeyArg("status"), d.c.d.JSONKeyArg("status"))
 	if err != nil {
 		return nil, fmt.Errorf("read dream changes: %w", err)
 	}
@@ -151,7 +151,7 @@ func (d dream) Reverted(ctx context.Context, op string) (map[string]bool, error)
 }
 
 func (d dream) DecayBases(ctx context.Context) (map[string]store.DecayBase, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT d.id, k.base, k.applied FROM dream_decay k JOIN drawers d ON d.rid = k.rid`)
+	rows, err := d.c.QueryContext(ctx, `SELECT d.id, k.base, k.applied FROM dream_decay k JOIN drawers d ON d.rid = k.rid`)
 	if err != nil {
 		return nil, fmt.Errorf("read decay state: %w", err)
 	}
@@ -169,7 +169,7 @@ func (d dream) DecayBases(ctx context.Context) (map[string]store.DecayBase, erro
 }
 
 func (d dream) Closets(ctx context.Context) ([]store.Closet, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT room, keywords, summary, drawers, refreshed_at, seq FROM closets ORDER BY room`)
+	rows, err := d.c.QueryContext(ctx, `SELECT room, keywords, summary, drawers, refreshed_at, seq FROM closets ORDER BY room`)
 	if err != nil {
 		return nil, fmt.Errorf("read closets: %w", err)
 	}
@@ -194,16 +194,16 @@ func (d dream) Closets(ctx context.Context) ([]store.Closet, error) {
 
 func (d dream) InsertRun(ctx context.Context, r store.DreamRun) error {
 	passes := jsonList(r.Passes)
-	_, err := d.q.ExecContext(ctx, `INSERT INTO dream_runs(id, owner, trigger, passes, status, started_at, seq_before)
+	_, err := d.c.ExecContext(ctx, `INSERT INTO dream_runs(id, owner, trigger, passes, status, started_at, seq_before)
 		VALUES (?,?,?,?,?,?,?)`, r.ID, r.Owner, r.Trigger, passes, r.Status, r.StartedAt.UnixMilli(), r.SeqBefore)
 	if err != nil {
-		return conflict("record dream run", err)
+		return d.c.conflict("record dream run", err)
 	}
 	return nil
 }
 
 func (d dream) FinishRun(ctx context.Context, id, status string, finished time.Time, report []byte) error {
-	_, err := d.q.ExecContext(ctx, `UPDATE dream_runs SET status = ?, finished_at = ?, report = ?,
+	_, err := d.c.ExecContext(ctx, `UPDATE dream_runs SET status = ?, finished_at = ?, report = ?,
 		seq_after = (SELECT COALESCE(MAX(seq), 0) FROM events),
 		changes = (SELECT count(*) FROM dream_changes WHERE run_id = ?)
 		WHERE id = ?`, status, finished.UnixMilli(), detailText(report), id, id)
@@ -211,7 +211,7 @@ func (d dream) FinishRun(ctx context.Context, id, status string, finished time.T
 }
 
 func (d dream) CloseAbandoned(ctx context.Context, owner, status string, at time.Time) (int, error) {
-	res, err := d.q.ExecContext(ctx, `UPDATE dream_runs SET status = ?, finished_at = ?,
+	res, err := d.c.ExecContext(ctx, `UPDATE dream_runs SET status = ?, finished_at = ?,
 		changes = (SELECT count(*) FROM dream_changes WHERE run_id = dream_runs.id)
 		WHERE status = 'running' AND owner <> ?`, status, at.UnixMilli(), owner)
 	if err != nil {
@@ -222,38 +222,38 @@ func (d dream) CloseAbandoned(ctx context.Context, owner, status string, at time
 }
 
 func (d dream) MarkRunUndone(ctx context.Context, id string, at time.Time) error {
-	_, err := d.q.ExecContext(ctx, `UPDATE dream_runs SET undone_at = ? WHERE id = ?`, at.UnixMilli(), id)
+	_, err := d.c.ExecContext(ctx, `UPDATE dream_runs SET undone_at = ? WHERE id = ?`, at.UnixMilli(), id)
 	return err
 }
 
 func (d dream) InsertChange(ctx context.Context, c store.DreamChange) error {
-	_, err := d.q.ExecContext(ctx, `INSERT INTO dream_changes(run_id, pass, op, drawer_id, before, after, at) VALUES (?,?,?,?,?,?,?)`,
+	_, err := d.c.ExecContext(ctx, `INSERT INTO dream_changes(run_id, pass, op, drawer_id, before, after, at) VALUES (?,?,?,?,?,?,?)`,
 		c.RunID, c.Pass, c.Op, c.DrawerID, jsonObject(c.Before), jsonObject(c.After), c.At.UnixMilli())
 	return err
 }
 
 func (d dream) MarkChangeUndone(ctx context.Context, id int64) error {
-	_, err := d.q.ExecContext(ctx, `UPDATE dream_changes SET undone = 1 WHERE id = ?`, id)
+	_, err := d.c.ExecContext(ctx, `UPDATE dream_changes SET undone = 1 WHERE id = ?`, id)
 	return err
 }
 
 func (d dream) PutDecay(ctx context.Context, rid int64, b store.DecayBase) error {
-	_, err := d.q.ExecContext(ctx, `INSERT INTO dream_decay(rid, base, applied) VALUES (?,?,?)
+	_, err := d.c.ExecContext(ctx, `INSERT INTO dream_decay(rid, base, applied) VALUES (?,?,?)
 		ON CONFLICT(rid) DO UPDATE SET base = excluded.base, applied = excluded.applied`, rid, b.Base, b.Applied)
 	return err
 }
 
 func (d dream) SetDecayApplied(ctx context.Context, rid int64, applied float64) error {
-	_, err := d.q.ExecContext(ctx, `UPDATE dream_decay SET applied = ? WHERE rid = ?`, applied, rid)
+	_, err := d.c.ExecContext(ctx, `UPDATE dream_decay SET applied = ? WHERE rid = ?`, applied, rid)
 	return err
 }
 
 func (d dream) ReplaceClosets(ctx context.Context, cs []store.Closet) error {
-	if _, err := d.q.ExecContext(ctx, `DELETE FROM closets`); err != nil {
+	if _, err := d.c.ExecContext(ctx, `DELETE FROM closets`); err != nil {
 		return fmt.Errorf("replace closets: %w", err)
 	}
 	for _, c := range cs {
-		if _, err := d.q.ExecContext(ctx, `INSERT INTO closets(room, keywords, summary, drawers, refreshed_at, seq)
+		if _, err := d.c.ExecContext(ctx, `INSERT INTO closets(room, keywords, summary, drawers, refreshed_at, seq)
 			VALUES (?,?,?,?,?,?)`, c.Room, jsonList(c.Keywords), c.Summary, c.Drawers, c.RefreshedAt.UnixMilli(), c.Seq); err != nil {
 			return fmt.Errorf("replace closets: %w", err)
 		}

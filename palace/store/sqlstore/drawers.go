@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -6,14 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/loci-mem/loci/palace/store"
 )
 
 // drawers reads and writes the drawers table.
-type drawers struct{ q querier }
+type drawers struct{ c conn }
 
 // drawerCols is the column list scanDrawer reads, in order (vector excluded).
 const drawerCols = `d.rid, d.id, d.seq, d.kind, d.content, d.keywords, d.room, d.tags, d.importance,
@@ -88,15 +87,8 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func placeholders(n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return strings.Repeat("?,", n-1) + "?"
-}
-
 func (r drawers) queryDrawers(ctx context.Context, op, q string, args ...any) ([]*store.Drawer, error) {
-	rows, err := r.q.QueryContext(ctx, q, args...)
+	rows, err := r.c.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -116,7 +108,7 @@ func (r drawers) queryDrawers(ctx context.Context, op, q string, args ...any) ([
 }
 
 func (r drawers) Get(ctx context.Context, id string) (*store.Drawer, error) {
-	d, err := scanDrawer(r.q.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d WHERE d.id = ?`, id))
+	d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d WHERE d.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("drawer")
 	}
@@ -161,12 +153,12 @@ func (r drawers) List(ctx context.Context, q store.ListQuery) ([]*store.Drawer, 
 	if !ok {
 		return nil, 0, store.Invalidf("unknown order %q", q.Order)
 	}
-	where, args, err := compileFilter(q.Filter)
+	where, args, err := compileFilter(r.c.d, q.Filter)
 	if err != nil {
 		return nil, 0, err
 	}
 	var total int
-	if err := r.q.QueryRowContext(ctx, `SELECT count(*) FROM drawers d WHERE `+where, args...).Scan(&total); err != nil {
+	if err := r.c.QueryRowContext(ctx, `SELECT count(*) FROM drawers d WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count drawers: %w", err)
 	}
 	out, err := r.queryDrawers(ctx, "list drawers", `SELECT `+drawerCols+` FROM drawers d WHERE `+where+
@@ -175,12 +167,12 @@ func (r drawers) List(ctx context.Context, q store.ListQuery) ([]*store.Drawer, 
 }
 
 func (r drawers) Count(ctx context.Context, f store.Filter) (int64, error) {
-	where, args, err := compileFilter(f)
+	where, args, err := compileFilter(r.c.d, f)
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	if err := r.q.QueryRowContext(ctx, `SELECT count(*) FROM drawers d WHERE `+where, args...).Scan(&n); err != nil {
+	if err := r.c.QueryRowContext(ctx, `SELECT count(*) FROM drawers d WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count drawers: %w", err)
 	}
 	return n, nil
@@ -191,12 +183,12 @@ func (r drawers) Count(ctx context.Context, f store.Filter) (int64, error) {
 // the pairs as one string: a row per drawer through database/sql costs
 // ~0.4 µs, which at a room of 11k drawers was most of a filtered recall.
 func (r drawers) Keys(ctx context.Context, f store.Filter, fn func(rid, vecKey int64)) error {
-	where, args, err := compileFilter(f)
+	where, args, err := compileFilter(r.c.d, f)
 	if err != nil {
 		return err
 	}
 	var list sql.NullString
-	if err := r.q.QueryRowContext(ctx, `SELECT group_concat(d.rid || ' ' || d.vec_id, ' ') FROM drawers d WHERE `+where,
+	if err := r.c.QueryRowContext(ctx, `SELECT `+r.c.d.PairList("d.rid", "d.vec_id")+` FROM drawers d WHERE `+where,
 		args...).Scan(&list); err != nil {
 		return fmt.Errorf("filter: %w", err)
 	}
@@ -243,18 +235,18 @@ func (r drawers) Identity(ctx context.Context, f store.Filter, limit int) ([]*st
 		ds, _, err := r.List(ctx, store.ListQuery{Filter: f, Limit: limit})
 		return ds, err
 	}
-	where, args, err := compileFilter(f)
+	where, args, err := compileFilter(r.c.d, f)
 	if err != nil {
 		return nil, err
 	}
-	return r.queryDrawers(ctx, "identity drawers", `SELECT `+drawerCols+` FROM drawers d INDEXED BY drawers_identity
+	return r.queryDrawers(ctx, "identity drawers", `SELECT `+drawerCols+` FROM drawers d`+r.c.d.IndexedBy("drawers_identity")+`
 		WHERE d.status = 'active' AND d.tags LIKE '%"identity"%' AND `+where+`
 		ORDER BY d.importance DESC, d.created_at DESC, d.rid DESC LIMIT ?`, append(args, limit)...)
 }
 
 // ActiveKeys reads the covering index drawers_vec_id (no table row).
 func (r drawers) ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, passages int)) error {
-	rows, err := r.q.QueryContext(ctx, `SELECT vec_id, rid, passage_count FROM drawers INDEXED BY drawers_vec_id
+	rows, err := r.c.QueryContext(ctx, `SELECT vec_id, rid, passage_count FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
 		WHERE vec_id > 0 AND status = 'active'`)
 	if err != nil {
 		return fmt.Errorf("vector keys: %w", err)
@@ -273,7 +265,7 @@ func (r drawers) ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, pass
 
 // Long reads the partial index drawers_long.
 func (r drawers) Long(ctx context.Context, fn func(rid int64, passages int)) error {
-	rows, err := r.q.QueryContext(ctx, `SELECT rid, passage_count FROM drawers INDEXED BY drawers_long WHERE passage_count > 0`)
+	rows, err := r.c.QueryContext(ctx, `SELECT rid, passage_count FROM drawers`+r.c.d.IndexedBy("drawers_long")+` WHERE passage_count > 0`)
 	if err != nil {
 		return fmt.Errorf("long drawers: %w", err)
 	}
@@ -299,7 +291,7 @@ func (r drawers) ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64
 		for i, k := range chunk {
 			args[i] = k
 		}
-		rows, err := r.q.QueryContext(ctx, `SELECT d.vec_id, d.rid FROM drawers d INDEXED BY drawers_vec_id
+		rows, err := r.c.QueryContext(ctx, `SELECT d.vec_id, d.rid FROM drawers d`+r.c.d.IndexedBy("drawers_vec_id")+`
 			WHERE d.vec_id IN (`+placeholders(len(chunk))+`) AND d.status = 'active'`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("resolve vector keys: %w", err)
@@ -329,7 +321,7 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 		if ref.Passage > 0 {
 			// One passage: substr reads just its bytes out of the blob.
 			var b []byte
-			err := r.q.QueryRowContext(ctx, `SELECT substr(passages, ?, ?) FROM drawers INDEXED BY drawers_vec_id
+			err := r.c.QueryRowContext(ctx, `SELECT substr(passages, ?, ?) FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
 				WHERE vec_id = ? AND status = 'active' AND passage_count >= ?`,
 				(ref.Passage-1)*size+1, size, ref.Key, ref.Passage).Scan(&b)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -347,7 +339,7 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 	}
 	for lo := 0; lo < len(whole); lo += 500 {
 		chunk := whole[lo:min(lo+500, len(whole))]
-		rows, err := r.q.QueryContext(ctx, `SELECT vec_id, vector FROM drawers INDEXED BY drawers_vec_id
+		rows, err := r.c.QueryContext(ctx, `SELECT vec_id, vector FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
 			WHERE vec_id IN (`+placeholders(len(chunk))+`) AND status = 'active'`, chunk...)
 		if err != nil {
 			return nil, fmt.Errorf("read vectors: %w", err)
@@ -376,7 +368,7 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 
 func (r drawers) SeqOf(ctx context.Context, rid int64) (int64, error) {
 	var seq int64
-	err := r.q.QueryRowContext(ctx, `SELECT seq FROM drawers WHERE rid = ?`, rid).Scan(&seq)
+	err := r.c.QueryRowContext(ctx, `SELECT seq FROM drawers WHERE rid = ?`, rid).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, notFound("drawer")
 	}
@@ -385,13 +377,13 @@ func (r drawers) SeqOf(ctx context.Context, rid int64) (int64, error) {
 
 func (r drawers) MaxSeq(ctx context.Context) (int64, error) {
 	var seq int64
-	err := r.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM drawers`).Scan(&seq)
+	err := r.c.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM drawers`).Scan(&seq)
 	return seq, err
 }
 
 func (r drawers) CountChangedAfter(ctx context.Context, seq int64) (int64, error) {
 	var n int64
-	err := r.q.QueryRowContext(ctx, `SELECT count(*) FROM drawers WHERE seq > ?`, seq).Scan(&n)
+	err := r.c.QueryRowContext(ctx, `SELECT count(*) FROM drawers WHERE seq > ?`, seq).Scan(&n)
 	return n, err
 }
 
@@ -403,7 +395,7 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 	if f.Text {
 		cols += `, content, keywords`
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT `+cols+` FROM drawers WHERE seq > ? ORDER BY seq`, after)
+	rows, err := r.c.QueryContext(ctx, `SELECT `+cols+` FROM drawers WHERE seq > ? ORDER BY seq`, after)
 	if err != nil {
 		return fmt.Errorf("read changes: %w", err)
 	}
@@ -427,10 +419,10 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 	return rows.Err()
 }
 
-// Scan uses NOT INDEXED to keep SQLite on the rowid range: with the status
+// Scan asks for no index (SQLite's NOT INDEXED) to stay on the rowid range: with the status
 // index it would sort every matching row for every page.
 func (r drawers) Scan(ctx context.Context, q store.ScanQuery, fn func(*store.Drawer, *store.Vector) error) (int64, int, error) {
-	where, args, err := compileFilter(q.Filter)
+	where, args, err := compileFilter(r.c.d, q.Filter)
 	if err != nil {
 		return q.AfterID, 0, err
 	}
@@ -438,7 +430,7 @@ func (r drawers) Scan(ctx context.Context, q store.ScanQuery, fn func(*store.Dra
 	if q.Vectors {
 		cols += `, d.vector, d.passages`
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT `+cols+` FROM drawers d NOT INDEXED WHERE d.rid > ? AND `+where+
+	rows, err := r.c.QueryContext(ctx, `SELECT `+cols+` FROM drawers d`+r.c.d.IndexedBy("")+` WHERE d.rid > ? AND `+where+
 		` ORDER BY d.rid LIMIT ?`, append(append([]any{q.AfterID}, args...), q.Limit)...)
 	if err != nil {
 		return q.AfterID, 0, fmt.Errorf("scan drawers: %w", err)
@@ -485,7 +477,7 @@ func (r drawers) Vectors(ctx context.Context, model string, ids []string) (map[s
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := r.q.QueryContext(ctx, `SELECT id, vector FROM drawers WHERE model = ? AND id IN (`+
+		rows, err := r.c.QueryContext(ctx, `SELECT id, vector FROM drawers WHERE model = ? AND id IN (`+
 			placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("read vectors: %w", err)
@@ -517,11 +509,11 @@ func (r drawers) Counts(ctx context.Context) (store.Counts, error) {
 		q  string
 		to map[string]int64
 	}{
-		{`SELECT status, count(*) FROM drawers INDEXED BY drawers_status_ts GROUP BY status`, c.ByStatus},
-		{`SELECT kind, count(*) FROM drawers INDEXED BY drawers_kind_ts WHERE status = 'active' GROUP BY kind`, c.ByKind},
-		{`SELECT room, count(*) FROM drawers INDEXED BY drawers_room WHERE status = 'active' GROUP BY room`, c.ByRoom},
+		{`SELECT status, count(*) FROM drawers` + r.c.d.IndexedBy("drawers_status_ts") + ` GROUP BY status`, c.ByStatus},
+		{`SELECT kind, count(*) FROM drawers` + r.c.d.IndexedBy("drawers_kind_ts") + ` WHERE status = 'active' GROUP BY kind`, c.ByKind},
+		{`SELECT room, count(*) FROM drawers` + r.c.d.IndexedBy("drawers_room") + ` WHERE status = 'active' GROUP BY room`, c.ByRoom},
 	} {
-		if err := countInto(ctx, r.q, g.q, g.to); err != nil {
+		if err := countInto(ctx, r.c, g.q, g.to); err != nil {
 			return c, fmt.Errorf("count drawers: %w", err)
 		}
 	}
@@ -529,7 +521,7 @@ func (r drawers) Counts(ctx context.Context) (store.Counts, error) {
 }
 
 // countInto adds the (key, count) rows of q to m.
-func countInto(ctx context.Context, db querier, q string, m map[string]int64, args ...any) error {
+func countInto(ctx context.Context, db conn, q string, m map[string]int64, args ...any) error {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -550,7 +542,7 @@ const needVector = `status <> 'deleted' AND (vector IS NULL OR model <> ? OR len
 
 func (r drawers) CountNeedingVector(ctx context.Context, model string, dim int) (int64, error) {
 	var n int64
-	err := r.q.QueryRowContext(ctx, `SELECT count(*) FROM drawers WHERE `+needVector, model, 4*dim).Scan(&n)
+	err := r.c.QueryRowContext(ctx, `SELECT count(*) FROM drawers WHERE `+needVector, model, 4*dim).Scan(&n)
 	return n, err
 }
 
@@ -559,7 +551,7 @@ func (r drawers) NeedingVector(ctx context.Context, model string, dim int, activ
 	if active {
 		phase = `status = 'active'`
 	}
-	rows, err := r.q.QueryContext(ctx, `SELECT rid, seq, id, content, keywords FROM drawers
+	rows, err := r.c.QueryContext(ctx, `SELECT rid, seq, id, content, keywords FROM drawers
 		WHERE rid > ? AND `+phase+` AND `+needVector+` ORDER BY rid LIMIT ?`, after, model, 4*dim, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read drawers to embed: %w", err)
@@ -584,7 +576,7 @@ func (r drawers) Existing(ctx context.Context, ids []string) (map[string]bool, e
 		for i, id := range chunk {
 			args[i] = id
 		}
-		rows, err := r.q.QueryContext(ctx, `SELECT id FROM drawers WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
+		rows, err := r.c.QueryContext(ctx, `SELECT id FROM drawers WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("look up drawer ids: %w", err)
 		}
@@ -610,7 +602,7 @@ func (r drawers) Previous(ctx context.Context, sessionID string, kinds []string,
 	for _, k := range kinds {
 		args = append(args, k)
 	}
-	d, err := scanDrawer(r.q.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d
+	d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d
 		WHERE d.session_id = ? AND d.ts <= ? AND d.status <> 'deleted' AND d.kind IN (`+placeholders(len(kinds))+`)
 		ORDER BY d.ts DESC, d.rid DESC LIMIT 1`, args...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -624,7 +616,7 @@ func (r drawers) Previous(ctx context.Context, sessionID string, kinds []string,
 
 func (r drawers) TimeBuckets(ctx context.Context, width time.Duration) (map[int64]int64, error) {
 	w := width.Milliseconds()
-	rows, err := r.q.QueryContext(ctx, `SELECT ts / ?, count(*) FROM drawers WHERE status = 'active' GROUP BY 1`, w)
+	rows, err := r.c.QueryContext(ctx, `SELECT ts / ?, count(*) FROM drawers WHERE status = 'active' GROUP BY 1`, w)
 	if err != nil {
 		return nil, fmt.Errorf("count drawers by time: %w", err)
 	}
@@ -641,7 +633,7 @@ func (r drawers) TimeBuckets(ctx context.Context, width time.Duration) (map[int6
 }
 
 func (r drawers) TopTags(ctx context.Context, n int) ([]store.TagCount, error) {
-	rows, err := r.q.QueryContext(ctx, `SELECT j.value, count(*) FROM drawers d, json_each(d.tags) j
+	rows, err := r.c.QueryContext(ctx, `SELECT j.value, count(*) FROM drawers d, `+r.c.d.JSONEach("d.tags", "j")+`
 		WHERE d.status = 'active' GROUP BY j.value ORDER BY count(*) DESC, j.value LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("count tags: %w", err)
@@ -662,21 +654,20 @@ func (r drawers) Insert(ctx context.Context, d *store.Drawer, v *store.Vector) e
 	if v == nil {
 		v = &store.Vector{}
 	}
-	res, err := r.q.ExecContext(ctx, `INSERT INTO drawers (id, seq, kind, content, keywords, room, tags,
+	err := r.c.QueryRowContext(ctx, `INSERT INTO drawers (id, seq, kind, content, keywords, room, tags,
 		importance, confidence, status, user_id, agent_id, session_id, sender_ids, parent_id,
 		superseded_by, ts, created_at, updated_at, access_count, last_access, pinned, redactions,
 		model, vec_id, vector, passages, passage_count, meta)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rid`,
 		d.ID, d.Seq, d.Kind, d.Content, d.Keywords, d.Room, jsonList(d.Tags), d.Importance,
 		d.Confidence, d.Status, d.UserID, d.AgentID, d.SessionID, jsonList(d.SenderIDs), d.ParentID,
 		d.SupersededBy, d.Timestamp.UnixMilli(), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli(),
 		d.AccessCount, timeMS(d.LastAccess), boolInt(d.Pinned), d.Redactions, d.Model, d.VecKey, v.Blob, v.Passages,
-		v.Count, jsonObject(d.Meta))
+		v.Count, jsonObject(d.Meta)).Scan(&d.RID)
 	if err != nil {
-		return conflict(fmt.Sprintf("insert drawer %q", d.ID), err)
+		return r.c.conflict(fmt.Sprintf("insert drawer %q", d.ID), err)
 	}
-	d.RID, err = res.LastInsertId()
-	return err
+	return nil
 }
 
 func (r drawers) Update(ctx context.Context, d *store.Drawer, v *store.Vector) error {
@@ -692,20 +683,20 @@ func (r drawers) Update(ctx context.Context, d *store.Drawer, v *store.Vector) e
 		q += `, vector=?, passages=?, passage_count=?`
 		args = append(args, v.Blob, v.Passages, v.Count)
 	}
-	if _, err := r.q.ExecContext(ctx, q+` WHERE rid=?`, append(args, d.RID)...); err != nil {
+	if _, err := r.c.ExecContext(ctx, q+` WHERE rid=?`, append(args, d.RID)...); err != nil {
 		return fmt.Errorf("update drawer: %w", err)
 	}
 	return nil
 }
 
 func (r drawers) SetWeights(ctx context.Context, rid int64, importance, confidence float64) error {
-	_, err := r.q.ExecContext(ctx, `UPDATE drawers SET importance = ?, confidence = ? WHERE rid = ?`, importance, confidence, rid)
+	_, err := r.c.ExecContext(ctx, `UPDATE drawers SET importance = ?, confidence = ? WHERE rid = ?`, importance, confidence, rid)
 	return err
 }
 
 func (r drawers) DecayImportance(ctx context.Context, id string, seq int64, was, w float64) (int64, bool, error) {
 	var rid int64
-	err := r.q.QueryRowContext(ctx, `UPDATE drawers SET importance = ? WHERE id = ? AND seq = ? AND importance = ? RETURNING rid`,
+	err := r.c.QueryRowContext(ctx, `UPDATE drawers SET importance = ? WHERE id = ? AND seq = ? AND importance = ? RETURNING rid`,
 		w, id, seq, was).Scan(&rid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
@@ -717,7 +708,7 @@ func (r drawers) DecayImportance(ctx context.Context, id string, seq int64, was,
 }
 
 func (r drawers) SetVector(ctx context.Context, rid, seq int64, model string, key int64, v store.Vector) error {
-	if _, err := r.q.ExecContext(ctx, `UPDATE drawers SET seq = ?, model = ?, vec_id = ?, vector = ?, passages = ?,
+	if _, err := r.c.ExecContext(ctx, `UPDATE drawers SET seq = ?, model = ?, vec_id = ?, vector = ?, passages = ?,
 		passage_count = ? WHERE rid = ?`, seq, model, key, v.Blob, v.Passages, v.Count, rid); err != nil {
 		return fmt.Errorf("store vector: %w", err)
 	}
@@ -726,8 +717,9 @@ func (r drawers) SetVector(ctx context.Context, rid, seq int64, model string, ke
 
 func (r drawers) AddAccess(ctx context.Context, hits map[int64]store.Access) error {
 	for rid, a := range hits {
-		if _, err := r.q.ExecContext(ctx, `UPDATE drawers SET access_count = access_count + ?,
-			last_access = MAX(last_access, ?) WHERE rid = ?`, a.Hits, timeMS(a.Last), rid); err != nil {
+		if _, err := r.c.ExecContext(ctx, `UPDATE drawers SET access_count = access_count + ?,
+			last_access = CASE WHEN last_access > ? THEN last_access ELSE ? END WHERE rid = ?`,
+			a.Hits, timeMS(a.Last), timeMS(a.Last), rid); err != nil {
 			return fmt.Errorf("access stats: %w", err)
 		}
 	}

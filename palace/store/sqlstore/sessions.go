@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 )
 
 // sessions reads and writes session_buffer, session_state and id_counters.
-type sessions struct{ q querier }
+type sessions struct{ c conn }
 
 const bufferedCols = `id, session_id, stretch, role, sender_id, ts, size, message, user_id, agent_id, agent, added_at`
 
 func (s sessions) buffered(ctx context.Context, q string, args ...any) ([]store.Buffered, error) {
-	rows, err := s.q.QueryContext(ctx, `SELECT `+bufferedCols+` FROM session_buffer `+q, args...)
+	rows, err := s.c.QueryContext(ctx, `SELECT `+bufferedCols+` FROM session_buffer `+q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read session buffer: %w", err)
 	}
@@ -47,7 +47,7 @@ func (s sessions) Stretch(ctx context.Context, sessionID string, stretch int64) 
 
 func (s sessions) OpenStretch(ctx context.Context, sessionID string) (int64, error) {
 	var open int64
-	err := s.q.QueryRowContext(ctx, `SELECT open_stretch FROM session_state WHERE session_id = ?`, sessionID).Scan(&open)
+	err := s.c.QueryRowContext(ctx, `SELECT open_stretch FROM session_state WHERE session_id = ?`, sessionID).Scan(&open)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -55,7 +55,7 @@ func (s sessions) OpenStretch(ctx context.Context, sessionID string) (int64, err
 }
 
 func (s sessions) ClosedStretches(ctx context.Context, sessionID string) ([]int64, error) {
-	rows, err := s.q.QueryContext(ctx, `SELECT DISTINCT b.stretch FROM session_buffer b
+	rows, err := s.c.QueryContext(ctx, `SELECT DISTINCT b.stretch FROM session_buffer b
 		JOIN session_state s ON s.session_id = b.session_id
 		WHERE b.session_id = ? AND b.stretch < s.open_stretch ORDER BY b.stretch`, sessionID)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s sessions) ClosedStretches(ctx context.Context, sessionID string) ([]int6
 }
 
 func (s sessions) Counts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.q.QueryContext(ctx, `SELECT session_id, count(*) FROM session_buffer GROUP BY session_id`)
+	rows, err := s.c.QueryContext(ctx, `SELECT session_id, count(*) FROM session_buffer GROUP BY session_id`)
 	if err != nil {
 		return nil, fmt.Errorf("list session buffers: %w", err)
 	}
@@ -93,12 +93,12 @@ func (s sessions) Counts(ctx context.Context) (map[string]int, error) {
 
 func (s sessions) Count(ctx context.Context, sessionID string) (int, error) {
 	var n int
-	err := s.q.QueryRowContext(ctx, `SELECT count(*) FROM session_buffer WHERE session_id = ?`, sessionID).Scan(&n)
+	err := s.c.QueryRowContext(ctx, `SELECT count(*) FROM session_buffer WHERE session_id = ?`, sessionID).Scan(&n)
 	return n, err
 }
 
 func (s sessions) Append(ctx context.Context, b store.Buffered) error {
-	_, err := s.q.ExecContext(ctx, `INSERT INTO session_buffer (session_id, stretch, role, sender_id, ts,
+	_, err := s.c.ExecContext(ctx, `INSERT INTO session_buffer (session_id, stretch, role, sender_id, ts,
 		size, message, user_id, agent_id, agent, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
 		b.SessionID, b.Stretch, b.Role, b.SenderID, b.At.UnixMilli(), b.Size, string(b.Message),
 		b.UserID, b.AgentID, boolInt(b.Agent), b.AddedAt.UnixMilli())
@@ -109,14 +109,14 @@ func (s sessions) Append(ctx context.Context, b store.Buffered) error {
 }
 
 func (s sessions) SetOpenStretch(ctx context.Context, sessionID string, open int64, at time.Time) error {
-	_, err := s.q.ExecContext(ctx, `INSERT INTO session_state (session_id, open_stretch, updated_at) VALUES (?,?,?)
+	_, err := s.c.ExecContext(ctx, `INSERT INTO session_state (session_id, open_stretch, updated_at) VALUES (?,?,?)
 		ON CONFLICT(session_id) DO UPDATE SET open_stretch = excluded.open_stretch, updated_at = excluded.updated_at`,
 		sessionID, open, at.UnixMilli())
 	return err
 }
 
 func (s sessions) DeleteStretch(ctx context.Context, sessionID string, stretch int64) (int64, error) {
-	res, err := s.q.ExecContext(ctx, `DELETE FROM session_buffer WHERE session_id = ? AND stretch = ?`, sessionID, stretch)
+	res, err := s.c.ExecContext(ctx, `DELETE FROM session_buffer WHERE session_id = ? AND stretch = ?`, sessionID, stretch)
 	if err != nil {
 		return 0, fmt.Errorf("clear session buffer: %w", err)
 	}
@@ -124,28 +124,28 @@ func (s sessions) DeleteStretch(ctx context.Context, sessionID string, stretch i
 }
 
 func (s sessions) NoteFailure(ctx context.Context, sessionID, message string) error {
-	_, err := s.q.ExecContext(ctx, `UPDATE session_state SET attempts = attempts + 1, last_error = ? WHERE session_id = ?`,
+	_, err := s.c.ExecContext(ctx, `UPDATE session_state SET attempts = attempts + 1, last_error = ? WHERE session_id = ?`,
 		message, sessionID)
 	return err
 }
 
 func (s sessions) ClearFailures(ctx context.Context, sessionID string) error {
-	_, err := s.q.ExecContext(ctx, `UPDATE session_state SET attempts = 0, last_error = '' WHERE session_id = ?`, sessionID)
+	_, err := s.c.ExecContext(ctx, `UPDATE session_state SET attempts = 0, last_error = '' WHERE session_id = ?`, sessionID)
 	return err
 }
 
 func (s sessions) Reserve(ctx context.Context, prefix string, n int) (int64, error) {
 	var last int64
-	err := s.q.QueryRowContext(ctx, `INSERT INTO id_counters (prefix, n) VALUES (?, ?)
-		ON CONFLICT(prefix) DO UPDATE SET n = n + excluded.n RETURNING n`, prefix, n).Scan(&last)
+	err := s.c.QueryRowContext(ctx, `INSERT INTO id_counters (prefix, n) VALUES (?, ?)
+		ON CONFLICT(prefix) DO UPDATE SET n = id_counters.n + excluded.n RETURNING n`, prefix, n).Scan(&last)
 	return last, err
 }
 
 func (s sessions) Claim(ctx context.Context, key string, at time.Time, forget time.Duration) (bool, error) {
-	if _, err := s.q.ExecContext(ctx, `DELETE FROM request_keys WHERE at < ?`, at.Add(-forget).UnixMilli()); err != nil {
+	if _, err := s.c.ExecContext(ctx, `DELETE FROM request_keys WHERE at < ?`, at.Add(-forget).UnixMilli()); err != nil {
 		return false, fmt.Errorf("claim request key: %w", err)
 	}
-	res, err := s.q.ExecContext(ctx, `INSERT INTO request_keys(key, at) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, at.UnixMilli())
+	res, err := s.c.ExecContext(ctx, `INSERT INTO request_keys(key, at) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, at.UnixMilli())
 	if err != nil {
 		return false, fmt.Errorf("claim request key: %w", err)
 	}

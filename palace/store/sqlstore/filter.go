@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"fmt"
@@ -24,8 +24,8 @@ var timeCols = map[string]string{
 
 var arrayCols = map[string]string{"tag": "d.tags", "sender_id": "d.sender_ids"}
 
-// compileFilter renders f as an SQL condition over alias d.
-func compileFilter(f store.Filter) (string, []any, error) {
+// compileFilter renders f as an SQL condition over alias d in dialect dl.
+func compileFilter(dl Dialect, f store.Filter) (string, []any, error) {
 	var conds []string
 	var args []any
 	add := func(c string, a ...any) { conds = append(conds, c); args = append(args, a...) }
@@ -49,7 +49,7 @@ func compileFilter(f store.Filter) (string, []any, error) {
 		add("d.room = ?", f.Room)
 	}
 	for _, t := range f.Tags {
-		add("EXISTS (SELECT 1 FROM json_each(d.tags) WHERE json_each.value = ?)", t)
+		add("EXISTS (SELECT 1 FROM "+dl.JSONEach("d.tags", "je")+" WHERE je.value = ?)", t)
 	}
 	if f.UserID != "" {
 		add("d.user_id = ?", f.UserID)
@@ -70,14 +70,14 @@ func compileFilter(f store.Filter) (string, []any, error) {
 		add("d.ts < ?", f.Until.UnixMilli())
 	}
 	if f.Where != nil {
-		c, a, err := compilePred(*f.Where, 0)
+		c, a, err := compilePred(dl, *f.Where, 0)
 		if err != nil {
 			return "", nil, err
 		}
 		add(c, a...)
 	}
 	if len(conds) == 0 {
-		return "1", nil, nil
+		return "1=1", nil, nil
 	}
 	return strings.Join(conds, " AND "), args, nil
 }
@@ -92,7 +92,7 @@ func toAny(ss []string) []any {
 
 var sqlOps = map[string]string{"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
-func compilePred(p store.Pred, depth int) (string, []any, error) {
+func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 	if depth > 32 {
 		return "", nil, store.Invalidf("filter nests deeper than 32 levels")
 	}
@@ -111,7 +111,7 @@ func compilePred(p store.Pred, depth int) (string, []any, error) {
 			}
 			sub := make([]string, 0, len(g.list))
 			for _, c := range g.list {
-				s, a, err := compilePred(c, depth+1)
+				s, a, err := compilePred(dl, c, depth+1)
 				if err != nil {
 					return "", nil, err
 				}
@@ -131,14 +131,17 @@ func compilePred(p store.Pred, depth int) (string, []any, error) {
 		if key == "" || strings.ContainsAny(key, `"'$.[]\`) {
 			return "", nil, store.Invalidf("bad meta field %q", p.Field)
 		}
-		return compareExpr(`json_extract(d.meta, '$."`+key+`"')`, p, valueScalar)
+		if p.Op == "contains" {
+			return compareExpr(dl, dl.MetaText("d.meta", key), p, valueScalar)
+		}
+		return compareExpr(dl, dl.MetaField("d.meta", key), p, valueMeta)
 	case timeCols[p.Field] != "":
-		return compareExpr(timeCols[p.Field], p, valueTime)
+		return compareExpr(dl, timeCols[p.Field], p, valueTime)
 	case scalarCols[p.Field] != "":
-		return compareExpr(scalarCols[p.Field], p, valueScalar)
+		return compareExpr(dl, scalarCols[p.Field], p, valueScalar)
 	case arrayCols[p.Field] != "":
 		col := arrayCols[p.Field]
-		member := "EXISTS (SELECT 1 FROM json_each(" + col + ") WHERE json_each.value = ?)"
+		member := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE je.value = ?)"
 		switch p.Op {
 		case "eq", "contains":
 			return member, []any{p.Value}, checkScalar(p)
@@ -149,7 +152,7 @@ func compilePred(p store.Pred, depth int) (string, []any, error) {
 			if err != nil {
 				return "", nil, err
 			}
-			c := "EXISTS (SELECT 1 FROM json_each(" + col + ") WHERE json_each.value IN (" + placeholders(len(vals)) + "))"
+			c := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE je.value IN (" + placeholders(len(vals)) + "))"
 			if p.Op == "nin" {
 				c = "NOT " + c
 			}
@@ -167,9 +170,11 @@ type valueKind int
 const (
 	valueScalar valueKind = iota
 	valueTime
+	valueMeta // a value inside the meta object (Dialect.MetaValue)
 )
 
-func compareExpr(col string, p store.Pred, kind valueKind) (string, []any, error) {
+func compareExpr(dl Dialect, col string, p store.Pred, kind valueKind) (string, []any, error) {
+	ph := "?"
 	conv := func(v any) (any, error) {
 		if kind == valueTime {
 			t, ok := v.(time.Time)
@@ -179,11 +184,14 @@ func compareExpr(col string, p store.Pred, kind valueKind) (string, []any, error
 			return t.UnixMilli(), nil
 		}
 		switch x := v.(type) {
-		case string, bool, int, int64:
-			return x, nil
-		case float64:
-			if math.IsNaN(x) || math.IsInf(x, 0) {
+		case string, bool, int, int64, float64:
+			if f, ok := x.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
 				return nil, store.Invalidf("%s: not a finite number", p.Field)
+			}
+			if kind == valueMeta {
+				var arg any
+				ph, arg = dl.MetaValue(x)
+				return arg, nil
 			}
 			return x, nil
 		default:
@@ -196,7 +204,7 @@ func compareExpr(col string, p store.Pred, kind valueKind) (string, []any, error
 		if err != nil {
 			return "", nil, err
 		}
-		return col + " " + sqlOps[p.Op] + " ?", []any{v}, nil
+		return col + " " + sqlOps[p.Op] + " " + ph, []any{v}, nil
 	case "in", "nin":
 		raw, err := listValue(p)
 		if err != nil {
@@ -212,13 +220,14 @@ func compareExpr(col string, p store.Pred, kind valueKind) (string, []any, error
 		if p.Op == "nin" {
 			not = "NOT "
 		}
-		return col + " " + not + "IN (" + placeholders(len(vals)) + ")", vals, nil
+		list := ph + strings.Repeat(","+ph, len(vals)-1)
+		return col + " " + not + "IN (" + list + ")", vals, nil
 	case "contains":
 		s, ok := p.Value.(string)
 		if !ok || kind == valueTime {
 			return "", nil, store.Invalidf("contains on %s needs a string", p.Field)
 		}
-		return "instr(" + col + ", ?) > 0", []any{s}, nil
+		return dl.Contains(col), []any{s}, nil
 	default:
 		return "", nil, store.Invalidf("unknown operator %q", p.Op)
 	}

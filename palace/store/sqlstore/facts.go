@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 // facts reads and writes fact_ids (AUTOINCREMENT: a number is never handed
 // out twice, even after its row is gone). Undo tokens (review_undo) are
 // read and written through drawers.
-type facts struct{ q querier }
+type facts struct{ c conn }
 
 func (f facts) DrawerOf(ctx context.Context, n int64) (string, bool, error) {
 	var id string
-	err := f.q.QueryRowContext(ctx, `SELECT drawer_id FROM fact_ids WHERE n = ?`, n).Scan(&id)
+	err := f.c.QueryRowContext(ctx, `SELECT drawer_id FROM fact_ids WHERE n = ?`, n).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -28,7 +28,7 @@ func (f facts) DrawerOf(ctx context.Context, n int64) (string, bool, error) {
 }
 
 func (f facts) Numbers(ctx context.Context) ([]store.FactNumber, error) {
-	rows, err := f.q.QueryContext(ctx, `SELECT n, drawer_id FROM fact_ids ORDER BY n`)
+	rows, err := f.c.QueryContext(ctx, `SELECT n, drawer_id FROM fact_ids ORDER BY n`)
 	if err != nil {
 		return nil, fmt.Errorf("read fact numbers: %w", err)
 	}
@@ -45,15 +45,13 @@ func (f facts) Numbers(ctx context.Context) ([]store.FactNumber, error) {
 }
 
 func (f facts) LastNumber(ctx context.Context) (int64, error) {
-	var last int64
-	err := f.q.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'fact_ids'), 0)`).Scan(&last)
-	return last, err
+	return f.c.d.LastFactNumber(ctx, f.c.q)
 }
 
 func (r drawers) Undo(ctx context.Context, token string) (store.Undo, error) {
 	var u store.Undo
 	var created, used int64
-	err := r.q.QueryRowContext(ctx, `SELECT token, action, drawer_id, prev_status, prev_superseded_by,
+	err := r.c.QueryRowContext(ctx, `SELECT token, action, drawer_id, prev_status, prev_superseded_by,
 		new_status, seq, created_at, used_at FROM review_undo WHERE token = ?`, token).Scan(
 		&u.Token, &u.Action, &u.DrawerID, &u.PrevStatus, &u.PrevSupersededBy, &u.NewStatus, &u.Seq, &created, &used)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -70,41 +68,39 @@ func (r drawers) Undo(ctx context.Context, token string) (store.Undo, error) {
 }
 
 func (f facts) Allocate(ctx context.Context, drawerID string) (int64, error) {
-	res, err := f.q.ExecContext(ctx, `INSERT INTO fact_ids(drawer_id) VALUES (?)`, drawerID)
+	var n int64
+	err := f.c.QueryRowContext(ctx, `INSERT INTO fact_ids(drawer_id) VALUES (?) RETURNING n`, drawerID).Scan(&n)
 	if err != nil {
-		return 0, conflict("allocate fact number", err)
+		return 0, f.c.conflict("allocate fact number", err)
 	}
-	return res.LastInsertId()
+	return n, nil
 }
 
 func (f facts) Assign(ctx context.Context, n int64, drawerID string) error {
-	if _, err := f.q.ExecContext(ctx, `INSERT INTO fact_ids(n, drawer_id) VALUES (?, ?)`, n, drawerID); err != nil {
-		return conflict(fmt.Sprintf("assign fact number %d", n), err)
+	if _, err := f.c.ExecContext(ctx, `INSERT INTO fact_ids(n, drawer_id) VALUES (?, ?)`, n, drawerID); err != nil {
+		return f.c.conflict(fmt.Sprintf("assign fact number %d", n), err)
 	}
-	return nil
+	// SQLite's AUTOINCREMENT counts an explicit number by itself; a
+	// PostgreSQL identity does not.
+	return f.c.d.RaiseFactCounter(ctx, f.c.q, n)
 }
 
 func (f facts) RaiseCounter(ctx context.Context, n int64) error {
-	if _, err := f.q.ExecContext(ctx, `UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'fact_ids'`, n); err != nil {
-		return err
-	}
-	_, err := f.q.ExecContext(ctx, `INSERT INTO sqlite_sequence(name, seq) SELECT 'fact_ids', ?
-		WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'fact_ids')`, n)
-	return err
+	return f.c.d.RaiseFactCounter(ctx, f.c.q, n)
 }
 
 func (r drawers) PutUndo(ctx context.Context, u store.Undo) error {
-	_, err := r.q.ExecContext(ctx, `INSERT INTO review_undo(token, action, drawer_id, prev_status,
+	_, err := r.c.ExecContext(ctx, `INSERT INTO review_undo(token, action, drawer_id, prev_status,
 		prev_superseded_by, new_status, seq, created_at) VALUES (?,?,?,?,?,?,?,?)`,
 		u.Token, u.Action, u.DrawerID, u.PrevStatus, u.PrevSupersededBy, u.NewStatus, u.Seq, u.CreatedAt.UnixMilli())
 	if err != nil {
-		return conflict("store undo token", err)
+		return r.c.conflict("store undo token", err)
 	}
 	return nil
 }
 
 func (r drawers) UseUndo(ctx context.Context, token string, at time.Time) (bool, error) {
-	res, err := r.q.ExecContext(ctx, `UPDATE review_undo SET used_at = ? WHERE token = ? AND used_at = 0`, at.UnixMilli(), token)
+	res, err := r.c.ExecContext(ctx, `UPDATE review_undo SET used_at = ? WHERE token = ? AND used_at = 0`, at.UnixMilli(), token)
 	if err != nil {
 		return false, fmt.Errorf("use undo token: %w", err)
 	}

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // triples reads and writes kg_triples. Times are stored as kg.StoredTime
 // text, so string order is time order.
-type triples struct{ q querier }
+type triples struct{ c conn }
 
 const tripleCols = `id, subject, predicate, object, valid_from, valid_to, confidence, provenance, created_at`
 
@@ -41,7 +41,7 @@ func scanTriple(sc scanner) (kg.Triple, error) {
 }
 
 func (r triples) list(ctx context.Context, where string, args ...any) ([]kg.Triple, error) {
-	rows, err := r.q.QueryContext(ctx, `SELECT `+tripleCols+` FROM kg_triples `+where, args...)
+	rows, err := r.c.QueryContext(ctx, `SELECT `+tripleCols+` FROM kg_triples `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (r triples) Duplicates(ctx context.Context) ([]kg.Triple, error) {
 }
 
 func (r triples) Subjects(ctx context.Context, lower, upper string, limit int) ([]kg.SubjectSummary, error) {
-	rows, err := r.q.QueryContext(ctx, `SELECT subject, COALESCE(SUM(valid_to IS NULL), 0), COUNT(*)
+	rows, err := r.c.QueryContext(ctx, `SELECT subject, COALESCE(SUM(CASE WHEN valid_to IS NULL THEN 1 ELSE 0 END), 0), COUNT(*)
 		FROM kg_triples WHERE subject >= ? AND subject < ?
 		GROUP BY subject ORDER BY subject LIMIT ?`, lower, upper, limit)
 	if err != nil {
@@ -112,7 +112,7 @@ func (r triples) Subjects(ctx context.Context, lower, upper string, limit int) (
 
 func (r triples) Stats(ctx context.Context) (kg.Stats, error) {
 	var st kg.Stats
-	err := r.q.QueryRowContext(ctx, `SELECT
+	err := r.c.QueryRowContext(ctx, `SELECT
 			(SELECT COUNT(*) FROM kg_triples WHERE valid_to IS NULL),
 			(SELECT COUNT(*) FROM kg_triples),
 			(SELECT COUNT(DISTINCT subject) FROM kg_triples WHERE valid_to IS NULL)`).
@@ -126,7 +126,7 @@ func (r triples) Churn(ctx context.Context, since time.Time, minChanges int) ([]
 	if !since.IsZero() {
 		cut = kg.StoredTime(since)
 	}
-	rows, err := r.q.QueryContext(ctx, `
+	rows, err := r.c.QueryContext(ctx, `
 		WITH recent AS (
 			SELECT DISTINCT subject, predicate FROM kg_triples WHERE valid_from >= ?1
 		), seq AS (
@@ -180,29 +180,27 @@ func (r triples) Insert(ctx context.Context, t kg.Triple) (int64, error) {
 	if !t.ValidTo.IsZero() {
 		validTo = kg.StoredTime(t.ValidTo)
 	}
-	res, err := r.q.ExecContext(ctx, `INSERT INTO kg_triples
+	var id int64
+	err := r.c.QueryRowContext(ctx, `INSERT INTO kg_triples
 		(subject, predicate, object, valid_from, valid_to, confidence, provenance, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		t.Subject, t.Predicate, t.Object, kg.StoredTime(t.ValidFrom), validTo, t.Confidence,
-		nullable(t.Provenance), kg.StoredTime(t.CreatedAt))
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+		nullable(t.Provenance), kg.StoredTime(t.CreatedAt)).Scan(&id)
+	return id, err
 }
 
 func (r triples) Close(ctx context.Context, id int64, at time.Time) error {
-	_, err := r.q.ExecContext(ctx, `UPDATE kg_triples SET valid_to = ? WHERE id = ? AND valid_to IS NULL`, kg.StoredTime(at), id)
+	_, err := r.c.ExecContext(ctx, `UPDATE kg_triples SET valid_to = ? WHERE id = ? AND valid_to IS NULL`, kg.StoredTime(at), id)
 	return err
 }
 
 func (r triples) Delete(ctx context.Context, id int64) error {
-	_, err := r.q.ExecContext(ctx, `DELETE FROM kg_triples WHERE id = ?`, id)
+	_, err := r.c.ExecContext(ctx, `DELETE FROM kg_triples WHERE id = ?`, id)
 	return err
 }
 
 func (r triples) SetConfidence(ctx context.Context, id int64, confidence float64, provenance string) error {
-	_, err := r.q.ExecContext(ctx, `UPDATE kg_triples SET confidence = ?, provenance = ? WHERE id = ?`,
+	_, err := r.c.ExecContext(ctx, `UPDATE kg_triples SET confidence = ?, provenance = ? WHERE id = ?`,
 		confidence, nullable(provenance), id)
 	return err
 }

@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // eventLog reads and appends to the events table, the change log.
-type eventLog struct{ q querier }
+type eventLog struct{ c conn }
 
 func detailText(b []byte) string {
 	if len(b) == 0 {
@@ -21,22 +21,23 @@ func detailText(b []byte) string {
 }
 
 func (l eventLog) Append(ctx context.Context, e store.Event) (int64, error) {
-	res, err := l.q.ExecContext(ctx, `INSERT INTO events(at, type, drawer_id, detail) VALUES (?,?,?,?)`,
-		e.At.UnixMilli(), e.Type, e.DrawerID, detailText(e.Detail))
+	var seq int64
+	err := l.c.QueryRowContext(ctx, `INSERT INTO events(at, type, drawer_id, detail) VALUES (?,?,?,?) RETURNING seq`,
+		e.At.UnixMilli(), e.Type, e.DrawerID, detailText(e.Detail)).Scan(&seq)
 	if err != nil {
 		return 0, fmt.Errorf("log event: %w", err)
 	}
-	return res.LastInsertId()
+	return seq, nil
 }
 
 func (l eventLog) LastSeq(ctx context.Context) (int64, error) {
 	var n int64
-	err := l.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&n)
+	err := l.c.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&n)
 	return n, err
 }
 
 func (l eventLog) events(ctx context.Context, q string, args ...any) ([]store.Event, error) {
-	rows, err := l.q.QueryContext(ctx, q, args...)
+	rows, err := l.c.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read change log: %w", err)
 	}
@@ -65,7 +66,7 @@ func (l eventLog) ForDrawer(ctx context.Context, drawerID string) ([]store.Event
 
 func (l eventLog) CountForDrawerAfter(ctx context.Context, drawerID, typ string, after int64) (int, error) {
 	var n int
-	err := l.q.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE drawer_id = ? AND seq > ? AND type = ?`,
+	err := l.c.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE drawer_id = ? AND seq > ? AND type = ?`,
 		drawerID, after, typ).Scan(&n)
 	return n, err
 }
@@ -78,10 +79,10 @@ func (l eventLog) LastActivity(ctx context.Context, skipTypePrefixes, skipDetail
 		args = append(args, len(p), p)
 	}
 	for _, k := range skipDetailKeys {
-		conds = append(conds, `json_extract(detail, ?) IS NULL`)
-		args = append(args, `$."`+k+`"`)
+		conds = append(conds, l.c.d.JSONKey("detail")+` IS NULL`)
+		args = append(args, l.c.d.JSONKeyArg(k))
 	}
-	where := "1"
+	where := "1=1"
 	if len(conds) > 0 {
 		where = strings.Join(conds, " AND ")
 	}
@@ -95,17 +96,17 @@ func (l eventLog) LastActivity(ctx context.Context, skipTypePrefixes, skipDetail
 
 func (l eventLog) CountByDetail(ctx context.Context, typ, key string) (map[string]int64, error) {
 	out := map[string]int64{}
-	err := countInto(ctx, l.q, `SELECT COALESCE(json_extract(detail, ?), ''), count(*) FROM events WHERE type = ? GROUP BY 1`,
-		out, `$."`+key+`"`, typ)
+	err := countInto(ctx, l.c, `SELECT COALESCE(`+l.c.d.JSONKey("detail")+`, ''), count(*) FROM events WHERE type = ? GROUP BY 1`,
+		out, l.c.d.JSONKeyArg(key), typ)
 	return out, err
 }
 
 // meta reads and writes palace_meta.
-type meta struct{ q querier }
+type meta struct{ c conn }
 
 func (m meta) Get(ctx context.Context, key string) (string, bool, error) {
 	var v string
-	err := m.q.QueryRowContext(ctx, `SELECT value FROM palace_meta WHERE key = ?`, key).Scan(&v)
+	err := m.c.QueryRowContext(ctx, `SELECT value FROM palace_meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -116,7 +117,7 @@ func (m meta) Get(ctx context.Context, key string) (string, bool, error) {
 }
 
 func (m meta) All(ctx context.Context) (map[string]string, error) {
-	rows, err := m.q.QueryContext(ctx, `SELECT key, value FROM palace_meta ORDER BY key`)
+	rows, err := m.c.QueryContext(ctx, `SELECT key, value FROM palace_meta ORDER BY key`)
 	if err != nil {
 		return nil, fmt.Errorf("read palace metadata: %w", err)
 	}
@@ -133,12 +134,12 @@ func (m meta) All(ctx context.Context) (map[string]string, error) {
 }
 
 func (m meta) Set(ctx context.Context, key, value string) error {
-	_, err := m.q.ExecContext(ctx, `INSERT INTO palace_meta(key, value) VALUES (?, ?)
+	_, err := m.c.ExecContext(ctx, `INSERT INTO palace_meta(key, value) VALUES (?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 	return err
 }
 
 func (m meta) SetDefault(ctx context.Context, key, value string) error {
-	_, err := m.q.ExecContext(ctx, `INSERT INTO palace_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, value)
+	_, err := m.c.ExecContext(ctx, `INSERT INTO palace_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, value)
 	return err
 }
