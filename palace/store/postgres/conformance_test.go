@@ -1,0 +1,35 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/loci-mem/loci/palace/store"
+	"github.com/loci-mem/loci/palace/store/postgres"
+	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
+	"github.com/loci-mem/loci/palace/store/storetest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
+}
+
+// open is a backend on a new database of the test server.
+func open(t *testing.T) *postgres.Backend {
+	t.Helper()
+	b, err := postgres.Open(context.Background(), pgtest.URL(t), postgres.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// TestConformance runs the store conformance suite on a real PostgreSQL
+// server.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Backend { return open(t) })
+}

@@ -1,0 +1,82 @@
+package postgres
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/loci-mem/loci/palace/store/sqlstore"
+)
+
+// dialect is PostgreSQL's side of sqlstore.Dialect.
+type dialect struct{}
+
+var _ sqlstore.Dialect = dialect{}
+
+func (dialect) Name() string         { return "postgres" }
+func (dialect) Bind(q string) string { return sqlstore.NumberPlaceholders(q) }
+
+// IndexedBy: PostgreSQL takes no hints, and its planner uses statistics
+// that SQLite's lacks.
+func (dialect) IndexedBy(string) string { return "" }
+
+func (dialect) IsUnique(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// Unavailable: the connection failed or broke, or the server is shutting
+// down, starting up or out of connections.
+func (dialect) Unavailable(err error) bool { return unavailable(err) }
+
+func unavailable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" ||
+			pe.Code == "57P03" || pe.Code == "53300"
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || pgconn.SafeToRetry(err)
+}
+
+func (dialect) JSONEach(col, alias string) string {
+	return "jsonb_array_elements_text(" + col + "::jsonb) AS " + alias + "(value)"
+}
+
+func (dialect) JSONKey(col string) string { return "(" + col + "::jsonb ->> CAST(? AS text))" }
+func (dialect) JSONKeyArg(key string) any { return key }
+
+// MetaField is the jsonb value itself: jsonb compares numbers as numbers
+// and strings as strings, as SQLite's json_extract values do.
+func (dialect) MetaField(col, key string) string { return "(" + col + "::jsonb -> '" + key + "')" }
+func (dialect) MetaText(col, key string) string  { return "(" + col + "::jsonb ->> '" + key + "')" }
+
+func (dialect) MetaValue(v any) (string, any) {
+	b, _ := json.Marshal(v) // a string, number or boolean
+	return "CAST(CAST(? AS text) AS jsonb)", string(b)
+}
+
+func (dialect) Contains(col string) string { return "strpos(" + col + ", CAST(? AS text)) > 0" }
+
+func (dialect) PairList(a, b string) string { return "string_agg(" + a + " || ' ' || " + b + ", ' ')" }
+
+// Fact numbers come from fact_ids' identity, whose sequence is
+// fact_ids_n_seq in the palace's schema.
+func (dialect) LastFactNumber(ctx context.Context, q sqlstore.Querier) (int64, error) {
+	var last int64
+	err := q.QueryRowContext(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM fact_ids_n_seq`).Scan(&last)
+	return last, err
+}
+
+func (dialect) RaiseFactCounter(ctx context.Context, q sqlstore.Querier, n int64) error {
+	_, err := q.ExecContext(ctx, `SELECT setval('fact_ids_n_seq', $1)
+		WHERE $1 > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM fact_ids_n_seq)`, n)
+	return err
+}
