@@ -22,6 +22,10 @@ const (
 	CodeConflict Code = "conflict"
 	// CodeInternal marks a failure of the store itself (I/O, SQLite).
 	CodeInternal Code = "internal"
+	// CodeUnavailable marks a store that cannot be reached for now (a
+	// PostgreSQL server restarting or out of reach). Nothing was changed;
+	// the same call may succeed when it is back.
+	CodeUnavailable Code = "unavailable"
 )
 
 // Error is a palace error with a code and a message fit for a user.
@@ -51,10 +55,11 @@ func (e *Error) Is(target error) bool {
 
 // Sentinels for errors.Is. Each matches any *Error with the same code.
 var (
-	ErrInvalid  = &Error{Code: CodeInvalid}
-	ErrNotFound = &Error{Code: CodeNotFound}
-	ErrConflict = &Error{Code: CodeConflict}
-	ErrInternal = &Error{Code: CodeInternal}
+	ErrInvalid     = &Error{Code: CodeInvalid}
+	ErrNotFound    = &Error{Code: CodeNotFound}
+	ErrConflict    = &Error{Code: CodeConflict}
+	ErrInternal    = &Error{Code: CodeInternal}
+	ErrUnavailable = &Error{Code: CodeUnavailable}
 )
 
 // Invalidf returns a CodeInvalid error.
@@ -73,6 +78,8 @@ func Conflictf(format string, args ...any) error {
 }
 
 // internal wraps a store failure, keeping the operation in the message.
+// A store that cannot be reached is CodeUnavailable, whose message names
+// no driver detail.
 func internal(op string, err error) error {
 	if err == nil {
 		return nil
@@ -80,6 +87,10 @@ func internal(op string, err error) error {
 	var pe *Error
 	if errors.As(err, &pe) {
 		return err
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		return &Error{Code: CodeUnavailable, Message: op + ": the memory store is unavailable; retry when it is back",
+			Hint: "Check that the database server the store names (--store or LOCI_STORE) is running and reachable", Err: err}
 	}
 	return &Error{Code: CodeInternal, Message: op + ": " + err.Error(), Err: err}
 }
@@ -95,7 +106,8 @@ func ErrorCode(err error) Code {
 
 // storeErr translates an error from the store boundary: a missing row is
 // CodeNotFound, a taken key CodeConflict, bad input a backend found
-// CodeInvalid; anything else is a store failure (CodeInternal).
+// CodeInvalid, an unreachable server CodeUnavailable; anything else is a
+// store failure (CodeInternal).
 func storeErr(op string, err error) error {
 	if err == nil {
 		return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/store"
+	"github.com/loci-mem/loci/palace/store/postgres"
 	"github.com/loci-mem/loci/palace/store/sqlite"
 	"github.com/rs/zerolog"
 )
@@ -23,10 +24,13 @@ type Config struct {
 	// DataDir is loci's home: with the default backend palaces live in
 	// DataDir/palaces/<name>/. Empty means DefaultDataDir().
 	DataDir string
-	// Backend is where palaces are kept. Nil means SQLite files under
-	// DataDir (store/sqlite); a team shares a PostgreSQL backend
-	// (store/postgres).
+	// Backend is where palaces are kept. Nil means the one Store names.
 	Backend store.Backend
+	// Store names where palaces are kept when Backend is nil: empty for
+	// SQLite files under DataDir (store/sqlite), or a postgres:// URL for
+	// a database a team shares (store/postgres); then DataDir holds this
+	// machine's caches of it (index snapshots), under cache/postgres/.
+	Store string
 	// Embedder makes the vectors of new drawers and queries. Nil means the
 	// deterministic feature-hashing embedder.
 	Embedder embed.Embedder
@@ -111,12 +115,33 @@ func OpenRegistry(cfg Config) (*Registry, error) {
 	}
 	r := &Registry{cfg: cfg, backend: cfg.Backend, open: map[string]*Palace{}}
 	if r.backend == nil {
-		if r.backend, err = sqlite.Open(abs, sqlite.Options{Sync: cfg.Sync}); err != nil {
+		if r.backend, err = openStore(cfg.Store, abs, cfg.Sync); err != nil {
 			return nil, err
 		}
 		r.owned = true
 	}
 	return r, nil
+}
+
+// storeConnectTimeout bounds connecting to a store server at start.
+const storeConnectTimeout = 30 * time.Second
+
+// openStore opens the backend Config.Store names.
+func openStore(where, dataDir, sync string) (store.Backend, error) {
+	switch {
+	case where == "":
+		return sqlite.Open(dataDir, sqlite.Options{Sync: sync})
+	case postgres.IsURL(where):
+		ctx, cancel := context.WithTimeout(context.Background(), storeConnectTimeout)
+		defer cancel()
+		b, err := postgres.Open(ctx, where, postgres.Options{CacheDir: filepath.Join(dataDir, "cache", "postgres")})
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	default:
+		return nil, fmt.Errorf("store %q: want a postgres:// or postgresql:// URL (SQLite palaces live in the data dir: leave the store empty)", postgres.RedactURL(where))
+	}
 }
 
 // Backend is where the registry's palaces are kept.

@@ -52,7 +52,7 @@ func benchHTTP(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	reg, err := openRegistry(dir, zerolog.Nop(), nil)
+	reg, err := openRegistry(homeFlags{dataDir: dir}, zerolog.Nop(), nil)
 	if err != nil {
 		return nil, &cliError{Type: "io", Message: err.Error()}
 	}

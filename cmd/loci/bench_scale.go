@@ -367,7 +367,7 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 	p.stop()
 
 	// The approximate index against the exact scan, in process.
-	reg, err := openRegistry(home, zerolog.Nop(), nil)
+	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
 	if err != nil {
 		return f, &cliError{Type: "io", Message: err.Error()}
 	}
@@ -396,7 +396,7 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 }
 
 func scaleWarm(ctx context.Context, home, name string) error {
-	reg, err := openRegistry(home, zerolog.Nop(), nil)
+	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
 	if err != nil {
 		return &cliError{Type: "io", Message: err.Error()}
 	}
@@ -412,7 +412,7 @@ func scaleWarm(ctx context.Context, home, name string) error {
 // embedding included) and builds the vector index from the store.
 func scaleBuild(ctx context.Context, env *cliEnv, home, name string, n int, c scaleText) (scaleSeed, error) {
 	var s scaleSeed
-	reg, err := openRegistry(home, zerolog.Nop(), nil)
+	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
 	if err != nil {
 		return s, &cliError{Type: "io", Message: err.Error()}
 	}

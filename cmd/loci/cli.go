@@ -202,6 +202,8 @@ func toCLIError(err error) *cliError {
 			return &cliError{Type: "not_found", Message: pe.Message, Hint: cmp.Or(pe.Hint, "Run `loci palace list` to see what exists")}
 		case palace.CodeConflict:
 			return &cliError{Type: "conflict", Message: pe.Message, Hint: pe.Hint}
+		case palace.CodeUnavailable:
+			return &cliError{Type: "network", Message: pe.Message, Hint: pe.Hint}
 		}
 		return &cliError{Type: "io", Message: pe.Message, Hint: pe.Hint}
 	}
@@ -225,15 +227,15 @@ var defaultHints = map[string]string{
 
 // commonFlags are accepted by every CLI subcommand.
 type commonFlags struct {
-	format  string
-	palace  string
-	dataDir string
+	format string
+	palace string
+	homeFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.format, "format", "auto", "output format: auto, text, json or yaml")
 	fs.StringVar(&c.palace, "palace", "", "palace name (default: derived from the current git repository)")
-	fs.StringVar(&c.dataDir, "data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	c.homeFlags.register(fs)
 }
 
 // cliFunc is a subcommand in the envelope contract.

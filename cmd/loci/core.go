@@ -27,7 +27,7 @@ type core struct {
 
 // startCore opens everything a long-running loci needs. Its errors are
 // boot failures, worded for stderr.
-func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.Logger) (*core, error) {
+func startCore(ctx context.Context, h homeFlags, defaultPalace string, log zerolog.Logger) (*core, error) {
 	dcfg, err := dreamerConfig(log) // LOCI_DREAM* environment, see dreamer/README.md
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func startCore(ctx context.Context, dataDir, defaultPalace string, log zerolog.L
 	// Every palace a long-running loci opens gets a dreamer; its in-memory
 	// indexes are built at its first search, so that palaces opened only
 	// to be listed or watched cost no memory.
-	cfg, err := registryConfig(dataDir, log, c.dm.Start)
+	cfg, err := registryConfig(h, log, c.dm.Start)
 	if err == nil {
 		cfg.Follow = true // catch indexes up when another node writes (PostgreSQL)
 		c.reg, err = palace.OpenRegistry(cfg)

@@ -80,7 +80,7 @@ func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		add("data_dir", "fail", dataDir+" is not a directory", "Point LOCI_HOME or --data-dir at a directory")
 		return doctorResult(env, dataDir, checks)
 	}
-	reg, err := openRegistry(dataDir, newLogger(env.stderr), nil)
+	reg, err := openRegistry(homeFlags{dataDir: dataDir, store: c.store}, newLogger(env.stderr), nil)
 	if err != nil {
 		add("data_dir", "fail", err.Error(), "Check the permissions of "+dataDir)
 		return doctorResult(env, dataDir, checks)

@@ -86,7 +86,7 @@ func dreamCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 	if err != nil {
 		return nil, err
 	}
-	reg, err := openRegistry(c.dataDir, log, nil)
+	reg, err := openRegistry(c.homeFlags, log, nil)
 	if err != nil {
 		return nil, &cliError{Type: "io", Message: err.Error()}
 	}

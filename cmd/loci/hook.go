@@ -47,7 +47,8 @@ func runHook(ctx context.Context, env *cliEnv, args []string) int {
 	start := time.Now()
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	palaceFlag := fs.String("palace", "", "palace to use (default: $LOCI_PALACE, else derived from the git root of the hook's cwd, else \"default\")")
-	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	var h homeFlags
+	h.register(fs)
 	budgetFlag := fs.Duration("budget", 0, "wall-clock budget of the hook (default: 3s session-start, 850ms prompt-submit, 5s stop and session-end)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "Usage: loci hook session-start|prompt-submit|stop|session-end [flags] < hook-input.json\n\n")
@@ -85,7 +86,7 @@ func runHook(ctx context.Context, env *cliEnv, args []string) int {
 		budget = *budgetFlag
 	}
 	deadline := start.Add(budget)
-	log, closeLog := hookLogger(env.stderr, *dataDir, pos[0])
+	log, closeLog := hookLogger(env.stderr, h.dataDir, pos[0])
 	defer closeLog()
 
 	work, cancel := context.WithDeadline(ctx, deadline.Add(-hookCloseReserve))
@@ -108,7 +109,7 @@ func runHook(ctx context.Context, env *cliEnv, args []string) int {
 		return 0
 	}
 	log = log.With().Str("palace", name).Logger()
-	reg, err := openRegistry(*dataDir, log, nil)
+	reg, err := openRegistry(h, log, nil)
 	if err != nil {
 		log.Warn().Err(err).Msg("open data dir")
 		return 0

@@ -26,7 +26,8 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 	fs := flag.NewFlagSet("http", flag.ContinueOnError)
 	addr := fs.String("addr", "", "address to listen on (default $LOCI_HTTP_ADDR or "+defaultHTTPAddr+")")
 	palaceName := fs.String("palace", "", "default palace for MCP tool calls that omit 'palace' (created if missing)")
-	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	var h homeFlags
+	h.register(fs)
 	if err := quietParse(env, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -47,7 +48,7 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "loci http: "+format+"\n", a...)
 		return 1
 	}
-	c, err := startCore(ctx, *dataDir, *palaceName, log)
+	c, err := startCore(ctx, h, *palaceName, log)
 	if err != nil {
 		return boot("%v", err)
 	}

@@ -55,7 +55,8 @@ func prepareHub(ctx context.Context, env *cliEnv, args []string) (*result, func(
 	fs.String("format", "auto", "output format: auto, text, json or yaml")
 	addr := fs.String("addr", defaultHubAddr, "address of the HTTP companion (host:port)")
 	noOpen := fs.Bool("no-open", false, "print the URL without opening a browser")
-	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	var h homeFlags
+	h.register(fs)
 	pos, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, nil, err
@@ -83,7 +84,7 @@ func prepareHub(ctx context.Context, env *cliEnv, args []string) (*result, func(
 	}
 
 	log := newLogger(env.stderr)
-	reg, err := openRegistry(*dataDir, log, nil)
+	reg, err := openRegistry(h, log, nil)
 	if err != nil {
 		return nil, nil, &cliError{Type: "io", Message: err.Error()}
 	}

@@ -30,7 +30,7 @@ func kgCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := openRegistry(c.dataDir, newLogger(env.stderr), nil)
+	reg, err := openRegistry(c.homeFlags, newLogger(env.stderr), nil)
 	if err != nil {
 		return nil, asIOError(err)
 	}

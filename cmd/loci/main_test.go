@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 	"os"
 	"testing"
 )
@@ -21,5 +22,7 @@ func TestMain(m *testing.M) {
 	if _, set := os.LookupEnv("LOCI_EMBEDDER"); !set {
 		os.Setenv("LOCI_EMBEDDER", "hash")
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.Stop() // the team-palace tests' PostgreSQL server, if they started one
+	os.Exit(code)
 }

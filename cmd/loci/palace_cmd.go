@@ -25,7 +25,7 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := openRegistry(c.dataDir, newLogger(env.stderr), nil)
+	reg, err := openRegistry(c.homeFlags, newLogger(env.stderr), nil)
 	if err != nil {
 		return nil, asIOError(err)
 	}

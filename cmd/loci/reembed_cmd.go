@@ -37,7 +37,7 @@ func reembedCmd(ctx context.Context, env *cliEnv, args []string) (*result, error
 		return nil, err
 	}
 	log := newLogger(env.stderr)
-	reg, err := openRegistry(c.dataDir, log, nil)
+	reg, err := openRegistry(c.homeFlags, log, nil)
 	if err != nil {
 		return nil, &cliError{Type: "io", Message: err.Error()}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"strings"
 
@@ -12,10 +13,24 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// openRegistry opens the data dir with the configured embedder, for a
+// homeFlags is where a command finds its palaces: the data dir (--data-dir,
+// else $LOCI_HOME …) and the store (--store, else $LOCI_STORE): empty for
+// SQLite files in the data dir, or a postgres:// URL for a team palace
+// server, with the data dir holding this machine's index caches.
+type homeFlags struct {
+	dataDir string
+	store   string
+}
+
+func (h *homeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&h.dataDir, "data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	fs.StringVar(&h.store, "store", "", "where palaces are kept: empty for SQLite files in the data dir, or a postgres:// URL (default $LOCI_STORE)")
+}
+
+// openRegistry opens the palaces with the configured embedder, for a
 // short-lived command.
-func openRegistry(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace)) (*palace.Registry, error) {
-	cfg, err := registryConfig(dataDir, log, onOpen)
+func openRegistry(h homeFlags, log zerolog.Logger, onOpen func(*palace.Palace)) (*palace.Registry, error) {
+	cfg, err := registryConfig(h, log, onOpen)
 	if err != nil {
 		return nil, err
 	}
@@ -23,8 +38,9 @@ func openRegistry(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace
 }
 
 // registryConfig is the palace configuration of the environment: the
-// embedder (LOCI_EMBEDDER), the extractor (LOCI_LLM_*), LOCI_SYNC.
-func registryConfig(dataDir string, log zerolog.Logger, onOpen func(*palace.Palace)) (palace.Config, error) {
+// store (LOCI_STORE), the embedder (LOCI_EMBEDDER), the extractor
+// (LOCI_LLM_*), LOCI_SYNC.
+func registryConfig(h homeFlags, log zerolog.Logger, onOpen func(*palace.Palace)) (palace.Config, error) {
 	emb, err := configuredEmbedder()
 	if err != nil {
 		return palace.Config{}, err
@@ -33,8 +49,12 @@ func registryConfig(dataDir string, log zerolog.Logger, onOpen func(*palace.Pala
 	if err != nil {
 		return palace.Config{}, err
 	}
+	if h.store == "" {
+		h.store = os.Getenv("LOCI_STORE")
+	}
 	return palace.Config{
-		DataDir:   dataDir,
+		DataDir:   h.dataDir,
+		Store:     h.store,
 		Embedder:  emb,
 		Logger:    log,
 		Sync:      os.Getenv("LOCI_SYNC"),

@@ -23,7 +23,7 @@ func cliPalace(ctx context.Context, env *cliEnv, c commonFlags, create bool) (p 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	reg, err = openRegistry(c.dataDir, newLogger(env.stderr), nil)
+	reg, err = openRegistry(c.homeFlags, newLogger(env.stderr), nil)
 	if err != nil {
 		return nil, nil, nil, asIOError(err)
 	}

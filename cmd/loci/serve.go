@@ -19,7 +19,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	palaceName := fs.String("palace", "", "default palace for tool calls that omit 'palace' (created if missing); \"auto\": the project palace of the working directory's git repository, else \"default\"")
 	httpAddr := fs.String("http", "", "also serve the HTTP companion on this address (e.g. 127.0.0.1:3031)")
-	dataDir := fs.String("data-dir", "", "data directory (default $LOCI_HOME or ~/.local/share/loci)")
+	var h homeFlags
+	h.register(fs)
 	if err := quietParse(env, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -42,7 +43,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		return 1
 	}
 
-	c, err := startCore(ctx, *dataDir, *palaceName, log)
+	c, err := startCore(ctx, h, *palaceName, log)
 	if err != nil {
 		return boot("%v", err)
 	}

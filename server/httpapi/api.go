@@ -255,6 +255,10 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error
 		a.writeError(w, r, rid, he.status, he.msg)
 	case errors.As(err, &pe) && pe.Code == palace.CodeInvalid:
 		a.writeError(w, r, rid, http.StatusUnprocessableEntity, "Value error, "+pe.Message)
+	case errors.As(err, &pe) && pe.Code == palace.CodeUnavailable:
+		a.log.Warn().Err(err).Str("request_id", rid).Str("path", r.URL.Path).Msg("store unavailable")
+		w.Header().Set("Retry-After", "1")
+		a.writeError(w, r, rid, http.StatusServiceUnavailable, "")
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client went away; nobody reads the answer.
 		a.log.Debug().Str("request_id", rid).Msg("request cancelled by the client")
@@ -264,11 +268,15 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error
 	}
 }
 
-// writeError writes seed 001's error envelope. 5xx always carry the fixed
-// "Internal server error" and code SYSTEM_ERROR; 4xx carry HTTP_ERROR.
+// writeError writes seed 001's error envelope. 5xx carry code SYSTEM_ERROR
+// and a fixed message ("Internal server error"; for 503, that the store
+// cannot be reached, with Retry-After); 4xx carry HTTP_ERROR.
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, rid string, status int, msg string) {
 	code := "HTTP_ERROR"
-	if status >= 500 {
+	switch {
+	case status == http.StatusServiceUnavailable:
+		code, msg = "SYSTEM_ERROR", "Service unavailable: the memory store cannot be reached; retry"
+	case status >= 500:
 		code, msg = "SYSTEM_ERROR", "Internal server error"
 	}
 	a.writeJSON(w, status, errorEnvelope{RequestID: rid, Error: errorBody{

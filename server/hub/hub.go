@@ -144,6 +144,8 @@ func (h *Hub) fail(w http.ResponseWriter, r *http.Request, err error) {
 		ae = &apiError{http.StatusNotFound, "not_found", pe.Message}
 	case errors.As(err, &pe) && pe.Code == palace.CodeConflict:
 		ae = &apiError{http.StatusConflict, "conflict", pe.Message}
+	case errors.As(err, &pe) && pe.Code == palace.CodeUnavailable:
+		ae = &apiError{http.StatusServiceUnavailable, "unavailable", pe.Message}
 	case errors.Is(err, kg.ErrInvalid):
 		ae = &apiError{http.StatusBadRequest, "invalid", err.Error()}
 	case errors.Is(err, context.Canceled):

@@ -44,7 +44,8 @@ func IsURL(s string) bool {
 // Options configure a Backend.
 type Options struct {
 	// CacheDir is the directory on this node where palaces' derived
-	// caches (index snapshots) live, one directory per palace. Required.
+	// caches (index snapshots) live: a directory per database under it,
+	// and one per palace under that. Required.
 	CacheDir string
 	// MaxConns bounds each open palace's connection pool; 0 means 8.
 	MaxConns int
@@ -80,7 +81,12 @@ func Open(ctx context.Context, rawURL string, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{cfg: cfg, location: redactURL(rawURL), cacheDir: cacheDir, maxConns: o.MaxConns}
+	// Each database gets a cache directory of its own, named by where it
+	// is, so that two stores never share snapshots.
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s", cfg.Host, cfg.Port, cfg.Database, cfg.User)
+	cacheDir = filepath.Join(cacheDir, fmt.Sprintf("%s-%08x", cleanName(cfg.Database, 20), h.Sum32()))
+	b := &Backend{cfg: cfg, location: RedactURL(rawURL), cacheDir: cacheDir, maxConns: o.MaxConns}
 	if b.maxConns <= 0 {
 		b.maxConns = 8
 	}
@@ -93,11 +99,11 @@ func Open(ctx context.Context, rawURL string, o Options) (*Backend, error) {
 	return b, nil
 }
 
-// redactURL drops the password from a database URL.
-func redactURL(raw string) string {
+// RedactURL drops the password from a URL, for messages and logs.
+func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "postgres://…"
+		return "(a URL that does not parse)"
 	}
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
@@ -185,20 +191,21 @@ func (b *Backend) schemaOf(ctx context.Context, name string) (string, error) {
 // letters and digits (lower case, at most 40), "_" and a hash of the whole
 // name, so that names differing only in other characters do not collide.
 func schemaName(name string) string {
-	var clean strings.Builder
-	for _, r := range strings.ToLower(name) {
-		if clean.Len() >= 40 {
-			break
-		}
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			clean.WriteRune(r)
-		} else {
-			clean.WriteByte('_')
-		}
-	}
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	return fmt.Sprintf("loci_%s_%08x", clean.String(), h.Sum32())
+	return fmt.Sprintf("loci_%s_%08x", cleanName(name, 40), h.Sum32())
+}
+
+// cleanName is s in lower case with every byte but letters and digits
+// made "_", cut to n bytes.
+func cleanName(s string, n int) string {
+	b := []byte(strings.ToLower(s))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b[:min(n, len(b))])
 }
 
 // lockKey is the advisory lock of a palace's writers.
