@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,6 +126,20 @@ func OpenRegistry(cfg Config) (*Registry, error) {
 
 // storeConnectTimeout bounds connecting to a store server at start.
 const storeConnectTimeout = 30 * time.Second
+
+// OpenBackend opens the palaces at where: a postgres:// URL (with this
+// machine's caches of it under dataDir), or else a SQLite data directory
+// (where itself). `loci migrate` opens its two ends with it.
+func OpenBackend(where, dataDir string) (store.Backend, error) {
+	if postgres.IsURL(where) || strings.Contains(where, "://") {
+		return openStore(where, dataDir, "") // a URL of another kind is refused there
+	}
+	abs, err := filepath.Abs(where)
+	if err != nil {
+		return nil, fmt.Errorf("data dir %q: %w", where, err)
+	}
+	return openStore("", abs, "")
+}
 
 // openStore opens the backend Config.Store names.
 func openStore(where, dataDir, sync string) (store.Backend, error) {

@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -67,16 +69,44 @@ func (dialect) Contains(col string) string { return "strpos(" + col + ", CAST(? 
 
 func (dialect) PairList(a, b string) string { return "string_agg(" + a + " || ' ' || " + b + ", ' ')" }
 
-// Fact numbers come from fact_ids' identity, whose sequence is
-// fact_ids_n_seq in the palace's schema.
-func (dialect) LastFactNumber(ctx context.Context, q sqlstore.Querier) (int64, error) {
+func (dialect) Tables(ctx context.Context, q sqlstore.Querier) ([]string, error) {
+	return sqlstore.TableList(ctx, q, `SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+		AND table_name <> 'schema_migrations' ORDER BY table_name`)
+}
+
+// Generated keys come from identity columns, whose sequences PostgreSQL
+// names (pg_get_serial_sequence). A sequence is not transactional: a
+// rolled-back insert leaves a gap, never a reuse.
+func (dialect) LastKey(ctx context.Context, q sqlstore.Querier, table, col string) (int64, error) {
+	seq, err := sequenceOf(ctx, q, table, col)
+	if err != nil {
+		return 0, err
+	}
 	var last int64
-	err := q.QueryRowContext(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM fact_ids_n_seq`).Scan(&last)
+	err = q.QueryRowContext(ctx, `SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM `+seq).Scan(&last)
 	return last, err
 }
 
-func (dialect) RaiseFactCounter(ctx context.Context, q sqlstore.Querier, n int64) error {
-	_, err := q.ExecContext(ctx, `SELECT setval('fact_ids_n_seq', $1)
-		WHERE $1 > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM fact_ids_n_seq)`, n)
+func (d dialect) RaiseKey(ctx context.Context, q sqlstore.Querier, table, col string, n int64) error {
+	seq, err := sequenceOf(ctx, q, table, col)
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, `SELECT setval($1, $2)
+		WHERE $2 > (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM `+seq+`)`, seq, n)
 	return err
+}
+
+// sequenceOf is the qualified name of the sequence behind table.col, as
+// PostgreSQL quotes it.
+func sequenceOf(ctx context.Context, q sqlstore.Querier, table, col string) (string, error) {
+	var seq sql.NullString
+	if err := q.QueryRowContext(ctx, `SELECT pg_get_serial_sequence($1, $2)`, table, col).Scan(&seq); err != nil {
+		return "", err
+	}
+	if !seq.Valid {
+		return "", fmt.Errorf("%s.%s has no sequence", table, col)
+	}
+	return seq.String, nil
 }

@@ -72,12 +72,9 @@ func (s *Store) BeginTriples(ctx context.Context) (kg.Tx, error) {
 // Snapshot runs fn in a read-only REPEATABLE READ transaction: every read
 // sees the palace as it was when the first one ran.
 func (s *Store) Snapshot(ctx context.Context, fn func(store.Reader) error) error {
-	t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
-	if err != nil {
-		return fmt.Errorf("read snapshot: %w", sqlstore.Mark(dialect{}, err))
-	}
-	defer t.Rollback()
-	return fn(sqlstore.NewReader(t, dialect{}))
+	return s.ReadTables(ctx, func(q sqlstore.Querier, d sqlstore.Dialect) error {
+		return fn(sqlstore.NewReader(q, d))
+	})
 }
 
 // Check asks the server for the palace's schema and counts the applied
@@ -155,4 +152,32 @@ func (s *Store) listen(ctx context.Context, signal, connected func()) error {
 		}
 		signal()
 	}
+}
+
+var _ sqlstore.Tables = (*Store)(nil)
+
+// ReadTables runs fn in a read-only REPEATABLE READ transaction.
+func (s *Store) ReadTables(ctx context.Context, fn func(sqlstore.Querier, sqlstore.Dialect) error) error {
+	t, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("read snapshot: %w", sqlstore.Mark(dialect{}, err))
+	}
+	defer t.Rollback()
+	return fn(t, dialect{})
+}
+
+// WriteTables runs fn in a write transaction holding the palace's lock.
+func (s *Store) WriteTables(ctx context.Context, fn func(sqlstore.Querier, sqlstore.Dialect) error) error {
+	t, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if err := fn(t, dialect{}); err != nil {
+		return err
+	}
+	if err := s.notify(t); err != nil {
+		return err
+	}
+	return sqlstore.Mark(dialect{}, t.Commit())
 }

@@ -46,19 +46,29 @@ func (dialect) PairList(a, b string) string {
 	return "group_concat(" + a + " || ' ' || " + b + ", ' ')"
 }
 
-// Fact numbers come from fact_ids' AUTOINCREMENT, whose counter is the
-// fact_ids row of sqlite_sequence.
-func (dialect) LastFactNumber(ctx context.Context, q sqlstore.Querier) (int64, error) {
+func (dialect) Tables(ctx context.Context, q sqlstore.Querier) ([]string, error) {
+	return sqlstore.TableList(ctx, q, `SELECT name FROM sqlite_master WHERE type = 'table'
+		AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name`)
+}
+
+// Generated keys: an AUTOINCREMENT table (events, fact_ids,
+// session_buffer) keeps its highest key in sqlite_sequence, even after
+// its row is gone; a plain INTEGER PRIMARY KEY continues from the largest
+// row id. LastKey takes the larger of the two, and RaiseKey records n in
+// sqlite_sequence, which a plain rowid table ignores (its next key
+// follows its rows).
+func (dialect) LastKey(ctx context.Context, q sqlstore.Querier, table, col string) (int64, error) {
 	var last int64
-	err := q.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'fact_ids'), 0)`).Scan(&last)
+	err := q.QueryRowContext(ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ?), 0),
+		COALESCE((SELECT max(`+col+`) FROM `+table+`), 0))`, table).Scan(&last)
 	return last, err
 }
 
-func (dialect) RaiseFactCounter(ctx context.Context, q sqlstore.Querier, n int64) error {
-	if _, err := q.ExecContext(ctx, `UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'fact_ids'`, n); err != nil {
+func (dialect) RaiseKey(ctx context.Context, q sqlstore.Querier, table, col string, n int64) error {
+	if _, err := q.ExecContext(ctx, `UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?`, n, table); err != nil {
 		return err
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO sqlite_sequence(name, seq) SELECT 'fact_ids', ?
-		WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'fact_ids')`, n)
+	_, err := q.ExecContext(ctx, `INSERT INTO sqlite_sequence(name, seq) SELECT ?, ?
+		WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)`, table, n, table)
 	return err
 }

@@ -57,16 +57,9 @@ func (s *Store) BeginTriples(ctx context.Context) (kg.Tx, error) {
 // Snapshot runs fn inside a deferred read transaction on a connection of
 // its own: one consistent view that, in WAL mode, never blocks writers.
 func (s *Store) Snapshot(ctx context.Context, fn func(store.Reader) error) error {
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("read snapshot: %w", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
-		return fmt.Errorf("read snapshot: %w", err)
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
-	return fn(sqlstore.NewReader(conn, dialect{}))
+	return s.ReadTables(ctx, func(q sqlstore.Querier, d sqlstore.Dialect) error {
+		return fn(sqlstore.NewReader(q, d))
+	})
 }
 
 // Check runs SQLite's quick_check and counts the applied migrations.
@@ -99,3 +92,35 @@ func (s *Store) Check(ctx context.Context) (store.Integrity, error) {
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
+
+var _ sqlstore.Tables = (*Store)(nil)
+
+// ReadTables runs fn inside a deferred read transaction (as Snapshot).
+func (s *Store) ReadTables(ctx context.Context, fn func(sqlstore.Querier, sqlstore.Dialect) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("read snapshot: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return fmt.Errorf("read snapshot: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+	return fn(conn, dialect{})
+}
+
+// WriteTables runs fn in an immediate write transaction.
+func (s *Store) WriteTables(ctx context.Context, fn func(sqlstore.Querier, sqlstore.Dialect) error) error {
+	if s.readOnly {
+		return fmt.Errorf("palace %q: %w", s.name, store.ErrReadOnly)
+	}
+	t, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if err := fn(t, dialect{}); err != nil {
+		return err
+	}
+	return t.Commit()
+}

@@ -47,11 +47,33 @@ type Dialect interface {
 	// PairList is an aggregate of two integer columns into one string:
 	// "a1 b1 a2 b2 …" (NULL when no rows).
 	PairList(a, b string) string
-	// LastFactNumber is the highest fact number ever handed out (0: none).
-	// It and RaiseFactCounter run their own SQL on q, unbound.
-	LastFactNumber(ctx context.Context, q Querier) (int64, error)
-	// RaiseFactCounter makes later fact numbers exceed n.
-	RaiseFactCounter(ctx context.Context, q Querier, n int64) error
+	// LastKey is the highest key the engine ever generated for column col
+	// of table (0: none): a fact number, an event's seq. It and RaiseKey
+	// run their own SQL on q, unbound.
+	LastKey(ctx context.Context, q Querier, table, col string) (int64, error)
+	// RaiseKey makes keys generated later for table.col exceed n.
+	RaiseKey(ctx context.Context, q Querier, table, col string, n int64) error
+	// Tables lists the palace's tables as the engine's catalog has them
+	// (not the migrations' bookkeeping), sorted.
+	Tables(ctx context.Context, q Querier) ([]string, error)
+}
+
+// TableList runs query, which lists names (a dialect's Tables).
+func TableList(ctx context.Context, q Querier, query string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }
 
 // placeholders is n comma-separated ? placeholders.

@@ -45,7 +45,7 @@ func (f facts) Numbers(ctx context.Context) ([]store.FactNumber, error) {
 }
 
 func (f facts) LastNumber(ctx context.Context) (int64, error) {
-	return f.c.d.LastFactNumber(ctx, f.c.q)
+	return f.c.d.LastKey(ctx, f.c.q, "fact_ids", "n")
 }
 
 func (r drawers) Undo(ctx context.Context, token string) (store.Undo, error) {
@@ -82,11 +82,11 @@ func (f facts) Assign(ctx context.Context, n int64, drawerID string) error {
 	}
 	// SQLite's AUTOINCREMENT counts an explicit number by itself; a
 	// PostgreSQL identity does not.
-	return f.c.d.RaiseFactCounter(ctx, f.c.q, n)
+	return f.c.d.RaiseKey(ctx, f.c.q, "fact_ids", "n", n)
 }
 
 func (f facts) RaiseCounter(ctx context.Context, n int64) error {
-	return f.c.d.RaiseFactCounter(ctx, f.c.q, n)
+	return f.c.d.RaiseKey(ctx, f.c.q, "fact_ids", "n", n)
 }
 
 func (r drawers) PutUndo(ctx context.Context, u store.Undo) error {
