@@ -26,6 +26,10 @@ const (
 	// PostgreSQL server restarting or out of reach). Nothing was changed;
 	// the same call may succeed when it is back.
 	CodeUnavailable Code = "unavailable"
+	// CodeForbidden marks a caller whose token does not cover what it
+	// asked (another palace, a write with a read token). Nothing was
+	// changed.
+	CodeForbidden Code = "forbidden"
 )
 
 // Error is a palace error with a code and a message fit for a user.
@@ -60,6 +64,7 @@ var (
 	ErrConflict    = &Error{Code: CodeConflict}
 	ErrInternal    = &Error{Code: CodeInternal}
 	ErrUnavailable = &Error{Code: CodeUnavailable}
+	ErrForbidden   = &Error{Code: CodeForbidden}
 )
 
 // Invalidf returns a CodeInvalid error.

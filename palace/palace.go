@@ -52,7 +52,7 @@ func openPalace(r *Registry, name string, st store.Store) *Palace {
 		now:  r.cfg.Now,
 		emb:  r.cfg.Embedder,
 	}
-	p.kg = kg.New(st, kg.WithNow(r.cfg.Now), kg.WithRedactor(func(s string) string {
+	p.kg = kg.New(guardedTriples{st, name}, kg.WithNow(r.cfg.Now), kg.WithRedactor(func(s string) string {
 		out, _ := Scrub(s)
 		return out
 	}))
@@ -178,6 +178,9 @@ func (p *Palace) Description(ctx context.Context) (string, error) {
 func (p *Palace) SetDescription(ctx context.Context, description string) error {
 	if len(description) > MaxDescriptionBytes {
 		return Invalidf("description is %d bytes; the limit is %d", len(description), MaxDescriptionBytes)
+	}
+	if err := allow(ctx, p.name, AccessWrite); err != nil {
+		return err
 	}
 	description, _ = Scrub(description)
 	return storeErr("write description", store.Write(ctx, p.st, func(tx store.Tx) error {

@@ -235,6 +235,9 @@ func (r *Registry) Create(ctx context.Context, name, description string) (*Palac
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
+	if err := allow(ctx, name, AccessAdmin); err != nil {
+		return nil, err
+	}
 	if len(description) > MaxDescriptionBytes {
 		return nil, Invalidf("description is %d bytes; the limit is %d", len(description), MaxDescriptionBytes)
 	}
@@ -273,6 +276,9 @@ func (r *Registry) OpenOrCreate(ctx context.Context, name string) (*Palace, erro
 
 func (r *Registry) get(ctx context.Context, name string, create bool) (*Palace, error) {
 	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	if err := allow(ctx, name, AccessRead); err != nil {
 		return nil, err
 	}
 	r.mu.Lock()

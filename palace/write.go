@@ -64,6 +64,9 @@ func (p *Palace) Write(ctx context.Context, fn func(*Tx) error) error {
 // (Write is the usual way; Begin serves work that spans many calls, like a
 // dreamer pass).
 func (p *Palace) Begin(ctx context.Context) (*Tx, error) {
+	if err := allow(ctx, p.name, AccessWrite); err != nil {
+		return nil, err
+	}
 	st, err := p.st.Begin(ctx)
 	if err != nil {
 		return nil, storeErr("begin write", err)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,16 +22,23 @@ type HTTPConfig struct {
 	// Addr is host:port. The host must be a loopback address unless Token
 	// is set: the companion refuses to expose memories unauthenticated.
 	Addr string
-	// Token, when set, is required as "Authorization: Bearer <token>" on
-	// every request but /health. Default: $LOCI_HTTP_TOKEN.
-	Token  string
-	Logger zerolog.Logger
+	// Token, when set, is the owner's: accepted as "Authorization: Bearer
+	// <token>" for everything. Users' tokens (`loci token create`) are
+	// accepted beside it; when either exists every request but /health
+	// and the hub's page shell needs one. Default: $LOCI_HTTP_TOKEN.
+	Token string
+	// TLSCert and TLSKey, when both set, are PEM files of a certificate
+	// (chain) and its key: the companion then speaks HTTPS only.
+	TLSCert, TLSKey string
+	Logger          zerolog.Logger
 }
 
 // HTTP is the HTTP companion: health now; the EverOS API, MCP over HTTP,
 // metrics and events mount on the same mux.
 type HTTP struct {
 	cfg     HTTPConfig
+	tls     *tls.Config // nil: plain HTTP
+	gate    *tokenGate  // are there user tokens? (http_auth.go)
 	mux     *http.ServeMux
 	started time.Time
 	comp    *companion // the EverOS API, MCP over HTTP, metrics, events (http_companion.go)
@@ -48,10 +56,22 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("address %q: want host:port, e.g. 127.0.0.1:3031", cfg.Addr)
 	}
-	if !isLoopbackHost(host) && cfg.Token == "" {
-		return nil, fmt.Errorf("address %q is not loopback: set LOCI_HTTP_TOKEN to require a bearer token before binding it", cfg.Addr)
+	var tlsCfg *tls.Config
+	switch {
+	case cfg.TLSCert != "" && cfg.TLSKey != "":
+		pair, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("TLS certificate and key: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	case cfg.TLSCert != "" || cfg.TLSKey != "":
+		return nil, errors.New("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
 	}
-	h := &HTTP{cfg: cfg, mux: http.NewServeMux(), started: time.Now()}
+	gate := &tokenGate{reg: cfg.Server.reg}
+	if !isLoopbackHost(host) && cfg.Token == "" && !gate.required(context.Background()) {
+		return nil, fmt.Errorf("address %q is not loopback: create user tokens (`loci token create`) or set LOCI_HTTP_TOKEN before binding it", cfg.Addr)
+	}
+	h := &HTTP{cfg: cfg, tls: tlsCfg, gate: gate, mux: http.NewServeMux(), started: time.Now()}
 	h.mux.HandleFunc("GET /health", h.health)
 	// The Memory Hub: its page at "/", its assets and API under /hub/.
 	hubHandler := hub.Handler(cfg.Server.reg, hub.Options{Logger: cfg.Logger, Version: cfg.Server.cfg.Version})
@@ -66,18 +86,30 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 // Mux exposes the route table so other faces can mount on it.
 func (h *HTTP) Mux() *http.ServeMux { return h.mux }
 
-// RequiresToken reports whether requests need the bearer token.
-func (h *HTTP) RequiresToken() bool { return h.cfg.Token != "" }
+// RequiresToken reports whether requests need a bearer token (the
+// owner's or a user's).
+func (h *HTTP) RequiresToken() bool {
+	return h.cfg.Token != "" || h.gate.required(context.Background())
+}
 
 // Listen binds the configured address.
 func (h *HTTP) Listen() (net.Listener, error) {
 	return net.Listen("tcp", h.cfg.Addr)
 }
 
+// Scheme is "https" when the companion serves TLS, else "http".
+func (h *HTTP) Scheme() string {
+	if h.tls != nil {
+		return "https"
+	}
+	return "http"
+}
+
 // Serve answers HTTP on ln until ctx is cancelled, then shuts down
 // gracefully, letting in-flight requests finish (at most DrainTimeout).
 func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
+		TLSConfig:         h.tls,
 		Handler:           h.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
@@ -85,7 +117,13 @@ func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       120 * time.Second,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if h.tls != nil {
+			errc <- srv.ServeTLS(ln, "", "") // the certificate is in TLSConfig
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
@@ -124,14 +162,19 @@ func (h *HTTP) guard(next http.Handler) http.Handler {
 		}
 		h.limitBody(w, r)
 		// The hub's page shell holds no data; it asks for the token itself.
-		if h.cfg.Token != "" && r.URL.Path != "/health" && !hub.IsPublicPath(r.URL.Path) {
-			if !h.tokenOK(r) {
+		start := time.Now()
+		r, user, status, msg := h.authenticate(r)
+		if status != 0 {
+			if status == http.StatusUnauthorized {
 				w.Header().Set("WWW-Authenticate", "Bearer")
-				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-				return
 			}
+			http.Error(w, msg, status)
+			h.logRequest(r, user, status, start)
+			return
 		}
-		next.ServeHTTP(w, r)
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		h.logRequest(r, user, rec.status, start)
 	})
 }
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
@@ -159,15 +158,6 @@ func (h *HTTP) originAllowed(r *http.Request) bool {
 		return true
 	}
 	return h.comp != nil && (h.comp.origins[strings.TrimRight(strings.ToLower(origin), "/")] || h.comp.origins["*"])
-}
-
-func (h *HTTP) tokenOK(r *http.Request) bool {
-	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
-	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(h.cfg.Token)) == 1
 }
 
 // limitBody caps request bodies.

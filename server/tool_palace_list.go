@@ -1,6 +1,10 @@
 package server
 
-import "context"
+import (
+	"context"
+
+	"github.com/loci-mem/loci/palace"
+)
 
 // palace_list (seed 003) lists every palace.
 type palaceListParams struct{}
@@ -13,11 +17,12 @@ func palaceListTool() *tool {
 	return newTool("palace_list", "List all palaces on this machine.", rpcErrors, palaceList)
 }
 
-func palaceList(_ context.Context, s *Server, _ palaceListParams) (palaceListResult, error) {
+func palaceList(ctx context.Context, s *Server, _ palaceListParams) (palaceListResult, error) {
 	names, err := s.reg.List()
 	if err != nil {
 		return palaceListResult{}, err
 	}
+	names = palace.Visible(ctx, names) // a user's token lists only its palaces
 	if names == nil {
 		names = []string{}
 	}

@@ -64,6 +64,8 @@ type cliEnv struct {
 	// (`loci export` without --out): the envelope or text summary, and any
 	// error, then go to stderr so they never mix with the data.
 	dataOnStdout bool
+	// reveal is the secret the envelope being written may show (result.reveal).
+	reveal string
 }
 
 // out is where envelopes and text summaries go.
@@ -111,6 +113,9 @@ type result struct {
 	count *int
 	// text renders the human form; nil prints data as indented JSON.
 	text func(w io.Writer)
+	// reveal is the one secret the output may show (a new access token,
+	// printed once): everything else is redacted as always.
+	reveal string
 }
 
 func countOf(n int) *int { return &n }
@@ -128,15 +133,26 @@ func (e *cliEnv) emit(r *result) int {
 			buf.WriteByte('\n')
 		}
 		out, _ := redact.String(buf.String())
-		io.WriteString(e.out(), termSafe(out))
+		io.WriteString(e.out(), termSafe(unmask(out, r.reveal)))
 	default:
 		meta := map[string]any{"requestId": e.requestID}
 		if r.count != nil {
 			meta["count"] = *r.count
 		}
+		e.reveal = r.reveal
 		e.writeEnvelope(map[string]any{"ok": true, "data": r.data, "meta": meta})
+		e.reveal = ""
 	}
 	return 0
+}
+
+// unmask puts secret back where redaction masked it in out.
+func unmask(out, secret string) string {
+	if secret == "" {
+		return out
+	}
+	masked, _ := redact.String(secret)
+	return strings.ReplaceAll(out, masked, secret)
 }
 
 // fail writes an error envelope (or, in text mode, "error:" and "hint:"
@@ -168,7 +184,7 @@ func (e *cliEnv) writeEnvelope(v map[string]any) {
 	if err != nil {
 		b = []byte(`{"ok":false,"error":{"type":"internal","code":0,"message":"unencodable result"}}`)
 	}
-	b = redact.JSON(b)
+	b = []byte(unmask(string(redact.JSON(b)), e.reveal))
 	if e.format == "yaml" {
 		var generic any
 		_ = json.Unmarshal(b, &generic)
@@ -204,6 +220,8 @@ func toCLIError(err error) *cliError {
 			return &cliError{Type: "conflict", Message: pe.Message, Hint: pe.Hint}
 		case palace.CodeUnavailable:
 			return &cliError{Type: "network", Message: pe.Message, Hint: pe.Hint}
+		case palace.CodeForbidden:
+			return &cliError{Type: "permission", Message: pe.Message, Hint: pe.Hint}
 		}
 		return &cliError{Type: "io", Message: pe.Message, Hint: pe.Hint}
 	}

@@ -28,6 +28,8 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 	palaceName := fs.String("palace", "", "default palace for MCP tool calls that omit 'palace' (created if missing)")
 	var h homeFlags
 	h.register(fs)
+	tlsCert := fs.String("tls-cert", "", "PEM certificate (chain) to serve HTTPS with (with --tls-key)")
+	tlsKey := fs.String("tls-key", "", "PEM private key of --tls-cert")
 	if err := quietParse(env, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -54,7 +56,7 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	defer c.Close()
 	reg, srv := c.reg, c.srv
-	hs, err := server.NewHTTP(server.HTTPConfig{Server: srv, Addr: *addr, Logger: log})
+	hs, err := server.NewHTTP(server.HTTPConfig{Server: srv, Addr: *addr, Logger: log, TLSCert: *tlsCert, TLSKey: *tlsKey})
 	if err != nil {
 		return boot("%v", err)
 	}
@@ -62,8 +64,8 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return boot("listen on %s: %v", *addr, err)
 	}
-	fmt.Fprintf(env.stderr, "loci http: listening on http://%s (data dir %s)\n", ln.Addr(), reg.DataDir())
-	fmt.Fprint(env.stderr, mcpClientConfig(ln.Addr().String(), hs.RequiresToken()))
+	fmt.Fprintf(env.stderr, "loci http: listening on %s://%s (data dir %s)\n", hs.Scheme(), ln.Addr(), reg.DataDir())
+	fmt.Fprint(env.stderr, mcpClientConfig(hs.Scheme()+"://"+ln.Addr().String(), hs.RequiresToken()))
 	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return boot("%v", err)
 	}
@@ -71,10 +73,10 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 }
 
 // mcpClientConfig is ready-to-paste client configuration for the MCP
-// endpoint at addr. The token itself is never printed: the header names
-// the variable that holds it.
-func mcpClientConfig(addr string, token bool) string {
-	url := "http://" + addr + "/mcp"
+// endpoint at base (scheme://host:port). The token itself is never
+// printed: the header names the variable that holds it.
+func mcpClientConfig(base string, token bool) string {
+	url := base + "/mcp"
 	header, flagPart := "", ""
 	if token {
 		header = `, "headers": {"Authorization": "Bearer ${LOCI_HTTP_TOKEN}"}`

@@ -17,7 +17,7 @@ import (
 // End-to-end tests of the HTTP companion as a real process: `loci http`
 // and `loci serve --http`.
 
-var listenRe = regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)|"addr":"(127\.0\.0\.1:\d+)"[^\n]*HTTP companion listening`)
+var listenRe = regexp.MustCompile(`listening on https?://(127\.0\.0\.1:\d+)|"addr":"(127\.0\.0\.1:\d+)"[^\n]*HTTP companion listening`)
 
 // waitAddr waits for the process to report the address it listens on.
 func waitAddr(t *testing.T, p *proc) string {

@@ -21,6 +21,8 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 	httpAddr := fs.String("http", "", "also serve the HTTP companion on this address (e.g. 127.0.0.1:3031)")
 	var h homeFlags
 	h.register(fs)
+	tlsCert := fs.String("tls-cert", "", "with --http: PEM certificate (chain) to serve HTTPS with (with --tls-key)")
+	tlsKey := fs.String("tls-key", "", "with --http: PEM private key of --tls-cert")
 	if err := quietParse(env, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -54,7 +56,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 	defer cancel()
 	httpDone := make(chan error, 1)
 	if *httpAddr != "" {
-		hs, err := server.NewHTTP(server.HTTPConfig{Server: srv, Addr: *httpAddr, Logger: log})
+		hs, err := server.NewHTTP(server.HTTPConfig{Server: srv, Addr: *httpAddr, Logger: log, TLSCert: *tlsCert, TLSKey: *tlsKey})
 		if err != nil {
 			return boot("--http: %v", err)
 		}
@@ -62,7 +64,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		if err != nil {
 			return boot("--http: %v", err)
 		}
-		log.Info().Str("addr", ln.Addr().String()).Msg("HTTP companion listening")
+		log.Info().Str("addr", ln.Addr().String()).Str("scheme", hs.Scheme()).Msg("HTTP companion listening")
 		go func() {
 			err := hs.Serve(ctx, ln)
 			if err != nil && !errors.Is(err, http.ErrServerClosed) {

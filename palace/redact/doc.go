@@ -83,6 +83,8 @@
 //   - slack-token: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xapp- + ≥10 token chars.
 //   - slack-webhook: the path after hooks.slack.com/services/ (or
 //     /workflows/, /triggers/) → https://hooks.slack.com/services/[REDACTED].
+//   - loci-token: loci's own access tokens (loci_ + 12 hex + _ + 64 hex)
+//     keep their public id: loci_0123456789ab_[REDACTED].
 //   - npm-token (npm_ + ≥30), gitlab-token (glpat- + ≥20), huggingface-token
 //     (hf_ + ≥30), stripe-key (sk_live_, sk_test_, rk_live_, rk_test_ + ≥20),
 //     google-api-key (AIza + exactly 35 token chars).

@@ -17,6 +17,7 @@ const (
 	RuleEVT            = "evt-token"
 	RuleAWSAccessKeyID = "aws-access-key-id"
 	RuleGitHubToken    = "github-token"
+	RuleLociToken      = "loci-token"
 	RuleNPMToken       = "npm-token"
 	RuleGitLabToken    = "gitlab-token"
 	RuleHuggingFace    = "huggingface-token"
@@ -45,6 +46,7 @@ const (
 	rEVT
 	rAWSKeyID
 	rGitHub
+	rLoci
 	rNPM
 	rGitLab
 	rHuggingFace
@@ -68,7 +70,7 @@ var _ [32 - numRules]struct{}
 
 var ruleNames = [numRules]string{
 	RulePrivateKey, RuleSignedURLParam, RuleEMK, RuleEVT, RuleAWSAccessKeyID, RuleGitHubToken,
-	RuleNPMToken, RuleGitLabToken, RuleHuggingFace, RuleGoogleAPIKey, RuleStripeKey,
+	RuleLociToken, RuleNPMToken, RuleGitLabToken, RuleHuggingFace, RuleGoogleAPIKey, RuleStripeKey,
 	RuleAnthropicKey, RuleOpenAIKey, RuleSlackToken, RuleSlackWebhook, RuleJWT,
 	RuleAWSSecretKey, RuleBearerToken, RuleAuthHeader,
 	RuleURLPassword, RuleGenericSecret,

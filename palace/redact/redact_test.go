@@ -53,6 +53,8 @@ func positiveCases() []tcase {
 		{name: "ghs in url", in: "https://x-access-token:" + fakeGHS + "@github.com/o/r.git",
 			want: "https://x-access-token:ghs_[REDACTED]@github.com/o/r.git"},
 		{name: "github pat", in: "GH=" + fakeGHPat, want: "GH=github_pat_[REDACTED]"},
+		{name: "loci token", in: "LOCI_HTTP_TOKEN=" + "loci" + "_0123456789ab_" + fakeHex64 + " ok",
+			want: "LOCI_HTTP_TOKEN=loci_0123456789ab_[REDACTED] ok", rules: []string{RuleLociToken}},
 		{name: "npm", in: "//registry.npmjs.org/:_authToken=" + "npm" + "_" + fakeTok(21, 36),
 			want: "//registry.npmjs.org/:_authToken=npm_[REDACTED]", rules: []string{RuleNPMToken}},
 		{name: "huggingface", in: "HF_TOKEN=" + "hf" + "_" + fakeTok(22, 34), want: "HF_TOKEN=hf_[REDACTED]",
@@ -119,6 +121,7 @@ func negativeCases() []string {
 	return []string{
 		"",
 		"hello",
+		"loci_version_string and loci_0123456789ab_short",
 		prose,
 		"commit 3b18e512dba79e4c8300dd08aeb37f8e728b8dad fixed it; see also 3b18e51",
 		"id 123e4567-e89b-12d3-a456-426614174000 and 0190a3f0-7b5e-7cc3-9d2a-1f0e2d3c4b5a",

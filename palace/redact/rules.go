@@ -16,8 +16,8 @@ const (
 	maxAuthority = 256
 )
 
-// scanUnderscore: emk_, evt_, gh?_, github_pat_, npm_, hf_, sk_live_ and
-// rk_live_ (and _test_).
+// scanUnderscore: emk_, evt_, gh?_, github_pat_, loci_, npm_, hf_,
+// sk_live_ and rk_live_ (and _test_).
 func (r *Redactor) scanUnderscore(s string, dst []span) []span {
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], '_')
@@ -57,6 +57,11 @@ func (r *Redactor) scanUnderscore(s string, dst []span) []span {
 		case w3 == "hub" && u >= 6 && s[u-6:u] == "github" && strings.HasPrefix(s[u:], "_pat_"):
 			id, keep, st, t = rGitHub, 11, u-6, u+5
 			e, matchedOK = token(s, st, t, cWord, 22)
+		case w3 == "oci" && u >= 4 && s[u-4] == 'l':
+			// loci's own access tokens: loci_<12 hex id>_<64 hex secret>.
+			// The id stays, so a leak says which token to revoke.
+			id, keep, st, t = rLoci, 18, u-4, u+1
+			e, matchedOK = token(s, st, t, cWord, 77)
 		case w3 == "npm":
 			id, keep, st, t = rNPM, 4, u-3, u+1
 			e, matchedOK = token(s, st, t, cAlnum, 30)

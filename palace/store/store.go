@@ -54,6 +54,8 @@ type Backend interface {
 	// CacheDir is the directory on this machine where the palace's
 	// derived caches (index snapshots) live. Losing it loses nothing.
 	CacheDir(name string) string
+	// Tokens is where the backend keeps its users' access tokens.
+	Tokens(ctx context.Context) (TokenStore, error)
 	// Close releases the backend's resources. Stores it opened must be
 	// closed first.
 	Close() error

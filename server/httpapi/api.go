@@ -255,6 +255,8 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error
 		a.writeError(w, r, rid, he.status, he.msg)
 	case errors.As(err, &pe) && pe.Code == palace.CodeInvalid:
 		a.writeError(w, r, rid, http.StatusUnprocessableEntity, "Value error, "+pe.Message)
+	case errors.As(err, &pe) && pe.Code == palace.CodeForbidden:
+		a.writeError(w, r, rid, http.StatusForbidden, pe.Message)
 	case errors.As(err, &pe) && pe.Code == palace.CodeUnavailable:
 		a.log.Warn().Err(err).Str("request_id", rid).Str("path", r.URL.Path).Msg("store unavailable")
 		w.Header().Set("Retry-After", "1")

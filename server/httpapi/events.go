@@ -55,6 +55,10 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		if err := palace.Allow(r.Context(), n, palace.AccessRead); err != nil {
+			http.Error(w, err.Error(), http.StatusForbidden)
+			return
+		}
 	}
 	cursors := parseCursors(r.Header.Get("Last-Event-ID"))
 	if s := r.URL.Query().Get("since"); s != "" {
@@ -77,7 +81,7 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{}) // a stream outlives the write timeout
 	ctx := r.Context()
 	if all {
-		names = a.palaceNames(names)
+		names = a.palaceNames(ctx, names)
 	}
 	// Take the starting cursors before answering, so that a client that
 	// sees the stream open misses nothing written after.
@@ -94,7 +98,7 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 	lastWrite := time.Now()
 	for {
 		if all {
-			names = a.palaceNames(names)
+			names = a.palaceNames(ctx, names)
 		}
 		wrote, err := a.pollEvents(ctx, w, names, cursors)
 		if err != nil {
@@ -120,13 +124,14 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// palaceNames lists the palaces on disk (at most maxEventPalace); on
-// failure it keeps the previous list.
-func (a *API) palaceNames(prev []string) []string {
+// palaceNames lists the palaces on disk that ctx's caller reaches (at
+// most maxEventPalace); on failure it keeps the previous list.
+func (a *API) palaceNames(ctx context.Context, prev []string) []string {
 	list, err := a.reg.List()
 	if err != nil {
 		return prev
 	}
+	list = palace.Visible(ctx, list)
 	if len(list) > maxEventPalace {
 		list = list[:maxEventPalace]
 	}

@@ -115,6 +115,7 @@ func (h *Hub) pollChanges(ctx context.Context, marks map[string]int64) ([]change
 	if err != nil {
 		return nil, nil, err
 	}
+	list = palace.Visible(ctx, list)
 	changed := len(list) != len(marks)
 	seen := make(map[string]bool, len(list))
 	var out []change

@@ -144,6 +144,8 @@ func (h *Hub) fail(w http.ResponseWriter, r *http.Request, err error) {
 		ae = &apiError{http.StatusNotFound, "not_found", pe.Message}
 	case errors.As(err, &pe) && pe.Code == palace.CodeConflict:
 		ae = &apiError{http.StatusConflict, "conflict", pe.Message}
+	case errors.As(err, &pe) && pe.Code == palace.CodeForbidden:
+		ae = &apiError{http.StatusForbidden, "forbidden", pe.Message}
 	case errors.As(err, &pe) && pe.Code == palace.CodeUnavailable:
 		ae = &apiError{http.StatusServiceUnavailable, "unavailable", pe.Message}
 	case errors.Is(err, kg.ErrInvalid):
@@ -194,6 +196,7 @@ func (h *Hub) palaces(r *http.Request) ([]*palace.Palace, error) {
 	if err != nil {
 		return nil, err
 	}
+	names = palace.Visible(r.Context(), names)
 	out := make([]*palace.Palace, 0, len(names))
 	for _, n := range names {
 		p, err := h.reg.Open(r.Context(), n)

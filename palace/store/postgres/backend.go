@@ -90,7 +90,10 @@ func Open(ctx context.Context, rawURL string, o Options) (*Backend, error) {
 	if b.maxConns <= 0 {
 		b.maxConns = 8
 	}
-	b.catalog = stdlib.OpenDB(*cfg.Copy())
+	// The catalog's tables (palaces, access tokens) live in schema loci.
+	catCfg := cfg.Copy()
+	catCfg.RuntimeParams["search_path"] = "loci"
+	b.catalog = stdlib.OpenDB(*catCfg)
 	b.catalog.SetMaxOpenConns(4)
 	if err := b.initCatalog(ctx); err != nil {
 		b.catalog.Close()
@@ -114,13 +117,20 @@ func RedactURL(raw string) string {
 func (b *Backend) initCatalog(ctx context.Context) error {
 	return b.inCatalogTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS loci;
-			CREATE TABLE IF NOT EXISTS loci.palaces (
+			CREATE TABLE IF NOT EXISTS palaces (
 				name        text COLLATE "C" PRIMARY KEY,
 				schema_name text NOT NULL UNIQUE,
 				created_at  bigint NOT NULL
-			)`)
+			);
+			`+strings.ReplaceAll(sqlstore.TokensSchema, "BYTES", "bytea"))
 		return err
 	})
+}
+
+// Tokens keeps the team's access tokens in the catalog (loci.access_tokens),
+// so that every node accepts the same ones.
+func (b *Backend) Tokens(ctx context.Context) (store.TokenStore, error) {
+	return sqlstore.NewTokens(b.catalog, dialect{}), nil
 }
 
 // inCatalogTx runs fn in a transaction holding the catalog lock.

@@ -8,6 +8,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,7 +16,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/loci-mem/loci/palace/store"
 	"github.com/loci-mem/loci/palace/store/sqlstore"
@@ -39,6 +42,9 @@ type Backend struct {
 	root     string // dataDir/palaces
 	sync     string
 	readOnly bool // the data dir cannot be written: palaces open for reading only
+
+	tokensMu sync.Mutex
+	tokensDB *sql.DB // access.db, opened on first use
 }
 
 var _ store.Backend = (*Backend)(nil)
@@ -209,8 +215,65 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 	return &Store{Reader: sqlstore.NewReader(db, dialect{}), db: db, name: name, path: path}, nil
 }
 
-// Close does nothing: each Store owns its database.
-func (b *Backend) Close() error { return nil }
+// accessFile holds the data dir's access tokens, beside the palaces.
+const accessFile = "access.db"
+
+// Tokens keeps access tokens in <data dir>/access.db, opened (and created)
+// on first use. A read-only data dir without one has no tokens.
+func (b *Backend) Tokens(ctx context.Context) (store.TokenStore, error) {
+	b.tokensMu.Lock()
+	defer b.tokensMu.Unlock()
+	if b.tokensDB == nil {
+		path := filepath.Join(b.dataDir, accessFile)
+		if b.readOnly {
+			if _, err := os.Stat(path); err != nil {
+				return noTokens{}, nil
+			}
+			db, err := openReadOnly(ctx, path)
+			if err != nil {
+				return nil, fmt.Errorf("access tokens: %w", err)
+			}
+			b.tokensDB = db
+		} else {
+			db, err := sql.Open("sqlite3", dsn(path, b.sync))
+			if err == nil {
+				_, err = db.ExecContext(ctx, strings.ReplaceAll(sqlstore.TokensSchema, "BYTES", "BLOB"))
+				if err != nil {
+					db.Close()
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("access tokens: %w", err)
+			}
+			ownerOnly(path)
+			b.tokensDB = db
+		}
+	}
+	return sqlstore.NewTokens(b.tokensDB, dialect{}), nil
+}
+
+// noTokens is the token store of a read-only data dir that has none.
+type noTokens struct{}
+
+func (noTokens) PutToken(context.Context, store.Token) error { return store.ErrReadOnly }
+func (noTokens) Token(context.Context, string) (store.Token, error) {
+	return store.Token{}, fmt.Errorf("token: %w", store.ErrNotFound)
+}
+func (noTokens) Tokens(context.Context) ([]store.Token, error)        { return []store.Token{}, nil }
+func (noTokens) RevokeToken(context.Context, string, time.Time) error { return store.ErrReadOnly }
+func (noTokens) TouchToken(context.Context, string, time.Time) error  { return nil }
+
+// Close closes the access-token file: each Store owns its database.
+func (b *Backend) Close() error {
+	b.tokensMu.Lock()
+	defer b.tokensMu.Unlock()
+	if b.tokensDB != nil {
+		err := b.tokensDB.Close()
+		b.tokensDB = nil
+		return err
+	}
+	return nil
+}
 
 // ownerOnly makes a palace's files readable by their owner only (releases
 // before this one created them 0644). The WAL and shared-memory files SQLite

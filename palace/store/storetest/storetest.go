@@ -46,6 +46,7 @@ func Run(t *testing.T, open Open) {
 		{"Triples", testTriples},
 		{"Transactions", testTransactions},
 		{"Writers", testWriters},
+		{"Tokens", testTokens},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
 	}
@@ -976,4 +977,36 @@ func testWriters(t *testing.T, b store.Backend) {
 	hist, err := kg.New(s).History(ctx, "team")
 	must(t, err)
 	equal(t, "assertions recorded", len(hist), 20)
+}
+
+func testTokens(t *testing.T, b store.Backend) {
+	ts, err := b.Tokens(ctx)
+	must(t, err)
+	list, err := ts.Tokens(ctx)
+	must(t, err)
+	equal(t, "tokens of a new backend", list, []store.Token{})
+	a := store.Token{ID: "tk_a", User: "ann", Scope: "write", Palaces: []string{"team", "docs"}, Hash: []byte{1, 2, 3}, CreatedAt: at(1)}
+	z := store.Token{ID: "tk_z", User: "zed", Scope: "admin", Palaces: []string{"*"}, Hash: []byte{9}, CreatedAt: at(2)}
+	must(t, ts.PutToken(ctx, z))
+	must(t, ts.PutToken(ctx, a))
+	if err := ts.PutToken(ctx, a); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a second token with one id: %v", err)
+	}
+	got, err := ts.Token(ctx, "tk_a")
+	must(t, err)
+	equal(t, "token read back", got, a)
+	if _, err := ts.Token(ctx, "tk_x"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown token: %v", err)
+	}
+	must(t, ts.TouchToken(ctx, "tk_z", at(5)))
+	must(t, ts.RevokeToken(ctx, "tk_a", at(6)))
+	must(t, ts.RevokeToken(ctx, "tk_a", at(7))) // revoked once: the first time stands
+	if err := ts.RevokeToken(ctx, "tk_x", at(6)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("revoke of an unknown token: %v", err)
+	}
+	list, err = ts.Tokens(ctx)
+	must(t, err)
+	if len(list) != 2 || list[0].ID != "tk_a" || !list[0].RevokedAt.Equal(at(6)) || !list[1].LastUsed.Equal(at(5)) || !list[1].RevokedAt.IsZero() {
+		t.Fatalf("tokens: %+v", list)
+	}
 }

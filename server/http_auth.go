@@ -1,0 +1,128 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/server/hub"
+)
+
+// Who may use the HTTP companion. Two kinds of bearer token are accepted:
+//
+//   - the owner's, $LOCI_HTTP_TOKEN (HTTPConfig.Token): everything, as at
+//     the terminal;
+//   - a user's, made with `loci token create` and kept hashed in the store
+//     (palace.Registry.Authenticate): only the palaces and access level it
+//     was made for, which the core enforces (palace.Caller).
+//
+// A token is required when either kind exists; with neither (and a
+// loopback address) the companion is open, as a single user's is. Every
+// request is logged with the user it acted for (info level).
+
+// tokensRecheck is how long the answer to "are there user tokens?" is
+// kept: a token made or revoked with the CLI counts within this time.
+const tokensRecheck = 2 * time.Second
+
+type tokenGate struct {
+	reg   *palace.Registry
+	mu    sync.Mutex
+	at    time.Time
+	exist bool
+}
+
+// required reports whether the store holds a user token that is not
+// revoked. A store it cannot read counts as holding one: fail closed.
+func (g *tokenGate) required(ctx context.Context) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if time.Since(g.at) < tokensRecheck {
+		return g.exist
+	}
+	exist, err := g.reg.HasTokens(ctx)
+	if err != nil {
+		exist = true
+	}
+	g.exist, g.at = exist, time.Now()
+	return exist
+}
+
+// authenticate decides who r acts for. It returns r with the caller in
+// its context, the user's name for the log, and, when r may not proceed,
+// the status and message to answer.
+func (h *HTTP) authenticate(r *http.Request) (*http.Request, string, int, string) {
+	if r.URL.Path == "/health" || hub.IsPublicPath(r.URL.Path) {
+		return r, "", 0, ""
+	}
+	if h.cfg.Token == "" && !h.gate.required(r.Context()) {
+		return r, "", 0, ""
+	}
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return r, "", http.StatusUnauthorized, "missing bearer token"
+	}
+	got = strings.TrimSpace(got)
+	if h.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(h.cfg.Token)) == 1 {
+		return r, "owner", 0, ""
+	}
+	c, err := h.cfg.Server.reg.Authenticate(r.Context(), got)
+	switch {
+	case errors.Is(err, palace.ErrBadToken):
+		return r, "", http.StatusUnauthorized, "missing or wrong bearer token"
+	case errors.Is(err, palace.ErrUnavailable):
+		return r, "", http.StatusServiceUnavailable, "the memory store cannot be reached; retry"
+	case err != nil:
+		h.cfg.Logger.Error().Err(err).Msg("authenticate")
+		return r, "", http.StatusInternalServerError, "internal error; see the server log"
+	}
+	return r.WithContext(palace.WithCaller(r.Context(), c)), c.User, 0, ""
+}
+
+// statusRecorder remembers the status a handler wrote, for the log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Flush passes through: event streams type-assert http.Flusher.
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		if s.status == 0 {
+			s.status = http.StatusOK
+		}
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the writer's Flush and
+// deadlines (streams need them).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// logRequest writes the access log line of a request.
+func (h *HTTP) logRequest(r *http.Request, user string, status int, start time.Time) {
+	if user == "" {
+		user = "-"
+	}
+	h.cfg.Logger.Info().Str("method", r.Method).Str("path", r.URL.Path).Int("status", status).
+		Str("user", user).Dur("took", time.Since(start)).Msg("http request")
+}
