@@ -2,12 +2,14 @@ package dreamer_test
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 )
 
 // clock is a fake clock for the palace and the passes.
@@ -128,4 +130,10 @@ func contains(ids []string, id string) bool {
 		}
 	}
 	return false
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop() // the team-palace tests' PostgreSQL server, if one started
+	os.Exit(code)
 }

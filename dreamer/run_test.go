@@ -13,6 +13,7 @@ import (
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/dreamlog"
 	"github.com/loci-mem/loci/palace/palacetest"
+	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 )
 
 // twoPalaces opens one palace through two registries, as two processes
@@ -27,11 +28,44 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	palacetest.WaitFor(t, 5*time.Second, what, cond)
 }
 
+// twoNodes opens one palace of a PostgreSQL store through two registries
+// with data dirs of their own, as two nodes of a team would.
+func twoNodes(t *testing.T, clk *clock) (*palace.Palace, *palace.Palace) {
+	url := pgtest.URL(t)
+	open := func() *palace.Palace {
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Store: url, Now: clk.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { reg.Close() })
+		p, err := reg.OpenOrCreate(context.Background(), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	return open(), open()
+}
+
 func TestRunLockExcludesOtherProcesses(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	clk := newClock()
 	a, b := twoPalaces(t, clk)
+	runLockExcludes(t, a, b)
+}
+
+// The same lease holds between two nodes of a team palace.
+func TestRunLockExcludesOtherNodes(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	a, b := twoNodes(t, clk)
+	runLockExcludes(t, a, b)
+}
+
+// runLockExcludes: while A runs passes, B is refused (or waits), and runs
+// only after A released the lease.
+func runLockExcludes(t *testing.T, a, b *palace.Palace) {
+	ctx := context.Background()
 	note(t, a, deployA)
 	note(t, a, deployB)
 

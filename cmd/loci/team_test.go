@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ type node struct {
 	t    *testing.T
 	home string
 	url  string
+	addr string // host:port of its HTTP companion
 	p    *proc
 	cs   *sdk.ClientSession
 }
@@ -34,6 +36,7 @@ func startNode(t *testing.T, store, home string) *node {
 	n := &node{t: t, home: home, url: store}
 	n.p = startLoci(t, home, []string{"LOCI_STORE=" + store}, "http", "--addr", "127.0.0.1:0", "--palace", "team")
 	addr := waitAddr(t, n.p)
+	n.addr = addr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "team-test", Version: "1"}, nil)
@@ -167,6 +170,33 @@ func TestTeamPalaceTwoNodes(t *testing.T) {
 	}
 	if len(q.Triples) != 1 {
 		t.Fatalf("%d active triples of (release-train, conductor), want 1", len(q.Triples))
+	}
+
+	// A retried /add (same Idempotency-Key) is applied once, whichever
+	// node the retry reaches.
+	body := fmt.Sprintf(`{"session_id":"retry-1","messages":[{"sender_id":"ann","role":"user","timestamp":%d,
+		"content":"The retro moved to Thursday"}]}`, time.Now().Unix())
+	var dup []any
+	for _, n := range []*node{a, b} {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+n.addr+"/api/v1/memory/add", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "add-retry-1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Data map[string]any `json:"data"`
+		}
+		json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("add: %d %v", resp.StatusCode, out)
+		}
+		dup = append(dup, out.Data["duplicate"])
+	}
+	if dup[0] == true || dup[1] != true {
+		t.Fatalf("duplicate flags of the first try and the retry: %v, want [<nil> true]", dup)
 	}
 }
 
