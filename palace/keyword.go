@@ -94,8 +94,12 @@ var keywordFile = fmt.Sprintf("keywords-p%d-%d.bm25", PassageWords, PassageStrid
 
 func (k *keywordState) snapshotPath() string { return filepath.Join(k.p.Dir(), keywordFile) }
 
-// buildLocked loads the snapshot and the long drawers' passage counts, or
-// builds the index from the store; the caller then catches it up.
+// buildLocked loads the snapshot, or builds the index from the store; the
+// caller then catches it up. The long drawers' passage counts come from
+// the snapshot's own keys: catching up must drop the passages a drawer had
+// when the snapshot was written, which the store no longer knows once the
+// drawer changed (a long text edited short kept its old passages in the
+// index, and their words in its statistics).
 func (k *keywordState) buildLocked(ctx context.Context) error {
 	if k.ready.Load() {
 		return nil
@@ -104,12 +108,15 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 	idx, hw, err := bm25.LoadFile(k.snapshotPath(), ftsWeights...)
 	if err == nil {
 		long := map[int64]int32{}
-		if err = k.p.st.Drawers().Long(ctx, func(rid int64, n int) { long[rid] = int32(n) }); err == nil {
-			k.idx, k.hw, k.savedHW, k.long, k.loaded = idx, hw, hw, long, true
-			k.ready.Store(true)
-			k.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("keyword index loaded")
-			return nil
-		}
+		idx.Keys(func(key int64) {
+			if rid, p := splitKey(key); p > 0 {
+				long[rid] = max(long[rid], int32(p))
+			}
+		})
+		k.idx, k.hw, k.savedHW, k.long, k.loaded = idx, hw, hw, long, true
+		k.ready.Store(true)
+		k.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("keyword index loaded")
+		return nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		k.p.log.Info().Err(err).Msg("keyword snapshot unusable; rebuilding from the store")

@@ -151,6 +151,45 @@ func TestKeywordIndexCatchUpMatchesRebuild(t *testing.T) {
 		t.Fatalf("only %d hits compared; the corpus is too small to mean anything", compared)
 	}
 	t.Logf("%d drawers, %d queries, %d ranked hits identical", len(ids), len(queries), compared)
+
+}
+
+// A keyword index loaded from its snapshot drops the passages a long
+// drawer had when the snapshot was written, even when the drawer has since
+// been edited short: the store no longer knows those passages, the
+// snapshot does. (It once kept them: the edited drawer still matched words
+// it had lost, and they skewed every score.)
+func TestKeywordSnapshotForgetsPassagesOfEditedDrawers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	writer, first := openShared(t, dir, "kw"), openShared(t, dir, "kw")
+	long := strings.Repeat("the zebrafinch migration runbook covers every step of the cutover ", 30)
+	d := &palace.Drawer{Content: long}
+	batch := []*palace.Drawer{d}
+	for i := range 1000 { // enough drawers for the index to keep a snapshot
+		batch = append(batch, &palace.Drawer{Content: fmt.Sprintf("note %d about the cutover window", i)})
+	}
+	if err := writer.AddMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.WarmIndex(ctx); err != nil { // writes the snapshot
+		t.Fatal(err)
+	}
+	if _, err := writer.Update(ctx, d.ID, func(x *palace.Drawer) error { x.Content = "the runbook moved to the wiki"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	loaded := openShared(t, dir, "kw") // the snapshot, then the change log
+	hits, err := loaded.Search(ctx, palace.SearchRequest{Query: "zebrafinch", Mode: palace.ModeKeyword, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 0 {
+		t.Fatalf("a word the drawer no longer holds still finds it: %s", hits[0].Drawer.ID)
+	}
+	if in, _ := loaded.Info(ctx); !in.KeywordIndex.FromSnapshot || in.KeywordIndex.Passages != 0 {
+		t.Fatalf("keyword index %+v: want it loaded from the snapshot, with no passages left", in.KeywordIndex)
+	}
 }
 
 // Searches on warm indexes run while another registry (another process,

@@ -313,6 +313,18 @@ func (x *Index) Terms() int {
 	return x.terms.used
 }
 
+// Keys calls fn with the key of every document in the index (active or
+// not; removed ones excluded), in no particular order.
+func (x *Index) Keys(fn func(key int64)) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for s, k := range x.keys {
+		if x.flags[s]&flagDead == 0 {
+			fn(k)
+		}
+	}
+}
+
 // Len is the number of documents in the index.
 func (x *Index) Len() int {
 	x.mu.RLock()
