@@ -242,29 +242,12 @@ type scaleSeed struct {
 func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, nq, ncheck int, c scaleText) (scaleFigures, error) {
 	name := fmt.Sprintf("scale-%d-%s", n, embName)
 	f := scaleFigures{Drawers: n, Embedder: embName, Queries: nq, RecallCheckQueries: ncheck}
-	marker := filepath.Join(home, name+".seeded.json")
 	os.Setenv("LOCI_EMBEDDER", embedderEnv(embName)) // for the registry below; the server gets it too
-	var seed scaleSeed
-	if b, err := os.ReadFile(marker); err == nil && json.Unmarshal(b, &seed) == nil {
-		f.Reused = true
-		statusf(env, "loci bench scale: reusing %s (%d drawers)", name, n)
-		// A palace an older loci built is brought to this version's
-		// steady state (index snapshots, the graph's calibration) before
-		// anything is timed.
-		if err := scaleWarm(ctx, home, name); err != nil {
-			return f, err
-		}
-	} else {
-		s, err := scaleBuild(ctx, env, home, name, n, c)
-		if err != nil {
-			return f, err
-		}
-		seed = s
-		b, _ := json.Marshal(seed)
-		if err := os.WriteFile(marker, b, 0o600); err != nil {
-			return f, &cliError{Type: "io", Message: err.Error()}
-		}
+	seed, reused, err := scalePalace(ctx, env, home, name, n, c)
+	if err != nil {
+		return f, err
 	}
+	f.Reused = reused
 	f.IngestSec, f.IndexBuildS, f.KeywordBuildS = round3(seed.IngestSec), round3(seed.IndexBuildS), round3(seed.KeywordBuildS)
 	f.IngestPerSec = float64(int(float64(n) / seed.IngestSec))
 	f.DiskMB = round3(float64(palaceBytes(home, name)) / (1 << 20))
@@ -393,6 +376,29 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 	f.GraphNodes, f.GraphMB, f.CodeMB = st.Graph, round3(float64(st.GraphBytes)/(1<<20)), round3(float64(st.CodeBytes)/(1<<20))
 	f.EfSearch, f.GraphOff = st.EfSearch, st.GraphOff
 	return f, nil
+}
+
+// scalePalace builds palace name of n drawers in home, or reuses the one
+// an earlier run finished there (its marker file records the build).
+func scalePalace(ctx context.Context, env *cliEnv, home, name string, n int, c scaleText) (scaleSeed, bool, error) {
+	marker := filepath.Join(home, name+".seeded.json")
+	var seed scaleSeed
+	if b, err := os.ReadFile(marker); err == nil && json.Unmarshal(b, &seed) == nil {
+		statusf(env, "loci bench: reusing %s (%d drawers)", name, n)
+		// A palace an older loci built is brought to this version's
+		// steady state (index snapshots, the graph's calibration) before
+		// anything is timed.
+		return seed, true, scaleWarm(ctx, home, name)
+	}
+	seed, err := scaleBuild(ctx, env, home, name, n, c)
+	if err != nil {
+		return seed, false, err
+	}
+	b, _ := json.Marshal(seed)
+	if err := os.WriteFile(marker, b, 0o600); err != nil {
+		return seed, false, &cliError{Type: "io", Message: err.Error()}
+	}
+	return seed, false, nil
 }
 
 func scaleWarm(ctx context.Context, home, name string) error {

@@ -46,6 +46,9 @@ func (dialect) PairList(a, b string) string {
 	return "group_concat(" + a + " || ' ' || " + b + ", ' ')"
 }
 
+// Loaded does nothing: the queries that need an index name it.
+func (dialect) Loaded(context.Context, sqlstore.Querier, string) error { return nil }
+
 func (dialect) Tables(ctx context.Context, q sqlstore.Querier) ([]string, error) {
 	return sqlstore.TableList(ctx, q, `SELECT name FROM sqlite_master WHERE type = 'table'
 		AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name`)

@@ -93,6 +93,9 @@ func Copy(ctx context.Context, dst, src store.Store, progress func(table string,
 				if err != nil {
 					return fmt.Errorf("copy %s: %w", t.name, err)
 				}
+				if err := dd.Loaded(ctx, dq, t.name); err != nil {
+					return fmt.Errorf("copy %s: %w", t.name, err)
+				}
 				if t.key == "" {
 					continue
 				}

@@ -56,6 +56,9 @@ type Dialect interface {
 	// Tables lists the palace's tables as the engine's catalog has them
 	// (not the migrations' bookkeeping), sorted.
 	Tables(ctx context.Context, q Querier) ([]string, error)
+	// Loaded tells the engine that table was just filled in bulk (Copy),
+	// so that its planner has statistics before the first query.
+	Loaded(ctx context.Context, q Querier, table string) error
 }
 
 // TableList runs query, which lists names (a dialect's Tables).
