@@ -68,8 +68,15 @@ func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		add("embedder", "ok", fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dim()), "")
 	}
 
+	// With a store server, the data dir only caches indexes: what matters
+	// is that the server answers.
+	storeURL := c.store
+	if storeURL == "" {
+		storeURL = os.Getenv("LOCI_STORE")
+	}
 	info, err := os.Stat(dataDir)
 	switch {
+	case storeURL != "":
 	case errors.Is(err, fs.ErrNotExist):
 		add("data_dir", "warn", dataDir+" does not exist yet; it is created on first write", "")
 		return doctorResult(env, dataDir, checks)
@@ -80,13 +87,20 @@ func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		add("data_dir", "fail", dataDir+" is not a directory", "Point LOCI_HOME or --data-dir at a directory")
 		return doctorResult(env, dataDir, checks)
 	}
-	reg, err := openRegistry(homeFlags{dataDir: dataDir, store: c.store}, newLogger(env.stderr), nil)
-	if err != nil {
+	reg, err := openRegistry(homeFlags{dataDir: dataDir, store: storeURL}, newLogger(env.stderr), nil)
+	switch {
+	case err != nil && storeURL != "":
+		add("store", "fail", err.Error(), "Check that the PostgreSQL server is running and --store or LOCI_STORE names it")
+		return doctorResult(env, dataDir, checks)
+	case err != nil:
 		add("data_dir", "fail", err.Error(), "Check the permissions of "+dataDir)
 		return doctorResult(env, dataDir, checks)
+	case storeURL != "":
+		add("store", "ok", reg.Backend().Kind()+" at "+reg.Backend().Location()+" answers; index caches in "+dataDir, "")
+	default:
+		add("data_dir", "ok", dataDir+" is writable", "")
 	}
 	defer reg.Close()
-	add("data_dir", "ok", dataDir+" is writable", "")
 
 	names, err := reg.List()
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -261,6 +262,10 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 	schema, err := b.schemaOf(ctx, name)
 	if err != nil {
 		return nil, err
+	}
+	// The node's caches of the palace (index snapshots) go here.
+	if err := os.MkdirAll(b.CacheDir(name), 0o700); err != nil {
+		return nil, fmt.Errorf("palace %q: cache directory: %w", name, err)
 	}
 	cfg := b.cfg.Copy()
 	cfg.RuntimeParams["search_path"] = schema

@@ -33,3 +33,17 @@ func open(t *testing.T) *postgres.Backend {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Backend { return open(t) })
 }
+
+// A palace's cache directory exists once it is open: the node writes its
+// index snapshots there.
+func TestCacheDirExists(t *testing.T) {
+	b := open(t)
+	s, err := b.Create(context.Background(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if fi, err := os.Stat(b.CacheDir("p")); err != nil || !fi.IsDir() {
+		t.Fatalf("cache dir %s: %v", b.CacheDir("p"), err)
+	}
+}
