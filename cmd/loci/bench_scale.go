@@ -89,21 +89,11 @@ func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error
 	if _, err := embedderNamed(embedderEnv(*embName)); err != nil {
 		return nil, invalidArgs(err.Error(), "Use --embedder hash or --embedder default")
 	}
-	home := *dir
-	if home == "" {
-		tmp, err := os.MkdirTemp("", "loci-scale-*")
-		if err != nil {
-			return nil, &cliError{Type: "io", Message: err.Error()}
-		}
-		defer os.RemoveAll(tmp)
-		home = tmp
-	} else if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, &cliError{Type: "io", Message: err.Error()}
-	}
-	self, err := os.Executable()
+	home, self, cleanup, err := benchHome(*dir, "loci-scale-*")
 	if err != nil {
-		return nil, &cliError{Type: "internal", Message: err.Error()}
+		return nil, err
 	}
+	defer cleanup()
 	c := scaleCorpus()
 	var out []scaleFigures
 	for _, n := range ns {
@@ -117,6 +107,26 @@ func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error
 		out = append(out, f)
 	}
 	return &result{data: map[string]any{"sizes": out}, count: countOf(len(out)), text: func(w io.Writer) { writeScaleTable(w, out) }}, nil
+}
+
+// benchHome is the data dir a benchmark builds its palaces in: dir (kept
+// for the next run), or a temporary one that cleanup removes; and the
+// running binary, which the benchmark starts as servers.
+func benchHome(dir, pattern string) (home, self string, cleanup func(), err error) {
+	cleanup = func() {}
+	if home = dir; home == "" {
+		if home, err = os.MkdirTemp("", pattern); err != nil {
+			return "", "", cleanup, &cliError{Type: "io", Message: err.Error()}
+		}
+		cleanup = func() { os.RemoveAll(home) }
+	} else if err := os.MkdirAll(home, 0o700); err != nil {
+		return "", "", cleanup, &cliError{Type: "io", Message: err.Error()}
+	}
+	if self, err = os.Executable(); err != nil {
+		cleanup()
+		return "", "", func() {}, &cliError{Type: "internal", Message: err.Error()}
+	}
+	return home, self, cleanup, nil
 }
 
 // embedderEnv is LOCI_EMBEDDER for an --embedder name: "default" is the

@@ -93,21 +93,11 @@ func benchTeam(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, invalidArgs(err.Error(), "Use --embedder default or --embedder hash")
 	}
 	n := ns[0]
-	home := *dir
-	if home == "" {
-		tmp, err := os.MkdirTemp("", "loci-team-*")
-		if err != nil {
-			return nil, &cliError{Type: "io", Message: err.Error()}
-		}
-		defer os.RemoveAll(tmp)
-		home = tmp
-	} else if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, &cliError{Type: "io", Message: err.Error()}
-	}
-	self, err := os.Executable()
+	home, self, cleanup, err := benchHome(*dir, "loci-team-*")
 	if err != nil {
-		return nil, &cliError{Type: "internal", Message: err.Error()}
+		return nil, err
 	}
+	defer cleanup()
 	f := teamFigures{Drawers: n, Embedder: *embName, Store: "throwaway", LoadClientsPerNode: *clients}
 	c := scaleCorpus()
 	name := fmt.Sprintf("scale-%d-%s", n, *embName)

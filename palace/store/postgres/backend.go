@@ -304,20 +304,14 @@ func migrate(ctx context.Context, tx *sql.Tx, schema string) error {
 		name text COLLATE "C" PRIMARY KEY, applied_at bigint NOT NULL)`); err != nil {
 		return err
 	}
-	applied := map[string]bool{}
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM schema_migrations`)
+	done, err := sqlstore.Strings(ctx, tx, `SELECT name FROM schema_migrations`)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
+	applied := map[string]bool{}
+	for _, n := range done {
 		applied[n] = true
 	}
-	rows.Close()
 	entries, err := migrationFS.ReadDir("migrations")
 	if err != nil {
 		return err

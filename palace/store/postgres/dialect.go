@@ -79,7 +79,7 @@ func (dialect) Loaded(ctx context.Context, q sqlstore.Querier, table string) err
 }
 
 func (dialect) Tables(ctx context.Context, q sqlstore.Querier) ([]string, error) {
-	return sqlstore.TableList(ctx, q, `SELECT table_name FROM information_schema.tables
+	return sqlstore.Strings(ctx, q, `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
 		AND table_name <> 'schema_migrations' ORDER BY table_name`)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace/store"
+	"github.com/loci-mem/loci/palace/store/sqlstore"
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
@@ -109,20 +110,14 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 
-	applied := map[string]bool{}
-	rows, err := db.QueryContext(ctx, `SELECT name FROM schema_migrations`)
+	done, err := sqlstore.Strings(ctx, db, `SELECT name FROM schema_migrations`)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
+	applied := map[string]bool{}
+	for _, n := range done {
 		applied[n] = true
 	}
-	rows.Close()
 
 	for _, name := range names {
 		if applied[name] {
@@ -250,19 +245,15 @@ func openReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 		db.Close()
 		return nil, err
 	}
-	applied := map[string]bool{}
-	rows, err := db.QueryContext(ctx, `SELECT name FROM schema_migrations`)
+	done, err := sqlstore.Strings(ctx, db, `SELECT name FROM schema_migrations`)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	for rows.Next() {
-		var n string
-		if rows.Scan(&n) == nil {
-			applied[n] = true
-		}
+	applied := map[string]bool{}
+	for _, n := range done {
+		applied[n] = true
 	}
-	rows.Close()
 	names, err := migrationNames()
 	if err != nil {
 		db.Close()

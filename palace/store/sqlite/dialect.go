@@ -50,7 +50,7 @@ func (dialect) PairList(a, b string) string {
 func (dialect) Loaded(context.Context, sqlstore.Querier, string) error { return nil }
 
 func (dialect) Tables(ctx context.Context, q sqlstore.Querier) ([]string, error) {
-	return sqlstore.TableList(ctx, q, `SELECT name FROM sqlite_master WHERE type = 'table'
+	return sqlstore.Strings(ctx, q, `SELECT name FROM sqlite_master WHERE type = 'table'
 		AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name`)
 }
 

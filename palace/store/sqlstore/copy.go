@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -155,12 +156,8 @@ func copyRows(ctx context.Context, dst conn, src Querier, table string, progress
 		return nil
 	}
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := ScanRow(rows, len(cols))
+		if err != nil {
 			return n, err
 		}
 		for _, v := range vals {
@@ -182,4 +179,15 @@ func copyRows(ctx context.Context, dst conn, src Querier, table string, progress
 		return n, err
 	}
 	return n, flush()
+}
+
+// ScanRow reads the current row of rows, n columns, as the driver gives
+// them.
+func ScanRow(rows *sql.Rows, n int) ([]any, error) {
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, rows.Scan(ptrs...)
 }

@@ -61,8 +61,9 @@ type Dialect interface {
 	Loaded(ctx context.Context, q Querier, table string) error
 }
 
-// TableList runs query, which lists names (a dialect's Tables).
-func TableList(ctx context.Context, q Querier, query string) ([]string, error) {
+// Strings runs query and returns its one text column: the names a
+// dialect's Tables lists, the migrations a schema has applied.
+func Strings(ctx context.Context, q Querier, query string) ([]string, error) {
 	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err

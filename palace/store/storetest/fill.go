@@ -120,12 +120,8 @@ func Dump(t *testing.T, s store.Store) map[string][]string {
 			}
 			cols, _ := rows.Columns()
 			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
+				vals, err := sqlstore.ScanRow(rows, len(cols))
+				if err != nil {
 					rows.Close()
 					return err
 				}
