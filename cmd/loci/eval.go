@@ -36,8 +36,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		return nil, invalidArgs(what, "Use `loci eval locomo` (`loci eval -h` lists the evaluations)")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
-	var c commonFlags
-	c.register(fs)
+	// The evaluation builds its palaces in a temporary data dir of its
+	// own: it takes no --palace, --data-dir or --store.
+	fs.String("format", "auto", "output format: auto, text, json or yaml")
 	data := fs.String("data", locomo.DefaultDataPath(), "path to locomo10.json")
 	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
 	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns) or agent (standalone texts through memory_remember's path)")
