@@ -11,7 +11,8 @@ import (
 //
 //	m, efConstruction, efSearch, entry  uint32 each
 //	top                                 int32 (-1: empty graph)
-//	flags                               uint32 (bit 0: calibrated off)
+//	flags                               uint32 (bit 0: calibrated off; bits
+//	                                    8–15: the calibration's version)
 //	calibrated rows                     uint64 (0: never calibrated)
 //	levels   rows × byte, zero bytes to the next multiple of 8
 //	links0   rows × (2m+1) uint32 (count, then neighbours), zero bytes to
@@ -37,6 +38,7 @@ func (g *graph) write(w *bufio.Writer) {
 	if g.off {
 		flags |= 1
 	}
+	flags |= calibrationVersion << 8
 	b = le.AppendUint32(b, flags)
 	b = le.AppendUint64(b, uint64(g.calRows))
 	w.Write(b)
@@ -93,7 +95,11 @@ func readGraph(r io.Reader, n int, cfg GraphConfig) (*graph, int, error) {
 	}
 	g := newGraph(cfg)
 	g.entry, g.top = le.Uint32(h[12:]), int(int32(le.Uint32(h[16:])))
-	g.off, g.calRows = le.Uint32(h[20:])&1 != 0, int(min(calibrated, uint64(n)+1))
+	flags := le.Uint32(h[20:])
+	g.off, g.calRows = flags&1 != 0, int(min(calibrated, uint64(n)+1))
+	if flags>>8&0xff < calibrationVersion {
+		g.calRows = 0 // an older calibration's choice: measure again
+	}
 	used := len(h)
 
 	g.levels = make([]byte, n)

@@ -244,6 +244,36 @@ func TestGraphCalibration(t *testing.T) {
 		t.Fatalf("topics: stats %+v after %+v", st, c)
 	}
 
+	// From a narrow beam the calibration doubles, then bisects the last
+	// doubling: the beam found is within an eighth of the gap above one
+	// that fell short, so seven eighths of it fall short too (searches are
+	// deterministic; without the bisection the beam is up to twice the
+	// narrowest, and seven eighths of it reach the target).
+	from2 := index.NewFlat(index.FlatConfig{Metric: index.Cosine, Int8: true, Rerank: true,
+		Graph: index.GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 2}})
+	from2.AddBatch(keys, topics[:20000])
+	qs := topics[20000:20100]
+	c2 := from2.Calibrate(qs, 10, 0.999)
+	if c2.Reached <= 10 {
+		t.Fatalf("topics from a beam of 2: %+v, want a wider beam reaching 0.999", c2)
+	}
+	hit, total := 0, 0
+	for _, q := range qs {
+		want := map[uint64]bool{}
+		for _, r := range from2.SearchExact(q, 10, nil) {
+			want[r.Key] = true
+		}
+		for _, r := range from2.SearchEf(q, 10, c2.Reached*7/8, nil) {
+			if want[r.Key] {
+				hit++
+			}
+		}
+		total += len(want)
+	}
+	if r := float64(hit) / float64(total); r >= 0.999 {
+		t.Fatalf("7/8 of the chosen beam (%d) reaches recall %.3f: the beam was not narrowed (%+v)", c2.Reached*7/8, r, c2)
+	}
+
 	// 16 random dimensions at a beam of 2: the calibration must widen it.
 	narrow := index.NewFlat(index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 1000, M: 4, EfConstruction: 8, EfSearch: 2}})
 	rnd := unitVecs(22, 4100, 16)
