@@ -115,11 +115,27 @@ func TestVectorSearchThroughTheGraph(t *testing.T) {
 	if st.Graph != 1500 {
 		t.Fatalf("after a restart: %+v, want the saved graph of 1500 rows", st)
 	}
-	// Warming calibrated the graph on the palace's data: a beam reaching
-	// the target, or the exact scan where none beats it.
-	c := p.IndexInfo().Calibration
-	if c == nil || c.Queries != 100 || (!c.Off && c.Recall < index.CalibrationTarget) || c.Off != st.GraphOff {
-		t.Fatalf("calibration after warming: %+v, stats %+v", c, st)
+	// A process that has seen no queries holds the graph off (the exact
+	// scan answers) rather than trust it unmeasured.
+	if in := p.IndexInfo(); !st.GraphOff || in.Calibrated || in.Calibration != nil {
+		t.Fatalf("warmed without queries: stats %+v, info %+v; want the graph held off, uncalibrated", st, in)
+	}
+	// Once it has seen enough queries, calibration measures the graph on
+	// them: a beam reaching the target, or the exact scan where none
+	// beats it.
+	for _, q := range queries {
+		if _, err := p.Search(ctx, palace.SearchRequest{Query: q, Mode: palace.ModeVector, NoAccess: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := p.CalibrateIndex(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = p.VectorIndexStats()
+	if c == nil || c.Queries != len(queries) || (!c.Off && c.Recall < index.CalibrationTarget) || c.Off != st.GraphOff ||
+		!p.IndexInfo().Calibrated {
+		t.Fatalf("calibration after %d queries: %+v, stats %+v", len(queries), c, st)
 	}
 	if rec, err := p.IndexRecall(ctx, queries, 10); err != nil || rec < 0.95 {
 		t.Fatalf("after a restart: recall %.3f, %v", rec, err)

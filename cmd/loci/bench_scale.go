@@ -306,13 +306,15 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 				Loaded     bool
 				GraphNodes int  `json:"graph_nodes"`
 				Calibrated bool `json:"calibrated"`
+				GraphOff   bool `json:"graph_off"`
 			} `json:"index"`
 			Keyword struct{ Loaded bool } `json:"keyword_index"`
 		}
 		json.Unmarshal(res, &info)
-		// Full quality: both indexes loaded, and a graph's beam
-		// calibrated (serve calibrates it in the background once warm).
-		if info.Index.Loaded && info.Keyword.Loaded && (info.Index.GraphNodes == 0 || info.Index.Calibrated) {
+		// Full quality: both indexes loaded, and a graph either
+		// calibrated or held off until it can be (the exact scan
+		// answers meanwhile).
+		if info.Index.Loaded && info.Keyword.Loaded && (info.Index.GraphNodes == 0 || info.Index.Calibrated || info.Index.GraphOff) {
 			break
 		}
 		if time.Since(start) > 10*time.Minute {

@@ -545,6 +545,7 @@ func (p *nodeProc) waitFull(ctx context.Context, c scaleText) (fromSnapshot bool
 				Loaded     bool
 				GraphNodes int  `json:"graph_nodes"`
 				Calibrated bool `json:"calibrated"`
+				GraphOff   bool `json:"graph_off"`
 			} `json:"index"`
 			Keyword struct {
 				Loaded       bool
@@ -552,7 +553,7 @@ func (p *nodeProc) waitFull(ctx context.Context, c scaleText) (fromSnapshot bool
 			} `json:"keyword_index"`
 		}
 		json.Unmarshal(res, &info)
-		if info.Index.Loaded && info.Keyword.Loaded && (info.Index.GraphNodes == 0 || info.Index.Calibrated) {
+		if info.Index.Loaded && info.Keyword.Loaded && (info.Index.GraphNodes == 0 || info.Index.Calibrated || info.Index.GraphOff) {
 			return info.Keyword.FromSnapshot, nil
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -21,8 +21,9 @@ const CalibrationTarget = 0.95
 
 // calibrationVersion is recorded with a calibration in the snapshot: a
 // snapshot calibrated by an older version asks to be measured again
-// (NeedsCalibration). 1: the last doubling is bisected.
-const calibrationVersion = 1
+// (NeedsCalibration). 1: the last doubling is bisected. 2: the palace
+// measures on its own queries only (Palace.CalibrateIndex).
+const calibrationVersion = 2
 
 // maxCalibratedEf is the widest beam tried.
 const maxCalibratedEf = 4096
@@ -41,6 +42,16 @@ type Calibration struct {
 	// Reached is the narrowest beam found to reach the target (0: none
 	// did), kept even when it cost too much to switch the graph on.
 	Reached int `json:"reached_ef,omitempty"`
+}
+
+// HoldGraph switches off a graph that was never calibrated: Search scans
+// until Calibrate has measured it. A calibrated graph keeps its choice.
+func (f *Flat) HoldGraph() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.g != nil && f.g.calRows == 0 {
+		f.g.off = true
+	}
 }
 
 // NeedsCalibration reports whether f has a graph that was never
@@ -150,8 +161,9 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 }
 
 // SampleVectors returns up to n stored vectors spread evenly over the
-// rows (decoded from int8 codes in Int8 mode): stand-in queries for
-// Calibrate when too few real ones are known.
+// rows (decoded from int8 codes in Int8 mode), for benchmarks and tests.
+// (They are poor stand-ins for queries when calibrating: see
+// palace.CalibrateIndex.)
 func (f *Flat) SampleVectors(n int) [][]float32 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
