@@ -270,6 +270,10 @@ type DrawerReader interface {
 	// with event time at or before ts (ties: the last written), that is
 	// not deleted (ok false when none).
 	Previous(ctx context.Context, sessionID string, kinds []string, ts time.Time) (*Drawer, bool, error)
+	// Adjacent returns the active drawers of one of kinds just before and
+	// just after the drawer with row id rid in its session, by event time
+	// (ties by row id); nil where there is none.
+	Adjacent(ctx context.Context, sessionID string, kinds []string, ts time.Time, rid int64) (prev, next *Drawer, err error)
 	// TimeBuckets counts active drawers by event time in buckets of
 	// width, keyed by the bucket's start.
 	TimeBuckets(ctx context.Context, width time.Duration) (map[int64]int64, error)

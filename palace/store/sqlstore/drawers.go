@@ -614,6 +614,30 @@ func (r drawers) Previous(ctx context.Context, sessionID string, kinds []string,
 	return d, true, nil
 }
 
+func (r drawers) Adjacent(ctx context.Context, sessionID string, kinds []string, ts time.Time, rid int64) (*store.Drawer, *store.Drawer, error) {
+	if sessionID == "" || len(kinds) == 0 {
+		return nil, nil, nil
+	}
+	var out [2]*store.Drawer
+	for i, q := range []string{
+		`(d.ts < ? OR (d.ts = ? AND d.rid < ?)) ORDER BY d.ts DESC, d.rid DESC`,
+		`(d.ts > ? OR (d.ts = ? AND d.rid > ?)) ORDER BY d.ts ASC, d.rid ASC`,
+	} {
+		args := []any{sessionID}
+		for _, k := range kinds {
+			args = append(args, k)
+		}
+		args = append(args, ts.UnixMilli(), ts.UnixMilli(), rid)
+		d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d
+			WHERE d.session_id = ? AND d.status = 'active' AND d.kind IN (`+placeholders(len(kinds))+`) AND `+q+` LIMIT 1`, args...))
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, fmt.Errorf("read adjacent drawers: %w", err)
+		}
+		out[i] = d
+	}
+	return out[0], out[1], nil
+}
+
 func (r drawers) TimeBuckets(ctx context.Context, width time.Duration) (map[int64]int64, error) {
 	w := width.Milliseconds()
 	rows, err := r.c.QueryContext(ctx, `SELECT ts / ?, count(*) FROM drawers WHERE status = 'active' GROUP BY 1`, w)

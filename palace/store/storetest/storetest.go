@@ -311,6 +311,22 @@ func testDrawers(t *testing.T, b store.Backend) {
 	if _, ok, _ := r.Previous(ctx, "s9", []string{store.KindTurn}, at(1)); ok {
 		t.Fatal("previous before the session began")
 	}
+	e3 := drawer("e3", 8)
+	e3.SessionID, e3.Kind, e3.Status = "s9", store.KindTurn, store.StatusDeleted
+	insert(t, s, e3)
+	prevD, nextD, err := r.Adjacent(ctx, "s9", []string{store.KindTurn}, e1.Timestamp, e1.RID)
+	must(t, err)
+	if prevD != nil || nextD == nil || nextD.ID != "e2" {
+		t.Fatalf("adjacent to e1: %v, %v; want none and e2", prevD, nextD)
+	}
+	prevD, nextD, err = r.Adjacent(ctx, "s9", []string{store.KindTurn}, e2.Timestamp, e2.RID)
+	must(t, err)
+	if prevD == nil || prevD.ID != "e1" || nextD != nil { // e3 is deleted
+		t.Fatalf("adjacent to e2: %v, %v; want e1 and none", prevD, nextD)
+	}
+	if p, n, err := r.Adjacent(ctx, "s9", []string{store.KindNote}, e2.Timestamp, e2.RID); err != nil || p != nil || n != nil {
+		t.Fatalf("adjacent notes of a session of turns: %v, %v, %v", p, n, err)
+	}
 
 	// Undo tokens are used once.
 	write(t, s, func(tx store.Tx) error {
