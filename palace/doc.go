@@ -11,8 +11,11 @@
 //	                  fusion, layers), the derived indexes' state, palaces (Registry)
 //	palace/store      the store boundary: the records a palace keeps and the
 //	                  interfaces a backend implements; the vocabulary is defined there
+//	palace/store/sqlstore  the SQL behind every reader and writer, once, through a
+//	                       Dialect; Copy moves a palace between backends
 //	palace/store/sqlite    the default backend: one SQLite file per palace
 //	palace/store/postgres  the team backend: one PostgreSQL database, many palaces
+//	palace/store/storetest the conformance suite every backend passes
 //	palace/facts      facts and their review queue (seed 004, mem_save_fact)
 //	palace/session    conversation buffers and their extraction (seed 001, hooks)
 //	palace/archive    export and import (JSON Lines), readable Markdown export
