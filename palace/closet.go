@@ -3,6 +3,8 @@ package palace
 import (
 	"context"
 	"sort"
+	"sync"
+	"time"
 
 	"github.com/loci-mem/loci/palace/words"
 )
@@ -40,7 +42,7 @@ func (p *Palace) closetBoost(ctx context.Context, query string, hits []Hit) []Hi
 	if len(terms) == 0 {
 		return hits
 	}
-	closets, err := p.Closets(ctx)
+	closets, err := p.closetsForRecall(ctx)
 	if err != nil || len(closets) == 0 {
 		return hits
 	}
@@ -73,3 +75,32 @@ func (p *Palace) closetBoost(ctx context.Context, query string, hits []Hit) []Hi
 // closetStem folds a word the way closet keywords and query terms are
 // compared (words.Fold).
 func closetStem(w string) string { return words.Fold(w) }
+
+// closetTTL is how long recall reuses the closets it read: they change
+// only when the dreamer refreshes them, and they only break near-ties, so
+// a few seconds' staleness costs nothing, while reading them for every
+// recall is a round trip to a store server.
+const closetTTL = 5 * time.Second
+
+// closetCache holds the closets recall read last.
+type closetCache struct {
+	mu sync.Mutex
+	at time.Time
+	cs []Closet
+}
+
+// closetsForRecall is Closets, reused for closetTTL.
+func (p *Palace) closetsForRecall(ctx context.Context) ([]Closet, error) {
+	c := &p.closets
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < closetTTL {
+		return c.cs, nil
+	}
+	cs, err := p.Closets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.at, c.cs = time.Now(), cs
+	return cs, nil
+}

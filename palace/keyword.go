@@ -274,6 +274,9 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	if err := k.buildLocked(ctx); err != nil {
 		return nil, err
 	}
+	if k.p.caughtUp(ctx, k.hw) {
+		return k.idx, nil
+	}
 	maxSeq, err := k.p.st.Drawers().MaxSeq(ctx)
 	if err != nil {
 		return nil, storeErr("keyword catch-up", err)

@@ -35,6 +35,7 @@ type Palace struct {
 	conns  connections
 
 	embCheck embedderCheck
+	closets  closetCache // recall's closets (closet.go)
 
 	stopFollow context.CancelFunc
 	following  sync.WaitGroup

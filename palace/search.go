@@ -122,6 +122,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		return nil, Invalidf("invalid fusion weights %+v", fu)
 	}
 	depth := max(req.K*3, 50)
+	ctx = withSeqMemo(ctx) // both indexes check the store's seq with one read
 
 	type cand struct {
 		rid               int64
@@ -628,3 +629,31 @@ const (
 )
 
 func neighbourOn() bool { return os.Getenv("LOCI_NEIGHBOUR") != "0" }
+
+// seqMemo is the store's latest change-log seq, read once per search and
+// shared by both indexes: when it equals an index's high-water mark the
+// index is up to date without a second read. (Only that: "behind" and
+// "ahead" are decided under the index's own lock from a fresh read, since
+// another search may have caught the index up past the memo meanwhile.)
+type seqMemo struct {
+	once sync.Once
+	seq  int64
+	err  error
+}
+
+type seqMemoKey struct{}
+
+func withSeqMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, seqMemoKey{}, &seqMemo{})
+}
+
+// caughtUp reports whether an index at high-water mark hw is up to date
+// by ctx's seq memo (false without one, or on a failed read).
+func (p *Palace) caughtUp(ctx context.Context, hw int64) bool {
+	m, ok := ctx.Value(seqMemoKey{}).(*seqMemo)
+	if !ok {
+		return false
+	}
+	m.once.Do(func() { m.seq, m.err = p.st.Drawers().MaxSeq(ctx) })
+	return m.err == nil && m.seq == hw
+}

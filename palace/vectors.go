@@ -160,6 +160,9 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
 	}
+	if v.p.caughtUp(ctx, v.hw) {
+		return v.idx, nil
+	}
 	maxSeq, err := v.p.st.Drawers().MaxSeq(ctx)
 	if err != nil {
 		return nil, storeErr("index catch-up", err)
