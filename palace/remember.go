@@ -40,6 +40,9 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 		kind = KindNote
 	}
 	d := &Drawer{Kind: kind, Content: text, Room: o.Room, Tags: o.Tags, Importance: o.Importance, SessionID: o.Session}
+	if o.Session == "" {
+		d.Connection = o.Connection // its neighbours, for recall
+	}
 	m := ReadTextMeta(text)
 	if !m.When.IsZero() {
 		d.Timestamp = m.When

@@ -320,10 +320,10 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		lifted := false
 		for _, c := range top {
 			d := tops[c.rid]
-			if d == nil || d.SessionID == "" {
+			if d == nil || (d.SessionID == "" && d.Connection == "") {
 				continue
 			}
-			prev, next, err := p.st.Drawers().Adjacent(ctx, d.SessionID, contextKinds, d.Timestamp, d.RID)
+			prev, next, err := p.st.Drawers().Adjacent(ctx, d, contextKinds)
 			if err != nil {
 				return nil, storeErr("read adjacent drawers", err)
 			}
@@ -615,13 +615,14 @@ func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, er
 // statement and its elaboration), so the turns on either side of a strong
 // hit are likely evidence too. Each of the neighbourHits best drawers of
 // the fused ranking lifts the turn before it and the turn after it in its
-// session (store.DrawerReader.Adjacent) to neighbourLift of its own fused
-// score, unless the neighbour already scores higher; a neighbour the
-// filter excludes stays out. Both values were chosen on LoCoMo
+// session, or its connection (store.DrawerReader.Adjacent), to
+// neighbourLift of its own fused score, unless the neighbour already
+// scores higher; a neighbour the filter excludes stays out. Both values were chosen on LoCoMo
 // conversations 1–5 (λ 0.5–0.8 × hits 1, 3, 5, 10; 0.6–0.7 with 3 hits
-// best, a plateau) and held on 6–10, session path, any@10 / frac@10:
-// 1–5 .840/.788 → .847/.798, 6–10 .832/.766 → .837/.775. The agent path
-// is unchanged: texts remembered one at a time carry no session.
+// best, a plateau) and held on 6–10, hybrid any@10 / frac@10: session
+// path 1–5 .840/.788 → .847/.798, 6–10 .832/.766 → .837/.775; agent path
+// (texts of one connection are the neighbours: Drawer.Connection) 1–5
+// .837/.787 → .842/.791, 6–10 .832/.771 → .834/.773.
 // LOCI_NEIGHBOUR=0 turns it off (for comparison).
 const (
 	neighbourHits = 3

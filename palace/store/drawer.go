@@ -40,19 +40,22 @@ func ValidStatus(s string) bool {
 
 // Drawer is one memory.
 type Drawer struct {
-	ID           string         `json:"id"`
-	Seq          int64          `json:"seq"`
-	Kind         string         `json:"kind"`
-	Content      string         `json:"content"`
-	Keywords     string         `json:"keywords,omitempty"` // extra searchable text
-	Room         string         `json:"room"`
-	Tags         []string       `json:"tags"`
-	Importance   float64        `json:"importance"`
-	Confidence   float64        `json:"confidence"`
-	Status       string         `json:"status"`
-	UserID       string         `json:"user_id,omitempty"`
-	AgentID      string         `json:"agent_id,omitempty"`
-	SessionID    string         `json:"session_id,omitempty"`
+	ID         string   `json:"id"`
+	Seq        int64    `json:"seq"`
+	Kind       string   `json:"kind"`
+	Content    string   `json:"content"`
+	Keywords   string   `json:"keywords,omitempty"` // extra searchable text
+	Room       string   `json:"room"`
+	Tags       []string `json:"tags"`
+	Importance float64  `json:"importance"`
+	Confidence float64  `json:"confidence"`
+	Status     string   `json:"status"`
+	UserID     string   `json:"user_id,omitempty"`
+	AgentID    string   `json:"agent_id,omitempty"`
+	SessionID  string   `json:"session_id,omitempty"`
+	// Connection is the connection a text remembered without a session
+	// came through (internal: it orders neighbours, and no face shows it).
+	Connection   string         `json:"-"`
 	SenderIDs    []string       `json:"sender_ids,omitempty"`
 	ParentID     string         `json:"parent_id,omitempty"`
 	SupersededBy string         `json:"superseded_by,omitempty"`
@@ -271,9 +274,9 @@ type DrawerReader interface {
 	// not deleted (ok false when none).
 	Previous(ctx context.Context, sessionID string, kinds []string, ts time.Time) (*Drawer, bool, error)
 	// Adjacent returns the active drawers of one of kinds just before and
-	// just after the drawer with row id rid in its session, by event time
-	// (ties by row id); nil where there is none.
-	Adjacent(ctx context.Context, sessionID string, kinds []string, ts time.Time, rid int64) (prev, next *Drawer, err error)
+	// just after d in its session (or, without one, its connection), by
+	// event time (ties by row id); nil where there is none.
+	Adjacent(ctx context.Context, d *Drawer, kinds []string) (prev, next *Drawer, err error)
 	// TimeBuckets counts active drawers by event time in buckets of
 	// width, keyed by the bucket's start.
 	TimeBuckets(ctx context.Context, width time.Duration) (map[int64]int64, error)

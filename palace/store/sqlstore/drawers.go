@@ -18,7 +18,7 @@ type drawers struct{ c conn }
 const drawerCols = `d.rid, d.id, d.seq, d.kind, d.content, d.keywords, d.room, d.tags, d.importance,
 	d.confidence, d.status, d.user_id, d.agent_id, d.session_id, d.sender_ids, d.parent_id,
 	d.superseded_by, d.ts, d.created_at, d.updated_at, d.access_count, d.last_access, d.pinned,
-	d.redactions, d.model, d.vec_id, d.meta`
+	d.redactions, d.model, d.vec_id, d.meta, d.conn`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -31,7 +31,7 @@ func scanDrawer(s scanner, extra ...any) (*store.Drawer, error) {
 	dest := []any{&d.RID, &d.ID, &d.Seq, &d.Kind, &d.Content, &d.Keywords, &d.Room, &tags,
 		&d.Importance, &d.Confidence, &d.Status, &d.UserID, &d.AgentID, &d.SessionID, &senders,
 		&d.ParentID, &d.SupersededBy, &ts, &created, &updated, &d.AccessCount, &last, &pinned,
-		&d.Redactions, &d.Model, &d.VecKey, &meta}
+		&d.Redactions, &d.Model, &d.VecKey, &meta, &d.Connection}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -614,22 +614,27 @@ func (r drawers) Previous(ctx context.Context, sessionID string, kinds []string,
 	return d, true, nil
 }
 
-func (r drawers) Adjacent(ctx context.Context, sessionID string, kinds []string, ts time.Time, rid int64) (*store.Drawer, *store.Drawer, error) {
-	if sessionID == "" || len(kinds) == 0 {
+func (r drawers) Adjacent(ctx context.Context, at *store.Drawer, kinds []string) (*store.Drawer, *store.Drawer, error) {
+	col, group := "session_id", at.SessionID
+	if group == "" {
+		col, group = "conn", at.Connection
+	}
+	if group == "" || len(kinds) == 0 {
 		return nil, nil, nil
 	}
+	ts, rid := at.Timestamp, at.RID
 	var out [2]*store.Drawer
 	for i, q := range []string{
 		`(d.ts < ? OR (d.ts = ? AND d.rid < ?)) ORDER BY d.ts DESC, d.rid DESC`,
 		`(d.ts > ? OR (d.ts = ? AND d.rid > ?)) ORDER BY d.ts ASC, d.rid ASC`,
 	} {
-		args := []any{sessionID}
+		args := []any{group}
 		for _, k := range kinds {
 			args = append(args, k)
 		}
 		args = append(args, ts.UnixMilli(), ts.UnixMilli(), rid)
 		d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d
-			WHERE d.session_id = ? AND d.status = 'active' AND d.kind IN (`+placeholders(len(kinds))+`) AND `+q+` LIMIT 1`, args...))
+			WHERE d.`+col+` = ? AND d.status = 'active' AND d.kind IN (`+placeholders(len(kinds))+`) AND `+q+` LIMIT 1`, args...))
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, nil, fmt.Errorf("read adjacent drawers: %w", err)
 		}
@@ -681,13 +686,13 @@ func (r drawers) Insert(ctx context.Context, d *store.Drawer, v *store.Vector) e
 	err := r.c.QueryRowContext(ctx, `INSERT INTO drawers (id, seq, kind, content, keywords, room, tags,
 		importance, confidence, status, user_id, agent_id, session_id, sender_ids, parent_id,
 		superseded_by, ts, created_at, updated_at, access_count, last_access, pinned, redactions,
-		model, vec_id, vector, passages, passage_count, meta)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rid`,
+		model, vec_id, vector, passages, passage_count, meta, conn)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rid`,
 		d.ID, d.Seq, d.Kind, d.Content, d.Keywords, d.Room, jsonList(d.Tags), d.Importance,
 		d.Confidence, d.Status, d.UserID, d.AgentID, d.SessionID, jsonList(d.SenderIDs), d.ParentID,
 		d.SupersededBy, d.Timestamp.UnixMilli(), d.CreatedAt.UnixMilli(), d.UpdatedAt.UnixMilli(),
 		d.AccessCount, timeMS(d.LastAccess), boolInt(d.Pinned), d.Redactions, d.Model, d.VecKey, v.Blob, v.Passages,
-		v.Count, jsonObject(d.Meta)).Scan(&d.RID)
+		v.Count, jsonObject(d.Meta), d.Connection).Scan(&d.RID)
 	if err != nil {
 		return r.c.conflict(fmt.Sprintf("insert drawer %q", d.ID), err)
 	}
@@ -698,11 +703,11 @@ func (r drawers) Update(ctx context.Context, d *store.Drawer, v *store.Vector) e
 	q := `UPDATE drawers SET seq=?, kind=?, content=?, keywords=?, room=?, tags=?, importance=?,
 		confidence=?, status=?, user_id=?, agent_id=?, session_id=?, sender_ids=?, parent_id=?,
 		superseded_by=?, ts=?, updated_at=?, access_count=?, last_access=?, pinned=?, redactions=?,
-		model=?, vec_id=?, meta=?`
+		model=?, vec_id=?, meta=?, conn=?`
 	args := []any{d.Seq, d.Kind, d.Content, d.Keywords, d.Room, jsonList(d.Tags), d.Importance,
 		d.Confidence, d.Status, d.UserID, d.AgentID, d.SessionID, jsonList(d.SenderIDs), d.ParentID,
 		d.SupersededBy, d.Timestamp.UnixMilli(), d.UpdatedAt.UnixMilli(), d.AccessCount, timeMS(d.LastAccess),
-		boolInt(d.Pinned), d.Redactions, d.Model, d.VecKey, jsonObject(d.Meta)}
+		boolInt(d.Pinned), d.Redactions, d.Model, d.VecKey, jsonObject(d.Meta), d.Connection}
 	if v != nil {
 		q += `, vector=?, passages=?, passage_count=?`
 		args = append(args, v.Blob, v.Passages, v.Count)

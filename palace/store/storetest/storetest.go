@@ -314,18 +314,30 @@ func testDrawers(t *testing.T, b store.Backend) {
 	e3 := drawer("e3", 8)
 	e3.SessionID, e3.Kind, e3.Status = "s9", store.KindTurn, store.StatusDeleted
 	insert(t, s, e3)
-	prevD, nextD, err := r.Adjacent(ctx, "s9", []string{store.KindTurn}, e1.Timestamp, e1.RID)
+	prevD, nextD, err := r.Adjacent(ctx, e1, []string{store.KindTurn})
 	must(t, err)
 	if prevD != nil || nextD == nil || nextD.ID != "e2" {
 		t.Fatalf("adjacent to e1: %v, %v; want none and e2", prevD, nextD)
 	}
-	prevD, nextD, err = r.Adjacent(ctx, "s9", []string{store.KindTurn}, e2.Timestamp, e2.RID)
+	prevD, nextD, err = r.Adjacent(ctx, e2, []string{store.KindTurn})
 	must(t, err)
 	if prevD == nil || prevD.ID != "e1" || nextD != nil { // e3 is deleted
 		t.Fatalf("adjacent to e2: %v, %v; want e1 and none", prevD, nextD)
 	}
-	if p, n, err := r.Adjacent(ctx, "s9", []string{store.KindNote}, e2.Timestamp, e2.RID); err != nil || p != nil || n != nil {
+	if p, n, err := r.Adjacent(ctx, e2, []string{store.KindNote}); err != nil || p != nil || n != nil {
 		t.Fatalf("adjacent notes of a session of turns: %v, %v, %v", p, n, err)
+	}
+	// Without a session, texts of one connection are neighbours.
+	c1, c2, c3 := drawer("c1", 9), drawer("c2", 10), drawer("c3", 11)
+	c1.Connection, c2.Connection, c3.Connection = "mcp:x", "mcp:x", "mcp:y"
+	insert(t, s, c1, c2, c3)
+	if got, err := r.Get(ctx, "c2"); err != nil || got.Connection != "mcp:x" {
+		t.Fatalf("connection read back: %v, %v", got, err)
+	}
+	prevD, nextD, err = r.Adjacent(ctx, c2, []string{store.KindNote})
+	must(t, err)
+	if prevD == nil || prevD.ID != "c1" || nextD != nil {
+		t.Fatalf("adjacent to c2 in its connection: %v, %v; want c1 and none", prevD, nextD)
 	}
 
 	// Undo tokens are used once.
