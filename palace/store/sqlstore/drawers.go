@@ -602,8 +602,11 @@ func (r drawers) Previous(ctx context.Context, sessionID string, kinds []string,
 	for _, k := range kinds {
 		args = append(args, k)
 	}
-	d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d
-		WHERE d.session_id = ? AND d.ts <= ? AND d.status <> 'deleted' AND d.kind IN (`+placeholders(len(kinds))+`)
+	// The session's partial index (session_id <> ''), named and its
+	// condition spelled out: a bound parameter proves nothing to SQLite's
+	// planner, which otherwise walked every active drawer by status.
+	d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d`+r.c.d.IndexedBy("drawers_session")+`
+		WHERE d.session_id = ? AND d.session_id <> '' AND d.ts <= ? AND d.status <> 'deleted' AND d.kind IN (`+placeholders(len(kinds))+`)
 		ORDER BY d.ts DESC, d.rid DESC LIMIT 1`, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -615,9 +618,9 @@ func (r drawers) Previous(ctx context.Context, sessionID string, kinds []string,
 }
 
 func (r drawers) Adjacent(ctx context.Context, at *store.Drawer, kinds []string) (*store.Drawer, *store.Drawer, error) {
-	col, group := "session_id", at.SessionID
+	col, index, group := "session_id", "drawers_session", at.SessionID
 	if group == "" {
-		col, group = "conn", at.Connection
+		col, index, group = "conn", "drawers_conn", at.Connection
 	}
 	if group == "" || len(kinds) == 0 {
 		return nil, nil, nil
@@ -633,8 +636,10 @@ func (r drawers) Adjacent(ctx context.Context, at *store.Drawer, kinds []string)
 			args = append(args, k)
 		}
 		args = append(args, ts.UnixMilli(), ts.UnixMilli(), rid)
-		d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d
-			WHERE d.`+col+` = ? AND d.status = 'active' AND d.kind IN (`+placeholders(len(kinds))+`) AND `+q+` LIMIT 1`, args...))
+		// The group's partial index, named and its condition spelled out
+		// (see Previous).
+		d, err := scanDrawer(r.c.QueryRowContext(ctx, `SELECT `+drawerCols+` FROM drawers d`+r.c.d.IndexedBy(index)+`
+			WHERE d.`+col+` = ? AND d.`+col+` <> '' AND d.status = 'active' AND d.kind IN (`+placeholders(len(kinds))+`) AND `+q+` LIMIT 1`, args...))
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, nil, fmt.Errorf("read adjacent drawers: %w", err)
 		}
