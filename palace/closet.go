@@ -79,7 +79,9 @@ func closetStem(w string) string { return words.Fold(w) }
 // closetTTL is how long recall reuses the closets it read: they change
 // only when the dreamer refreshes them, and they only break near-ties, so
 // a few seconds' staleness costs nothing, while reading them for every
-// recall is a round trip to a store server.
+// recall is a round trip to a store server. A write this process commits
+// drops them at once (the dreamer's refresh is one); another process's
+// refresh counts within closetTTL.
 const closetTTL = 5 * time.Second
 
 // closetCache holds the closets recall read last.
@@ -103,4 +105,11 @@ func (p *Palace) closetsForRecall(ctx context.Context) ([]Closet, error) {
 	}
 	c.at, c.cs = time.Now(), cs
 	return cs, nil
+}
+
+// forget drops the cached closets.
+func (c *closetCache) forget() {
+	c.mu.Lock()
+	c.at, c.cs = time.Time{}, nil
+	c.mu.Unlock()
 }

@@ -81,7 +81,11 @@ func (t *Tx) Commit() error {
 		t.st.Rollback()
 		return err
 	}
-	return storeErr("commit write", t.st.Commit())
+	err := t.st.Commit()
+	if err == nil {
+		t.p.closets.forget() // the write may have replaced them (the dreamer)
+	}
+	return storeErr("commit write", err)
 }
 
 // Rollback discards the transaction. It is safe after Commit.
