@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/server/hub"
 	"github.com/rs/zerolog"
 )
@@ -178,20 +179,42 @@ func (h *HTTP) guard(next http.Handler) http.Handler {
 	})
 }
 
+// health answers liveness without a token. What it says about palaces
+// (their names, their indexes) it says only to whoever may see them: when
+// tokens are required, a request without a valid one learns the status
+// and version alone, and a user's token sees the palaces it reaches.
 func (h *HTTP) health(w http.ResponseWriter, r *http.Request) {
+	out := map[string]any{
+		"status":         "ok",
+		"version":        h.cfg.Server.cfg.Version,
+		"uptime_seconds": int(time.Since(h.started).Seconds()),
+	}
+	ctx := r.Context()
+	if h.cfg.Token != "" || h.gate.required(ctx) {
+		r2, user, status, _ := h.authenticateToken(r)
+		if status != 0 || user == "" {
+			writeJSON(w, http.StatusOK, out)
+			return
+		}
+		ctx = r2.Context()
+	}
 	reg := h.cfg.Server.reg
 	open := []string{}
 	for _, p := range reg.Opened() {
 		open = append(open, p.Name())
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"status":         "ok",
-		"version":        h.cfg.Server.cfg.Version,
-		"palaces_open":   open,
-		"default_palace": h.cfg.Server.cfg.DefaultPalace,
-		"uptime_seconds": int(time.Since(h.started).Seconds()),
-		"index":          h.indexHealth(r.Context()),
-	})
+	out["palaces_open"] = palace.Visible(ctx, open)
+	if palace.Allow(ctx, h.cfg.Server.cfg.DefaultPalace, palace.AccessRead) == nil {
+		out["default_palace"] = h.cfg.Server.cfg.DefaultPalace
+	}
+	index := h.indexHealth(ctx)
+	for name := range index {
+		if palace.Allow(ctx, name, palace.AccessRead) != nil {
+			delete(index, name)
+		}
+	}
+	out["index"] = index
+	writeJSON(w, http.StatusOK, out)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

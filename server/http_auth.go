@@ -62,6 +62,12 @@ func (h *HTTP) authenticate(r *http.Request) (*http.Request, string, int, string
 	if h.cfg.Token == "" && !h.gate.required(r.Context()) {
 		return r, "", 0, ""
 	}
+	return h.authenticateToken(r)
+}
+
+// authenticateToken checks r's bearer token, as authenticate does for
+// every route that needs one.
+func (h *HTTP) authenticateToken(r *http.Request) (*http.Request, string, int, string) {
 	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
 	if !ok || !strings.EqualFold(scheme, "Bearer") {

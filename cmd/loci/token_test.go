@@ -7,7 +7,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -139,6 +141,19 @@ func TestTeamTokensScopesAndTLS(t *testing.T) {
 	if code := get("", "/health"); code != http.StatusOK {
 		t.Fatalf("health without a token: %d", code)
 	}
+	health := func(token string) map[string]any {
+		resp, err := client(token).Get(base + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return m
+	}
+	if m := health(""); m["status"] != "ok" || m["palaces_open"] != nil || m["index"] != nil {
+		t.Fatalf("health without a token names palaces: %v", m)
+	}
 
 	w := connect(writer)
 	id, err := w.remember("The " + token(31) + " dashboard moved to the new Grafana folder")
@@ -164,6 +179,15 @@ func TestTeamTokensScopesAndTLS(t *testing.T) {
 	a := connect(admin)
 	if err := a.call("palace_create", map[string]any{"name": "newproj"}, nil); err != nil {
 		t.Fatalf("admin palace_create: %v", err)
+	}
+	if m := health(reader); fmt.Sprint(m["palaces_open"]) != "[team]" {
+		t.Fatalf("health for a reader of team: %v", m["palaces_open"])
+	}
+	if code := get(reader, "/metrics"); code != http.StatusForbidden {
+		t.Fatalf("metrics with a read token: %d, want 403 (they name every palace)", code)
+	}
+	if code := get(admin, "/metrics"); code != http.StatusOK {
+		t.Fatalf("metrics with an admin token: %d", code)
 	}
 	var list struct {
 		Palaces []string `json:"palaces"`

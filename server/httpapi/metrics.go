@@ -127,9 +127,14 @@ func (s *statusWriter) Flush() {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// Handler serves GET /metrics.
+// Handler serves GET /metrics. Its gauges name every open palace, so a
+// user's token needs the admin scope (the owner's may always).
 func (m *Metrics) Handler(reg *palace.Registry, version string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := palace.Allow(r.Context(), "", palace.AccessAdmin); err != nil {
+			http.Error(w, err.Error(), http.StatusForbidden)
+			return
+		}
 		var b strings.Builder
 		m.write(&b, version)
 		writePalaceMetrics(r.Context(), &b, reg)
