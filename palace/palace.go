@@ -241,3 +241,15 @@ func (p *Palace) Info(ctx context.Context) (Info, error) {
 	}
 	return in, nil
 }
+
+// StoreBytes is the bytes the palace's records take on its store's server
+// (ok false for a store whose records are files in the palace's directory,
+// which Dir's size already counts).
+func (p *Palace) StoreBytes(ctx context.Context) (n int64, ok bool, err error) {
+	sz, ok := p.st.(store.Sizer)
+	if !ok {
+		return 0, false, nil
+	}
+	n, err = sz.Size(ctx)
+	return n, true, storeErr("store size", err)
+}

@@ -34,6 +34,9 @@ type palaceStats struct {
 	TopTags  []store.TagCount `json:"top_tags"`
 	Index    statsIndex       `json:"index"`
 	Bytes    int64            `json:"bytes_on_disk"`
+	// StoreBytes is what the palace takes on a store server (PostgreSQL),
+	// counted in Bytes with this machine's caches; absent for SQLite.
+	StoreBytes *int64 `json:"store_bytes,omitempty"`
 }
 
 // statsGrowth counts active drawers by when they happened (their event
@@ -136,6 +139,12 @@ func gatherStats(ctx context.Context, p *palace.Palace, days int, now time.Time)
 		return nil, err
 	}
 	st.Bytes = dirBytes(p.Dir())
+	if n, ok, err := p.StoreBytes(ctx); err != nil {
+		return nil, err
+	} else if ok {
+		st.StoreBytes = &n
+		st.Bytes += n
+	}
 	return st, nil
 }
 

@@ -115,6 +115,13 @@ type Notifier interface {
 	Changes(ctx context.Context) <-chan struct{}
 }
 
+// Sizer is implemented by stores whose records live on a server rather
+// than in the palace's cache directory (PostgreSQL): Size is the bytes
+// they take there, indexes included.
+type Sizer interface {
+	Size(ctx context.Context) (int64, error)
+}
+
 // Integrity is the outcome of Store.Check.
 type Integrity struct {
 	// Engine is the database's own verdict: "ok", or what it found.

@@ -47,3 +47,23 @@ func TestCacheDirExists(t *testing.T) {
 		t.Fatalf("cache dir %s: %v", b.CacheDir("p"), err)
 	}
 }
+
+// Size counts the palace's tables on the server, and grows with them.
+func TestSizeCountsTheSchema(t *testing.T) {
+	ctx := context.Background()
+	b := open(t)
+	s, err := b.Create(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	empty, err := s.(store.Sizer).Size(ctx)
+	if err != nil || empty <= 0 {
+		t.Fatalf("size of an empty palace: %d, %v", empty, err)
+	}
+	storetest.Fill(t, s)
+	full, err := s.(store.Sizer).Size(ctx)
+	if err != nil || full <= empty {
+		t.Fatalf("size after filling: %d (empty %d), %v", full, empty, err)
+	}
+}

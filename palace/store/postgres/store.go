@@ -181,3 +181,15 @@ func (s *Store) WriteTables(ctx context.Context, fn func(sqlstore.Querier, sqlst
 	}
 	return sqlstore.Mark(dialect{}, t.Commit())
 }
+
+var _ store.Sizer = (*Store)(nil)
+
+// Size is the bytes of the palace's tables in the server, with their
+// indexes and TOAST.
+func (s *Store) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0)::bigint
+		FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+		WHERE ns.nspname = $1 AND c.relkind = 'r'`, s.schema).Scan(&n)
+	return n, sqlstore.Mark(dialect{}, err)
+}
