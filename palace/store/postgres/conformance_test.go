@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/loci-mem/loci/palace/store"
 	"github.com/loci-mem/loci/palace/store/postgres"
@@ -20,7 +21,14 @@ func TestMain(m *testing.M) {
 // open is a backend on a new database of the test server.
 func open(t *testing.T) *postgres.Backend {
 	t.Helper()
-	b, err := postgres.Open(context.Background(), pgtest.URL(t), postgres.Options{CacheDir: t.TempDir()})
+	return openURL(t, pgtest.URL(t))
+}
+
+// openURL is a backend on the database at url (a second one is another
+// node).
+func openURL(t *testing.T, url string) *postgres.Backend {
+	t.Helper()
+	b, err := postgres.Open(context.Background(), url, postgres.Options{CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +74,65 @@ func TestSizeCountsTheSchema(t *testing.T) {
 	if err != nil || full <= empty {
 		t.Fatalf("size after filling: %d (empty %d), %v", full, empty, err)
 	}
+}
+
+// Changes delivers a signal when another handle (another node) commits a
+// write to the palace, nothing for a rolled-back one, and one after the
+// server comes back from a restart (notifications sent meanwhile are lost).
+func TestChangesFollowsOtherNodes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url := pgtest.URL(t)
+	s, err := openURL(t, url).Create(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other, err := openURL(t, url).Open(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ch := s.(store.Notifier).Changes(ctx)
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no change signal %s", what)
+		}
+	}
+	drain := func() {
+		for {
+			select {
+			case <-ch:
+			case <-time.After(300 * time.Millisecond):
+				return
+			}
+		}
+	}
+	wait("on connecting") // one on every (re)connection
+	drain()
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Meta().Set(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+		t.Fatal("a rolled-back write was announced")
+	case <-time.After(500 * time.Millisecond):
+	}
+	if err := store.Write(ctx, other, func(tx store.Tx) error { return tx.Meta().Set(ctx, "k", "v") }); err != nil {
+		t.Fatal(err)
+	}
+	wait("after another node's write")
+	drain()
+	pgtest.Restart(t, nil)
+	wait("after the server restarted")
 }
