@@ -137,19 +137,43 @@ next:
 }
 
 // unhide returns the text to redact: s itself, unless revealing it shows
-// a secret the rules miss in s; then the revealed form, which is what gets
-// redacted (and stored) — an invisible character or an encoded separator
-// inside a secret is worth nothing to keep.
+// secret bytes the rules miss in s; then the revealed form, which is what
+// gets redacted (and stored) — an invisible character or an encoded
+// separator inside a secret is worth nothing to keep. "Miss" is by bytes,
+// not by count: a secret that s shows in part and its revealed form in
+// full (emk_… followed by %2d and more of it) is one match either way, and
+// redacting only the part left the rest to a second pass, so redaction was
+// not idempotent (found by FuzzString).
 func (r *Redactor) unhide(s string) string {
-	u := reveal(s)
-	if u == s {
+	if !hides(s) { // the fast path: clean text allocates nothing
+		return s
+	}
+	u, orig := revealMap(s, true)
+	if orig == nil {
 		return s
 	}
 	var a, b [8]span
-	if len(r.spans(u, a[:0])) > len(r.spans(s, b[:0])) {
-		return u
+	revealed := r.spans(u, a[:0])
+	if len(revealed) == 0 {
+		return s
+	}
+	plain := r.spans(s, b[:0])
+	for _, m := range revealed {
+		if !coveredBy(plain, orig[m.start], orig[m.end]) {
+			return u
+		}
 	}
 	return s
+}
+
+// coveredBy reports whether one of spans covers the bytes [start, end).
+func coveredBy(spans []span, start, end int) bool {
+	for _, sp := range spans {
+		if sp.start <= start && end <= sp.end {
+			return true
+		}
+	}
+	return false
 }
 
 // scanPhrase: a password given in a sentence — "password is X", "my
