@@ -28,7 +28,7 @@ type Access int
 const (
 	AccessRead  Access = iota + 1 // search, recall, list, read
 	AccessWrite                   // remember, forget, review, assert, add
-	AccessAdmin                   // create palaces, run and undo the dreamer
+	AccessAdmin                   // create palaces, read metrics that name every palace
 )
 
 var accessNames = map[Access]string{AccessRead: "read", AccessWrite: "write", AccessAdmin: "admin"}
