@@ -263,10 +263,11 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The node's caches of the palace (index snapshots) go here.
-	if err := os.MkdirAll(b.CacheDir(name), 0o700); err != nil {
-		return nil, fmt.Errorf("palace %q: cache directory: %w", name, err)
-	}
+	// The node's caches of the palace (index snapshots) go here. A node
+	// that cannot write them (a read-only data dir) still serves the
+	// palace: it builds its indexes from the store, and each snapshot it
+	// fails to write is logged where it is written.
+	_ = os.MkdirAll(b.CacheDir(name), 0o700)
 	cfg := b.cfg.Copy()
 	cfg.RuntimeParams["search_path"] = schema
 	db := stdlib.OpenDB(*cfg)
