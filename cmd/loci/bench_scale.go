@@ -109,6 +109,28 @@ func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error
 	return &result{data: map[string]any{"sizes": out}, count: countOf(len(out)), text: func(w io.Writer) { writeScaleTable(w, out) }}, nil
 }
 
+// fullQuality reads a palace_info result: whether the palace answers at
+// full quality — both indexes loaded, and a graph either calibrated or
+// held off until it can be (the exact scan answers meanwhile) — and
+// whether its keyword index came from a snapshot.
+func fullQuality(info json.RawMessage) (full, fromSnapshot bool) {
+	var in struct {
+		Index struct {
+			Loaded     bool
+			GraphNodes int  `json:"graph_nodes"`
+			Calibrated bool `json:"calibrated"`
+			GraphOff   bool `json:"graph_off"`
+		} `json:"index"`
+		Keyword struct {
+			Loaded       bool
+			FromSnapshot bool `json:"from_snapshot"`
+		} `json:"keyword_index"`
+	}
+	json.Unmarshal(info, &in)
+	full = in.Index.Loaded && in.Keyword.Loaded && (in.Index.GraphNodes == 0 || in.Index.Calibrated || in.Index.GraphOff)
+	return full, in.Keyword.FromSnapshot
+}
+
 // benchHome is the data dir a benchmark builds its palaces in: dir (kept
 // for the next run), or a temporary one that cleanup removes; and the
 // running binary, which the benchmark starts as servers.
@@ -301,20 +323,7 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 		if err != nil {
 			return f, err
 		}
-		var info struct {
-			Index struct {
-				Loaded     bool
-				GraphNodes int  `json:"graph_nodes"`
-				Calibrated bool `json:"calibrated"`
-				GraphOff   bool `json:"graph_off"`
-			} `json:"index"`
-			Keyword struct{ Loaded bool } `json:"keyword_index"`
-		}
-		json.Unmarshal(res, &info)
-		// Full quality: both indexes loaded, and a graph either
-		// calibrated or held off until it can be (the exact scan
-		// answers meanwhile).
-		if info.Index.Loaded && info.Keyword.Loaded && (info.Index.GraphNodes == 0 || info.Index.Calibrated || info.Index.GraphOff) {
+		if full, _ := fullQuality(res); full {
 			break
 		}
 		if time.Since(start) > 10*time.Minute {

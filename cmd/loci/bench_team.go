@@ -540,21 +540,8 @@ func (p *nodeProc) waitFull(ctx context.Context, c scaleText) (fromSnapshot bool
 		if err != nil {
 			return false, err
 		}
-		var info struct {
-			Index struct {
-				Loaded     bool
-				GraphNodes int  `json:"graph_nodes"`
-				Calibrated bool `json:"calibrated"`
-				GraphOff   bool `json:"graph_off"`
-			} `json:"index"`
-			Keyword struct {
-				Loaded       bool
-				FromSnapshot bool `json:"from_snapshot"`
-			} `json:"keyword_index"`
-		}
-		json.Unmarshal(res, &info)
-		if info.Index.Loaded && info.Keyword.Loaded && (info.Index.GraphNodes == 0 || info.Index.Calibrated || info.Index.GraphOff) {
-			return info.Keyword.FromSnapshot, nil
+		if full, snap := fullQuality(res); full {
+			return snap, nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
