@@ -306,7 +306,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 	}
 	// Neighbours (see neighbourLift): the turns on either side of the
-	// best hits rise to a share of their score.
+	// best hits rise to a share of their score. The drawers read here
+	// (the best hits, their neighbours) are not read again below.
+	loaded := map[int64]*Drawer{}
 	if neighbourOn() && len(all) > 0 {
 		top := all[:min(neighbourHits, len(all))]
 		rs := make([]int64, len(top))
@@ -317,6 +319,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		if err != nil {
 			return nil, err
 		}
+		loaded = tops
 		lifted := false
 		for _, c := range top {
 			d := tops[c.rid]
@@ -331,6 +334,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				if n == nil || (allowed != nil && !allowed.hasRID(n.RID)) {
 					continue
 				}
+				loaded[n.RID] = n
 				nc := get(n.RID)
 				if s := neighbourLift * c.rrf; s > nc.rrf {
 					nc.rrf, lifted = s, true
@@ -355,11 +359,16 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		all = all[:cut]
 	}
 	for _, c := range all {
-		rids = append(rids, c.rid)
+		if loaded[c.rid] == nil {
+			rids = append(rids, c.rid)
+		}
 	}
 	drawers, err := p.drawersByRID(ctx, rids)
 	if err != nil {
 		return nil, err
+	}
+	for rid, d := range loaded {
+		drawers[rid] = d
 	}
 	hits := make([]Hit, 0, len(all))
 	for _, c := range all {
