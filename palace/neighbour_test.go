@@ -54,3 +54,42 @@ func TestNeighboursOfStrongHitsRise(t *testing.T) {
 		t.Fatalf("without the lift the announcing turn is still in the top 10: the test shows nothing")
 	}
 }
+
+// A question that asks when lifts the candidates that name a time: the
+// turn that says when the move happened outranks turns that share more of
+// the question's words but name no time; without the lift (LOCI_WHEN=0)
+// they stay ahead of it.
+func TestWhenQuestionsFavourTextsThatNameATime(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	turn := func(text string) *palace.Drawer {
+		n++
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
+			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{"ann"}})
+	}
+	answer := turn("We finally moved into the new house last spring.")
+	for i := range 6 {
+		turn(fmt.Sprintf("Audrey loves the new house and its big garden, room %d", i))
+	}
+	rank := func() int {
+		hits, err := p.Search(ctx, palace.SearchRequest{Query: "When did Audrey move into the new house?", K: 10, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range hits {
+			if h.Drawer.ID == answer.ID {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	if r := rank(); r != 1 {
+		t.Fatalf("the turn naming a time is at rank %d, want 1", r)
+	}
+	t.Setenv("LOCI_WHEN", "0")
+	if r := rank(); r == 1 {
+		t.Fatalf("without the lift the turn naming a time is still first: the test shows nothing")
+	}
+}

@@ -305,24 +305,56 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			all = rank()
 		}
 	}
-	// Neighbours (see neighbourLift): the turns on either side of the
-	// best hits rise to a share of their score. The drawers read here
-	// (the best hits, their neighbours) are not read again below.
+	// The drawers read to rank (the head for its answer type, the best
+	// hits and their neighbours) are not read again below.
 	loaded := map[int64]*Drawer{}
-	if neighbourOn() && len(all) > 0 {
-		top := all[:min(neighbourHits, len(all))]
-		rs := make([]int64, len(top))
-		for i, c := range top {
-			rs[i] = c.rid
+	load := func(head []*cand) error {
+		var rs []int64
+		for _, c := range head {
+			if loaded[c.rid] == nil {
+				rs = append(rs, c.rid)
+			}
 		}
-		tops, err := p.drawersByRID(ctx, rs)
-		if err != nil {
+		ds, err := p.drawersByRID(ctx, rs)
+		for rid, d := range ds {
+			loaded[rid] = d
+		}
+		return err
+	}
+	// Answer type (answertype.go): for a question that asks when, the
+	// head's drawers that name a time rise.
+	if req.Mode == ModeHybrid && whenOn() && len(all) > 0 && asksWhen(req.Query) {
+		head := all[:min(whenCandidates, len(all))]
+		if err := load(head); err != nil {
 			return nil, err
 		}
-		loaded = tops
+		lifted := false
+		for _, c := range head {
+			if d := loaded[c.rid]; d != nil {
+				text := d.Content
+				if sp := bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass); sp != nil {
+					text = d.Content[sp.Start:sp.End]
+				}
+				if namesTime(text) {
+					c.rrf *= whenLift
+					lifted = true
+				}
+			}
+		}
+		if lifted {
+			all = rank()
+		}
+	}
+	// Neighbours (see neighbourLift): the turns on either side of the
+	// best hits rise to a share of their score.
+	if neighbourOn() && len(all) > 0 {
+		top := all[:min(neighbourHits, len(all))]
+		if err := load(top); err != nil {
+			return nil, err
+		}
 		lifted := false
 		for _, c := range top {
-			d := tops[c.rid]
+			d := loaded[c.rid]
 			if d == nil || (d.SessionID == "" && d.Connection == "") {
 				continue
 			}

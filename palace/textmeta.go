@@ -51,6 +51,20 @@ var headerLabels = map[string]bool{
 
 // ReadTextMeta reads the header of a text.
 func ReadTextMeta(text string) TextMeta {
+	m, _ := readHeader(text)
+	return m
+}
+
+// textBody is a text without its header's bracketed groups and leading
+// date: what the text says rather than when it was written.
+func textBody(text string) string {
+	_, rest := readHeader(text)
+	return rest
+}
+
+// readHeader reads the header of a text and returns the rest of it (a
+// speaker label, when there is one, stays in the rest).
+func readHeader(text string) (TextMeta, string) {
 	var m TextMeta
 	rest := strings.TrimSpace(text)
 	for steps := 0; steps < 4 && rest != ""; steps++ {
@@ -59,7 +73,7 @@ func ReadTextMeta(text string) TextMeta {
 			closer := map[byte]byte{'[': ']', '(': ')'}[rest[0]]
 			end := strings.IndexByte(rest, closer)
 			if end < 0 || end > 64 {
-				return m.withSpeaker(rest)
+				return m.withSpeaker(rest), rest
 			}
 			inner := strings.TrimSpace(rest[1:end])
 			if when, ok := headerDate(inner, true); ok && m.When.IsZero() {
@@ -78,10 +92,10 @@ func ReadTextMeta(text string) TextMeta {
 					continue
 				}
 			}
-			return m.withSpeaker(rest)
+			return m.withSpeaker(rest), rest
 		}
 	}
-	return m.withSpeaker(rest)
+	return m.withSpeaker(rest), rest
 }
 
 func (m TextMeta) withSpeaker(rest string) TextMeta {

@@ -1,0 +1,48 @@
+package palace
+
+import "testing"
+
+func TestAsksWhen(t *testing.T) {
+	for q, want := range map[string]bool{
+		"When did Audrey move to a new place?":              true,
+		"when is the release?":                              true,
+		"Since when has the build been red?":                true,
+		"Which year did she adopt her first dog?":           true,
+		"What month did we switch to Postgres?":             true,
+		"How long has John been playing drums?":             true,
+		"How many months passed between the two adoptions?": true,
+		"What did Audrey name her puppy?":                   false,
+		"Where does John work?":                             false,
+		"How many dogs does Audrey have?":                   false,
+		"What happens when the cache is full?":              false,
+	} {
+		if got := asksWhen(q); got != want {
+			t.Errorf("asksWhen(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+func TestNamesTime(t *testing.T) {
+	for text, want := range map[string]bool{
+		"I got a new place with a bigger backyard last week!":    true,
+		"Yesterday I went bowling and got 2 strikes.":            true,
+		"I've had them for 3 years! Their names are Pepper.":     true,
+		"We met three friends last Tuesday in the course.":       true,
+		"I moved here two months ago.":                           true,
+		"The release is on 8 May.":                               true,
+		"We shipped it in 2023, after the freeze.":               true,
+		"She may come with us to the park.":                      false,
+		"Their names are Pepper, Precious and Panda.":            false,
+		"The cache holds 100 entries and evicts the oldest one.": false,
+		// The header's date is when the text was written, not a time it
+		// names.
+		"[D1:3] (8 May, 2023) Caroline: I went to the support group.": false,
+		"[D1:4] (8 May, 2023) Caroline: I went there yesterday.":      true,
+		"2024-03-02 — user: the build is red again":                   false,
+		"2024-03-02 — user: the build has been red since last Friday": true,
+	} {
+		if got := namesTime(text); got != want {
+			t.Errorf("namesTime(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
