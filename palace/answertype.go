@@ -3,20 +3,28 @@ package palace
 import (
 	"os"
 	"regexp"
+	"strings"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
-// Answer types. A question announces the kind of answer it wants, and
-// the text that answers it usually contains a phrase of that kind: "when
-// did she move?" is answered by "we moved last spring", a text that names
-// a time. Matching the expected answer type is one of the oldest features
-// of question-answering retrieval (the answer-type step of the TREC QA
-// systems). It is independent of any collection's wording: in English, a
-// question that asks when is answered by a time, whoever speaks.
+// What a question says about its answer. A question announces the kind of
+// answer it wants, and often whose words hold it; the text that answers
+// it usually fits both. Search reads two such signs in the question and
+// lifts the head of the first ranking by them (hybrid search only):
 //
-// Search uses one answer type, time. When the question asks when (or how
-// long, or which year), the candidates whose text names a time rise by a
-// factor (whenLift) over those that name none. Nothing that names no time
-// is removed, and a question that does not ask when is ranked as before.
+//   - Answer type, time. "When did she move?" is answered by "we moved
+//     last spring", a text that names a time. Matching the expected answer
+//     type is one of the oldest features of question-answering retrieval
+//     (the answer-type step of the TREC QA systems). In English a question
+//     that asks when is answered by a time, whoever speaks.
+//   - Speaker. "What does Melanie do to destress?" is answered by what
+//     Melanie said ("I've been running farther to de-stress"), more
+//     often than by what others said to or about her. A question that
+//     names a drawer's speaker (its first sender) lifts that drawer.
+//
+// A lift multiplies a candidate's fused score; nothing is dropped, and a
+// question with neither sign is ranked as before.
 
 var (
 	reAsksWhen = regexp.MustCompile(`(?i)^\s*(?:since |until )?when\b|\bwhen\s+(?:did|was|is|were|will|does|do|has|had|are|would)\b|\b(?:what|which)\s+(?:year|month|day|date|time|week|season|decade)\b|\bhow\s+long\b|\bhow\s+many\s+(?:days|weeks|months|years)\b`)
@@ -39,21 +47,91 @@ var (
 		`(?:this|that|every|each)\s+(?:morning|afternoon|evening|night|weekend))\b`)
 )
 
-// whenLift is the factor by which a candidate that names a time rises
-// for a question that asks when. Chosen on LoCoMo conversations 1-5,
-// session path: 1.1, 1.25, 1.5, 2, 3 and 5 gave hybrid any@10 .848,
-// .849, .850, .852, .850 and .843 (.847 without); 1.5-3 is a plateau and 2
-// its middle. It held on conversations 6-10 and on the agent path
-// (temporal questions +3.6 to +5.4 points of any@10 there).
-const whenLift = 2.0
+// The lifts, each chosen on LoCoMo conversations 1-5 (session path,
+// hybrid any@10; README.md, "Recall quality") and checked on 6-10 and
+// on the agent path.
+const (
+	// whenLift: a candidate that names a time, for a question that asks
+	// when. 1.1, 1.25, 1.5, 2, 3 and 5 gave .848, .849, .850, .852, .850
+	// and .843 (.847 without); 1.5-3 is a plateau and 2 its middle.
+	whenLift = 2.0
+	// speakerLift: a candidate whose speaker the question names. 1.05,
+	// 1.1, 1.25, 1.5 and 2 gave .856, .861, .859, .856 and .845 (.852
+	// without); 1.1-1.5 is a plateau and 1.25 its middle.
+	speakerLift = 1.25
+)
 
-// whenCandidates bounds how many of the first ranking's candidates are
-// read for the answer type: the head the lift can reorder.
-const whenCandidates = 50
+// questionCandidates bounds how many of the first ranking's candidates
+// are read for the lifts: the head they can reorder.
+const questionCandidates = 50
 
 // whenBytes bounds the text read for a time: a long drawer is judged by
 // its matching passage, and at most this much of it.
 const whenBytes = 4 << 10
+
+// question is what a query says about its answer.
+type question struct {
+	when  bool            // it asks for a time
+	words map[string]bool // its words, lower case (for speakers' names)
+}
+
+func readQuestion(query string) question {
+	q := question{when: whenOn() && reAsksWhen.MatchString(query)}
+	if speakerOn() {
+		q.words = map[string]bool{}
+		for _, w := range words.Lower(query, 0) {
+			q.words[w] = true
+		}
+	}
+	return q
+}
+
+// lifts reports whether the question can lift anything.
+func (q question) lifts() bool { return q.when || len(q.words) > 0 }
+
+// most is the largest lift the question can give.
+func (q question) most() float64 {
+	f := speakerLift
+	if q.when {
+		f *= whenLift
+	}
+	return f
+}
+
+// lift is the factor by which d rises for the question; passage, when not
+// nil, is the part of a long drawer that matched.
+func (q question) lift(d *Drawer, passage *Span) float64 {
+	f := 1.0
+	if q.when {
+		text := d.Content
+		if passage != nil {
+			text = text[passage.Start:passage.End]
+		}
+		if namesTime(text) {
+			f *= whenLift
+		}
+	}
+	if len(d.SenderIDs) > 0 && q.names(d.SenderIDs[0]) {
+		f *= speakerLift
+	}
+	return f
+}
+
+// names reports whether the question names a speaker: the first word of
+// the speaker's name ("Melanie", "user", "ann" of ann@example.com) is a
+// word of the question. A stopword is no name.
+func (q question) names(speaker string) bool {
+	if len(q.words) == 0 {
+		return false
+	}
+	first := ""
+	words.Each(speaker, 0, func(w words.Word) {
+		if first == "" {
+			first = strings.ToLower(w.Text)
+		}
+	})
+	return first != "" && !words.IsStopword(first) && q.words[first]
+}
 
 // asksWhen reports whether a question asks for a time.
 func asksWhen(query string) bool { return reAsksWhen.MatchString(query) }
@@ -68,6 +146,7 @@ func namesTime(text string) bool {
 	return reNamesTime.MatchString(body)
 }
 
-// whenOn reports whether the answer type is used (LOCI_WHEN=0 turns it
-// off, for comparisons).
-func whenOn() bool { return os.Getenv("LOCI_WHEN") != "0" }
+// whenOn and speakerOn report whether each lift is used (LOCI_WHEN=0 and
+// LOCI_SPEAKER=0 turn them off, for comparisons).
+func whenOn() bool    { return os.Getenv("LOCI_WHEN") != "0" }
+func speakerOn() bool { return os.Getenv("LOCI_SPEAKER") != "0" }

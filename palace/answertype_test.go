@@ -46,3 +46,22 @@ func TestNamesTime(t *testing.T) {
 		}
 	}
 }
+
+func TestQuestionNamesSpeaker(t *testing.T) {
+	t.Setenv("LOCI_SPEAKER", "")
+	q := readQuestion("What did Ann and the user decide about Melanie's garden?")
+	for speaker, want := range map[string]bool{
+		"Melanie":         true, // "Melanie's" is the word "Melanie" and "s"
+		"ann@example.com": true,
+		"user":            true,
+		"Ann Smith":       true,
+		"Caroline":        false,
+		"assistant":       false,
+		"the":             false, // a stopword is no name
+		"":                false,
+	} {
+		if got := q.names(speaker); got != want {
+			t.Errorf("names(%q) = %v, want %v", speaker, got, want)
+		}
+	}
+}

@@ -93,3 +93,42 @@ func TestWhenQuestionsFavourTextsThatNameATime(t *testing.T) {
 		t.Fatalf("without the lift the turn naming a time is still first: the test shows nothing")
 	}
 }
+
+// A question that names a speaker lifts what that speaker said: Melanie's
+// own words about her evenings outrank a friend's remark about Melanie's
+// evenings; without the lift (LOCI_SPEAKER=0) the remark stays ahead.
+func TestQuestionsNamingASpeakerFavourTheirWords(t *testing.T) {
+	ctx := context.Background()
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	turn := func(sender, text string) *palace.Drawer {
+		n++
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
+			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{sender}})
+	}
+	own := turn("Melanie", "In the evenings I paint landscapes to relax after work.")
+	turn("Caroline", "Melanie, your evenings sound busy. Do you ever relax after work?")
+	for i := range 6 {
+		turn("Caroline", fmt.Sprintf("The gallery downtown shows landscapes, hall %d", i))
+	}
+	rank := func() int {
+		hits, err := p.Search(ctx, palace.SearchRequest{Query: "What does Melanie do in the evenings to relax?", K: 10, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range hits {
+			if h.Drawer.ID == own.ID {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	if r := rank(); r != 1 {
+		t.Fatalf("Melanie's own turn is at rank %d, want 1", r)
+	}
+	t.Setenv("LOCI_SPEAKER", "0")
+	if r := rank(); r == 1 {
+		t.Fatalf("without the lift Melanie's own turn is still first: the test shows nothing")
+	}
+}

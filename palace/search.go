@@ -321,22 +321,28 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		return err
 	}
-	// Answer type (answertype.go): for a question that asks when, the
-	// head's drawers that name a time rise.
-	if req.Mode == ModeHybrid && whenOn() && len(all) > 0 && asksWhen(req.Query) {
-		head := all[:min(whenCandidates, len(all))]
+	// The question's answer type and the speakers it names
+	// (answertype.go) lift the head's drawers that fit them.
+	if q := readQuestion(req.Query); req.Mode == ModeHybrid && len(all) > 0 && q.lifts() {
+		// Only a candidate that the largest lift could carry into the
+		// first K needs reading.
+		head := all[:min(questionCandidates, len(all))]
+		if len(head) > req.K {
+			kth, most := head[req.K-1].rrf, q.most()
+			n := req.K
+			for n < len(head) && head[n].rrf*most >= kth {
+				n++
+			}
+			head = head[:n]
+		}
 		if err := load(head); err != nil {
 			return nil, err
 		}
 		lifted := false
 		for _, c := range head {
 			if d := loaded[c.rid]; d != nil {
-				text := d.Content
-				if sp := bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass); sp != nil {
-					text = d.Content[sp.Start:sp.End]
-				}
-				if namesTime(text) {
-					c.rrf *= whenLift
+				if f := q.lift(d, bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass)); f != 1 {
+					c.rrf *= f
 					lifted = true
 				}
 			}
