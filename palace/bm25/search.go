@@ -118,9 +118,15 @@ func (x *Index) SearchExpanded(words []string, extra []Weighted, k int, activeOn
 		}
 	}
 
-	// Keep the best k in a min-heap ordered worst first.
+	// Keep the best k in a min-heap ordered worst first. Once it is full,
+	// a document scoring below its worst cannot enter, and is passed over
+	// before its flags and key are read: in a large index most touched
+	// documents are, and those reads are cache misses.
 	h := make(hitHeap, 0, k)
 	for _, s := range a.touched {
+		if len(h) == k && a.score[s] < h[0].Score {
+			continue
+		}
 		f := x.flags[s]
 		if (activeOnly && f&flagActive == 0) || (allow != nil && !allow(x.keys[s])) {
 			continue
