@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -147,16 +148,30 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	defer v.mu.Unlock()
 	if !v.loaded {
 		start := time.Now()
+		// The snapshot holds keys only; their drawers come from the
+		// store, read while the snapshot is mapped and checked (each
+		// takes about a second at a million drawers). Reading them
+		// after the snapshot's seq is safe: the catch-up below applies
+		// the same changes again. A failure only costs speed.
+		var ridErr error
+		rids := make(chan struct{})
+		hint := 0
+		if st, err := os.Stat(v.snapshotPath()); err == nil && v.p.emb.Dim() > 0 {
+			hint = int(st.Size() / int64(v.p.emb.Dim()+16)) // a row: its codes, key, scale and norm
+		}
+		go func() {
+			defer close(rids)
+			v.ridOf, v.keyOf, v.long, ridErr = v.loadRIDs(ctx, hint)
+		}()
 		idx, hw, err := loadSnapshot(v.snapshotPath(), v.indexConfig(), v.snapshotModel(), v.p.emb.Dim())
 		if err != nil {
 			v.p.log.Info().Err(err).Msg("vector snapshot unusable; rebuilding from the store")
 			idx, hw = v.newIndex(), 0
 		}
+		<-rids
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
-		// The snapshot holds keys only; their drawers come from the
-		// store. A failure only costs speed.
-		if v.ridOf, v.keyOf, v.long, err = v.loadRIDs(ctx); err != nil {
-			v.p.log.Info().Err(err).Msg("vector keys to drawers; resolving through the store")
+		if ridErr != nil {
+			v.p.log.Info().Err(ridErr).Msg("vector keys to drawers; resolving through the store")
 		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
 	}
@@ -245,9 +260,9 @@ func (b *catchUpBatch) flush(idx *index.Flat) {
 
 // loadRIDs maps the vector keys of active drawers to their rows and back,
 // and notes the passage counts of long ones.
-func (v *vectorState) loadRIDs(ctx context.Context) (map[uint64]int64, map[int64]uint64, map[uint64]int32, error) {
-	ridOf := make(map[uint64]int64, v.idx.Len())
-	keyOf := make(map[int64]uint64, v.idx.Len())
+func (v *vectorState) loadRIDs(ctx context.Context, hint int) (map[uint64]int64, map[int64]uint64, map[uint64]int32, error) {
+	ridOf := make(map[uint64]int64, hint)
+	keyOf := make(map[int64]uint64, hint)
 	long := map[uint64]int32{}
 	err := v.p.st.Drawers().ActiveKeys(ctx, func(k, rid int64, passages int) {
 		ridOf[uint64(k)], keyOf[rid] = rid, uint64(k)
