@@ -85,6 +85,15 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	if layout&layoutFloats != 0 {
 		f.data.adopt(mapped[float32](m, sec.floats, n*dim), n)
 	}
+	// The sections copied to the heap above (keys, scales, norms, the
+	// graph) are not read through the mapping again: the checksum pass
+	// paged them in, and they would count twice in the process's memory
+	// (the graph alone is 134 MB at a million rows). Their pages are
+	// released; the codes stay mapped.
+	if layout&layoutGraph != 0 {
+		release(m, sec.end, len(m)-4)
+	}
+	release(m, sec.keys, sec.codes) // keys, dead flags, scales, norms (sec.codes == sec.floats without codes)
 	mp := &mapping{m}
 	runtime.SetFinalizer(mp, func(mp *mapping) { syscall.Munmap(mp.b) })
 	f.mapped = mp
@@ -99,4 +108,17 @@ func mapped[T int8 | float32 | uint64](m []byte, off, count int) []T {
 		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&m[off])), count)
+}
+
+// release drops the whole pages of m[from:to] from the process's memory
+// (they stay in the file and the page cache; a later read faults them in
+// again). Only pages the mapping never wrote may be released: on a
+// private mapping a written page would lose its writes.
+func release(m []byte, from, to int) {
+	pg := os.Getpagesize()
+	from = (from + pg - 1) / pg * pg
+	to = to / pg * pg
+	if to > from {
+		syscall.Madvise(m[from:to], syscall.MADV_DONTNEED)
+	}
 }
