@@ -135,6 +135,7 @@ func (s *Server) respond(ctx context.Context, m *message) (resp []byte) {
 	}
 	switch m.Method {
 	case "initialize":
+		defer s.handshakeOnce.Do(func() { close(s.handshake) })
 		return s.encodeResult(m.ID, s.initializeResult(m.Params.ProtocolVersion))
 	case "ping":
 		return s.encodeResult(m.ID, struct{}{})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,9 @@ type Server struct {
 	mcp      *mcpserver.MCPServer // what the HTTP transports run on (mcp_http.go)
 	sessions sessionSet           // the sessions mcp-go has open
 	observer atomic.Pointer[ToolObserver]
+
+	handshake     chan struct{} // closed once an initialize is answered
+	handshakeOnce sync.Once
 }
 
 // ToolObserver is told of every finished tool call (the companion's
@@ -64,7 +68,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	s := &Server{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: map[string]*tool{}}
+	s := &Server{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: map[string]*tool{}, handshake: make(chan struct{})}
 	var listed []mcp.Tool
 	for _, t := range toolset() {
 		s.tools[t.name] = t
@@ -85,6 +89,11 @@ func New(cfg Config) (*Server, error) {
 	s.mcp = s.newMCPServer(listed)
 	return s, nil
 }
+
+// Handshaken is closed once the server has answered its first
+// initialize request over stdio: work that can wait (loading indexes)
+// waits for it, so that it never delays the handshake a host times.
+func (s *Server) Handshaken() <-chan struct{} { return s.handshake }
 
 // ObserveTools sets the function told of every tool call.
 func (s *Server) ObserveTools(fn ToolObserver) { s.observer.Store(&fn) }

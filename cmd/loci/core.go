@@ -56,6 +56,7 @@ func startCore(ctx context.Context, h homeFlags, defaultPalace string, log zerol
 		}
 		return nil, err
 	}
+	var warm *palace.Palace
 	if defaultPalace != "" {
 		if err := palace.ValidateName(defaultPalace); err != nil {
 			c.Close()
@@ -66,18 +67,7 @@ func startCore(ctx context.Context, h homeFlags, defaultPalace string, log zerol
 			c.Close()
 			return nil, fmt.Errorf("open palace %q: %w", defaultPalace, err)
 		}
-		// The default palace is the one the agent will search: load its
-		// indexes now, in the background. The handshake answers at once
-		// and the first recall finds them warm.
-		go func() {
-			if err := p.WarmIndex(ctx); err != nil {
-				log.Debug().Err(err).Msg("warm indexes")
-			}
-			// Building an index from the store leaves transient garbage
-			// (decoded vectors, token lists) of the palace's size; hand it
-			// back now rather than letting the process hold its peak.
-			debug.FreeOSMemory()
-		}()
+		warm = p
 	}
 	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
 	c.srv, err = server.New(server.Config{
@@ -91,8 +81,35 @@ func startCore(ctx context.Context, h homeFlags, defaultPalace string, log zerol
 		c.Close()
 		return nil, err
 	}
+	if warm != nil {
+		// The default palace is the one the agent will search: load its
+		// indexes in the background, once the handshake is answered (or
+		// warmAfter has passed without one: the HTTP faces have none),
+		// so that the first recall finds them warm. Loading takes both
+		// cores at a million drawers; started at once, it delayed the
+		// initialize answer from ~20 ms to 70-250 ms.
+		go func() {
+			select {
+			case <-c.srv.Handshaken():
+			case <-time.After(warmAfter):
+			case <-ctx.Done():
+				return
+			}
+			if err := warm.WarmIndex(ctx); err != nil {
+				log.Debug().Err(err).Msg("warm indexes")
+			}
+			// Building an index from the store leaves transient garbage
+			// (decoded vectors, token lists) of the palace's size; hand it
+			// back now rather than letting the process hold its peak.
+			debug.FreeOSMemory()
+		}()
+	}
 	return c, nil
 }
+
+// warmAfter is how long the index warm-up waits for a handshake: hosts
+// send initialize as soon as they spawn the server.
+const warmAfter = 100 * time.Millisecond
 
 // Close stops the dreamers (at most their 2 s grace) and closes the palaces.
 func (c *core) Close() {
