@@ -108,6 +108,15 @@ func TestVectorSearchThroughTheGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A search straight after the restart loads the snapshot; its graph,
+	// never calibrated, is held off from the load on (not only once
+	// WarmIndex reaches calibration), so the search scans.
+	if _, err := p.Search(ctx, palace.SearchRequest{Query: queries[0], Mode: palace.ModeVector, NoAccess: true}); err != nil {
+		t.Fatal(err)
+	}
+	if st := p.VectorIndexStats(); st.Graph != 1500 || !st.GraphOff || st.Scored != 0 {
+		t.Fatalf("first search after a restart: %+v, want the loaded graph held off and unused", st)
+	}
 	if err := p.WarmIndex(ctx); err != nil {
 		t.Fatal(err)
 	}

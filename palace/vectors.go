@@ -169,6 +169,11 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			idx, hw = v.newIndex(), 0
 		}
 		<-rids
+		// A graph never measured (or measured by an older calibration)
+		// is held off from the start, not only once WarmIndex reaches
+		// CalibrateIndex: searches in between would otherwise go
+		// through a graph whose recall nobody has checked.
+		idx.HoldGraph()
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
 		if ridErr != nil {
 			v.p.log.Info().Err(ridErr).Msg("vector keys to drawers; resolving through the store")
