@@ -68,7 +68,13 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 		for i, b := range m[sec.keys+8*n : sec.keys+9*n] {
 			dead[i] = b != 0
 		}
-		g, used, err := readGraph(bytes.NewReader(m[sec.end:len(m)-4]), n, f.cfg.Graph)
+		section := m[sec.end : len(m)-4]
+		g, used, err := readGraph(bytes.NewReader(section), n, f.cfg.Graph, func(off, count int) []uint32 {
+			if off+4*count > len(section) {
+				return make([]uint32, count) // readGraph's own checks report the truncation
+			}
+			return mapped[uint32](section, off, count)
+		})
 		if err != nil || sec.end+used != len(m)-4 {
 			return true, ErrCorrupt
 		}
@@ -85,11 +91,13 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	if layout&layoutFloats != 0 {
 		f.data.adopt(mapped[float32](m, sec.floats, n*dim), n)
 	}
-	// The sections copied to the heap above (keys, scales, norms, the
-	// graph) are not read through the mapping again: the checksum pass
-	// paged them in, and they would count twice in the process's memory
-	// (the graph alone is 134 MB at a million rows). Their pages are
-	// released; the codes stay mapped.
+	// The checksum pass (and the graph's check) paged the whole file
+	// in. The sections copied to the heap above (keys, flags, scales,
+	// norms, the graph's levels and upper layers) are not read through
+	// the mapping again, and the graph's layer-0 lists, which stay in
+	// place, are read only where a search goes: their pages are
+	// released, so that they count in the process's memory only once
+	// and only where used. The codes, which every scan reads, stay.
 	if layout&layoutGraph != 0 {
 		release(m, sec.end, len(m)-4)
 	}
@@ -103,7 +111,7 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 
 // mapped views count values of T at byte offset off of m (aligned: the
 // format pads every section to 8 bytes, and m starts on a page).
-func mapped[T int8 | float32 | uint64](m []byte, off, count int) []T {
+func mapped[T int8 | uint32 | float32 | uint64](m []byte, off, count int) []T {
 	if count == 0 {
 		return nil
 	}

@@ -383,7 +383,7 @@ func (f *Flat) loadV2(br *bufio.Reader, n, dim, hdr int, body uint64) error {
 		if _, err := br.Discard(pad8(4 * n * dim * boolInt(layout&layoutFloats != 0))); err != nil {
 			return ErrCorrupt
 		}
-		g, used, err := readGraph(br, n, f.cfg.Graph)
+		g, used, err := readGraph(br, n, f.cfg.Graph, nil)
 		if err != nil || uint64(sec.end-hdr+used) != body {
 			return ErrCorrupt
 		}

@@ -72,7 +72,14 @@ func writeUint32s(w *bufio.Writer, v []uint32) {
 
 // readGraph reads a graph section over n rows and reports how many bytes
 // it took.
-func readGraph(r io.Reader, n int, cfg GraphConfig) (*graph, int, error) {
+//
+// view, when not nil, gives the layer-0 lists in place instead of reading
+// them: count words at byte offset off of the section r reads (a mapped
+// snapshot), which r then skips. The lists are the graph's bulk (132 MB
+// at a million rows), and in place they cost memory only where a search
+// or an insert touches them; an insert that adds a row moves them to the
+// heap (append), and one that rewrites a list copies its page on write.
+func readGraph(r io.Reader, n int, cfg GraphConfig, view func(off, count int) []uint32) (*graph, int, error) {
 	le := binary.LittleEndian
 	var h [32]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
@@ -110,9 +117,16 @@ func readGraph(r io.Reader, n int, cfg GraphConfig) (*graph, int, error) {
 		return nil, 0, ErrCorrupt
 	}
 	used += n + pad8(n)
-	g.links0 = make([]uint32, n*(g.m0+1))
-	if err := readUint32s(r, g.links0); err != nil {
-		return nil, 0, err
+	if s, ok := r.(io.Seeker); ok && view != nil && n > 0 {
+		g.links0 = view(used, n*(g.m0+1))
+		if _, err := s.Seek(int64(4*len(g.links0)), io.SeekCurrent); err != nil {
+			return nil, 0, ErrCorrupt
+		}
+	} else {
+		g.links0 = make([]uint32, n*(g.m0+1))
+		if err := readUint32s(r, g.links0); err != nil {
+			return nil, 0, err
+		}
 	}
 	if _, err := io.CopyN(io.Discard, r, int64(pad8(4*len(g.links0)))); err != nil {
 		return nil, 0, ErrCorrupt

@@ -1,11 +1,14 @@
 package index_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/index"
@@ -208,10 +211,47 @@ func graphRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	// The loaded graph goes on growing.
+	// The loaded graph goes on growing. A mapped graph's lists stay in
+	// the file's pages until written: the first insert rewrites some
+	// (copied on write) and moves them to the heap; the file itself never
+	// changes.
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.Add(99999, vecs[5])
 	if got := b.Search(vecs[5], 2, nil); len(got) != 2 || (got[0].Key != 99999 && got[1].Key != 99999) {
 		t.Fatalf("a key added after loading is not found: %v", got)
+	}
+	more := topicVecs(8, 200, 32, 30, 0.8)
+	for i, v := range more {
+		b.Add(uint64(100000+i), v)
+	}
+	for i, v := range more[:20] {
+		if got := b.Search(v, 1, nil); len(got) != 1 || got[0].Key != uint64(100000+i) {
+			t.Fatalf("added key %d not found first: %v", 100000+i, got)
+		}
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Fatal("inserting into a loaded graph changed its snapshot file")
+	}
+	// What it grew into saves and loads like any graph.
+	path2 := filepath.Join(t.TempDir(), "v2.idx")
+	if err := index.SaveFlatFile(path2, b, index.SnapshotMeta{Model: "m", Seq: 8}); err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := index.LoadFlatFile(path2, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range append(topicVecs(9, 20, 32, 30, 0.8), more[:20]...) {
+		if got, want := c.Search(q, 10, nil), b.Search(q, 10, nil); !slices.Equal(got, want) {
+			t.Fatalf("reloaded grown graph answers %v, want %v", got, want)
+		}
 	}
 }
 
