@@ -36,8 +36,8 @@ type vectorState struct {
 	// them exact: a drawer that stops being active leaves both (and the
 	// index), and a drawer given a new key drops its old one. So a key the
 	// index returns that is not in ridOf is stale.
-	ridOf map[uint64]int64
-	keyOf map[int64]uint64
+	ridOf *idMap // vector key -> rid
+	keyOf *idMap // rid -> vector key
 	// long holds the passage count of every drawer (by vector key) that
 	// has passage vectors.
 	long    map[uint64]int32
@@ -61,10 +61,10 @@ func (v *vectorState) drop(vk uint64) {
 		v.idx.Remove(ikey(vk, p))
 	}
 	delete(v.long, vk)
-	if rid, ok := v.ridOf[vk]; ok {
-		delete(v.keyOf, rid)
+	if rid, ok := v.ridOf.get(int64(vk)); ok {
+		v.keyOf.del(rid)
 	}
-	delete(v.ridOf, vk)
+	v.ridOf.del(int64(vk))
 }
 
 // hasLong reports whether any drawer has passage vectors.
@@ -189,7 +189,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	}
 	if maxSeq < v.hw {
 		// The store went backwards (restored from a backup): start over.
-		v.idx, v.hw, v.ridOf, v.keyOf, v.long = v.newIndex(), 0, map[uint64]int64{}, map[int64]uint64{}, map[uint64]int32{}
+		v.idx, v.hw, v.ridOf, v.keyOf, v.long = v.newIndex(), 0, newIDMap(0), newIDMap(0), map[uint64]int32{}
 	}
 	if maxSeq == v.hw {
 		return v.idx, nil
@@ -208,9 +208,9 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			return nil
 		}
 		vk := uint64(c.VecKey)
-		if old, ok := v.keyOf[c.RID]; ok && old != vk {
+		if old, ok := v.keyOf.get(c.RID); ok && uint64(old) != vk {
 			batch.flush(v.idx)
-			v.drop(old) // the drawer's previous vectors
+			v.drop(uint64(old)) // the drawer's previous vectors
 		}
 		if c.Status != StatusActive || c.Model != v.model || len(c.Vector) != 4*dim {
 			batch.flush(v.idx)
@@ -225,7 +225,8 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			v.long[vk] = int32(n)
 		}
 		if v.ridOf != nil {
-			v.ridOf[vk], v.keyOf[c.RID] = c.RID, vk
+			v.ridOf.set(int64(vk), c.RID)
+			v.keyOf.set(c.RID, int64(vk))
 		}
 		return nil
 	})
@@ -265,12 +266,12 @@ func (b *catchUpBatch) flush(idx *index.Flat) {
 
 // loadRIDs maps the vector keys of active drawers to their rows and back,
 // and notes the passage counts of long ones.
-func (v *vectorState) loadRIDs(ctx context.Context, hint int) (map[uint64]int64, map[int64]uint64, map[uint64]int32, error) {
-	ridOf := make(map[uint64]int64, hint)
-	keyOf := make(map[int64]uint64, hint)
+func (v *vectorState) loadRIDs(ctx context.Context, hint int) (*idMap, *idMap, map[uint64]int32, error) {
+	ridOf, keyOf := newIDMap(hint), newIDMap(hint)
 	long := map[uint64]int32{}
 	err := v.p.st.Drawers().ActiveKeys(ctx, func(k, rid int64, passages int) {
-		ridOf[uint64(k)], keyOf[rid] = rid, uint64(k)
+		ridOf.set(k, rid)
+		keyOf.set(rid, k)
 		if passages > 0 {
 			long[uint64(k)] = int32(passages)
 		}
@@ -295,7 +296,7 @@ func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, o
 	seen := make(map[int64]bool, len(res))
 	for _, r := range res {
 		vk, p := splitKey(int64(r.Key))
-		rid, found := v.ridOf[uint64(vk)]
+		rid, found := v.ridOf.get(vk)
 		if !found {
 			v.idx.Remove(r.Key)
 			continue
@@ -364,7 +365,7 @@ func (p *Palace) RebuildIndex(ctx context.Context) (int, error) {
 	v := p.vec
 	v.mu.Lock()
 	v.idx, v.hw, v.savedHW, v.loaded = v.newIndex(), 0, -1, true
-	v.ridOf, v.keyOf, v.long = map[uint64]int64{}, map[int64]uint64{}, map[uint64]int32{}
+	v.ridOf, v.keyOf, v.long = newIDMap(0), newIDMap(0), map[uint64]int32{}
 	v.mu.Unlock()
 	idx, err := v.sync(ctx)
 	if err != nil {
