@@ -42,7 +42,7 @@ var (
 		`(?:last|this|next|past|coming|previous)\s+(?:` + timeUnit + `|` + weekdays + `|` + seasons + `|` + monthNoMay + `|may)|` +
 		timeCount + `\s+` + timeUnit + `\s+(?:ago|back|later|earlier|before|after)|` +
 		`(?:for|in|over|within|after)\s+(?:the\s+)?(?:past\s+|last\s+)?` + timeCount + `\s+` + timeUnit + `|` +
-		weekdays + `|` + monthNoMay + `\.?\s+\d{1,2}|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:` + monthNoMay + `|may)|` +
+		weekdays + `|(?:` + monthNoMay + `|may)\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:` + monthNoMay + `|may)|` +
 		`(?:in|since|until|by|of)\s+(?:` + monthNoMay + `|may)|(?:19|20)\d\d|\d{1,2}/\d{1,2}(?:/\d{2,4})?|` +
 		`(?:this|that|every|each)\s+(?:morning|afternoon|evening|night|weekend))\b`)
 )

@@ -30,6 +30,8 @@ func TestNamesTime(t *testing.T) {
 		"We met three friends last Tuesday in the course.":       true,
 		"I moved here two months ago.":                           true,
 		"The release is on 8 May.":                               true,
+		"Deploy freezes start on December 15th":                  true,
+		"We fly out on May 3rd.":                                 true,
 		"We shipped it in 2023, after the freeze.":               true,
 		"She may come with us to the park.":                      false,
 		"Their names are Pepper, Precious and Panda.":            false,
