@@ -1,0 +1,80 @@
+package palace_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+// A question that asks when lifts the candidates that name a time: the
+// turn that says when the move happened outranks turns that share more of
+// the question's words but name no time; without the lift (LOCI_WHEN=0)
+// they stay ahead of it.
+func TestWhenQuestionsFavourTextsThatNameATime(t *testing.T) {
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	turn := func(text string) *palace.Drawer {
+		n++
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
+			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{"ann"}})
+	}
+	answer := turn("We finally moved into the new house last spring.")
+	for i := range 6 {
+		turn(fmt.Sprintf("Audrey loves the new house and its big garden, room %d", i))
+	}
+	rank := func() int { return rankOf(t, p, "When did Audrey move into the new house?", answer.ID) }
+	if r := rank(); r != 1 {
+		t.Fatalf("the turn naming a time is at rank %d, want 1", r)
+	}
+	t.Setenv("LOCI_WHEN", "0")
+	if r := rank(); r == 1 {
+		t.Fatalf("without the lift the turn naming a time is still first: the test shows nothing")
+	}
+}
+
+// A question that names a speaker lifts what that speaker said: Melanie's
+// own words about her evenings outrank a friend's remark about Melanie's
+// evenings; without the lift (LOCI_SPEAKER=0) the remark stays ahead.
+func TestQuestionsNamingASpeakerFavourTheirWords(t *testing.T) {
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	turn := func(sender, text string) *palace.Drawer {
+		n++
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
+			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{sender}})
+	}
+	own := turn("Melanie", "In the evenings I paint landscapes to relax after work.")
+	turn("Caroline", "Melanie, your evenings sound busy. Do you ever relax after work?")
+	for i := range 6 {
+		turn("Caroline", fmt.Sprintf("The gallery downtown shows landscapes, hall %d", i))
+	}
+	rank := func() int { return rankOf(t, p, "What does Melanie do in the evenings to relax?", own.ID) }
+	if r := rank(); r != 1 {
+		t.Fatalf("Melanie's own turn is at rank %d, want 1", r)
+	}
+	t.Setenv("LOCI_SPEAKER", "0")
+	if r := rank(); r == 1 {
+		t.Fatalf("without the lift Melanie's own turn is still first: the test shows nothing")
+	}
+}
+
+// rankOf is the 1-based rank of drawer id among the ten results for
+// query (0: absent).
+func rankOf(t *testing.T, p *palace.Palace, query, id string) int {
+	t.Helper()
+	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: query, K: 10, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hits {
+		if h.Drawer.ID == id {
+			return i + 1
+		}
+	}
+	return 0
+}
