@@ -36,6 +36,7 @@ type Palace struct {
 
 	embCheck embedderCheck
 	closets  closetCache // recall's closets (closet.go)
+	counts   countsCache // drawer counts by seq (read.go)
 
 	stopFollow context.CancelFunc
 	following  sync.WaitGroup
@@ -222,9 +223,9 @@ func (p *Palace) Info(ctx context.Context) (Info, error) {
 	if n, err := strconv.ParseInt(meta[metaCreatedAt], 10, 64); err == nil {
 		in.CreatedAt = time.UnixMilli(n).UTC()
 	}
-	c, err := p.st.Drawers().Counts(ctx)
+	c, err := p.Counts(ctx)
 	if err != nil {
-		return in, storeErr("palace info", err)
+		return in, err
 	}
 	in.ByStatus, in.ByKind, in.Rooms = c.ByStatus, c.ByKind, c.ByRoom
 	in.DrawerCount = in.ByStatus[StatusActive]
