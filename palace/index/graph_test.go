@@ -259,6 +259,14 @@ func graphRoundTrip(t *testing.T) {
 // data a graph navigates well, and turns the graph off where no beam
 // beats the scan (random directions, where every distance is alike); the
 // choice survives a snapshot, and Search then answers exactly.
+// spoiled reports a calibration that timed the graph at half the scan's
+// cost or more where it normally costs an eighth: calibration times wall
+// clock, which a machine busy with other work (the rest of the suite, in
+// parallel) inflates for the single-threaded graph search far more than
+// for the scan. The tests measure again rather than judge the beam search
+// by the machine's load.
+func spoiled(c index.Calibration) bool { return c.Graph >= c.Exact/2 }
+
 func TestGraphCalibration(t *testing.T) {
 	t.Parallel()
 	// 20k rows of 64 dimensions: enough that the graph's advantage over
@@ -276,6 +284,10 @@ func TestGraphCalibration(t *testing.T) {
 		t.Fatal("a new graph does not ask for calibration")
 	}
 	c := f.Calibrate(topics[20000:20100], 10, index.CalibrationTarget)
+	for try := 1; try < 3 && spoiled(c); try++ {
+		t.Logf("topics: %+v; timed on a busy machine, measuring again", c)
+		c = f.Calibrate(topics[20000:20100], 10, index.CalibrationTarget)
+	}
 	t.Logf("topics: %+v", c)
 	if c.Off || c.Recall < index.CalibrationTarget || c.Ef == 0 || c.Ef > 256 {
 		t.Fatalf("topics: %+v, want the graph on at a narrow beam", c)
@@ -289,11 +301,18 @@ func TestGraphCalibration(t *testing.T) {
 	// that fell short, so seven eighths of it fall short too (searches are
 	// deterministic; without the bisection the beam is up to twice the
 	// narrowest, and seven eighths of it reach the target).
-	from2 := index.NewFlat(index.FlatConfig{Metric: index.Cosine, Int8: true, Rerank: true,
-		Graph: index.GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 2}})
-	from2.AddBatch(keys, topics[:20000])
 	qs := topics[20000:20100]
-	c2 := from2.Calibrate(qs, 10, 0.999)
+	var from2 *index.Flat
+	var c2 index.Calibration
+	for try := 0; try < 3 && (try == 0 || spoiled(c2)); try++ {
+		// A calibration starts from the configured beam only once, so
+		// each measurement gets a fresh index.
+		from2 = index.NewFlat(index.FlatConfig{Metric: index.Cosine, Int8: true, Rerank: true,
+			Graph: index.GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 2}})
+		from2.AddBatch(keys, topics[:20000])
+		c2 = from2.Calibrate(qs, 10, 0.999)
+		t.Logf("topics from a beam of 2: %+v", c2)
+	}
 	if c2.Reached <= 10 {
 		t.Fatalf("topics from a beam of 2: %+v, want a wider beam reaching 0.999", c2)
 	}
