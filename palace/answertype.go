@@ -76,7 +76,7 @@ type question struct {
 }
 
 func readQuestion(query string) question {
-	q := question{when: whenOn() && reAsksWhen.MatchString(query)}
+	q := question{when: whenOn() && asksWhen(query)}
 	if speakerOn() {
 		q.words = map[string]bool{}
 		for _, w := range words.Lower(query, 0) {
