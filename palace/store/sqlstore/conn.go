@@ -47,6 +47,26 @@ type row struct {
 
 func (r row) Scan(dest ...any) error { return r.c.mark(r.r.Scan(dest...)) }
 
+// queryAll runs a query on c and scans each of its rows with scan, in
+// order. The errors are the query's, the scan's and the iteration's, as
+// they come.
+func queryAll[T any](ctx context.Context, c conn, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // mark wraps an error that means the server cannot be reached so that it
 // also matches store.ErrUnavailable.
 func (c conn) mark(err error) error {

@@ -88,20 +88,8 @@ func boolInt(b bool) int {
 }
 
 func (r drawers) queryDrawers(ctx context.Context, op, q string, args ...any) ([]*store.Drawer, error) {
-	rows, err := r.c.QueryContext(ctx, q, args...)
+	out, err := queryAll(ctx, r.c, func(s scanner) (*store.Drawer, error) { return scanDrawer(s) }, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	defer rows.Close()
-	out := []*store.Drawer{}
-	for rows.Next() {
-		d, err := scanDrawer(rows)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return out, nil

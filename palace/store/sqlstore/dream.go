@@ -78,21 +78,12 @@ func scanDreamRun(s scanner) (store.DreamRun, error) {
 }
 
 func (d dream) Runs(ctx context.Context, limit int) ([]store.DreamRun, error) {
-	rows, err := d.c.QueryContext(ctx, `SELECT `+dreamRunCols+` FROM dream_runs
+	out, err := queryAll(ctx, d.c, scanDreamRun, `SELECT `+dreamRunCols+` FROM dream_runs
 		ORDER BY started_at DESC, id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list dream runs: %w", err)
 	}
-	defer rows.Close()
-	out := []store.DreamRun{}
-	for rows.Next() {
-		r, err := scanDreamRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list dream runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (d dream) Run(ctx context.Context, id string) (store.DreamRun, error) {

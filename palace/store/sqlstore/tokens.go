@@ -75,20 +75,11 @@ func (t Tokens) Token(ctx context.Context, id string) (store.Token, error) {
 }
 
 func (t Tokens) Tokens(ctx context.Context) ([]store.Token, error) {
-	rows, err := t.c.QueryContext(ctx, `SELECT `+tokenCols+` FROM access_tokens ORDER BY created_at, id`)
+	out, err := queryAll(ctx, t.c, scanToken, `SELECT `+tokenCols+` FROM access_tokens ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
-	defer rows.Close()
-	out := []store.Token{}
-	for rows.Next() {
-		k, err := scanToken(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list tokens: %w", err)
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func (t Tokens) RevokeToken(ctx context.Context, id string, at time.Time) error {

@@ -41,20 +41,7 @@ func scanTriple(sc scanner) (kg.Triple, error) {
 }
 
 func (r triples) list(ctx context.Context, where string, args ...any) ([]kg.Triple, error) {
-	rows, err := r.c.QueryContext(ctx, `SELECT `+tripleCols+` FROM kg_triples `+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []kg.Triple{}
-	for rows.Next() {
-		t, err := scanTriple(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, r.c, scanTriple, `SELECT `+tripleCols+` FROM kg_triples `+where, args...)
 }
 
 func (r triples) Active(ctx context.Context, subject string) ([]kg.Triple, error) {
