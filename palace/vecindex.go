@@ -20,10 +20,11 @@ import (
 // own arrays, graph included, loaded by mapping the file
 // (index.SaveFlatFile).
 
-// indexConfig is the palace's index configuration: int8 codes, and the
-// graph as the registry configures it.
+// indexConfig is the palace's index configuration: int8 codes, the graph
+// as the registry configures it, and beside the graph a projected first
+// stage (calibration chooses between them and the scan).
 func (v *vectorState) indexConfig() index.FlatConfig {
-	return index.FlatConfig{Int8: true, Graph: v.p.reg.cfg.Graph}
+	return index.FlatConfig{Int8: true, Graph: v.p.reg.cfg.Graph, Project: index.DefaultProjectDims}
 }
 
 func (v *vectorState) newIndex() *index.Flat { return index.NewFlat(v.indexConfig()) }
@@ -69,10 +70,15 @@ func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k 
 	return out[:min(k, len(out))], nil
 }
 
-// indexKind names how the index answers: "exact" (a scan) or "graph".
+// indexKind names how the index answers: "exact" (a scan), "graph" or
+// "projection".
 func indexKind(idx *index.Flat) string {
-	if st := idx.Stats(); st.Graph > 0 && !st.GraphOff {
+	st := idx.Stats()
+	switch {
+	case st.Graph > 0 && !st.GraphOff:
 		return "graph"
+	case st.ProjectCand > 0 && !st.ProjectOff:
+		return "projection"
 	}
 	return "exact"
 }
@@ -85,12 +91,14 @@ const (
 	minCalibrationQueries = 50
 )
 
-// CalibrateIndex measures the vector index's graph on the palace's own
-// queries when it was never measured or has since doubled in size
-// (index.Flat.Calibrate): the most recent queries asked of this palace,
-// each searched through the graph and by the exact scan. It chooses the
-// beam width, or turns the graph off where the scan is as fast for the
-// recall target, and saves the snapshot so the next start keeps the
+// CalibrateIndex measures the vector index's graph and projection on the
+// palace's own queries when they were never measured or the index has
+// since doubled in size (index.Flat.Calibrate, which builds the
+// projection first when it is due): the most recent queries asked of this
+// palace, each searched through the graph, the projection and the exact
+// scan. It chooses the beam width and candidate count and switches on the
+// cheaper of the two that reaches the recall target, or neither where the
+// scan is as fast, and saves the snapshot so the next start keeps the
 // choice. Until this process has seen minCalibrationQueries queries the
 // graph is held off (Search scans) and the measurement waits for the
 // next call (the dreamer's index pass). Nothing happens without a graph.
@@ -114,8 +122,9 @@ func (p *Palace) CalibrateIndex(ctx context.Context) (*index.Calibration, error)
 		return nil, nil
 	}
 	c := idx.Calibrate(qs, 10, index.CalibrationTarget)
-	p.log.Info().Int("queries", c.Queries).Int("ef", c.Ef).Float64("recall", c.Recall).Bool("graph_off", c.Off).
-		Dur("graph", c.Graph).Dur("exact", c.Exact).Msg("vector index calibrated")
+	p.log.Info().Int("queries", c.Queries).Str("use", c.Use).Int("ef", c.Ef).Float64("recall", c.Recall).
+		Int("cand", c.Cand).Float64("proj_recall", c.ProjRecall).
+		Dur("graph", c.Graph).Dur("projection", c.Proj).Dur("exact", c.Exact).Msg("vector index calibrated")
 	v := p.vec
 	v.mu.Lock()
 	v.calibration = &c

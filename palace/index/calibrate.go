@@ -4,19 +4,21 @@ import (
 	"time"
 )
 
-// Calibration: a graph's recall depends on the data. Sentence embeddings
-// (a few hundred dense dimensions with topical structure) are navigated
-// at recall@10 above 0.99 with a narrow beam; bag-of-words vectors (the
-// hash embedder) have no such structure and need a beam ten or forty times
-// wider for the same recall, by which point the exact scan is as fast.
-// So the beam width is not a constant but measured on the palace's own
-// data: Calibrate searches sample queries both ways and keeps the
-// narrowest beam that reaches the target recall against the exact scan,
-// and turns the graph off (Search scans) when no beam reaches it at less
-// than half the scan's time.
+// Calibration: an approximate search's recall depends on the data.
+// Sentence embeddings (a few hundred dense dimensions with topical
+// structure) are navigated at recall@10 above 0.99 with a narrow beam;
+// bag-of-words vectors (the hash embedder) have no such structure and need
+// a beam ten or forty times wider for the same recall, by which point the
+// exact scan is as fast; the default encoder's vectors at 1M rows need a
+// beam of ~1,700, and the projection a few hundred candidates. So widths
+// are not constants but measured on the palace's own data: Calibrate
+// searches sample queries each way and keeps the narrowest beam and
+// candidate count that reach the target recall against the exact scan,
+// switches on the cheaper of the two, and neither (Search scans) when
+// neither reaches it at less than half the scan's cost.
 
 // CalibrationTarget is the recall@10 against the exact scan a calibrated
-// graph must reach (issue 15's goal).
+// graph or projection must reach (issue 15's goal).
 const CalibrationTarget = 0.95
 
 // calibrationVersion is recorded with a calibration in the snapshot: a
@@ -33,12 +35,20 @@ type Calibration struct {
 	Queries int     `json:"queries"`
 	Ef      int     `json:"ef"`     // the beam chosen (0: graph off)
 	Recall  float64 `json:"recall"` // at Ef, against the exact scan
-	// Graph and Exact are the mean cost of one query in CPU time: the
-	// graph search runs on one core, the exact scan is split across up
-	// to GOMAXPROCS cores (its wall time times the parts it ran in).
+	// Graph, Proj and Exact are the mean cost of one query in CPU time:
+	// the graph search runs on one core, the projected and the exact
+	// scans are split across up to GOMAXPROCS cores (their wall time
+	// times the parts they ran in).
 	Graph time.Duration `json:"graph_ns"`
 	Exact time.Duration `json:"exact_ns"`
-	Off   bool          `json:"off"` // Search scans instead
+	// Cand is the projection's candidate count (0: none, or not chosen),
+	// ProjRecall its recall against the exact scan.
+	Cand       int           `json:"cand,omitempty"`
+	ProjRecall float64       `json:"proj_recall,omitempty"`
+	Proj       time.Duration `json:"proj_ns,omitempty"`
+	// Use is what answers Search: "graph", "projection" or "scan".
+	Use string `json:"use"`
+	Off bool   `json:"off"` // Search scans (Use == "scan")
 	// Reached is the narrowest beam found to reach the target (0: none
 	// did), kept even when it cost too much to switch the graph on.
 	Reached int `json:"reached_ef,omitempty"`
@@ -46,6 +56,7 @@ type Calibration struct {
 
 // HoldGraph switches off a graph that was never calibrated: Search scans
 // until Calibrate has measured it. A calibrated graph keeps its choice.
+// (A projection is never used before it is calibrated.)
 func (f *Flat) HoldGraph() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -55,27 +66,42 @@ func (f *Flat) HoldGraph() {
 }
 
 // NeedsCalibration reports whether f has a graph that was never
-// calibrated, or was calibrated at less than half its live size.
+// calibrated or was calibrated at less than half its live size, or a
+// projection that is due or not yet calibrated.
 func (f *Flat) NeedsCalibration() bool {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return f.g != nil && (f.g.calRows == 0 || 2*f.g.calRows <= len(f.rowOf))
+	return f.g != nil && (f.g.calRows == 0 || 2*f.g.calRows <= len(f.rowOf) ||
+		f.projectDue() || (f.pj != nil && f.pj.calRows == 0))
 }
 
-// Calibrate chooses the graph's beam width on queries (see above): for
-// beams from the configured one upwards, doubling and then bisecting the
-// last doubling, the mean share of the exact scan's top k that the graph
-// returns; the narrowest found to reach target is kept if its mean time
-// is under half the scan's, otherwise the graph is turned off. It takes the read lock one search at a time, so searches
-// and writes go on meanwhile. Without a graph it does nothing.
+// Calibrate chooses how Search answers, on queries (see above). It builds
+// the projection first when one is due. Then, for the graph's beam width
+// and the projection's candidate count, each from its starting value
+// upwards, doubling and then bisecting the last doubling, it measures the
+// mean share of the exact scan's top k returned; for each the narrowest
+// width found to reach target counts if its mean cost is under half the
+// scan's, and the cheaper of the two answers Search. When neither
+// qualifies Search scans. It takes the read lock one search at a time,
+// so searches and writes go on meanwhile. Without a graph it does
+// nothing.
 func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration {
-	c := Calibration{Queries: len(queries)}
+	c := Calibration{Queries: len(queries), Use: "scan"}
 	f.mu.RLock()
-	g, live := f.g, len(f.rowOf)
+	g := f.g
 	f.mu.RUnlock()
 	if g == nil || len(queries) == 0 || k <= 0 {
 		return c
 	}
+	f.buildProjection()
+	f.mu.RLock()
+	live, pj := len(f.rowOf), f.pj
+	parts := scanParts(len(f.keys) * f.dim)
+	ef := DefaultGraphEfSearch
+	if g.cfg.EfSearch > 0 && g.calRows == 0 {
+		ef = g.cfg.EfSearch
+	}
+	f.mu.RUnlock()
 	exact := make([]map[uint64]bool, len(queries))
 	start := time.Now()
 	for i, q := range queries {
@@ -84,80 +110,116 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 			exact[i][r.Key] = true
 		}
 	}
-	f.mu.RLock()
-	parts := f.scanParts()
-	ef := DefaultGraphEfSearch
-	if g.cfg.EfSearch > 0 && g.calRows == 0 {
-		ef = g.cfg.EfSearch
-	}
-	f.mu.RUnlock()
 	c.Exact = time.Since(start) * time.Duration(parts) / time.Duration(len(queries))
-	ef = max(ef, k)
-	// One untimed pass, so that the first beam width is not charged for
-	// bringing the graph's links into the cache.
-	for _, q := range queries {
-		f.SearchEf(q, k, ef, nil)
-	}
-	measure := func(ef int) (float64, time.Duration) {
+	measure := func(search func(q []float32) []Result, cores int) (float64, time.Duration) {
 		hit, total := 0, 0
 		start := time.Now()
 		for i, q := range queries {
-			for _, r := range f.SearchEf(q, k, ef, nil) {
+			for _, r := range search(q) {
 				if exact[i][r.Key] {
 					hit++
 				}
 			}
 			total += len(exact[i])
 		}
-		return float64(hit) / float64(max(total, 1)), time.Since(start) / time.Duration(len(queries))
+		return float64(hit) / float64(max(total, 1)), time.Since(start) * time.Duration(cores) / time.Duration(len(queries))
 	}
-	// Double the beam until it reaches the target (or costs more than the
-	// scan: wider beams only cost more), then narrow the last doubling
-	// down by halving the gap, so that the beam kept is within an eighth
-	// of the narrowest that reaches the target rather than up to twice it
-	// (at 1M drawers, 1536 reached 0.946 and 3072 cost 0.55 of the scan:
-	// the graph was turned off where about 2,000 would have done).
-	lo := 0 // the widest beam measured short of the target
-	for ; ; ef *= 2 {
-		ef = min(ef, maxCalibratedEf)
-		c.Recall, c.Graph = measure(ef)
-		c.Ef = ef
-		if c.Recall >= target || ef == maxCalibratedEf || c.Graph >= c.Exact {
-			break
-		}
-		lo = ef
+
+	// One untimed pass each, so that the first width is not charged for
+	// bringing the graph's links or the projected codes into the cache.
+	ef = max(ef, k)
+	for _, q := range queries {
+		f.SearchEf(q, k, ef, nil)
 	}
-	if c.Recall >= target && lo > 0 {
-		hi, hiRecall, hiCost := c.Ef, c.Recall, c.Graph
-		for range 3 {
-			mid := (lo + hi) / 2
-			if mid <= lo || mid >= hi {
-				break
-			}
-			if r, cost := measure(mid); r >= target {
-				hi, hiRecall, hiCost = mid, r, cost
-			} else {
-				lo = mid
-			}
-		}
-		c.Ef, c.Recall, c.Graph = hi, hiRecall, hiCost
-	}
+	c.Ef, c.Recall, c.Graph = narrowest(ef, maxCalibratedEf, target, c.Exact, func(ef int) (float64, time.Duration) {
+		return measure(func(q []float32) []Result { return f.SearchEf(q, k, ef, nil) }, 1)
+	})
 	if c.Recall >= target {
 		c.Reached = c.Ef
 	}
-	c.Off = c.Recall < target || c.Graph >= c.Exact/2
+	graphOK := c.Recall >= target && c.Graph < c.Exact/2
+	projOK := false
+	if pj != nil {
+		f.mu.RLock()
+		pparts := scanParts(len(f.keys) * pj.dims)
+		f.mu.RUnlock()
+		cand := rerankFactor * k
+		for _, q := range queries {
+			f.SearchCand(q, k, cand, nil)
+		}
+		c.Cand, c.ProjRecall, c.Proj = narrowest(cand, maxProjectCand, target, c.Exact, func(cand int) (float64, time.Duration) {
+			return measure(func(q []float32) []Result { return f.SearchCand(q, k, cand, nil) }, pparts)
+		})
+		projOK = c.ProjRecall >= target && c.Proj < c.Exact/2
+	}
+	switch {
+	case graphOK && (!projOK || c.Graph <= c.Proj):
+		c.Use = "graph"
+	case projOK:
+		c.Use = "projection"
+	}
+	c.Off = c.Use == "scan"
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.g == g { // not rebuilt meanwhile
-		g.off, g.calRows = c.Off, max(live, 1)
-		if !c.Off {
+		g.off, g.calRows = c.Use != "graph", max(live, 1)
+		if c.Use == "graph" {
 			g.cfg.EfSearch = c.Ef
 		}
 	}
-	if c.Off {
+	if pj != nil && f.pj == pj {
+		pj.off, pj.calRows, pj.calK = c.Use != "projection", max(live, 1), k
+		pj.cand = max(c.Cand, 1) // measured, even when not chosen
+		if !pj.off {
+			f.coolCodes()
+		}
+	}
+	if c.Use != "graph" {
 		c.Ef = 0
 	}
+	if c.Use != "projection" {
+		c.Cand = 0
+	}
 	return c
+}
+
+// narrowest finds the narrowest width (a beam, a candidate count) whose
+// recall, as measure reports it, reaches target: it doubles the width
+// from start until it does (or reaches widest, or costs as much as
+// limit: wider only costs more), then narrows the last doubling by
+// halving the gap three times, so that the width kept is within an
+// eighth of the narrowest that reaches the target rather than up to twice
+// it (at 1M drawers a beam of 1536 reached 0.946 and 3072 cost 0.55 of the
+// scan: the graph was turned off where about 2,000 would have done). It
+// returns the width with its recall and cost; the recall is below target
+// when no width reached it.
+func narrowest(start, widest int, target float64, limit time.Duration, measure func(w int) (float64, time.Duration)) (int, float64, time.Duration) {
+	w, lo := start, 0 // lo: the widest measured short of the target
+	var recall float64
+	var cost time.Duration
+	for ; ; w *= 2 {
+		w = min(w, widest)
+		recall, cost = measure(w)
+		if recall >= target || w == widest || cost >= limit {
+			break
+		}
+		lo = w
+	}
+	if recall < target || lo == 0 {
+		return w, recall, cost
+	}
+	for range 3 {
+		mid := (lo + w) / 2
+		if mid <= lo || mid >= w {
+			break
+		}
+		if r, c := measure(mid); r >= target {
+			w, recall, cost = mid, r, c
+		} else {
+			lo = mid
+		}
+	}
+	return w, recall, cost
 }
 
 // SampleVectors returns up to n stored vectors spread evenly over the
@@ -167,23 +229,8 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 func (f *Flat) SampleVectors(n int) [][]float32 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	live := len(f.rowOf)
-	if n <= 0 || live == 0 {
+	if n <= 0 || len(f.rowOf) == 0 {
 		return nil
 	}
-	n = min(n, live)
-	out := make([][]float32, 0, n)
-	next := 0 // rows before next are taken or dead
-	for i := range n {
-		row := max(next, i*len(f.keys)/n)
-		for row < len(f.keys) && f.dead[row] {
-			row++
-		}
-		if row == len(f.keys) {
-			break
-		}
-		out = append(out, f.vector(row))
-		next = row + 1
-	}
-	return out
+	return f.sampleRows(n)
 }

@@ -17,3 +17,21 @@ func SetMapSnapshots(on bool) bool {
 
 // Mapped reports whether f points into a mapped snapshot.
 func Mapped(f *Flat) bool { return f.mapped != nil }
+
+// UseProjection makes f answer Search through its projection with cand
+// candidates, as a calibration choosing it would, and reports whether f
+// has a projection.
+func UseProjection(f *Flat, cand int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pj == nil || f.g == nil {
+		return false
+	}
+	f.g.off = true
+	f.pj.cand, f.pj.calK, f.pj.off, f.pj.calRows = cand, 10, false, len(f.rowOf)
+	return true
+}
+
+// ColdCodes reports whether f reads candidates' codes from its snapshot
+// file instead of the mapping.
+func ColdCodes(f *Flat) bool { return f.mapped.isCold() }

@@ -25,6 +25,10 @@ type FlatConfig struct {
 	// index is large enough (GraphConfig.Min) and answers Search from it;
 	// SearchExact still scans. Ignored without Int8.
 	Graph GraphConfig
+	// Project, with a graph, is the width of the projected first stage
+	// (project.go) that Calibrate builds and may choose over the graph;
+	// 0: none. The palace uses DefaultProjectDims.
+	Project int
 }
 
 // rerankFactor is how many int8 candidates per wanted result Rerank
@@ -57,6 +61,10 @@ type Flat struct {
 	g    *graph
 	tomb int // rows removed since the graph was built
 
+	// pj is the projected first stage once built (only beside a graph,
+	// and dropped when the graph is rebuilt).
+	pj *projection
+
 	searches, scored atomic.Int64 // graph searches and the rows they scored
 }
 
@@ -70,6 +78,9 @@ func NewFlat(cfg FlatConfig) *Flat {
 	if !cfg.Int8 {
 		cfg.Rerank = false
 		cfg.Graph.Min = -1
+	}
+	if cfg.Graph.Min < 0 || cfg.Project < 0 {
+		cfg.Project = 0
 	}
 	return &Flat{cfg: cfg, rowOf: make(map[uint64]int)}
 }
@@ -144,6 +155,10 @@ func (f *Flat) put(key uint64, vec []float32) (int, bool) {
 		}
 	}
 	f.store(row, vec)
+	if f.pj != nil { // rows are appended while there is a graph
+		f.pj.grow(row + 1)
+		f.pj.encode(row, vec, make([]float32, f.pj.dims))
+	}
 	f.rowOf[key] = row
 	return row, true
 }
@@ -239,7 +254,7 @@ func (f *Flat) Remove(key uint64) {
 		// outnumber the living the graph is rebuilt over the living.
 		f.tomb++
 		if f.tomb >= 1024 && 2*f.tomb > len(f.keys) {
-			f.g, f.tomb = nil, 0
+			f.g, f.pj, f.tomb = nil, nil, 0 // rows move: the projection is built again
 			f.free = f.free[:0]
 			for row, d := range f.dead {
 				if d {
@@ -288,6 +303,7 @@ func (f *Flat) compact() {
 	}
 	f.keys, f.dead, f.free = keys, dead, nil
 	f.data, f.codes, f.scales, f.norms = data, codes, scales, norms
+	f.pj = nil     // its codes are by row; Calibrate builds it again
 	f.mapped = nil // nothing points into a mapped snapshot any more
 }
 
@@ -342,9 +358,10 @@ func (f *Flat) Each(fn func(key uint64, vec []float32) bool) {
 	}
 }
 
-// Search implements Index: from the graph once there is one, otherwise
-// (and whenever the graph finds fewer than k allowed rows) by an exact
-// scan. allow is consulted before a row is scored.
+// Search implements Index: from the graph or the projection, whichever
+// calibration switched on, otherwise (and whenever they find fewer than k
+// allowed rows) by an exact scan. allow is consulted before a row is
+// scored.
 func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -354,6 +371,11 @@ func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result 
 	k = min(k, len(f.rowOf))
 	if f.g != nil && !f.g.off {
 		if out, ok := f.searchGraph(q, k, allow); ok {
+			return out
+		}
+	}
+	if f.pj.usable() {
+		if out, ok := f.searchProj(q, k, f.pj.candidates(k), allow); ok {
 			return out
 		}
 	}
@@ -429,6 +451,7 @@ func (f *Flat) searchExact(q []float32, k int, allow func(key uint64) bool) []Re
 		top = newTopK(k)
 		f.scan(q, &top, allow)
 	}
+	f.recool()
 	out := top.sorted()
 	for i := range out {
 		out[i].Score = f.cfg.Metric.finalScore(out[i].Score)
@@ -456,12 +479,17 @@ func (f *Flat) SearchKeys(q []float32, k int, keys []uint64) []Result {
 			n = min(rerankFactor*k, len(keys))
 		}
 		cand := newTopK(n)
+		buf := make([]int8, f.dim)
 		for _, key := range keys {
 			row, ok := f.rowOf[key]
 			if !ok {
 				continue
 			}
-			s := qs * f.scales[row] * float32(dotInt8(qc, f.codes.row(row)))
+			codes := f.codes.row(row)
+			if f.mapped.readRow(buf, row) {
+				codes = buf
+			}
+			s := qs * f.scales[row] * float32(dotInt8(qc, codes))
 			if f.cfg.Metric == L2 {
 				s = min(0, 2*s-qn-f.norms[row])
 			}
@@ -522,27 +550,35 @@ func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
 	qc := make([]int8, f.dim)
 	qs := quantize(qc, q)
 	qn := dot(q, q)
+	f.scanSplit(top, len(f.keys)*f.dim, func(lo, hi int, t *topK) {
+		f.scanInt8Rows(qc, qs, qn, lo, hi, t, allow)
+	})
+}
+
+// scanSplit runs scan over every row, split into ranges on up to
+// scanParts(work) goroutines each keeping its own top list, and merges the
+// lists into top. work is the scan's multiply-adds. Caller holds mu.
+func (f *Flat) scanSplit(top *topK, work int, scan func(lo, hi int, top *topK)) {
 	rows := len(f.keys)
-	parts := f.scanParts()
+	parts := scanParts(work)
 	if parts <= 1 {
-		f.scanInt8Rows(qc, qs, qn, 0, rows, top, allow)
+		scan(0, rows, top)
 		return
 	}
 	tops := make([]topK, parts)
 	var wg sync.WaitGroup
 	for i := range tops {
 		tops[i] = newTopK(top.k)
-		lo, hi := rows*i/parts, rows*(i+1)/parts
 		if i == 0 {
 			continue // the calling goroutine scans the first part
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f.scanInt8Rows(qc, qs, qn, lo, hi, &tops[i], allow)
+			scan(rows*i/parts, rows*(i+1)/parts, &tops[i])
 		}()
 	}
-	f.scanInt8Rows(qc, qs, qn, 0, rows/parts, &tops[0], allow)
+	scan(0, rows/parts, &tops[0])
 	wg.Wait()
 	// The merged top k is the same set a single scan keeps: worse() orders
 	// every pair of results, ties included.
@@ -553,10 +589,10 @@ func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
 	}
 }
 
-// scanParts is how many goroutines an int8 scan is split across. Caller
-// holds mu.
-func (f *Flat) scanParts() int {
-	return min(runtime.GOMAXPROCS(0), 8, len(f.keys)*f.dim/parallelScanWork+1)
+// scanParts is how many goroutines a scan of work multiply-adds is split
+// across.
+func scanParts(work int) int {
+	return min(runtime.GOMAXPROCS(0), 8, work/parallelScanWork+1)
 }
 
 // scanInt8Rows scores rows [lo, hi) against the quantized query.

@@ -9,14 +9,66 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
 
 // mapping is a snapshot file mapped into memory; the Flat whose arrays
-// point into it keeps it alive, and it is unmapped when neither is
-// reachable any more.
-type mapping struct{ b []byte }
+// point into it keeps it alive, and it is unmapped (and its file closed)
+// when neither is reachable any more.
+type mapping struct {
+	b []byte
+	// file, codes, rows and dim locate the int8 codes in the file: rows
+	// rows of dim bytes from byte codes. Once cold (coolCodes) they are
+	// released from the mapping and a row is read from the file instead.
+	file             *os.File
+	codes, rows, dim int
+	cold             atomic.Bool
+}
+
+// readRow reads row's codes from the file into dst when the codes are
+// cold and the row is in the file; false when the caller is to read the
+// mapping (or the heap, for rows added after loading).
+func (mp *mapping) readRow(dst []int8, row int) bool {
+	if mp == nil || !mp.cold.Load() || row >= mp.rows {
+		return false
+	}
+	_, err := mp.file.ReadAt(int8Bytes(dst[:mp.dim]), int64(mp.codes)+int64(row)*int64(mp.dim))
+	return err == nil
+}
+
+// isCold reports whether rows are read from the file.
+func (mp *mapping) isCold() bool { return mp != nil && mp.cold.Load() }
+
+// coolCodes releases the mapped codes from the process's memory and has
+// the projection read candidates' rows from the file from then on: a
+// page fault on a mapped file brings in the page cache's whole large folio
+// around it (hundreds of KB on Linux 6.18, even with MADV_RANDOM), so 520
+// candidates re-scored through the mapping made 370 MB resident on the
+// first search, and most of the codes within a few. Read with pread they
+// stay in the page cache, which the kernel can reclaim, and out of the
+// process. Only while a projection and a graph exist: rows are then never
+// rewritten, so no page of the codes was ever written (a released written
+// page would lose its write). Caller holds mu.
+func (f *Flat) coolCodes() {
+	mp := f.mapped
+	if mp == nil || mp.file == nil || f.g == nil || f.pj == nil {
+		return
+	}
+	mp.cold.Store(true)
+	release(mp.b, mp.codes, mp.codes+mp.rows*mp.dim)
+}
+
+// recool releases the codes again after a scan that read them all (the
+// exact scan), when they are cold. Caller holds mu (for reading is enough:
+// the pages are clean, and a search reading them meanwhile faults them in
+// again).
+func (f *Flat) recool() {
+	if mp := f.mapped; mp != nil && mp.cold.Load() {
+		release(mp.b, mp.codes, mp.codes+mp.rows*mp.dim)
+	}
+}
 
 // mapV2 maps a version 2 snapshot (hdr bytes of header before its layout
 // word) and points f's arrays at it, after checking the whole file's
@@ -55,7 +107,7 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	if crc32.Checksum(m[:len(m)-4], castagnoli) != le.Uint32(m[len(m)-4:]) {
 		return true, ErrCorrupt
 	}
-	if layout&^layoutGraph != f.layout() || (layout&layoutGraph != 0 && f.cfg.Graph.minRows(dim) < 0) {
+	if layout&^(layoutGraph|layoutProj) != f.layout() || (layout&layoutGraph != 0 && f.cfg.Graph.minRows(dim) < 0) {
 		return false, nil
 	}
 
@@ -63,6 +115,7 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	defer f.mu.Unlock()
 	f.setDim(dim)
 	var dead []bool
+	graphEnd := sec.end
 	if layout&layoutGraph != 0 {
 		dead = make([]bool, n)
 		for i, b := range m[sec.keys+8*n : sec.keys+9*n] {
@@ -75,10 +128,29 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 			}
 			return mapped[uint32](section, off, count)
 		})
-		if err != nil || sec.end+used != len(m)-4 {
+		if err != nil {
 			return true, ErrCorrupt
 		}
-		f.g = g
+		f.g, graphEnd = g, sec.end+used
+		if layout&layoutProj != 0 {
+			section := m[graphEnd : len(m)-4]
+			p, pused, err := readProjection(bytes.NewReader(section), n, dim, func(off, count int) []int8 {
+				if off+count > len(section) {
+					return make([]int8, count) // the length check below reports the truncation
+				}
+				return mapped[int8](section, off, count)
+			})
+			if err != nil {
+				return true, err
+			}
+			used += pused
+			if f.cfg.Project > 0 {
+				f.pj = p
+			}
+		}
+		if sec.end+used != len(m)-4 {
+			return true, ErrCorrupt
+		}
 	}
 	if err := f.setKeys(append([]uint64(nil), mapped[uint64](m, sec.keys, n)...), dead); err != nil {
 		return true, err
@@ -97,14 +169,29 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	// the mapping again, and the graph's layer-0 lists, which stay in
 	// place, are read only where a search goes: their pages are
 	// released, so that they count in the process's memory only once
-	// and only where used. The codes, which every scan reads, stay.
-	if layout&layoutGraph != 0 {
-		release(m, sec.end, len(m)-4)
-	}
+	// and only where used. The codes, which every scan reads, stay,
+	// unless the projection answers searches: then its codes are what
+	// every search reads, and only candidates' full codes are read.
+	release(m, sec.end, graphEnd)
+
 	release(m, sec.keys, sec.codes) // keys, dead flags, scales, norms (sec.codes == sec.floats without codes)
-	mp := &mapping{m}
-	runtime.SetFinalizer(mp, func(mp *mapping) { syscall.Munmap(mp.b) })
+	mp := &mapping{b: m}
+	if layout&layoutCodes != 0 {
+		mp.codes, mp.rows, mp.dim = sec.codes, n, dim
+		if fd, err := syscall.Dup(int(file.Fd())); err == nil {
+			mp.file = os.NewFile(uintptr(fd), file.Name())
+		}
+	}
+	runtime.SetFinalizer(mp, func(mp *mapping) {
+		syscall.Munmap(mp.b)
+		if mp.file != nil {
+			mp.file.Close()
+		}
+	})
 	f.mapped = mp
+	if f.pj.usable() {
+		f.coolCodes()
+	}
 	kept = true
 	return true, nil
 }

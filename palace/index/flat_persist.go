@@ -21,7 +21,8 @@ import (
 //	seq      uint64   change-log high-water mark the snapshot covers
 //	model    uint16 length + bytes (embedder model id)
 //	rows     uint64
-//	layout   uint32   bit 0: int8 codes, bit 1: float32 rows, bit 2: graph
+//	layout   uint32   bit 0: int8 codes, bit 1: float32 rows, bit 2: graph,
+//	                  bit 3: projection (with a graph)
 //	         zero bytes to the next multiple of 8
 //	keys     rows × uint64
 //	dead     (bit 2) rows × byte (1: removed, kept as a graph waypoint),
@@ -31,6 +32,7 @@ import (
 //	floats   (bit 1) rows × dim float32
 //	graph    (bit 2) zero bytes to the next multiple of 8, then the graph
 //	         (graph_persist.go)
+//	proj     (bit 3) the projection (project_persist.go)
 //	crc      uint32   CRC-32C of every byte before it
 //
 // Each section is the index's own array, aligned, so loading is mapping
@@ -48,6 +50,7 @@ const (
 	layoutCodes  = 1
 	layoutFloats = 2
 	layoutGraph  = 4
+	layoutProj   = 8
 )
 
 // mapSnapshots lets tests force the reading path where mapping works.
@@ -136,6 +139,9 @@ func (f *Flat) writeSnapshot(w *bufio.Writer, meta SnapshotMeta) error {
 	if f.g != nil {
 		layout |= layoutGraph
 		rows = len(f.keys)
+		if f.pj != nil {
+			layout |= layoutProj
+		}
 	}
 	buf = le.AppendUint64(buf, uint64(rows))
 	buf = le.AppendUint32(buf, layout)
@@ -171,6 +177,9 @@ func (f *Flat) writeSnapshot(w *bufio.Writer, meta SnapshotMeta) error {
 			w.Write(make([]byte, pad8(4*rows*f.dim)))
 		}
 		f.g.write(w)
+	}
+	if layout&layoutProj != 0 {
+		f.pj.write(w)
 	}
 	return nil
 }
@@ -325,7 +334,7 @@ func (f *Flat) loadV2(br *bufio.Reader, n, dim, hdr int, body uint64) error {
 			dead[i] = db[i] != 0
 		}
 	}
-	if layout&^layoutGraph != f.layout() {
+	if layout&^(layoutGraph|layoutProj) != f.layout() {
 		if layout&layoutGraph != 0 {
 			return ErrVersion
 		}
@@ -384,7 +393,20 @@ func (f *Flat) loadV2(br *bufio.Reader, n, dim, hdr int, body uint64) error {
 			return ErrCorrupt
 		}
 		g, used, err := readGraph(br, n, f.cfg.Graph, nil)
-		if err != nil || uint64(sec.end-hdr+used) != body {
+		if err != nil {
+			return ErrCorrupt
+		}
+		if layout&layoutProj != 0 {
+			p, pused, err := readProjection(br, n, dim, nil)
+			if err != nil {
+				return err
+			}
+			used += pused
+			if f.cfg.Project > 0 {
+				f.pj = p
+			}
+		}
+		if uint64(sec.end-hdr+used) != body {
 			return ErrCorrupt
 		}
 		f.g = g
@@ -435,7 +457,8 @@ type v2Layout struct {
 // unknown layout bit.
 func v2Sections(hdr, n, dim int, layout uint32) (v2Layout, bool) {
 	l := v2Layout{layout: layout}
-	if layout&^(layoutCodes|layoutFloats|layoutGraph) != 0 {
+	if layout&^(layoutCodes|layoutFloats|layoutGraph|layoutProj) != 0 ||
+		(layout&layoutProj != 0 && layout&layoutGraph == 0) {
 		return l, false
 	}
 	off := hdr + 4
@@ -457,7 +480,7 @@ func v2Sections(hdr, n, dim int, layout uint32) (v2Layout, bool) {
 		off += 4 * n * dim
 	}
 	if layout&layoutGraph != 0 {
-		off += pad8(off) // the graph follows, its length in its own header
+		off += pad8(off) // the graph (and the projection) follow, their lengths in their own headers
 	}
 	l.end = off
 	return l, true

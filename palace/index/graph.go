@@ -257,10 +257,13 @@ func (f *Flat) rowScorer(r int) scorer {
 	return scorer{f: f, qc: f.codes.row(r), qs: f.scales[r], qn: f.norms[r], l2: f.cfg.Metric == L2}
 }
 
-func (s *scorer) score(row uint32) float32 {
+func (s *scorer) score(row uint32) float32 { return s.scoreCodes(row, s.f.codes.row(int(row))) }
+
+// scoreCodes scores row, whose codes are given.
+func (s *scorer) scoreCodes(row uint32, codes []int8) float32 {
 	f := s.f
 	s.n++
-	v := s.qs * f.scales[row] * float32(dotInt8(s.qc, f.codes.row(int(row))))
+	v := s.qs * f.scales[row] * float32(dotInt8(s.qc, codes))
 	if s.l2 {
 		v = min(0, 2*v-s.qn-f.norms[row])
 	}
@@ -593,6 +596,13 @@ type FlatStats struct {
 	// Scored is how many rows graph searches scored, in all (Scored /
 	// Searches is the cost of one search).
 	Scored int64 `json:"graph_scored"`
+	// ProjectDims is the projection's width (0: none), ProjectBytes its
+	// codes and scales, ProjectCand the candidates a search re-scores
+	// (0: not calibrated) and ProjectOff whether calibration left it off.
+	ProjectDims  int   `json:"project_dims,omitempty"`
+	ProjectBytes int64 `json:"project_bytes,omitempty"`
+	ProjectCand  int   `json:"project_cand,omitempty"`
+	ProjectOff   bool  `json:"project_off,omitempty"`
 }
 
 // Stats reports f's storage and graph counters.
@@ -609,6 +619,10 @@ func (f *Flat) Stats() FlatStats {
 	if f.g != nil {
 		st.Graph, st.GraphBytes = len(f.g.levels), f.g.bytes()
 		st.GraphOff, st.EfSearch = f.g.off, f.g.cfg.EfSearch
+	}
+	if p := f.pj; p != nil {
+		st.ProjectDims, st.ProjectBytes = p.dims, int64(p.codes.len())*int64(p.dims+4)
+		st.ProjectCand, st.ProjectOff = p.cand, p.off
 	}
 	return st
 }

@@ -1,0 +1,107 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"math"
+)
+
+// The projection section of a flat snapshot (little endian), after the
+// graph section, whose rows it shares:
+//
+//	dims, cand, calK, flags  uint32 each (flags bit 0: calibrated off;
+//	                         bits 8–15: the calibration's version)
+//	calibrated rows          uint64 (0: never calibrated)
+//	mean     dim × float32
+//	basis    dims × dim float32
+//	scales   rows × float32
+//	codes    rows × dims int8, zero bytes to the next multiple of 8
+//
+// The shift (basis · mean) is computed again on reading.
+
+// write writes the projection section. Caller holds the Flat's read lock.
+func (p *projection) write(w *bufio.Writer) {
+	le := binary.LittleEndian
+	var b []byte
+	b = le.AppendUint32(b, uint32(p.dims))
+	b = le.AppendUint32(b, uint32(p.cand))
+	b = le.AppendUint32(b, uint32(p.calK))
+	flags := uint32(calibrationVersion << 8)
+	if p.off {
+		flags |= 1
+	}
+	b = le.AppendUint32(b, flags)
+	b = le.AppendUint64(b, uint64(p.calRows))
+	w.Write(b)
+	var fb []byte
+	w.Write(appendFloats(fb, p.mean))
+	w.Write(appendFloats(fb, p.basis))
+	w.Write(appendFloats(fb, p.scales))
+	for _, blk := range p.codes.blocks {
+		w.Write(int8Bytes(blk))
+	}
+	w.Write(make([]byte, pad8(p.codes.len()*p.dims)))
+}
+
+// readProjection reads a projection section over n rows of dim values and
+// reports how many bytes it took. view, when not nil, gives the codes in
+// place (count bytes at byte offset off of the section, a mapped
+// snapshot), which r then skips: they are the section's bulk (128 MB at a
+// million rows).
+func readProjection(r io.Reader, n, dim int, view func(off, count int) []int8) (*projection, int, error) {
+	le := binary.LittleEndian
+	var h [24]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	dims := int(le.Uint32(h[0:]))
+	if dims <= 0 || 2*dims > dim {
+		return nil, 0, ErrCorrupt
+	}
+	p := &projection{dims: dims, cand: int(le.Uint32(h[4:])), calK: int(le.Uint32(h[8:]))}
+	flags := le.Uint32(h[12:])
+	p.off, p.calRows = flags&1 != 0, int(min(le.Uint64(h[16:]), uint64(n)+1))
+	if p.cand > maxProjectCand || (p.calRows > 0 && (p.cand <= 0 || p.calK <= 0)) {
+		return nil, 0, ErrCorrupt
+	}
+	if flags>>8&0xff < calibrationVersion {
+		p.cand, p.calRows = 0, 0 // an older calibration's choice: measure again
+	}
+	used := len(h)
+	p.mean, p.basis, p.scales = make([]float32, dim), make([]float32, dims*dim), make([]float32, n)
+	for _, v := range [][]float32{p.mean, p.basis, p.scales} {
+		if err := readFloat32s(r, v); err != nil {
+			return nil, 0, err
+		}
+		used += 4 * len(v)
+	}
+	for _, x := range p.basis {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, 0, ErrCorrupt
+		}
+	}
+	p.codes = newRowStore[int8](dims)
+	if s, ok := r.(io.Seeker); ok && view != nil && n > 0 {
+		p.codes.adopt(view(used, n*dims), n)
+		if _, err := s.Seek(int64(n*dims), io.SeekCurrent); err != nil {
+			return nil, 0, ErrCorrupt
+		}
+	} else {
+		p.codes.extend(n)
+		for _, blk := range p.codes.blocks {
+			if _, err := io.ReadFull(r, int8Bytes(blk)); err != nil {
+				return nil, 0, ErrCorrupt
+			}
+		}
+	}
+	if _, err := io.CopyN(io.Discard, r, int64(pad8(n*dims))); err != nil {
+		return nil, 0, ErrCorrupt
+	}
+	used += n*dims + pad8(n*dims)
+	p.shift = make([]float32, dims)
+	for j := range dims {
+		p.shift[j] = dot(p.basis[j*dim:(j+1)*dim], p.mean)
+	}
+	return p, used, nil
+}

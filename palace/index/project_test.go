@@ -1,0 +1,210 @@
+package index_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/loci-mem/loci/palace/index"
+)
+
+func projFlat(dims int) *index.Flat {
+	return index.NewFlat(index.FlatConfig{Int8: true, Project: dims,
+		Graph: index.GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 48}})
+}
+
+// The projected first stage: Calibrate builds it beside the graph and
+// measures it; with every row as a candidate it answers exactly as the
+// scan does, and with the calibrated count it reaches the target; rows
+// added later are projected too, removed rows and filters are honoured,
+// and a snapshot keeps it (mapped or read) with the same answers.
+func TestProjection(t *testing.T) {
+	t.Parallel()
+	const n, d = 12000, 256
+	vecs := topicVecs(31, n+300, d, 60, 0.8)
+	qs, more := vecs[n:n+100], vecs[n+100:]
+	f := projFlat(32)
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	f.AddBatch(keys, vecs[:n])
+	if st := f.Stats(); st.ProjectDims != 0 || !f.NeedsCalibration() {
+		t.Fatalf("before calibration: %+v, needs calibration %v", st, f.NeedsCalibration())
+	}
+	c := f.Calibrate(qs, 10, index.CalibrationTarget)
+	t.Logf("%+v", c)
+	st := f.Stats()
+	if st.ProjectDims != 32 || st.ProjectBytes != n*(32+4) || st.ProjectCand == 0 || f.NeedsCalibration() {
+		t.Fatalf("after calibration: %+v", st)
+	}
+	if c.ProjRecall < index.CalibrationTarget || st.ProjectCand > n/4 {
+		t.Fatalf("the projection needs %d candidates of %d for recall %.3f: %+v", st.ProjectCand, n, c.ProjRecall, c)
+	}
+	switch c.Use {
+	case "graph":
+		if st.GraphOff || !st.ProjectOff {
+			t.Fatalf("calibration chose the graph: %+v", st)
+		}
+	case "projection":
+		if !st.GraphOff || st.ProjectOff {
+			t.Fatalf("calibration chose the projection: %+v", st)
+		}
+	default:
+		t.Fatalf("calibration chose %q on data both navigate well: %+v", c.Use, c)
+	}
+	for _, q := range qs[:20] {
+		if got, want := f.SearchCand(q, 10, n, nil), f.SearchExact(q, 10, nil); !slices.Equal(got, want) {
+			t.Fatalf("every row a candidate: %v, want the scan's %v", got, want)
+		}
+	}
+	hit, total := 0, 0
+	for _, q := range qs {
+		want := map[uint64]bool{}
+		for _, r := range f.SearchExact(q, 10, nil) {
+			want[r.Key] = true
+		}
+		for _, r := range f.SearchCand(q, 10, st.ProjectCand, nil) {
+			if want[r.Key] {
+				hit++
+			}
+		}
+		total += len(want)
+	}
+	if r := float64(hit) / float64(total); r < index.CalibrationTarget {
+		t.Fatalf("recall %.3f at the calibrated %d candidates", r, st.ProjectCand)
+	}
+
+	// Search answers through the projection once it is chosen.
+	if !index.UseProjection(f, 200) {
+		t.Fatal("no projection to use")
+	}
+	for _, q := range qs[:20] {
+		if got, want := f.Search(q, 10, nil), f.SearchCand(q, 10, 200, nil); !slices.Equal(got, want) {
+			t.Fatalf("Search %v, want the projection's %v", got, want)
+		}
+	}
+	// Rows added later are projected on Add.
+	for i, v := range more {
+		f.Add(uint64(n+i), v)
+	}
+	for i, v := range more[:20] {
+		if got := f.Search(v, 1, nil); len(got) != 1 || got[0].Key != uint64(n+i) {
+			t.Fatalf("row %d added after the projection is not found by its own vector: %v", n+i, got)
+		}
+	}
+	// Removed rows are never returned; a filter admitting fewer than k
+	// rows falls back to the scan.
+	for _, r := range f.Search(qs[0], 30, nil) {
+		f.Remove(r.Key)
+	}
+	removedOK := func(rs []index.Result) bool {
+		for _, r := range rs {
+			if _, ok := f.Vector(r.Key); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	if got := f.Search(qs[0], 30, nil); len(got) != 30 || !removedOK(got) {
+		t.Fatalf("after removing the first 30: %v", got)
+	}
+	few := func(k uint64) bool { return k%1000 == 7 }
+	admitted := 0
+	for k := range uint64(n + len(more)) {
+		if _, live := f.Vector(k); live && few(k) {
+			admitted++
+		}
+	}
+	if got := f.Search(qs[1], 20, few); len(got) != admitted || admitted >= 20 {
+		t.Fatalf("a filter admitting %d rows: %d results", admitted, len(got))
+	}
+
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("snapshot mapped=%v", mapped), func(t *testing.T) {
+			defer index.SetMapSnapshots(index.SetMapSnapshots(mapped))
+			path := filepath.Join(t.TempDir(), "v.idx")
+			if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
+				t.Fatal(err)
+			}
+			b, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Project: 32, Graph: index.GraphConfig{Min: 1000}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := b.Stats(), f.Stats(); got.ProjectDims != want.ProjectDims || got.ProjectCand != 200 || got.ProjectOff || !got.GraphOff || b.NeedsCalibration() {
+				t.Fatalf("loaded stats %+v, saved %+v", got, want)
+			}
+			// Mapped, the codes are cold: candidates are read from the
+			// file, and stay so after an exact scan has read them all.
+			if index.ColdCodes(b) != mapped {
+				t.Fatalf("mapped %v, codes read from the file: %v", mapped, index.ColdCodes(b))
+			}
+			for _, q := range append(qs[:20], more[:5]...) {
+				if got, want := b.Search(q, 10, nil), f.Search(q, 10, nil); !slices.Equal(got, want) {
+					t.Fatalf("loaded index answers %v, saved %v", got, want)
+				}
+				if got, want := b.SearchExact(q, 10, nil), f.SearchExact(q, 10, nil); !slices.Equal(got, want) {
+					t.Fatalf("loaded index scans to %v, saved %v", got, want)
+				}
+			}
+			// Rows added after loading live on the heap, and are found.
+			extra := topicVecs(31, n+320, d, 60, 0.8)[n+300:]
+			for i, v := range extra {
+				b.Add(uint64(50000+i), v)
+			}
+			for i, v := range extra {
+				if got := b.Search(v, 1, nil); len(got) != 1 || got[0].Key != uint64(50000+i) {
+					t.Fatalf("row added after loading not found by its vector: %v", got)
+				}
+			}
+			// A configuration without a projection loads the rows and
+			// the graph and leaves the projection out.
+			c, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 1000}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := c.Stats(); st.ProjectDims != 0 || st.Graph == 0 || c.Len() != f.Len() {
+				t.Fatalf("loaded without a projection: %+v", st)
+			}
+		})
+	}
+}
+
+// The basis follows the data: once the index has doubled since the
+// projection was calibrated, the next calibration computes it again from
+// the rows then present, so rows on topics the first basis never saw are
+// found through the projection.
+func TestProjectionFollowsNewTopics(t *testing.T) {
+	t.Parallel()
+	const n, d = 6000, 256
+	first := topicVecs(41, n, d, 40, 0.8)
+	later := topicVecs(43, n+100, d, 40, 0.8) // other centres
+	f := projFlat(32)
+	for i, v := range first {
+		f.Add(uint64(i), v)
+	}
+	f.Calibrate(first[:100], 10, index.CalibrationTarget)
+	for i, v := range later[:n] {
+		f.Add(uint64(n+i), v)
+	}
+	found := func() int {
+		hit := 0
+		for i, v := range later[:50] {
+			if got := f.SearchCand(v, 1, 20, nil); len(got) == 1 && got[0].Key == uint64(n+i) {
+				hit++
+			}
+		}
+		return hit
+	}
+	before := found()
+	if !f.NeedsCalibration() {
+		t.Fatal("an index that doubled does not ask for calibration")
+	}
+	c := f.Calibrate(later[n:], 10, index.CalibrationTarget)
+	after := found()
+	t.Logf("new-topic rows found first by their own vector: %d/50 before, %d/50 after; %+v", before, after, c)
+	if after < 48 || after < before+5 {
+		t.Fatalf("new-topic rows found first: %d/50 before the new basis, %d/50 after", before, after)
+	}
+}
