@@ -63,6 +63,15 @@ func dotInt8Go(a, b []int8) int32 {
 	return s0 + s1 + s2 + s3
 }
 
+// dotsInt8Go sets out[i] to the dot product of q with the i-th row of
+// rows.
+func dotsInt8Go(q, rows []int8, out []int32) {
+	d := len(q)
+	for i := range out {
+		out[i] = dotInt8Go(q, rows[i*d:(i+1)*d])
+	}
+}
+
 // quantize writes the symmetric int8 code of v into dst and returns the
 // scale: v[i] ≈ scale * dst[i].
 func quantize(dst []int8, v []float32) float32 {

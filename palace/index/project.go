@@ -324,17 +324,21 @@ func (f *Flat) searchProj(q []float32, k, c int, allow func(key uint64) bool) ([
 	// term and the query's scale are the same for every row.
 	cand := newTopK(min(max(c, k), len(f.rowOf)))
 	f.scanSplit(&cand, len(f.keys)*p.dims, func(lo, hi int, top *topK) {
-		for row := lo; row < hi; row++ {
-			if f.dead[row] || (allow != nil && !allow(f.keys[row])) {
-				continue
+		dots := make([]int32, min(rowBlockRows, hi-lo))
+		for b := lo; b < hi; {
+			e := min(hi, (b>>rowBlockShift+1)<<rowBlockShift) // the end of b's block
+			dotsInt8(qc, p.codes.rows(b, e), dots[:e-b])
+			for i, dp := range dots[:e-b] {
+				row := b + i
+				s := p.scales[row] * float32(dp)
+				if l2 {
+					s = 2*(qs*s+qmu) - f.norms[row]
+				}
+				if (!top.full() || s >= top.min()) && !f.dead[row] && (allow == nil || allow(f.keys[row])) {
+					top.push(uint64(row), s) // the row stands in for the key
+				}
 			}
-			s := p.scales[row] * float32(dotInt8(qc, p.codes.row(row)))
-			if l2 {
-				s = 2*(qs*s+qmu) - f.norms[row]
-			}
-			if !top.full() || s >= top.min() {
-				top.push(uint64(row), s) // the row stands in for the key
-			}
+			b = e
 		}
 	})
 	if len(cand.h) < k {

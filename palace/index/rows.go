@@ -31,6 +31,13 @@ func (s *rowStore[T]) row(i int) []T {
 	return b[o : o+s.dim : o+s.dim]
 }
 
+// rows returns rows [lo, hi), which must lie in one block, aliased.
+func (s *rowStore[T]) rows(lo, hi int) []T {
+	b := s.blocks[lo>>rowBlockShift]
+	o := (lo & rowBlockMask) * s.dim
+	return b[o : o+(hi-lo)*s.dim]
+}
+
 // push appends a row (a copy of v, or zeros when v is nil) and returns its
 // index.
 func (s *rowStore[T]) push(v []T) int {
