@@ -152,14 +152,16 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// The two rankers run side by side: BM25 waits on SQLite while the
 	// vector side embeds the query and scans the index.
 	var kw, vec []ranked
+	var kwScores *bm25.Scored // kept for relevance feedback's second pass
 	var kwErr, vecErr error
 	var wg sync.WaitGroup
+	feedback := req.Mode == ModeHybrid && feedbackOn() && p.kw.docs() >= feedbackMinDocs
 	if req.Mode != ModeVector {
 		best += fu.KeywordWeight / (fu.K + 1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			kw, kwErr = p.keywordSearch(ctx, req.Query, allowed, depth)
+			kw, kwScores, kwErr = p.keywordRank(ctx, queryTerms(req.Query), nil, nil, feedback, allowed, depth)
 		}()
 	}
 	if req.Mode != ModeKeyword {
@@ -244,7 +246,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// the query's words (the keyword list): in a small palace the vector
 	// ranker ranks every drawer, and those sharing no word with the query
 	// are no evidence of its vocabulary.
-	if req.Mode == ModeHybrid && len(kw) > 0 && feedbackOn() && p.kw.docs() >= feedbackMinDocs {
+	if feedback && len(kw) > 0 {
 		var top []*cand
 		for _, c := range all {
 			if c.krank > 0 {
@@ -281,7 +283,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			qtoks = bm25.AppendTokens(qtoks, t)
 		}
 		if extra := expansionTerms(texts, scores, qtoks, p.kw.tokenShare); len(extra) > 0 {
-			kw2, err := p.keywordRank(ctx, queryTerms(req.Query), extra, allowed, depth)
+			kw2, _, err := p.keywordRank(ctx, queryTerms(req.Query), extra, kwScores, false, allowed, depth)
 			if err != nil {
 				return nil, err
 			}
@@ -488,19 +490,23 @@ type ranked struct {
 // allowed, when not nil, holds the drawers the filter allows (statuses
 // included); otherwise only active drawers are returned.
 func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allowedSet, limit int) ([]ranked, error) {
-	return p.keywordRank(ctx, queryTerms(query), nil, allowed, limit)
+	out, _, err := p.keywordRank(ctx, queryTerms(query), nil, nil, false, allowed, limit)
+	return out, err
 }
 
 // keywordRank is keywordSearch for query terms, plus weighted extra
-// tokens (relevance feedback's expansion).
-func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.Weighted, allowed *allowedSet, limit int) ([]ranked, error) {
+// tokens (relevance feedback's expansion). With keep it also returns the
+// terms' scores, which a later call for the same terms passes as base to
+// add its extra tokens to them without scoring the terms again.
+func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.Weighted, base *bm25.Scored, keep bool,
+	allowed *allowedSet, limit int) ([]ranked, *bm25.Scored, error) {
 	if len(terms) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	p.kw.searches.Add(1)
 	idx, err := p.kw.sync(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// A long drawer's passages are documents of their own: ask for more
 	// than limit when there are any, and keep each drawer once, at its
@@ -509,14 +515,22 @@ func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.W
 	if p.kw.hasLong() {
 		want = 2*limit + 8
 	}
-	var hits []bm25.Hit
-	if allowed == nil {
-		hits = idx.SearchExpanded(terms, extra, want, true, nil)
-	} else {
-		hits = idx.SearchExpanded(terms, extra, want, false, func(key int64) bool {
+	activeOnly, allow := true, func(int64) bool(nil)
+	if allowed != nil {
+		activeOnly, allow = false, func(key int64) bool {
 			rid, _ := splitKey(key)
 			return allowed.hasRID(rid)
-		})
+		}
+	}
+	var hits []bm25.Hit
+	var scored *bm25.Scored
+	switch {
+	case base != nil:
+		hits = idx.Expand(base, extra, want, activeOnly, allow)
+	case keep && len(extra) == 0:
+		hits, scored = idx.SearchKeep(terms, want, activeOnly, allow)
+	default:
+		hits = idx.SearchExpanded(terms, extra, want, activeOnly, allow)
 	}
 	out := make([]ranked, 0, min(len(hits), limit))
 	seen := make(map[int64]bool, len(hits))
@@ -531,7 +545,7 @@ func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.W
 			break
 		}
 	}
-	return out, nil
+	return out, scored, nil
 }
 
 // A filter allowing at most 1/selectiveFraction of the indexed vectors is

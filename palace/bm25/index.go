@@ -69,6 +69,10 @@ type Index struct {
 	tagF      [3]float64 // and their weighted frequencies
 
 	acc sync.Pool // *accumulator
+
+	// gen counts the changes that move scores (content, statistics, slot
+	// numbers): a Scored taken at another generation is stale.
+	gen uint64
 }
 
 const (
@@ -186,6 +190,7 @@ func (x *Index) PutDoc(key int64, active bool, d Doc) {
 		}
 		x.retire(old)
 	}
+	x.gen++
 	slot := int32(len(x.keys))
 	x.keys = append(x.keys, key)
 	x.lens = append(x.lens, d.length)
@@ -232,6 +237,7 @@ func (x *Index) Remove(key int64) {
 	defer x.mu.Unlock()
 	if s, ok := x.liveSlot(key); ok {
 		x.retire(s)
+		x.gen++
 	}
 }
 
@@ -298,6 +304,7 @@ func keyTable(keys []int64) table {
 func (x *Index) Trim() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	if x.dead > 0 {
 		x.compact()
 	} else if len(x.tails) > 0 {

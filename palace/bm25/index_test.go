@@ -293,3 +293,49 @@ func BenchmarkSearch100k(b *testing.B) {
 		x.Search(queries[i%len(queries)], 150, true, nil)
 	}
 }
+
+// Expand adds the extra tokens to the scores SearchKeep kept, and ranks
+// exactly as SearchExpanded scoring everything afresh: on the same index,
+// after a write (the kept scores are stale then), after Trim, and on
+// another index.
+func TestExpandMatchesSearchExpanded(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	x := New(1, 0.5)
+	for key := int64(1); key <= 800; key++ {
+		x.Put(key, r.Intn(5) > 0, randomText(r, 1+r.Intn(12)), randomText(r, r.Intn(4)))
+	}
+	extraOf := func() []Weighted {
+		var e []Weighted
+		for range 1 + r.Intn(5) {
+			e = append(e, Weighted{Tok: AppendTokens(nil, words[r.Intn(len(words))])[0], W: 0.1 + r.Float64()})
+		}
+		return e
+	}
+	other := New(1, 0.5)
+	for key := int64(1); key <= 50; key++ {
+		other.Put(key, true, randomText(r, 6))
+	}
+	for q := 0; q < 60; q++ {
+		query := randomQuery(r)
+		active := q%2 == 0
+		var allow func(int64) bool
+		if q%3 == 0 {
+			allow = func(k int64) bool { return k%2 == 0 }
+		}
+		first, kept := x.SearchKeep(query, 25, active, allow)
+		sameHits(t, fmt.Sprintf("%q kept", query), first, x.Search(query, 25, active, allow))
+		extra := extraOf()
+		switch q % 4 {
+		case 1: // a write: the kept scores are stale
+			x.Put(int64(1+r.Intn(800)), true, randomText(r, 5))
+		case 2:
+			x.Trim()
+		case 3: // another index: scored afresh there
+			sameHits(t, fmt.Sprintf("%q on another index", query),
+				other.Expand(kept, extra, 25, active, allow), other.SearchExpanded(query, extra, 25, active, allow))
+			continue
+		}
+		sameHits(t, fmt.Sprintf("%q expanded by %v", query, extra),
+			x.Expand(kept, extra, 25, active, allow), x.SearchExpanded(query, extra, 25, active, allow))
+	}
+}

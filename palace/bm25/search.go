@@ -65,8 +65,41 @@ type Weighted struct {
 // SearchExpanded ranks as Search does for words, adding the score of each
 // extra token times its weight: the expanded query of relevance feedback.
 func (x *Index) SearchExpanded(words []string, extra []Weighted, k int, activeOnly bool, allow func(int64) bool) []Hit {
+	hits, _ := x.search(words, extra, nil, false, k, activeOnly, allow)
+	return hits
+}
+
+// Scored is a query's scores over the documents, kept by SearchKeep so
+// that relevance feedback's expanded query adds its extra tokens to them
+// (Expand) instead of walking the query's own posting lists again: at a
+// million documents that walk is most of a keyword search's time.
+type Scored struct {
+	x     *Index
+	gen   uint64
+	words []string
+	slots []int32
+	vals  []float64
+}
+
+// SearchKeep is Search, and keeps the scores for Expand.
+func (x *Index) SearchKeep(words []string, k int, activeOnly bool, allow func(int64) bool) ([]Hit, *Scored) {
+	return x.search(words, nil, nil, true, k, activeOnly, allow)
+}
+
+// Expand ranks exactly as SearchExpanded does for the words base was
+// scored for, extra, k, activeOnly and allow; it scores the words again
+// only when base is another index's or the index changed since.
+func (x *Index) Expand(base *Scored, extra []Weighted, k int, activeOnly bool, allow func(int64) bool) []Hit {
+	hits, _ := x.search(base.words, extra, base, false, k, activeOnly, allow)
+	return hits
+}
+
+// search scores words (or takes their scores from base, when it is of the
+// index's current generation) and extra, and returns the best k; with
+// keep, also the words' scores.
+func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool, k int, activeOnly bool, allow func(int64) bool) ([]Hit, *Scored) {
 	if k <= 0 || len(words)+len(extra) == 0 {
-		return nil
+		return nil, nil
 	}
 	var toks []string
 	ends := make([]int, len(words)) // word i's tokens end at toks[ends[i]]
@@ -77,7 +110,7 @@ func (x *Index) SearchExpanded(words []string, extra []Weighted, k int, activeOn
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.live == 0 {
-		return nil
+		return nil, nil
 	}
 	a, _ := x.acc.Get().(*accumulator)
 	if a == nil {
@@ -99,18 +132,34 @@ func (x *Index) SearchExpanded(words []string, extra []Weighted, k int, activeOn
 	if sc.avgdl <= 0 {
 		sc.avgdl = 1
 	}
-	from := 0
-	for _, end := range ends {
-		switch end - from {
-		case 0:
-		case 1:
-			if id, _, ok := x.termID(toks[from]); ok {
-				sc.term(id)
-			}
-		default:
-			sc.phrase(toks[from:end])
+	if base != nil && base.x == x && base.gen == x.gen {
+		// The words' scores, as they were left: the extra tokens add
+		// to them in the same order as scoring afresh would.
+		for i, s := range base.slots {
+			a.score[s] = base.vals[i]
 		}
-		from = end
+		a.touched = append(a.touched, base.slots...)
+	} else {
+		from := 0
+		for _, end := range ends {
+			switch end - from {
+			case 0:
+			case 1:
+				if id, _, ok := x.termID(toks[from]); ok {
+					sc.term(id)
+				}
+			default:
+				sc.phrase(toks[from:end])
+			}
+			from = end
+		}
+	}
+	var kept *Scored
+	if keep {
+		kept = &Scored{x: x, gen: x.gen, words: words, slots: slices.Clone(a.touched), vals: make([]float64, len(a.touched))}
+		for i, s := range a.touched {
+			kept.vals[i] = a.score[s]
+		}
 	}
 	for _, e := range extra {
 		if id, _, ok := x.termID(e.Tok); ok && e.W > 0 {
@@ -140,7 +189,7 @@ func (x *Index) SearchExpanded(words []string, extra []Weighted, k int, activeOn
 		}
 	}
 	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
-	return h
+	return h, kept
 }
 
 // fieldFreq is the weighted frequency of a term in a document, summed in
