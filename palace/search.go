@@ -515,7 +515,7 @@ func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.W
 	if p.kw.hasLong() {
 		want = 2*limit + 8
 	}
-	activeOnly, allow := true, func(int64) bool(nil)
+	activeOnly, allow := true, (func(int64) bool)(nil)
 	if allowed != nil {
 		activeOnly, allow = false, func(key int64) bool {
 			rid, _ := splitKey(key)
