@@ -95,7 +95,7 @@ type IndexInfo struct {
 	Dim      int    `json:"dim"`
 	Loaded   bool   `json:"loaded"`
 	Vectors  int    `json:"vectors"`
-	Kind     string `json:"kind,omitempty"`
+	Kind     string `json:"kind,omitempty"` // what answers searches: exact, graph or projection
 	CaughtUp int64  `json:"caught_up_seq"`
 	Error    string `json:"error,omitempty"`
 	// GraphNodes is the rows of the graph over the index (0: none, every
