@@ -526,7 +526,7 @@ func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.W
 	var scored *bm25.Scored
 	switch {
 	case base != nil:
-		hits = idx.Expand(base, extra, want, activeOnly, allow)
+		hits = idx.Expand(base, extra) // base was kept with the same want and filter
 	case keep && len(extra) == 0:
 		hits, scored = idx.SearchKeep(terms, want, activeOnly, allow)
 	default:

@@ -296,8 +296,8 @@ func BenchmarkSearch100k(b *testing.B) {
 
 // Expand adds the extra tokens to the scores SearchKeep kept, and ranks
 // exactly as SearchExpanded scoring everything afresh: on the same index,
-// after a write (the kept scores are stale then), after Trim, and on
-// another index.
+// after a write (the kept scores are stale then), after Trim, on another
+// index, and a second time (the kept scores are spent by the first).
 func TestExpandMatchesSearchExpanded(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	x := New(1, 0.5)
@@ -315,27 +315,29 @@ func TestExpandMatchesSearchExpanded(t *testing.T) {
 	for key := int64(1); key <= 50; key++ {
 		other.Put(key, true, randomText(r, 6))
 	}
-	for q := 0; q < 60; q++ {
+	for q := 0; q < 100; q++ {
 		query := randomQuery(r)
 		active := q%2 == 0
 		var allow func(int64) bool
 		if q%3 == 0 {
 			allow = func(k int64) bool { return k%2 == 0 }
 		}
-		first, kept := x.SearchKeep(query, 25, active, allow)
-		sameHits(t, fmt.Sprintf("%q kept", query), first, x.Search(query, 25, active, allow))
+		k := []int{1, 5, 25}[q%3]
+		first, kept := x.SearchKeep(query, k, active, allow)
+		sameHits(t, fmt.Sprintf("%q kept", query), first, x.Search(query, k, active, allow))
 		extra := extraOf()
-		switch q % 4 {
+		label := fmt.Sprintf("%q k=%d expanded by %v", query, k, extra)
+		switch q % 5 {
 		case 1: // a write: the kept scores are stale
 			x.Put(int64(1+r.Intn(800)), true, randomText(r, 5))
 		case 2:
 			x.Trim()
 		case 3: // another index: scored afresh there
-			sameHits(t, fmt.Sprintf("%q on another index", query),
-				other.Expand(kept, extra, 25, active, allow), other.SearchExpanded(query, extra, 25, active, allow))
+			sameHits(t, label+" on another index", other.Expand(kept, extra), other.SearchExpanded(query, extra, k, active, allow))
 			continue
+		case 4: // spent by a first Expand
+			x.Expand(kept, extraOf())
 		}
-		sameHits(t, fmt.Sprintf("%q expanded by %v", query, extra),
-			x.Expand(kept, extra, 25, active, allow), x.SearchExpanded(query, extra, 25, active, allow))
+		sameHits(t, label, x.Expand(kept, extra), x.SearchExpanded(query, extra, k, active, allow))
 	}
 }

@@ -26,6 +26,9 @@ type scorer struct {
 	a     *accumulator
 	n     float64 // documents in the statistics
 	avgdl float64 // their average length
+	// base, when not nil, holds scores a document starts from when it is
+	// first touched (Expand: the query words' kept scores).
+	base []float64
 }
 
 // Search ranks documents against query words as FTS5 ranks
@@ -70,61 +73,62 @@ func (x *Index) SearchExpanded(words []string, extra []Weighted, k int, activeOn
 }
 
 // Scored is a query's scores over the documents, kept by SearchKeep so
-// that relevance feedback's expanded query adds its extra tokens to them
-// (Expand) instead of walking the query's own posting lists again: at a
-// million documents that walk is most of a keyword search's time.
+// that relevance feedback's expanded query (Expand) walks only its extra
+// tokens' posting lists instead of the query's own again: at a million
+// documents those are most of a keyword search's time.
 type Scored struct {
-	x     *Index
-	gen   uint64
-	words []string
-	slots []int32
-	vals  []float64
+	x          *Index
+	gen        uint64
+	words      []string
+	k          int
+	activeOnly bool
+	allow      func(int64) bool
+	a          *accumulator // the words' scores; nil once Expand used them
+	top        []Hit        // the best k by them that the search admitted
+	topSlots   []int32
 }
 
-// SearchKeep is Search, and keeps the scores for Expand.
+// SearchKeep is Search, and keeps the scores for one Expand.
 func (x *Index) SearchKeep(words []string, k int, activeOnly bool, allow func(int64) bool) ([]Hit, *Scored) {
 	return x.search(words, nil, nil, true, k, activeOnly, allow)
 }
 
-// Expand ranks exactly as SearchExpanded does for the words base was
-// scored for, extra, k, activeOnly and allow; it scores the words again
-// only when base is another index's or the index changed since.
-func (x *Index) Expand(base *Scored, extra []Weighted, k int, activeOnly bool, allow func(int64) bool) []Hit {
-	hits, _ := x.search(base.words, extra, base, false, k, activeOnly, allow)
+// Expand ranks exactly as SearchExpanded does for base's words, k,
+// activeOnly and allow, plus extra. The documents the extra tokens touch
+// start from their kept scores and add the extra tokens' in the order a
+// fresh search would; every other document keeps its score, so only the
+// kept best k of those can be among the best k. It scores the words again
+// when base is another index's, the index changed since, or base was
+// expanded already.
+func (x *Index) Expand(base *Scored, extra []Weighted) []Hit {
+	hits, _ := x.search(base.words, extra, base, false, base.k, base.activeOnly, base.allow)
 	return hits
 }
 
-// search scores words (or takes their scores from base, when it is of the
-// index's current generation) and extra, and returns the best k; with
-// keep, also the words' scores.
+// search scores words (or takes their scores from base, when it is
+// usable) and extra, and returns the best k; with keep (and no extra), also
+// the words' scores.
 func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool, k int, activeOnly bool, allow func(int64) bool) ([]Hit, *Scored) {
 	if k <= 0 || len(words)+len(extra) == 0 {
 		return nil, nil
 	}
-	var toks []string
-	ends := make([]int, len(words)) // word i's tokens end at toks[ends[i]]
-	for i, w := range words {
-		toks = AppendTokens(toks, w)
-		ends[i] = len(toks)
-	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	if base != nil {
+		defer base.release()
+		if base.x != x || base.gen != x.gen || base.a == nil {
+			base = nil
+		}
+	}
 	if x.live == 0 {
 		return nil, nil
 	}
-	a, _ := x.acc.Get().(*accumulator)
-	if a == nil {
-		a = &accumulator{}
-	}
-	if len(a.score) < len(x.keys) {
-		a.score = make([]float64, len(x.keys)+len(x.keys)/4)
-	}
+	a := x.getAcc()
+	held := false
 	defer func() {
-		for _, s := range a.touched {
-			a.score[s] = 0
+		if !held {
+			x.putAcc(a)
 		}
-		a.touched = a.touched[:0]
-		x.acc.Put(a)
 	}()
 
 	sc := scorer{x: x, a: a, n: float64(x.live)}
@@ -132,14 +136,15 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 	if sc.avgdl <= 0 {
 		sc.avgdl = 1
 	}
-	if base != nil && base.x == x && base.gen == x.gen {
-		// The words' scores, as they were left: the extra tokens add
-		// to them in the same order as scoring afresh would.
-		for i, s := range base.slots {
-			a.score[s] = base.vals[i]
-		}
-		a.touched = append(a.touched, base.slots...)
+	if base != nil {
+		sc.base = base.a.score
 	} else {
+		var toks []string
+		ends := make([]int, len(words)) // word i's tokens end at toks[ends[i]]
+		for i, w := range words {
+			toks = AppendTokens(toks, w)
+			ends[i] = len(toks)
+		}
 		from := 0
 		for _, end := range ends {
 			switch end - from {
@@ -154,13 +159,6 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 			from = end
 		}
 	}
-	var kept *Scored
-	if keep {
-		kept = &Scored{x: x, gen: x.gen, words: words, slots: slices.Clone(a.touched), vals: make([]float64, len(a.touched))}
-		for i, s := range a.touched {
-			kept.vals[i] = a.score[s]
-		}
-	}
 	for _, e := range extra {
 		if id, _, ok := x.termID(e.Tok); ok && e.W > 0 {
 			sc.weighted(id, e.W)
@@ -172,6 +170,14 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 	// before its flags and key are read: in a large index most touched
 	// documents are, and those reads are cache misses.
 	h := make(hitHeap, 0, k)
+	offer := func(hit Hit) {
+		if len(h) < k {
+			h.push(hit)
+		} else if better(hit, h[0]) {
+			h[0] = hit
+			h.down(0)
+		}
+	}
 	for _, s := range a.touched {
 		if len(h) == k && a.score[s] < h[0].Score {
 			continue
@@ -180,16 +186,57 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 		if (activeOnly && f&flagActive == 0) || (allow != nil && !allow(x.keys[s])) {
 			continue
 		}
-		hit := Hit{Key: x.keys[s], Score: a.score[s]}
-		if len(h) < k {
-			h.push(hit)
-		} else if better(hit, h[0]) {
-			h[0] = hit
-			h.down(0)
+		offer(Hit{Key: x.keys[s], Score: a.score[s]})
+	}
+	if base != nil {
+		// The documents the extra tokens did not touch: their scores are
+		// the words' alone, and any beyond the kept best k has k better.
+		for i, s := range base.topSlots {
+			if a.score[s] == 0 {
+				offer(base.top[i])
+			}
 		}
 	}
 	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	if !keep || len(extra) > 0 || base != nil {
+		return h, nil
+	}
+	kept := &Scored{x: x, gen: x.gen, words: words, k: k, activeOnly: activeOnly, allow: allow, a: a,
+		top: slices.Clone(h), topSlots: make([]int32, len(h))}
+	for i, hit := range h {
+		kept.topSlots[i], _ = x.liveSlot(hit.Key)
+	}
+	held = true
 	return h, kept
+}
+
+// getAcc takes a cleared accumulator as large as the index.
+func (x *Index) getAcc() *accumulator {
+	a, _ := x.acc.Get().(*accumulator)
+	if a == nil {
+		a = &accumulator{}
+	}
+	if len(a.score) < len(x.keys) {
+		a.score = make([]float64, len(x.keys)+len(x.keys)/4)
+	}
+	return a
+}
+
+// putAcc clears a and gives it back.
+func (x *Index) putAcc(a *accumulator) {
+	for _, s := range a.touched {
+		a.score[s] = 0
+	}
+	a.touched = a.touched[:0]
+	x.acc.Put(a)
+}
+
+// release gives back the accumulator s holds; s is spent.
+func (s *Scored) release() {
+	if s.a != nil {
+		s.x.putAcc(s.a)
+		s.a = nil
+	}
 }
 
 // fieldFreq is the weighted frequency of a term in a document, summed in
@@ -255,7 +302,7 @@ func (sc *scorer) list(data []byte, prev int32, idf float64) int32 {
 	x, a := sc.x, sc.a
 	nf := len(x.weights)
 	checkDead := x.dead > 0
-	score, touched, lens, flags := a.score, a.touched, x.lens, x.flags
+	score, touched, lens, flags, base := a.score, a.touched, x.lens, x.flags, sc.base
 	k1p1, omb, bb, k, avgdl := k1+1, 1-b, b, k1, sc.avgdl
 	tagF := x.tagF
 	for i := 0; i < len(data); {
@@ -278,6 +325,9 @@ func (sc *scorer) list(data []byte, prev int32, idf float64) int32 {
 		old := score[prev]
 		if old == 0 {
 			touched = append(touched, prev)
+			if base != nil {
+				old = base[prev]
+			}
 		}
 		score[prev] = old + idf*((f*k1p1)/(f+k*(omb+bb*float64(lens[prev])/avgdl)))
 	}
