@@ -222,10 +222,16 @@ func (x *Index) getAcc() *accumulator {
 	return a
 }
 
-// putAcc clears a and gives it back.
+// putAcc clears a and gives it back. When a query touched more than an
+// eighth of the slots, clearing the whole array in one sweep is cheaper
+// than visiting each touched slot (which are out of order across terms).
 func (x *Index) putAcc(a *accumulator) {
-	for _, s := range a.touched {
-		a.score[s] = 0
+	if len(a.touched) > len(a.score)/8 {
+		clear(a.score)
+	} else {
+		for _, s := range a.touched {
+			a.score[s] = 0
+		}
 	}
 	a.touched = a.touched[:0]
 	x.acc.Put(a)
