@@ -480,13 +480,21 @@ func (f *Flat) SearchKeys(q []float32, k int, keys []uint64) []Result {
 		}
 		cand := newTopK(n)
 		buf := make([]int8, f.dim)
+		// Cold codes (coolCodes) are read from the file one row at a
+		// time, a few microseconds each; for many keys the mapping is
+		// read instead (its faults bring in whole folios, so there are
+		// far fewer of them than rows) and released again afterwards.
+		fromFile := len(keys) <= maxPreadRows
+		if !fromFile {
+			defer f.recool()
+		}
 		for _, key := range keys {
 			row, ok := f.rowOf[key]
 			if !ok {
 				continue
 			}
 			codes := f.codes.row(row)
-			if f.mapped.readRow(buf, row) {
+			if fromFile && f.mapped.readRow(buf, row) {
 				codes = buf
 			}
 			s := qs * f.scales[row] * float32(dotInt8(qc, codes))
@@ -539,6 +547,10 @@ func (f *Flat) scan(q []float32, top *topK, allow func(uint64) bool) {
 		}
 	}
 }
+
+// maxPreadRows is the most rows a search reads from a cold snapshot file
+// one by one (at ~3 µs a row); more are read through the mapping.
+const maxPreadRows = 4096
 
 // parallelScanWork is the number of int8 multiply-adds (rows × dim) above
 // which a scan is split across cores: below it, starting goroutines costs

@@ -148,6 +148,19 @@ func TestProjection(t *testing.T) {
 					t.Fatalf("loaded index scans to %v, saved %v", got, want)
 				}
 			}
+			// Scoring given keys reads cold rows from the file (a few)
+			// or through the mapping (many), with the same answers.
+			for _, nk := range []int{100, 5000} {
+				var ks []uint64
+				for k := uint64(100); len(ks) < nk; k++ {
+					if _, ok := f.Vector(k); ok {
+						ks = append(ks, k)
+					}
+				}
+				if got, want := b.SearchKeys(qs[2], 10, ks), f.SearchKeys(qs[2], 10, ks); !slices.Equal(got, want) {
+					t.Fatalf("%d keys: loaded index scores %v, saved %v", nk, got, want)
+				}
+			}
 			// Rows added after loading live on the heap, and are found.
 			extra := topicVecs(31, n+320, d, 60, 0.8)[n+300:]
 			for i, v := range extra {
