@@ -71,9 +71,12 @@ type projection struct {
 func (p *projection) usable() bool { return p != nil && p.cand > 0 && !p.off }
 
 // candidates is how many rows a search for k results re-scores: the
-// calibrated count, and at least rerankFactor × k (int8 codes keep the
-// true top k within a few multiples of k).
-func (p *projection) candidates(k int) int { return max(p.cand, rerankFactor*k) }
+// calibrated count, which holds the first calK results at the target
+// recall, and at least k. A caller that keeps only the first results of
+// a longer list (the palace asks for 4× what it keeps, to re-rank them
+// exactly) gets those at the calibrated recall; the tail of the list is
+// the best of the candidates.
+func (p *projection) candidates(k int) int { return max(p.cand, k) }
 
 // apply writes basis · v into dst, less shift when centred.
 func (p *projection) apply(dst, v []float32, centred bool) {
