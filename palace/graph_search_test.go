@@ -157,3 +157,69 @@ func first(hs []palace.Hit) string {
 	}
 	return fmt.Sprintf("%s (%.4f)", hs[0].Drawer.ID, hs[0].Cosine)
 }
+
+// Past the graph's threshold, calibration on the palace's own queries
+// also builds the projected first stage (vectors of 384 dimensions, so
+// 128 projected ones are worth having), chooses what answers searches,
+// reports it as the index's kind, and a restart keeps the projection and
+// the choice. Whatever answers, recall against the exhaustive path holds.
+func TestVectorSearchThroughTheProjection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := palace.Config{DataDir: dir, Embedder: embed.NewHash(384), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	reg := palacetest.MustOpenRegistry(t, cfg)
+	p := palacetest.MustCreate(t, reg, "big")
+	words := strings.Fields(`alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima
+		mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu`)
+	r := rand.New(rand.NewSource(2))
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.Intn(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	var ds []*palace.Drawer
+	for i := range 2000 {
+		ds = append(ds, &palace.Drawer{Content: fmt.Sprintf("%s %d", text(6), i)})
+	}
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	queries := make([]string, 60)
+	for i := range queries {
+		queries[i] = text(3)
+		if _, err := p.Search(ctx, palace.SearchRequest{Query: queries[i], Mode: palace.ModeVector, NoAccess: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := p.CalibrateIndex(ctx)
+	if err != nil || c == nil {
+		t.Fatalf("calibration: %+v, %v", c, err)
+	}
+	t.Logf("calibration: %+v", c)
+	st := p.VectorIndexStats()
+	kind := map[string]string{"graph": "graph", "projection": "projection", "scan": "exact"}[c.Use]
+	if st.ProjectDims != index.DefaultProjectDims || st.ProjectCand == 0 || kind == "" || p.IndexInfo().Kind != kind ||
+		st.GraphOff != (c.Use != "graph") || st.ProjectOff != (c.Use != "projection") {
+		t.Fatalf("after calibration %+v: stats %+v, kind %q", c, st, p.IndexInfo().Kind)
+	}
+	if rec, err := p.IndexRecall(ctx, queries, 10); err != nil || rec < 0.9 {
+		t.Fatalf("recall %.3f against the exhaustive path, %v (%+v)", rec, err, c)
+	}
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	reg = palacetest.MustOpenRegistry(t, cfg)
+	if p, err = reg.Open(ctx, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WarmIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.VectorIndexStats(); got.ProjectDims != st.ProjectDims || got.ProjectCand != st.ProjectCand ||
+		got.ProjectOff != st.ProjectOff || got.GraphOff != st.GraphOff || p.IndexInfo().Kind != kind {
+		t.Fatalf("after a restart: stats %+v, kind %q; saved %+v, %q", got, p.IndexInfo().Kind, st, kind)
+	}
+}
