@@ -341,3 +341,45 @@ func TestExpandMatchesSearchExpanded(t *testing.T) {
 		sameHits(t, label, x.Expand(kept, extra), x.SearchExpanded(query, extra, k, active, allow))
 	}
 }
+
+// Split between two goroutines (any number of postings), Expand still
+// ranks as SearchExpanded does: the same scores to rounding, and the same
+// documents in the same order except where two scores tie to rounding.
+func TestExpandInParallelMatchesSearchExpanded(t *testing.T) {
+	defer func(n int) { parallelPostings = n }(parallelPostings)
+	parallelPostings = 1
+	r := rand.New(rand.NewSource(10))
+	x := New(1, 0.5)
+	for key := int64(1); key <= 1500; key++ {
+		x.Put(key, r.Intn(5) > 0, randomText(r, 1+r.Intn(12)), randomText(r, r.Intn(4)))
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
+	for q := 0; q < 100; q++ {
+		query := randomQuery(r)
+		var extra []Weighted
+		for range 2 + r.Intn(6) {
+			extra = append(extra, Weighted{Tok: AppendTokens(nil, words[r.Intn(len(words))])[0], W: 0.1 + r.Float64()})
+		}
+		k := []int{1, 5, 25}[q%3]
+		_, kept := x.SearchKeep(query, k, q%2 == 0, nil)
+		got, want := x.Expand(kept, extra), x.SearchExpanded(query, extra, k, q%2 == 0, nil)
+		if len(got) != len(want) {
+			t.Fatalf("%q + %v: %d hits, want %d", query, extra, len(got), len(want))
+		}
+		for i := range want {
+			if !near(got[i].Score, want[i].Score) {
+				t.Fatalf("%q + %v: hit %d scores %v, want %v", query, extra, i, got[i].Score, want[i].Score)
+			}
+			if got[i].Key == want[i].Key {
+				continue
+			}
+			tied := i == len(want)-1 // the last place may go to a tie beyond k
+			for _, w := range want {
+				tied = tied || (w.Key == got[i].Key && near(w.Score, want[i].Score))
+			}
+			if !tied {
+				t.Fatalf("%q + %v: hit %d is %+v, want %+v", query, extra, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 )
@@ -159,11 +160,7 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 			from = end
 		}
 	}
-	for _, e := range extra {
-		if id, _, ok := x.termID(e.Tok); ok && e.W > 0 {
-			sc.weighted(id, e.W)
-		}
-	}
+	sc.extra(extra)
 
 	// Keep the best k in a min-heap ordered worst first. Once it is full,
 	// a document scoring below its worst cannot enter, and is passed over
@@ -208,6 +205,81 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 	}
 	held = true
 	return h, kept
+}
+
+// parallelPostings is how many postings the extra tokens of an expanded
+// search must have in all before they are split between two goroutines:
+// the expanded pass runs alone after the first ranking (both rankers are
+// done), so a second core is idle then. Below about 10⁵ postings (a few
+// hundred microseconds) starting a goroutine and merging cost more than
+// they save.
+var parallelPostings = 1 << 17
+
+// extra scores the extra tokens. With kept scores (sc.base) and enough
+// postings it scores them in two groups of about equal postings, one on
+// another goroutine into an accumulator of its own, and merges that into
+// sc's: each document's sum then adds the second group's share in one
+// step, which can differ from adding token by token in the last bit.
+func (sc *scorer) extra(extra []Weighted) {
+	x := sc.x
+	type tok struct {
+		id int32
+		w  float64
+		n  int
+	}
+	var toks []tok
+	total := 0
+	for _, e := range extra {
+		if id, _, ok := x.termID(e.Tok); ok && e.W > 0 {
+			n := x.postings(id)
+			toks = append(toks, tok{id, e.W, n})
+			total += n
+		}
+	}
+	if sc.base == nil || len(toks) < 2 || total < parallelPostings || runtime.GOMAXPROCS(0) < 2 {
+		for _, t := range toks {
+			sc.weighted(t.id, t.w)
+		}
+		return
+	}
+	// The heavier tokens first, each to the lighter group.
+	order := make([]int, len(toks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return toks[order[i]].n > toks[order[j]].n })
+	var mine, theirs []tok
+	nm, nt := 0, 0
+	for _, i := range order {
+		if nm <= nt {
+			mine, nm = append(mine, toks[i]), nm+toks[i].n
+		} else {
+			theirs, nt = append(theirs, toks[i]), nt+toks[i].n
+		}
+	}
+	b := x.getAcc()
+	defer x.putAcc(b)
+	other := scorer{x: x, a: b, n: sc.n, avgdl: sc.avgdl}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, t := range theirs {
+			other.weighted(t.id, t.w)
+		}
+	}()
+	for _, t := range mine {
+		sc.weighted(t.id, t.w)
+	}
+	<-done
+	a := sc.a
+	for _, s := range b.touched {
+		v := a.score[s]
+		if v == 0 {
+			a.touched = append(a.touched, s)
+			v = sc.base[s]
+		}
+		a.score[s] = v + b.score[s]
+	}
 }
 
 // getAcc takes a cleared accumulator as large as the index.
