@@ -94,11 +94,12 @@ func (x *Index) SearchKeep(words []string, k int, activeOnly bool, allow func(in
 	return x.search(words, nil, nil, true, k, activeOnly, allow)
 }
 
-// Expand ranks exactly as SearchExpanded does for base's words, k,
-// activeOnly and allow, plus extra. The documents the extra tokens touch
-// start from their kept scores and add the extra tokens' in the order a
-// fresh search would; every other document keeps its score, so only the
-// kept best k of those can be among the best k. It scores the words again
+// Expand ranks as SearchExpanded does for base's words, k, activeOnly and
+// allow, plus extra. The documents the extra tokens touch start from their
+// kept scores and add the extra tokens' in the order a fresh search would
+// (exactly the same sums, unless the tokens are split between two
+// goroutines: then equal to the last bit); every other document keeps its
+// score, so only the kept best k of those can be among the best k. It scores the words again
 // when base is another index's, the index changed since, or base was
 // expanded already.
 func (x *Index) Expand(base *Scored, extra []Weighted) []Hit {
