@@ -365,10 +365,9 @@ func (f *Flat) Each(fn func(key uint64, vec []float32) bool) {
 func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(f.rowOf) == 0 {
+	if k = f.wanted(q, k); k == 0 {
 		return nil
 	}
-	k = min(k, len(f.rowOf))
 	if f.g != nil && !f.g.off {
 		if out, ok := f.searchGraph(q, k, allow); ok {
 			return out
@@ -382,14 +381,24 @@ func (f *Flat) Search(q []float32, k int, allow func(key uint64) bool) []Result 
 	return f.searchExact(q, k, allow)
 }
 
+// wanted is how many results a search for k returns: k, at most the live
+// rows, and 0 for k ≤ 0, an empty index or a query of another dimension.
+// Caller holds mu.
+func (f *Flat) wanted(q []float32, k int) int {
+	if k <= 0 || f.dim == 0 || len(q) != f.dim {
+		return 0
+	}
+	return min(k, len(f.rowOf))
+}
+
 // SearchExact answers by an exact scan even when there is a graph.
 func (f *Flat) SearchExact(q []float32, k int, allow func(key uint64) bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(f.rowOf) == 0 {
+	if k = f.wanted(q, k); k == 0 {
 		return nil
 	}
-	return f.searchExact(q, min(k, len(f.rowOf)), allow)
+	return f.searchExact(q, k, allow)
 }
 
 // searchGraph answers from the graph; ok is false when it found fewer

@@ -632,10 +632,9 @@ func (f *Flat) Stats() FlatStats {
 func (f *Flat) SearchEf(q []float32, k, ef int, allow func(key uint64) bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(f.rowOf) == 0 {
+	if k = f.wanted(q, k); k == 0 {
 		return nil
 	}
-	k = min(k, len(f.rowOf))
 	if f.g != nil {
 		if out, ok := f.searchGraphEf(q, k, ef, allow); ok {
 			return out

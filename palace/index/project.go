@@ -375,14 +375,13 @@ func (f *Flat) searchProj(q []float32, k, c int, allow func(key uint64) bool) ([
 
 // SearchCand is Search through the projection with c candidates instead
 // of the calibrated count (calibration and benchmarks sweep it); without
-// a projection it is Search.
+// a projection it scans.
 func (f *Flat) SearchCand(q []float32, k, c int, allow func(key uint64) bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(f.rowOf) == 0 {
+	if k = f.wanted(q, k); k == 0 {
 		return nil
 	}
-	k = min(k, len(f.rowOf))
 	if f.pj != nil {
 		if out, ok := f.searchProj(q, k, c, allow); ok {
 			return out

@@ -39,9 +39,8 @@ func TestProjection(t *testing.T) {
 	if st.ProjectDims != 32 || st.ProjectBytes != n*(32+4) || st.ProjectCand == 0 || f.NeedsCalibration() {
 		t.Fatalf("after calibration: %+v", st)
 	}
-	if c.ProjRecall < index.CalibrationTarget || st.ProjectCand > n/4 {
-		t.Fatalf("the projection needs %d candidates of %d for recall %.3f: %+v", st.ProjectCand, n, c.ProjRecall, c)
-	}
+	// Calibration's choice depends on timing (a busy machine can leave
+	// either off); it must be what the index now does.
 	switch c.Use {
 	case "graph":
 		if st.GraphOff || !st.ProjectOff {
@@ -51,29 +50,42 @@ func TestProjection(t *testing.T) {
 		if !st.GraphOff || st.ProjectOff {
 			t.Fatalf("calibration chose the projection: %+v", st)
 		}
+	case "scan":
+		if !st.GraphOff || !st.ProjectOff {
+			t.Fatalf("calibration chose the scan: %+v", st)
+		}
 	default:
-		t.Fatalf("calibration chose %q on data both navigate well: %+v", c.Use, c)
+		t.Fatalf("calibration chose %q", c.Use)
 	}
 	for _, q := range qs[:20] {
 		if got, want := f.SearchCand(q, 10, n, nil), f.SearchExact(q, 10, nil); !slices.Equal(got, want) {
 			t.Fatalf("every row a candidate: %v, want the scan's %v", got, want)
 		}
 	}
-	hit, total := 0, 0
-	for _, q := range qs {
-		want := map[uint64]bool{}
-		for _, r := range f.SearchExact(q, 10, nil) {
-			want[r.Key] = true
-		}
-		for _, r := range f.SearchCand(q, 10, st.ProjectCand, nil) {
-			if want[r.Key] {
-				hit++
+	recallAtCand := func(cand int) float64 {
+		hit, total := 0, 0
+		for _, q := range qs {
+			want := map[uint64]bool{}
+			for _, r := range f.SearchExact(q, 10, nil) {
+				want[r.Key] = true
 			}
+			for _, r := range f.SearchCand(q, 10, cand, nil) {
+				if want[r.Key] {
+					hit++
+				}
+			}
+			total += len(want)
 		}
-		total += len(want)
+		return float64(hit) / float64(total)
 	}
-	if r := float64(hit) / float64(total); r < index.CalibrationTarget {
-		t.Fatalf("recall %.3f at the calibrated %d candidates", r, st.ProjectCand)
+	// The leading 32 of 256 directions hold the topics: 400 candidates of
+	// 12,000 (a thirtieth) reach the target. And what calibration
+	// measured at its candidate count is what a search gets there.
+	if r := recallAtCand(400); r < index.CalibrationTarget {
+		t.Fatalf("recall %.3f at 400 candidates", r)
+	}
+	if r := recallAtCand(st.ProjectCand); r != c.ProjRecall {
+		t.Fatalf("recall %.3f at the calibrated %d candidates, calibration measured %.3f", r, st.ProjectCand, c.ProjRecall)
 	}
 
 	// Search answers through the projection once it is chosen.
