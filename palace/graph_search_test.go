@@ -23,27 +23,7 @@ func TestVectorSearchThroughTheGraph(t *testing.T) {
 	dir := t.TempDir()
 	graph := index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}
 	cfg := palace.Config{DataDir: dir, Embedder: embed.NewHash(64), Graph: graph}
-	reg := palacetest.MustOpenRegistry(t, cfg)
-	p := palacetest.MustCreate(t, reg, "big")
-
-	words := strings.Fields(`alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima
-		mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu
-		garden river mountain coffee planet rocket violin castle forest desert ocean island`)
-	r := rand.New(rand.NewSource(1))
-	text := func(n int) string {
-		w := make([]string, n)
-		for i := range w {
-			w[i] = words[r.Intn(len(words))]
-		}
-		return strings.Join(w, " ")
-	}
-	var ds []*palace.Drawer
-	for i := range 1500 {
-		ds = append(ds, &palace.Drawer{Content: fmt.Sprintf("%s %d", text(6), i)})
-	}
-	if err := p.AddMany(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	reg, p, ds, text := wordsPalace(t, cfg, 1500, 1)
 	queries := make([]string, 60)
 	for i := range queries {
 		queries[i] = text(3)
@@ -168,25 +148,7 @@ func TestVectorSearchThroughTheProjection(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := palace.Config{DataDir: dir, Embedder: embed.NewHash(384), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
-	reg := palacetest.MustOpenRegistry(t, cfg)
-	p := palacetest.MustCreate(t, reg, "big")
-	words := strings.Fields(`alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima
-		mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu`)
-	r := rand.New(rand.NewSource(2))
-	text := func(n int) string {
-		w := make([]string, n)
-		for i := range w {
-			w[i] = words[r.Intn(len(words))]
-		}
-		return strings.Join(w, " ")
-	}
-	var ds []*palace.Drawer
-	for i := range 2000 {
-		ds = append(ds, &palace.Drawer{Content: fmt.Sprintf("%s %d", text(6), i)})
-	}
-	if err := p.AddMany(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	reg, p, _, text := wordsPalace(t, cfg, 2000, 2)
 	queries := make([]string, 60)
 	for i := range queries {
 		queries[i] = text(3)
@@ -222,4 +184,31 @@ func TestVectorSearchThroughTheProjection(t *testing.T) {
 		got.ProjectOff != st.ProjectOff || got.GraphOff != st.GraphOff || p.IndexInfo().Kind != kind {
 		t.Fatalf("after a restart: stats %+v, kind %q; saved %+v, %q", got, p.IndexInfo().Kind, st, kind)
 	}
+}
+
+// wordsPalace creates palace "big" holding n drawers of six random words
+// each (and a number), and returns text, which makes more such text.
+func wordsPalace(t *testing.T, cfg palace.Config, n int, seed int64) (*palace.Registry, *palace.Palace, []*palace.Drawer, func(int) string) {
+	t.Helper()
+	reg := palacetest.MustOpenRegistry(t, cfg)
+	p := palacetest.MustCreate(t, reg, "big")
+	words := strings.Fields(`alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima
+		mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu
+		garden river mountain coffee planet rocket violin castle forest desert ocean island`)
+	r := rand.New(rand.NewSource(seed))
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.Intn(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	ds := make([]*palace.Drawer, n)
+	for i := range ds {
+		ds[i] = &palace.Drawer{Content: fmt.Sprintf("%s %d", text(6), i)}
+	}
+	if err := p.AddMany(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	return reg, p, ds, text
 }
