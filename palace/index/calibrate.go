@@ -170,7 +170,9 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 	if pj != nil && f.pj == pj {
 		pj.off, pj.calRows, pj.calK = c.Use != "projection", max(live, 1), k
 		pj.cand = max(c.Cand, 1) // measured, even when not chosen
-		if !pj.off {
+		if pj.off {
+			f.warmCodes()
+		} else {
 			f.coolCodes()
 		}
 	}

@@ -10,6 +10,7 @@ type mapping struct{}
 func (mp *mapping) readRow(dst []int8, row int) bool { return false }
 func (mp *mapping) isCold() bool                     { return false }
 func (f *Flat) coolCodes()                           {}
+func (f *Flat) warmCodes()                           {}
 func (f *Flat) recool()                              {}
 
 // mapV2 never maps here: the caller reads the file.

@@ -60,6 +60,15 @@ func (f *Flat) coolCodes() {
 	release(mp.b, mp.codes, mp.codes+mp.rows*mp.dim)
 }
 
+// warmCodes undoes coolCodes, when calibration has switched the projection
+// off: the scan or the graph reads every code through the mapping again,
+// and keeps them. Caller holds mu.
+func (f *Flat) warmCodes() {
+	if mp := f.mapped; mp != nil {
+		mp.cold.Store(false)
+	}
+}
+
 // recool releases the codes again after a scan that read them all (the
 // exact scan), when they are cold. Caller holds mu (for reading is enough:
 // the pages are clean, and a search reading them meanwhile faults them in

@@ -183,6 +183,17 @@ func TestProjection(t *testing.T) {
 					t.Fatalf("row added after loading not found by its vector: %v", got)
 				}
 			}
+			// Calibrated off again (a target nothing reaches), the
+			// projection stops answering and the codes are read through
+			// the mapping once more.
+			if c := b.Calibrate(qs, 10, 1.01); c.Use != "scan" || index.ColdCodes(b) || !b.Stats().ProjectOff {
+				t.Fatalf("calibrated to an unreachable target: %+v, cold %v", c, index.ColdCodes(b))
+			}
+			for _, q := range qs[:5] {
+				if got, want := b.Search(q, 10, nil), b.SearchExact(q, 10, nil); !slices.Equal(got, want) {
+					t.Fatalf("scanning after the projection was switched off: %v, want %v", got, want)
+				}
+			}
 			// A configuration without a projection loads the rows and
 			// the graph and leaves the projection out.
 			c, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Graph: index.GraphConfig{Min: 1000}})
