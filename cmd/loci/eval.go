@@ -47,6 +47,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
 	jsonOut := fs.String("json", "", "also write per-question results to this file")
 	fusionList := fs.String("fusion", "", "hybrid only: semicolon-separated K:keywordWeight:vectorWeight settings to compare over one ingestion, e.g. 60:1:1;20:1:0.5")
+	longReplies := fs.Int("long-replies", 0, "rewrite the conversations first: each turn of the second speaker takes in the N-1 turns after it as one long reply (a user-assistant-like variant; 0 or 1: off)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
 	if _, err := parseFlags(env, fs, args[1:]); err != nil {
 		return nil, err
@@ -62,6 +63,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			return nil, invalidArgs("bad --k value "+s, "Use a comma-separated list of integers in 1..100")
 		}
 		ks = append(ks, k)
+	}
+	if *longReplies < 0 || *longReplies > 100 {
+		return nil, invalidArgs(fmt.Sprintf("bad --long-replies %d", *longReplies), "Use a number of turns per reply in 2..100, or 0 for the data as it is")
 	}
 	samples, err := parseRange(*convs)
 	if err != nil {
@@ -107,7 +111,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 					vs = append(vs, locomo.Variant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn})
+			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies})
 			if err != nil {
 				return nil, err
 			}
@@ -119,7 +123,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn})
+	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies})
 	if err != nil {
 		return nil, err
 	}

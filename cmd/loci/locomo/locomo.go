@@ -143,6 +143,80 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	return out, nil
 }
 
+// LongReplies rewrites a conversation so that it reads like a user
+// talking with an assistant that answers at length: every turn of the
+// second speaker takes in the n−1 turns after it (whoever spoke them) as
+// one reply of several paragraphs, under its own dia_id, and questions'
+// evidence follows the turns into the reply that now holds them. It is a
+// check on methods chosen on LoCoMo's short turns, not a dataset of its
+// own: the words and the questions stay LoCoMo's.
+func LongReplies(s *Sample, n int) error {
+	var second string
+	if raw, ok := s.Conversation["speaker_b"]; ok {
+		json.Unmarshal(raw, &second)
+	}
+	if second == "" || n < 2 {
+		return nil
+	}
+	norm := func(id string) string {
+		if ids := normEvidence([]any{id}); len(ids) == 1 {
+			return ids[0]
+		}
+		return id
+	}
+	into := map[string]string{} // turn -> the turn that now holds it
+	for k, raw := range s.Conversation {
+		if !sessKeyR.MatchString(k) {
+			continue
+		}
+		var turns []Turn
+		if err := json.Unmarshal(raw, &turns); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		var out []Turn
+		for i := 0; i < len(turns); {
+			t := turns[i]
+			if t.Speaker != second {
+				into[norm(t.DiaID)] = norm(t.DiaID)
+				out = append(out, t)
+				i++
+				continue
+			}
+			group := turns[i:min(i+n, len(turns))]
+			parts := make([]string, len(group))
+			for j, g := range group {
+				parts[j] = g.Text
+				if g.BlipCaption != "" {
+					parts[j] += " [shares image: " + g.BlipCaption + "]"
+				}
+				into[norm(g.DiaID)] = norm(t.DiaID)
+			}
+			out = append(out, Turn{Speaker: second, DiaID: t.DiaID, Text: strings.Join(parts, "\n\n")})
+			i += len(group)
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		s.Conversation[k] = b
+	}
+	for i := range s.QA {
+		var ev []any
+		seen := map[string]bool{}
+		for _, id := range normEvidence(s.QA[i].Evidence) {
+			if to, ok := into[id]; ok {
+				id = to
+			}
+			if !seen[id] {
+				seen[id] = true
+				ev = append(ev, id)
+			}
+		}
+		s.QA[i].Evidence = ev
+	}
+	return nil
+}
+
 // Row is one question's outcome.
 type Row struct {
 	Sample   int
@@ -248,6 +322,9 @@ type Options struct {
 	Progress func(format string, a ...any)
 	// Warn reports an item the run skipped (always shown, unlike progress).
 	Warn func(format string, a ...any)
+	// LongReplies, above 1, rewrites every conversation first
+	// (LongReplies): a user–assistant-like variant of the data.
+	LongReplies int
 }
 
 // Run ingests and queries every selected conversation.
@@ -259,6 +336,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	var samples []Sample
 	if err := json.Unmarshal(raw, &samples); err != nil {
 		return nil, 0, 0, fmt.Errorf("%s: %w", o.Data, err)
+	}
+	if o.LongReplies > 1 {
+		for i := range samples {
+			if err := LongReplies(&samples[i], o.LongReplies); err != nil {
+				return nil, 0, 0, fmt.Errorf("%s: %w", samples[i].SampleID, err)
+			}
+		}
 	}
 	want := map[int]bool{}
 	for _, s := range o.Samples {

@@ -2,7 +2,10 @@ package locomo
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
@@ -84,4 +87,38 @@ func locomoData(t *testing.T) string {
 		t.Skipf("LoCoMo data not found at %s", data)
 	}
 	return data
+}
+
+// LongReplies folds each turn of the second speaker and the turns after it
+// into one reply under the first one's dia_id, keeps the first speaker's
+// other turns, and moves evidence along.
+func TestLongReplies(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"1:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"hello"},
+			{"speaker":"Ann","dia_id":"D1:3","text":"how was the trip?"},
+			{"speaker":"Bo","dia_id":"D1:4","text":"great","blip_caption":"a lake"},
+			{"speaker":"Ann","dia_id":"D1:5","text":"nice"}]},
+		"qa":[{"question":"q","category":4,"evidence":["D1:4","D1:5; D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := LongReplies(&s, 3); err != nil {
+		t.Fatal(err)
+	}
+	var turns []Turn
+	if err := json.Unmarshal(s.Conversation["session_1"], &turns); err != nil {
+		t.Fatal(err)
+	}
+	want := []Turn{{Speaker: "Ann", DiaID: "D1:1", Text: "hi"},
+		{Speaker: "Bo", DiaID: "D1:2", Text: "hello\n\nhow was the trip?\n\ngreat [shares image: a lake]"},
+		{Speaker: "Ann", DiaID: "D1:5", Text: "nice"}}
+	if !reflect.DeepEqual(turns, want) {
+		t.Fatalf("turns %+v, want %+v", turns, want)
+	}
+	if got := fmt.Sprint(s.QA[0].Evidence); got != "[D1:2 D1:5 D1:1]" {
+		t.Fatalf("evidence %s, want [D1:2 D1:5 D1:1]", got)
+	}
 }
