@@ -169,6 +169,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		vec, vecErr = p.vectorSearch(ctx, req.Query, allowed, depth, req.Exhaustive)
 	}
 	wg.Wait()
+	defer kwScores.Release() // when feedback does not expand them
 	if kwErr != nil {
 		return nil, kwErr
 	}

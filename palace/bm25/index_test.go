@@ -297,7 +297,8 @@ func BenchmarkSearch100k(b *testing.B) {
 // Expand adds the extra tokens to the scores SearchKeep kept, and ranks
 // exactly as SearchExpanded scoring everything afresh: on the same index,
 // after a write (the kept scores are stale then), after Trim, on another
-// index, and a second time (the kept scores are spent by the first).
+// index, and a second time (the kept scores are spent by the first, or
+// were given back).
 func TestExpandMatchesSearchExpanded(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	x := New(1, 0.5)
@@ -335,8 +336,13 @@ func TestExpandMatchesSearchExpanded(t *testing.T) {
 		case 3: // another index: scored afresh there
 			sameHits(t, label+" on another index", other.Expand(kept, extra), other.SearchExpanded(query, extra, k, active, allow))
 			continue
-		case 4: // spent by a first Expand
-			x.Expand(kept, extraOf())
+		case 4: // spent by a first Expand, or given back unused
+			if q%10 == 4 {
+				x.Expand(kept, extraOf())
+			} else {
+				kept.Release()
+				kept.Release()
+			}
 		}
 		sameHits(t, label, x.Expand(kept, extra), x.SearchExpanded(query, extra, k, active, allow))
 	}

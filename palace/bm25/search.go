@@ -99,9 +99,9 @@ func (x *Index) SearchKeep(words []string, k int, activeOnly bool, allow func(in
 // kept scores and add the extra tokens' in the order a fresh search would
 // (exactly the same sums, unless the tokens are split between two
 // goroutines: then equal to the last bit); every other document keeps its
-// score, so only the kept best k of those can be among the best k. It scores the words again
-// when base is another index's, the index changed since, or base was
-// expanded already.
+// score, so only the kept best k of those can be among the best k. It
+// scores the words again when base is another index's, the index changed
+// since, or base was expanded already. It spends base.
 func (x *Index) Expand(base *Scored, extra []Weighted) []Hit {
 	hits, _ := x.search(base.words, extra, base, false, base.k, base.activeOnly, base.allow)
 	return hits
@@ -117,7 +117,7 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if base != nil {
-		defer base.release()
+		defer base.Release()
 		if base.x != x || base.gen != x.gen || base.a == nil {
 			base = nil
 		}
@@ -310,9 +310,13 @@ func (x *Index) putAcc(a *accumulator) {
 	x.acc.Put(a)
 }
 
-// release gives back the accumulator s holds; s is spent.
-func (s *Scored) release() {
-	if s.a != nil {
+// Release gives back the scores s holds, for a caller that kept them and
+// did not expand (Expand releases them itself); s is spent. It may be
+// called more than once, and on nil. Without it the scores are left to
+// the garbage collector, and the next search allocates an array as large
+// as the index (10 MB at a million documents).
+func (s *Scored) Release() {
+	if s != nil && s.a != nil {
 		s.x.putAcc(s.a)
 		s.a = nil
 	}

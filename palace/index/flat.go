@@ -332,14 +332,21 @@ func (f *Flat) Vector(key uint64) ([]float32, bool) {
 }
 
 func (f *Flat) vector(row int) []float32 {
-	if f.floats() {
-		return append([]float32(nil), f.data.row(row)...)
-	}
 	out := make([]float32, f.dim)
-	for i, c := range f.codes.row(row) {
-		out[i] = f.scales[row] * float32(c)
-	}
+	f.vectorInto(out, row)
 	return out
+}
+
+// vectorInto decodes row into v (dim floats).
+func (f *Flat) vectorInto(v []float32, row int) {
+	if f.floats() {
+		copy(v, f.data.row(row))
+		return
+	}
+	s := f.scales[row]
+	for i, c := range f.codes.row(row) {
+		v[i] = s * float32(c)
+	}
 }
 
 // Each calls fn for every live key and a copy of its vector, in storage

@@ -296,18 +296,6 @@ func (f *Flat) sampleRows(n int) [][]float32 {
 	return out
 }
 
-// vectorInto decodes row into v (dim floats).
-func (f *Flat) vectorInto(v []float32, row int) {
-	if f.floats() {
-		copy(v, f.data.row(row))
-		return
-	}
-	s := f.scales[row]
-	for i, c := range f.codes.row(row) {
-		v[i] = s * float32(c)
-	}
-}
-
 // searchProj ranks every row by its projected code, keeps the best c and
 // re-scores them from the full codes (or float32 rows under Rerank). ok
 // is false when fewer than k rows were allowed. Caller holds mu; k is in
