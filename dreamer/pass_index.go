@@ -9,7 +9,8 @@ import (
 // Index maintenance. The vector index is a cache of the vectors stored in
 // SQLite, so this pass never risks a memory:
 //
-//   - drawers whose vector is missing or was made by another embedder are
+//   - drawers whose vector is missing or was made by another embedder, or
+//     whose passage vectors are of an earlier window, are
 //     re-embedded (palace.Reembed), active ones first, in batches that each
 //     commit on their own (a batch is atomic; a cancelled pass keeps the
 //     batches already stored, which are complete and correct);
@@ -40,7 +41,7 @@ func runIndex(ctx context.Context, e *passEnv) error {
 		}
 		return nil
 	}
-	if before.StaleVectors > 0 {
+	if before.StaleVectors > 0 || before.StalePassages {
 		bctx, cancel := context.WithDeadline(ctx, e.deadline)
 		n, err := e.p.Reembed(bctx, e.s.ReembedBatch)
 		cancel()

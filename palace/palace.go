@@ -161,7 +161,8 @@ func (p *Palace) initMeta(ctx context.Context, description string) error {
 	now := p.now().UTC()
 	return storeErr("write palace metadata", store.Write(ctx, p.st, func(tx store.Tx) error {
 		for k, v := range map[string]string{metaName: p.name, metaDescription: description,
-			metaCreatedAt: strconv.FormatInt(now.UnixMilli(), 10), metaEmbedder: embedderRecord(p.emb.ID(), p.emb.Dim())} {
+			metaCreatedAt: strconv.FormatInt(now.UnixMilli(), 10), metaEmbedder: embedderRecord(p.emb.ID(), p.emb.Dim()),
+			metaVectorPassages: vectorLayout} {
 			if err := tx.Meta().SetDefault(ctx, k, v); err != nil {
 				return err
 			}

@@ -1,6 +1,9 @@
 package palace
 
-import "unicode"
+import (
+	"fmt"
+	"unicode"
+)
 
 // Long texts are indexed as overlapping passages and a drawer scores by
 // its best passage (MaxP; Dai & Callan, SIGIR 2019): an assistant reply of
@@ -9,18 +12,40 @@ import "unicode"
 // averaged embedding) nor be cut off. A short text is its own single
 // passage and is indexed exactly as before.
 //
-// The window is the one MaxP used on long web documents, 150 words with a
-// stride of 75 (each word lands in two passages, so a phrase is never split
-// by every window); it is a fixed, published default, not a parameter
-// fitted to any evaluation set.
+// The two legs cut the text differently, each to what its scorer reads:
+//
+//   - Keywords: 150 words with a stride of 75, the window MaxP used on long
+//     web documents. BM25 reads every word of a window, and a wider one
+//     keeps a passage's term statistics steady.
+//   - Vectors: 50 words with a stride of 25. An encoder reads a bounded
+//     input: the built-in transformer (USE-lite) sees the first 128
+//     tokens, about 100 English words, so most of a 150-word window never
+//     reached it; an averaged word vector (the GloVe part) blurs as a
+//     window grows. Fifty words, two or three sentences, fit inside 128
+//     tokens with room for long words, and are the length sentence
+//     encoders are trained on.
+//
+// Both strides are half their window, so each word lands in two passages
+// and a phrase is never split by every window. Both windows are published
+// or derived defaults, not parameters fitted to an evaluation set; the
+// vector window was checked on LoCoMo 1–5, 6–10 and both ingestion paths
+// (README, "Recall quality").
 const (
 	PassageWords  = 150
 	PassageStride = 75
+
+	VectorPassageWords  = 50
+	VectorPassageStride = 25
 )
 
-// MaxPassages bounds the passages of one drawer; with the stride above a
-// 4 MiB text of short words stays well inside it. Index keys keep the
-// passage number in their low passageBits bits.
+// vectorLayout names the vector window; a palace records it in its meta
+// once every stored passage vector is of it (see reembed.go).
+var vectorLayout = fmt.Sprintf("%d/%d", VectorPassageWords, VectorPassageStride)
+
+// MaxPassages bounds the passages of one drawer; with the strides above a
+// 4 MiB text of ordinary words stays inside it (a longer run of very short
+// words widens the stride instead). Index keys keep the passage number in
+// their low passageBits bits.
 const (
 	passageBits = 16
 	MaxPassages = 1<<passageBits - 1
@@ -32,11 +57,36 @@ type Span struct {
 	End   int `json:"end"`
 }
 
-// Passages returns the passages of a drawer's text, or nil when the text
-// fits in one (it is then indexed whole). Words are runs of non-space
-// characters; passages start and end on word boundaries, and the last one
-// ends with the text.
-func Passages(text string) []Span {
+// Passages returns the keyword passages of a drawer's text, or nil when
+// the text fits in one (it is then indexed whole). Words are runs of
+// non-space characters; passages start and end on word boundaries, and
+// the last one ends with the text.
+func Passages(text string) []Span { return cut(text, PassageWords, PassageStride) }
+
+// VectorPassages returns the passages a drawer's text is embedded in, or
+// nil when it is embedded whole; as Passages, with the vector window.
+func VectorPassages(text string) []Span {
+	return cut(text, VectorPassageWords, VectorPassageStride)
+}
+
+// vectorSpans are the spans of a drawer's stored passage vectors: n of
+// them, of the current window or, for vectors stored by an earlier
+// release and not yet re-embedded (see reembed.go), of the keyword window
+// they were made with. nil when neither has n passages.
+func vectorSpans(text string, n int) []Span {
+	if n == 0 {
+		return nil
+	}
+	if sp := VectorPassages(text); len(sp) == n {
+		return sp
+	}
+	if sp := Passages(text); len(sp) == n {
+		return sp
+	}
+	return nil
+}
+
+func cut(text string, window, stride int) []Span {
 	type word struct{ start, end int }
 	var words []word
 	in := false
@@ -54,18 +104,17 @@ func Passages(text string) []Span {
 	if in {
 		words[len(words)-1].end = len(text)
 	}
-	if len(words) <= PassageWords {
+	if len(words) <= window {
 		return nil
 	}
-	stride := PassageStride
-	if n := (len(words)-PassageWords)/stride + 2; n > MaxPassages {
-		stride = (len(words) - PassageWords + MaxPassages - 2) / (MaxPassages - 1)
+	if n := (len(words)-window)/stride + 2; n > MaxPassages {
+		stride = (len(words) - window + MaxPassages - 2) / (MaxPassages - 1)
 	}
 	var out []Span
 	for first := 0; ; first += stride {
-		last := min(first+PassageWords, len(words)) - 1
+		last := min(first+window, len(words)) - 1
 		if last == len(words)-1 {
-			first = max(0, last-PassageWords+1) // the last window ends with the text
+			first = max(0, last-window+1) // the last window ends with the text
 		}
 		out = append(out, Span{Start: words[first].start, End: words[last].end})
 		if last == len(words)-1 {

@@ -10,15 +10,18 @@ import (
 const DefaultReembedBatch = 64
 
 // Reembed re-embeds every drawer (not deleted) whose vector is missing or
-// was made by another embedder than the palace's current one, batch
-// drawers per transaction, and returns how many got a new vector. See
+// was made by another embedder than the palace's current one, or whose
+// passage vectors are of an earlier window (see repassage), batch drawers
+// per transaction, and returns how many got a new vector. See
 // ReembedWithProgress.
 func (p *Palace) Reembed(ctx context.Context, batch int) (int, error) {
 	return p.ReembedWithProgress(ctx, batch, nil)
 }
 
 // ReembedWithProgress is Reembed reporting after each batch: done drawers
-// so far out of total, the number that needed a vector when it started.
+// so far out of total, the number that needed a vector when it started
+// (plus, while passage vectors of an earlier window are looked for, those
+// found so far).
 //
 // Active drawers go first, then the others (a superseded or stale drawer
 // may come back). Each batch is embedded outside any transaction and then
@@ -77,6 +80,21 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 			}
 		}
 	}
+	stale, err := p.passagesStale(ctx)
+	if err != nil {
+		return done, err
+	}
+	if stale {
+		n, err := p.repassage(ctx, batch, func(more, found int) {
+			if progress != nil {
+				progress(done+more, total+found)
+			}
+		})
+		done += n
+		if err != nil {
+			return done, err
+		}
+	}
 	// Every vector is now of this embedder (unless a drawer changed under
 	// the run, which the next run picks up): record it as the palace's.
 	left, err := p.st.Drawers().CountNeedingVector(ctx, model, dim)
@@ -120,4 +138,84 @@ func (p *Palace) storeVectors(ctx context.Context, page []store.VectorTodo, vecs
 		return nil
 	})
 	return stored, err
+}
+
+// A palace records its vector window (meta "vector_passages", see
+// vectorLayout) once every stored passage vector is known to be of it: at
+// creation, or when repassage has walked the palace. A palace of an
+// earlier release embedded its long texts in the keyword window.
+const metaVectorPassages = "vector_passages"
+
+// passagesStale reports that the palace has not recorded the current
+// vector window: some long drawers may hold passage vectors of another.
+func (p *Palace) passagesStale(ctx context.Context) (bool, error) {
+	v, _, err := p.st.Meta().Get(ctx, metaVectorPassages)
+	if err != nil {
+		return false, storeErr("read palace metadata", err)
+	}
+	return v != vectorLayout, nil
+}
+
+// repassage walks the drawers that have vectors and a text long enough to
+// be embedded as passages, and re-embeds those whose stored passage
+// vectors are not of the current window (their count tells: see
+// vectorSpans), batch drawers per transaction. It then records the window,
+// unless a drawer changed under the walk (the next run looks again).
+// Until then, search maps an old passage vector to its old span.
+// progress gets the drawers re-embedded so far and those found to need it.
+func (p *Palace) repassage(ctx context.Context, batch int, progress func(done, found int)) (int, error) {
+	// A text of more than VectorPassageWords words has at least
+	// 2*VectorPassageWords+1 characters.
+	minChars := 2 * VectorPassageWords
+	var after int64
+	done, found, missed := 0, 0, 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		page, err := p.st.Drawers().Vectored(ctx, minChars, after, 1024)
+		if err != nil {
+			return done, storeErr("reembed passages", err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		after = page[len(page)-1].RID
+		var todo []store.VectorTodo
+		for _, r := range page {
+			if r.Passages != len(VectorPassages(r.Content)) {
+				todo = append(todo, r)
+			}
+		}
+		found += len(todo)
+		for lo := 0; lo < len(todo); lo += batch {
+			chunk := todo[lo:min(lo+batch, len(todo))]
+			ds := make([]*Drawer, len(chunk))
+			for i, r := range chunk {
+				ds[i] = &Drawer{Content: r.Content, Keywords: r.Keywords}
+			}
+			vecs := p.Embed(ctx, ds)
+			for _, v := range vecs {
+				if v.Whole == nil {
+					return done, internal("reembed passages: embed", errShortEmbed)
+				}
+			}
+			n, err := p.storeVectors(ctx, chunk, vecs)
+			if err != nil {
+				return done, err
+			}
+			done, missed = done+n, missed+len(chunk)-n
+			if progress != nil {
+				progress(done, found)
+			}
+		}
+	}
+	if missed > 0 {
+		p.log.Info().Int("changed", missed).Msg("drawers changed while their passages were re-embedded; the next run looks again")
+		return done, nil
+	}
+	err := p.Write(ctx, func(t *Tx) error {
+		return storeErr("record the vector window", t.st.Meta().Set(ctx, metaVectorPassages, vectorLayout))
+	})
+	return done, err
 }

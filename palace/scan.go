@@ -98,6 +98,10 @@ type IndexHealth struct {
 	// StaleVectors counts drawers (not deleted) with no vector or one made
 	// by another embedder: Reembed's work.
 	StaleVectors int64 `json:"stale_vectors"`
+	// StalePassages is true while the palace has not recorded the current
+	// vector window: long drawers embedded by an earlier release may hold
+	// passage vectors of another window, which Reembed makes again.
+	StalePassages bool `json:"stale_passages"`
 }
 
 // IndexHealth brings the vector index up to date and reports its health.
@@ -120,7 +124,11 @@ func (p *Palace) IndexHealth(ctx context.Context) (IndexHealth, error) {
 		h.TombstoneRatio = float64(h.Tombstones) / float64(h.Live+h.Tombstones)
 	}
 	h.StaleVectors, err = p.st.Drawers().CountNeedingVector(ctx, p.emb.ID(), p.emb.Dim())
-	return h, storeErr("index health", err)
+	if err != nil {
+		return h, storeErr("index health", err)
+	}
+	h.StalePassages, err = p.passagesStale(ctx)
+	return h, err
 }
 
 // LastActivity returns the seq and time of the newest change-log event

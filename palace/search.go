@@ -438,17 +438,19 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 
 // bestPassage is the span of the passage that ranked a long drawer best:
 // the keyword list's when it ranked the drawer at least as high as the
-// vector list, else the vector list's. nil for a drawer indexed whole.
+// vector list, else the vector list's. The two lists cut the text in
+// different windows (passages.go). nil for a drawer indexed whole.
 func bestPassage(d *Drawer, krank, kpass, vrank, vpass int) *Span {
-	p := vpass
+	p, spans := vpass, []Span(nil)
 	if krank > 0 && (vrank == 0 || krank <= vrank) {
 		p = kpass
+		if p > 0 {
+			spans = Passages(d.Content)
+		}
+	} else if p > 0 {
+		spans = vectorSpans(d.Content, d.VecPassages)
 	}
-	if p == 0 {
-		return nil
-	}
-	spans := Passages(d.Content)
-	if p > len(spans) {
+	if p == 0 || p > len(spans) {
 		return nil
 	}
 	sp := spans[p-1]

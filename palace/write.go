@@ -134,7 +134,7 @@ func (t *Tx) Insert(d *Drawer, vec Vectors, detail map[string]any) error {
 		return err
 	}
 	d.Seq, d.Model, d.VecKey = seq, "", 0
-	v := &store.Vector{Count: len(Passages(d.Content))}
+	v := &store.Vector{Count: len(VectorPassages(d.Content))}
 	if vec.Whole != nil {
 		v, d.Model, d.VecKey = vec.encode(), t.p.emb.ID(), seq
 	}
@@ -180,7 +180,7 @@ func (t *Tx) Save(old, d *Drawer, vec Vectors, detail map[string]any) error {
 		v = vec.encode()
 	case textChanged:
 		d.Model, d.VecKey = "", 0
-		v = &store.Vector{Count: len(Passages(d.Content))}
+		v = &store.Vector{Count: len(VectorPassages(d.Content))}
 	case d.Status == StatusActive && old.Status != StatusActive && old.VecKey != 0:
 		d.VecKey = seq
 	default:
@@ -355,7 +355,7 @@ func embedText(d *Drawer) string {
 }
 
 // Embed makes the vectors of drawers in parallel batches: each drawer's
-// whole text, and the passages of a long one. A failure is logged and
+// whole text, and the vector passages of a long one. A failure is logged and
 // leaves that drawer without vectors (keyword search still finds it; the
 // dreamer re-embeds it later); it never fails the write.
 func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
@@ -369,7 +369,7 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 		refs = append(refs, ref{i, 0})
 	}
 	for i, d := range ds {
-		spans := Passages(d.Content)
+		spans := VectorPassages(d.Content)
 		if len(spans) > 0 {
 			out[i].Passages = make([][]float32, len(spans))
 		}
@@ -451,7 +451,7 @@ func (p *Palace) edit(ctx context.Context, old *Drawer, fn func(*Drawer) error) 
 
 // Vectors are a drawer's embeddings: Whole for its whole text (nil when it
 // could not be made), Passages for the passages of a long text (see
-// Passages; nil for a text indexed whole).
+// VectorPassages; nil for a text embedded whole).
 type Vectors struct {
 	Whole    []float32
 	Passages [][]float32

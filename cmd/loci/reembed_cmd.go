@@ -16,7 +16,9 @@ func init() {
 
 // reembedCmd is `loci reembed [--palace P] [--batch N]`: re-embed every
 // drawer whose vector is missing or was made by another embedder than the
-// configured one (LOCI_EMBEDDER), printing progress on stderr.
+// configured one (LOCI_EMBEDDER), and every long drawer whose passage
+// vectors an earlier release made in another window, printing progress on
+// stderr.
 func reembedCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	fs := flag.NewFlagSet("reembed", flag.ContinueOnError)
 	var c commonFlags
@@ -65,7 +67,7 @@ func reembedCmd(ctx context.Context, env *cliEnv, args []string) (*result, error
 		log.Warn().Err(err).Msg("save vector index snapshot")
 	}
 	data := map[string]any{"palace": p.Name(), "model": p.Embedder().ID(), "reembedded": n, "needed": total,
-		"remaining": h.StaleVectors, "took_ms": time.Since(start).Milliseconds()}
+		"remaining": h.StaleVectors, "stale_passages": h.StalePassages, "took_ms": time.Since(start).Milliseconds()}
 	return &result{data: data, text: func(w io.Writer) {
 		fmt.Fprintf(w, "re-embedded %d of %d drawer(s) with %s in %v; %d left\n", n, total, p.Embedder().ID(),
 			time.Since(start).Round(time.Millisecond), h.StaleVectors)

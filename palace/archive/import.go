@@ -292,7 +292,7 @@ func applyImport(ctx context.Context, p *palace.Palace, drawers []importDrawer, 
 	for i, it := range todo {
 		v := it.vector
 		if v.Whole == nil || it.d.Model != emb.ID() || len(v.Whole) != emb.Dim() ||
-			len(v.Passages) != len(palace.Passages(it.d.Content)) {
+			len(v.Passages) != len(palace.VectorPassages(it.d.Content)) {
 			need = append(need, it.d)
 			needIdx = append(needIdx, i)
 		}

@@ -76,6 +76,10 @@ type Drawer struct {
 	// none). It is the seq of the change that gave the drawer that vector
 	// (or re-admitted it to recall), so a key is never reused.
 	VecKey int64 `json:"-"`
+	// VecPassages is the number of passage vectors stored beside the
+	// drawer's whole-text vector (Vector.Count). Read, never written
+	// through the drawer.
+	VecPassages int `json:"-"`
 }
 
 // Vector is a drawer's stored embedding: Blob is the whole text's vector
@@ -85,7 +89,7 @@ type Drawer struct {
 type Vector struct {
 	Blob     []byte
 	Passages []byte
-	// Count is the number of passages of the drawer's text (0: indexed
+	// Count is the number of the drawer's vector passages (0: embedded
 	// whole); Passages, when not nil, holds that many vectors.
 	Count int
 }
@@ -230,9 +234,6 @@ type DrawerReader interface {
 	// ActiveKeys calls fn for every active drawer with a vector, with the
 	// number of its passage vectors.
 	ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, passages int)) error
-	// Long calls fn for every drawer whose text is indexed as passages,
-	// with its passage count.
-	Long(ctx context.Context, fn func(rid int64, passages int)) error
 	// ResolveKeys maps vector keys to the row ids of active drawers that
 	// hold them now; stale keys are absent from the map.
 	ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64, error)
@@ -267,6 +268,11 @@ type DrawerReader interface {
 	// row id above after that lack a vector of dim floats made by model:
 	// active ones, or (active false) the others that are not deleted.
 	NeedingVector(ctx context.Context, model string, dim int, active bool, after int64, limit int) ([]VectorTodo, error)
+	// Vectored returns up to limit drawers (not deleted, rid > after, in
+	// rid order) that have a vector and either passage vectors or a text
+	// of more than minChars characters, with their passage counts: the
+	// drawers whose passage vectors a change of window can concern.
+	Vectored(ctx context.Context, minChars int, after int64, limit int) ([]VectorTodo, error)
 	// Existing returns which of ids are drawer ids in the palace.
 	Existing(ctx context.Context, ids []string) (map[string]bool, error)
 	// Previous returns the latest drawer of the session, of one of kinds,
@@ -308,6 +314,8 @@ type VectorTodo struct {
 	ID       string
 	Content  string
 	Keywords string
+	// Passages is the number of passage vectors stored (Vectored only).
+	Passages int
 }
 
 // TagCount is a tag and how many active drawers carry it.

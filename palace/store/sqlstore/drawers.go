@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/loci-mem/loci/palace/store"
@@ -18,7 +19,7 @@ type drawers struct{ c conn }
 const drawerCols = `d.rid, d.id, d.seq, d.kind, d.content, d.keywords, d.room, d.tags, d.importance,
 	d.confidence, d.status, d.user_id, d.agent_id, d.session_id, d.sender_ids, d.parent_id,
 	d.superseded_by, d.ts, d.created_at, d.updated_at, d.access_count, d.last_access, d.pinned,
-	d.redactions, d.model, d.vec_id, d.meta, d.conn`
+	d.redactions, d.model, d.vec_id, d.meta, d.conn, d.passage_count`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -31,7 +32,7 @@ func scanDrawer(s scanner, extra ...any) (*store.Drawer, error) {
 	dest := []any{&d.RID, &d.ID, &d.Seq, &d.Kind, &d.Content, &d.Keywords, &d.Room, &tags,
 		&d.Importance, &d.Confidence, &d.Status, &d.UserID, &d.AgentID, &d.SessionID, &senders,
 		&d.ParentID, &d.SupersededBy, &ts, &created, &updated, &d.AccessCount, &last, &pinned,
-		&d.Redactions, &d.Model, &d.VecKey, &meta, &d.Connection}
+		&d.Redactions, &d.Model, &d.VecKey, &meta, &d.Connection, &d.VecPassages}
 	if err := s.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -251,24 +252,6 @@ func (r drawers) ActiveKeys(ctx context.Context, fn func(vecKey, rid int64, pass
 	return rows.Err()
 }
 
-// Long reads the partial index drawers_long.
-func (r drawers) Long(ctx context.Context, fn func(rid int64, passages int)) error {
-	rows, err := r.c.QueryContext(ctx, `SELECT rid, passage_count FROM drawers`+r.c.d.IndexedBy("drawers_long")+` WHERE passage_count > 0`)
-	if err != nil {
-		return fmt.Errorf("long drawers: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var rid int64
-		var n int
-		if err := rows.Scan(&rid, &n); err != nil {
-			return fmt.Errorf("long drawers: %w", err)
-		}
-		fn(rid, n)
-	}
-	return rows.Err()
-}
-
 // ResolveKeys forces drawers_vec_id: left alone, SQLite's planner prefers
 // the status index for "status = 'active'" and walks every active drawer.
 func (r drawers) ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64, error) {
@@ -303,27 +286,44 @@ func (r drawers) ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64
 
 func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) ([][]byte, error) {
 	out := make([][]byte, len(refs))
-	at := map[int64][]int{} // whole-text key -> positions in refs
+	at := map[int64][]int{}    // whole-text key -> positions in refs
+	parts := map[int64][]int{} // key -> positions of its passage refs
 	var whole []any
+	var long []int64
 	for i, ref := range refs {
 		if ref.Passage > 0 {
-			// One passage: substr reads just its bytes out of the blob.
-			var b []byte
-			err := r.c.QueryRowContext(ctx, `SELECT substr(passages, ?, ?) FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
-				WHERE vec_id = ? AND status = 'active' AND passage_count >= ?`,
-				(ref.Passage-1)*size+1, size, ref.Key, ref.Passage).Scan(&b)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return nil, fmt.Errorf("read passage vector: %w", err)
+			if _, ok := parts[ref.Key]; !ok {
+				long = append(long, ref.Key)
 			}
-			if len(b) == size {
-				out[i] = b
-			}
+			parts[ref.Key] = append(parts[ref.Key], i)
 			continue
 		}
 		if _, ok := at[ref.Key]; !ok {
 			whole = append(whole, ref.Key)
 		}
 		at[ref.Key] = append(at[ref.Key], i)
+	}
+	// A drawer's passages in one read of the range they span: SQLite
+	// reads a blob's whole overflow chain for each substr, so one read a
+	// passage costs a 4 MiB text's 100 MB of passage vectors every time.
+	for _, k := range long {
+		first, last := math.MaxInt, 0
+		for _, i := range parts[k] {
+			first, last = min(first, refs[i].Passage), max(last, refs[i].Passage)
+		}
+		var b []byte
+		var count int
+		err := r.c.QueryRowContext(ctx, `SELECT passage_count, substr(passages, ?, ?) FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
+			WHERE vec_id = ? AND status = 'active' AND passage_count >= ?`,
+			(first-1)*size+1, (last-first+1)*size, k, first).Scan(&count, &b)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("read passage vectors: %w", err)
+		}
+		for _, i := range parts[k] {
+			if p, off := refs[i].Passage, (refs[i].Passage-first)*size; p <= count && off+size <= len(b) {
+				out[i] = b[off : off+size : off+size]
+			}
+		}
 	}
 	for lo := 0; lo < len(whole); lo += 500 {
 		chunk := whole[lo:min(lo+500, len(whole))]
@@ -440,6 +440,9 @@ func (r drawers) Scan(ctx context.Context, q store.ScanQuery, fn func(*store.Dra
 			rows.Close()
 			return q.AfterID, 0, fmt.Errorf("scan drawers: %w", err)
 		}
+		if v != nil {
+			v.Count = d.VecPassages
+		}
 		page = append(page, item{d, v})
 	}
 	err = rows.Err()
@@ -550,6 +553,25 @@ func (r drawers) NeedingVector(ctx context.Context, model string, dim int, activ
 		var t store.VectorTodo
 		if err := rows.Scan(&t.RID, &t.Seq, &t.ID, &t.Content, &t.Keywords); err != nil {
 			return nil, fmt.Errorf("read drawers to embed: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (r drawers) Vectored(ctx context.Context, minChars int, after int64, limit int) ([]store.VectorTodo, error) {
+	rows, err := r.c.QueryContext(ctx, `SELECT rid, seq, id, content, keywords, passage_count FROM drawers
+		WHERE rid > ? AND status <> 'deleted' AND vector IS NOT NULL AND (passage_count > 0 OR length(content) > ?)
+		ORDER BY rid LIMIT ?`, after, minChars, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read drawers with vectors: %w", err)
+	}
+	defer rows.Close()
+	var out []store.VectorTodo
+	for rows.Next() {
+		var t store.VectorTodo
+		if err := rows.Scan(&t.RID, &t.Seq, &t.ID, &t.Content, &t.Keywords, &t.Passages); err != nil {
+			return nil, fmt.Errorf("read drawers with vectors: %w", err)
 		}
 		out = append(out, t)
 	}

@@ -468,18 +468,31 @@ func testVectors(t *testing.T, b store.Backend) {
 		return tx.Drawers().Insert(ctx, none, nil)
 	})
 	r := s.Drawers()
-	got, err := r.KeyVectors(ctx, []store.VecRef{{Key: 1}, {Key: 2, Passage: 2}, {Key: 2, Passage: 4}, {Key: 99}, {Key: 2}, {Key: 1}}, 8)
+	got, err := r.KeyVectors(ctx, []store.VecRef{{Key: 1}, {Key: 2, Passage: 2}, {Key: 2, Passage: 4}, {Key: 99},
+		{Key: 2}, {Key: 1}, {Key: 2, Passage: 3}, {Key: 2, Passage: 1}, {Key: 99, Passage: 1}}, 8)
 	must(t, err)
-	equal(t, "key vectors", got, [][]byte{vec(1, 2), vec(7, 8), nil, nil, vec(3, 4), vec(1, 2)})
+	equal(t, "key vectors", got, [][]byte{vec(1, 2), vec(7, 8), nil, nil, vec(3, 4), vec(1, 2), vec(9, 10), vec(5, 6), nil})
 	res, err := r.ResolveKeys(ctx, []int64{1, 2, 3})
 	must(t, err)
 	equal(t, "resolved keys", res, map[int64]int64{1: short.RID, 2: long.RID})
 	active := map[int64]int{}
 	must(t, r.ActiveKeys(ctx, func(k, _ int64, passages int) { active[k] = passages }))
 	equal(t, "active keys", active, map[int64]int{1: 0, 2: 3})
-	longs := map[int64]int{}
-	must(t, r.Long(ctx, func(rid int64, n int) { longs[rid] = n }))
-	equal(t, "long drawers", longs, map[int64]int{long.RID: 3})
+	// Vectored: drawers with a vector and passages or a long text.
+	vectored := func(minChars int, after int64, limit int) map[string]int {
+		t.Helper()
+		todo, err := r.Vectored(ctx, minChars, after, limit)
+		must(t, err)
+		out := map[string]int{}
+		for _, v := range todo {
+			out[v.ID] = v.Passages
+		}
+		return out
+	}
+	equal(t, "vectored, long texts", vectored(len(short.Content)-1, 0, 10), map[string]int{"short": 0, "long": 3})
+	equal(t, "vectored, longer texts", vectored(len(short.Content)+len(long.Content), 0, 10), map[string]int{"long": 3})
+	equal(t, "vectored, first page", vectored(0, 0, 1), map[string]int{"short": 0})
+	equal(t, "vectored, next page", vectored(0, short.RID, 10), map[string]int{"long": 3})
 	n, err := r.CountNeedingVector(ctx, "m", 2)
 	must(t, err)
 	equal(t, "needing a vector", n, int64(1))

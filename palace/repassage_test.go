@@ -1,0 +1,156 @@
+package palace
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loci-mem/loci/palace/embed"
+)
+
+// A palace of an earlier release embedded long texts in the keyword
+// window. Until it is re-embedded, search maps those passage vectors to
+// their old spans; Reembed then re-embeds exactly the drawers whose
+// passage vectors are of the old window (a text longer than one vector
+// window but shorter than a keyword window had none), records the window,
+// and a second run finds nothing to do.
+func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reg, err := OpenRegistry(Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, err := reg.Create(ctx, "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	filler := func(tag string, n int) []string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprintf("%s%d", tag, i%37)
+		}
+		return w
+	}
+	needle := "zeppelin rudder hinge gondola"
+	lw := filler("log", 400)
+	long := strings.Join(lw[:200], " ") + " " + needle + " " + strings.Join(lw[200:], " ")
+	medium := strings.Join(filler("memo", 80), " ")
+	short := "a short note about a sailing boat"
+	var ds []*Drawer
+	for _, text := range []string{long, medium, short} {
+		d := &Drawer{Content: text}
+		if err := p.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	if h, err := p.IndexHealth(ctx); err != nil || h.StalePassages {
+		t.Fatalf("a new palace: %+v (%v), want its vector window recorded", h, err)
+	}
+	for _, d := range ds {
+		got, err := p.Get(ctx, d.ID)
+		if err != nil || got.VecPassages != len(VectorPassages(d.Content)) {
+			t.Fatalf("drawer of %d words stored %d passage vectors (%v), want %d",
+				len(strings.Fields(d.Content)), got.VecPassages, err, len(VectorPassages(d.Content)))
+		}
+	}
+
+	// Make it a palace of the earlier release: passage vectors in the
+	// keyword window, no window recorded.
+	err = p.Write(ctx, func(tx *Tx) error {
+		for _, d := range ds {
+			spans := Passages(d.Content)
+			texts := []string{embedText(d)}
+			for i := range spans {
+				texts = append(texts, passageText(d.Content, spans, i+1))
+			}
+			vs, err := p.emb.Embed(ctx, texts)
+			if err != nil {
+				return err
+			}
+			v := Vectors{Whole: vs[0], Passages: vs[1:]}
+			if len(spans) == 0 {
+				v.Passages = nil
+			}
+			seq, err := tx.Log(EventUpdated, d.ID, nil)
+			if err != nil {
+				return err
+			}
+			got, err := tx.Get(d.ID)
+			if err != nil {
+				return err
+			}
+			if err := tx.st.Drawers().SetVector(ctx, got.RID, seq, p.emb.ID(), seq, *v.encode()); err != nil {
+				return err
+			}
+		}
+		return tx.st.Meta().Set(ctx, metaVectorPassages, "")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages || h.StaleVectors != 0 {
+		t.Fatalf("the earlier release's palace: %+v (%v), want stale passages only", h, err)
+	}
+
+	// passage finds the vector hit on the needle and its span's words.
+	passage := func(what string, window int) {
+		t.Helper()
+		hits, err := p.Search(ctx, SearchRequest{Query: needle, Mode: ModeVector, K: 3})
+		if err != nil || len(hits) == 0 || hits[0].Drawer.ID != ds[0].ID || hits[0].Passage == nil {
+			t.Fatalf("%s: %+v (%v), want the long drawer with a passage", what, hits, err)
+		}
+		sp := hits[0].Passage
+		text := long[sp.Start:sp.End]
+		if !strings.Contains(text, needle) || len(strings.Fields(text)) != window {
+			t.Fatalf("%s: passage of %d words %q, want the needle in a window of %d",
+				what, len(strings.Fields(text)), text, window)
+		}
+	}
+	passage("old vectors", PassageWords)
+
+	n, err := p.Reembed(ctx, 2)
+	if err != nil || n != 2 {
+		t.Fatalf("Reembed re-embedded %d drawers (%v), want the long and the medium one", n, err)
+	}
+	for _, d := range ds {
+		got, err := p.Get(ctx, d.ID)
+		if err != nil || got.VecPassages != len(VectorPassages(d.Content)) {
+			t.Fatalf("after Reembed a drawer of %d words has %d passage vectors (%v), want %d",
+				len(strings.Fields(d.Content)), got.VecPassages, err, len(VectorPassages(d.Content)))
+		}
+	}
+	if h, err := p.IndexHealth(ctx); err != nil || h.StalePassages {
+		t.Fatalf("after Reembed: %+v (%v), want the window recorded", h, err)
+	}
+	passage("new vectors", VectorPassageWords)
+	if n, err := p.Reembed(ctx, 2); err != nil || n != 0 {
+		t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
+	}
+}
+
+// vectorSpans reads a stored count in either window, and nothing else.
+func TestVectorSpansKnowsBothWindows(t *testing.T) {
+	t.Parallel()
+	for _, words := range []int{51, 120, 151, 400, 5000} {
+		text := strings.TrimSpace(strings.Repeat("w ", words))
+		vec, kw := VectorPassages(text), Passages(text)
+		if len(vec) == len(kw) {
+			t.Fatalf("%d words: both windows give %d passages, so a stored count cannot tell them apart", words, len(vec))
+		}
+		if got := vectorSpans(text, len(vec)); len(got) != len(vec) || got[0] != vec[0] {
+			t.Errorf("%d words: vector window not recognised", words)
+		}
+		if len(kw) > 0 {
+			if got := vectorSpans(text, len(kw)); len(got) != len(kw) || got[len(got)-1] != kw[len(kw)-1] {
+				t.Errorf("%d words: keyword window not recognised", words)
+			}
+		}
+		if vectorSpans(text, len(vec)+1) != nil || vectorSpans(text, 0) != nil {
+			t.Errorf("%d words: a count of neither window gave spans", words)
+		}
+	}
+}
