@@ -26,6 +26,13 @@ func TestParseTimeRange(t *testing.T) {
 		{"this month's incidents", d(2026, 11, 1), d(2026, 12, 1)},
 		{"goals for last year", d(2025, 1, 1), d(2026, 1, 1)},
 		{"the bug from 3 days ago", d(2026, 11, 18), d(2026, 11, 20)},
+		{"What was James doing on March 16, 2022?", d(2022, 3, 16), d(2022, 3, 19)},
+		{"notes of 16 March 2022", d(2022, 3, 16), d(2022, 3, 19)},
+		{"the 3rd of Sept. 2024 release", d(2024, 9, 3), d(2024, 9, 6)},
+		{"the deploy of 2025-02-28", d(2025, 2, 28), d(2025, 3, 3)},
+		{"what did we decide on May 5", d(2026, 5, 5), d(2026, 5, 8)},
+		{"what happened December 24th", d(2025, 12, 24), d(2025, 12, 27)},
+		{"by the 1st of March", d(2026, 3, 1), d(2026, 3, 4)},
 	}
 	for _, c := range cases {
 		r, ok := palace.ParseTimeRange(c.q, now)
@@ -33,7 +40,8 @@ func TestParseTimeRange(t *testing.T) {
 			t.Errorf("ParseTimeRange(%q) = [%v, %v) %v, want [%v, %v)", c.q, r.From, r.To, ok, c.from, c.to)
 		}
 	}
-	for _, q := range []string{"how does the gateway validate tokens", "may I ask about the 2023-style config", "port 2023"} {
+	for _, q := range []string{"how does the gateway validate tokens", "may I ask about the 2023-style config", "port 2023",
+		"may 5 people join the call", "what was on April 31, 2022", "the march 3 plan", "build 2022-13-45"} {
 		if r, ok := palace.ParseTimeRange(q, now); ok {
 			t.Errorf("ParseTimeRange(%q) = %+v, want no time", q, r)
 		}
