@@ -50,13 +50,20 @@ func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 	if h, err := p.IndexHealth(ctx); err != nil || h.StalePassages {
 		t.Fatalf("a new palace: %+v (%v), want its vector window recorded", h, err)
 	}
-	for _, d := range ds {
-		got, err := p.Get(ctx, d.ID)
-		if err != nil || got.VecPassages != len(VectorPassages(d.Content)) {
-			t.Fatalf("drawer of %d words stored %d passage vectors (%v), want %d",
-				len(strings.Fields(d.Content)), got.VecPassages, err, len(VectorPassages(d.Content)))
+	stored := func(when string) {
+		t.Helper()
+		for _, d := range ds {
+			got, err := p.Get(ctx, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.VecPassages != len(VectorPassages(d.Content)) {
+				t.Fatalf("%s: a drawer of %d words has %d passage vectors, want %d", when,
+					len(strings.Fields(d.Content)), got.VecPassages, len(VectorPassages(d.Content)))
+			}
 		}
 	}
+	stored("written")
 
 	// Make it a palace of the earlier release: passage vectors in the
 	// keyword window, no window recorded.
@@ -116,13 +123,7 @@ func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("Reembed re-embedded %d drawers (%v), want the long and the medium one", n, err)
 	}
-	for _, d := range ds {
-		got, err := p.Get(ctx, d.ID)
-		if err != nil || got.VecPassages != len(VectorPassages(d.Content)) {
-			t.Fatalf("after Reembed a drawer of %d words has %d passage vectors (%v), want %d",
-				len(strings.Fields(d.Content)), got.VecPassages, err, len(VectorPassages(d.Content)))
-		}
-	}
+	stored("after Reembed")
 	if h, err := p.IndexHealth(ctx); err != nil || h.StalePassages {
 		t.Fatalf("after Reembed: %+v (%v), want the window recorded", h, err)
 	}
