@@ -60,17 +60,7 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 				break
 			}
 			after = page[len(page)-1].RID
-			ds := make([]*Drawer, len(page))
-			for i, r := range page {
-				ds[i] = &Drawer{Content: r.Content, Keywords: r.Keywords}
-			}
-			vecs := p.Embed(ctx, ds)
-			for _, v := range vecs {
-				if v.Whole == nil {
-					return done, internal("reembed: embed", errShortEmbed)
-				}
-			}
-			n, err := p.storeVectors(ctx, page, vecs)
+			n, err := p.reembedPage(ctx, page)
 			if err != nil {
 				return done, err
 			}
@@ -111,6 +101,22 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 		p.forgetEmbedderCheck()
 	}
 	return done, nil
+}
+
+// reembedPage embeds the drawers of page and stores their new vectors
+// (storeVectors); an embedder failure fails it, storing nothing.
+func (p *Palace) reembedPage(ctx context.Context, page []store.VectorTodo) (int, error) {
+	ds := make([]*Drawer, len(page))
+	for i, r := range page {
+		ds[i] = &Drawer{Content: r.Content, Keywords: r.Keywords}
+	}
+	vecs := p.Embed(ctx, ds)
+	for _, v := range vecs {
+		if v.Whole == nil {
+			return 0, internal("reembed: embed", errShortEmbed)
+		}
+	}
+	return p.storeVectors(ctx, page, vecs)
 }
 
 // storeVectors writes new vectors in one transaction, skipping drawers
@@ -190,17 +196,7 @@ func (p *Palace) repassage(ctx context.Context, batch int, progress func(done, f
 		found += len(todo)
 		for lo := 0; lo < len(todo); lo += batch {
 			chunk := todo[lo:min(lo+batch, len(todo))]
-			ds := make([]*Drawer, len(chunk))
-			for i, r := range chunk {
-				ds[i] = &Drawer{Content: r.Content, Keywords: r.Keywords}
-			}
-			vecs := p.Embed(ctx, ds)
-			for _, v := range vecs {
-				if v.Whole == nil {
-					return done, internal("reembed passages: embed", errShortEmbed)
-				}
-			}
-			n, err := p.storeVectors(ctx, chunk, vecs)
+			n, err := p.reembedPage(ctx, chunk)
 			if err != nil {
 				return done, err
 			}
