@@ -41,8 +41,10 @@ test: build
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >/dev/null || { \
-			$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime 1x "$${t%%:*}"; exit 1; }; \
+		log=$$(mktemp); \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >$$log 2>&1 || { \
+			grep -v '^fuzz: elapsed' $$log | tail -40; rm -f $$log; exit 1; }; \
+		rm -f $$log; \
 	done
 
 test-short:
