@@ -38,12 +38,23 @@ test: build
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SMOKE)
 
 # fuzz: every fuzz target for FUZZTIME (failing inputs land in testdata/fuzz).
+# A run that ends in "context deadline exceeded" without writing a failing
+# input is the fuzzing engine's own race at the end of a timed run
+# (go.dev/issue/75804, common on a loaded machine), not a finding: it is
+# reported and the next target runs. Any other failure stops with the run's
+# output.
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
-		log=$$(mktemp); \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >$$log 2>&1 || { \
-			grep -v '^fuzz: elapsed' $$log | tail -40; rm -f $$log; exit 1; }; \
+		pkg=$${t%%:*}; name=$${t#*:}; dir=$$pkg/testdata/fuzz/$$name; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		before=$$(ls $$dir 2>/dev/null | wc -l); log=$$(mktemp); \
+		if ! $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) "$$pkg" >$$log 2>&1; then \
+			if [ "$$(ls $$dir 2>/dev/null | wc -l)" = "$$before" ] && grep -q 'context deadline exceeded' $$log; then \
+				echo "  stopped by the fuzzing engine's deadline race (go.dev/issue/75804); no failing input"; \
+			else \
+				grep -v '^fuzz: elapsed' $$log | tail -40; rm -f $$log; exit 1; \
+			fi; \
+		fi; \
 		rm -f $$log; \
 	done
 
