@@ -54,6 +54,10 @@ func runIndex(ctx context.Context, e *passEnv) error {
 		case errors.Is(err, context.DeadlineExceeded):
 			e.rep.Status = PassPartial
 			e.rep.Note = fmt.Sprintf("time budget spent after re-embedding %d of %d drawers", n, before.StaleVectors)
+			if before.StalePassages {
+				e.rep.Note = fmt.Sprintf("time budget spent after re-embedding %d drawers (%d without a vector of this embedder, and long texts embedded in an earlier passage window)",
+					n, before.StaleVectors)
+			}
 		default:
 			return err
 		}
