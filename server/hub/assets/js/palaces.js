@@ -54,9 +54,19 @@ async function toggle(name) {
 
 // load fetches the next page of a palace's timeline, or with reset the
 // first pages again (as many memories as are shown), marking new ones.
-async function load(name, reset) {
+// Loads of one palace run one after another: a refresh that a live change
+// started must not land after a "Load more" that began later and put the
+// shorter list back (nor a page be fetched at an offset a refresh is about
+// to change).
+function load(name, reset) {
   const st = open.get(name);
-  if (!st) return;
+  if (!st) return Promise.resolve();
+  st.queue = (st.queue || Promise.resolve()).catch(() => {}).then(() => loadNow(name, st, reset));
+  return st.queue;
+}
+
+async function loadNow(name, st, reset) {
+  if (open.get(name) !== st) return; // closed meanwhile
   const limit = reset ? Math.min(200, Math.max(PAGE, st.drawers.length)) : PAGE;
   const offset = reset ? 0 : st.drawers.length;
   let page;
