@@ -289,6 +289,42 @@ func TestHubInBrowser(t *testing.T) {
 			live.ID, live.ID, storeMemories(t, f)))
 	})
 
+	// A refresh that a live change starts and "Load more" clicked while it
+	// is on its way: whichever answer comes last, the timeline ends with
+	// every memory and no button. (The refresh's answer is held back, so
+	// it lands after "Load more"'s unless loads of a palace wait for each
+	// other; it once put the first page back over the loaded ones.)
+	t.Run("a refresh racing load more keeps every memory", func(t *testing.T) {
+		b := &browser{t: t, ctx: ctx, art: b.art}
+		beta := `.palace[data-palace="beta"]`
+		b.do("reopen beta", chromedp.Click(chromedp.CSS(beta+` .palace-head`)))
+		b.until("beta closed", `!document.querySelector('`+beta+`[data-open]')`)
+		b.do("open beta", chromedp.Click(chromedp.CSS(beta+` .palace-head`)),
+			chromedp.WaitVisible(chromedp.CSS(beta+` .timeline button.more`)))
+		b.do("hold back beta's refreshes", chromedp.Evaluate[chromedp.Void](`
+			window.realFetch = window.realFetch || window.fetch;
+			window.heldRefresh = false;
+			window.fetch = (url, opts) => {
+				const p = window.realFetch(url, opts);
+				if (!String(url).includes('palaces/beta/drawers?offset=0')) return p;
+				window.heldRefresh = true;
+				return p.then((r) => new Promise((done) => setTimeout(() => done(r), 1000)));
+			};`))
+		defer eval[bool](b, `window.fetch = window.realFetch; true`)
+		if err := f.beta.Add(context.Background(), &palace.Drawer{Content: "Written while beta's timeline is open"}); err != nil {
+			t.Fatal(err)
+		}
+		b.until("the refresh is on its way", `window.heldRefresh === true`)
+		b.do("load more", chromedp.Evaluate[chromedp.Void](`document.querySelector('`+beta+` button.more').click()`))
+		b.until("all of beta", `document.querySelectorAll('`+beta+` li.mem').length === 30 &&
+			!document.querySelector('`+beta+` button.more')`)
+		// Both answers are in: nothing lands later to undo it.
+		time.Sleep(1200 * time.Millisecond)
+		if n := eval[int](b, `document.querySelectorAll('`+beta+` li.mem').length`); n != 30 {
+			t.Fatalf("beta shows %d memories after both answers, want 30", n)
+		}
+	})
+
 	t.Run("knowledge graph browser", func(t *testing.T) {
 		b := &browser{t: t, ctx: ctx, art: b.art}
 		b.do("open subject", chromedp.Click(chromedp.CSS(`#kg-subjects button[data-subject="loci"]`)))
