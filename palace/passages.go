@@ -23,7 +23,8 @@ import (
 //     reached it; an averaged word vector (the GloVe part) blurs as a
 //     window grows. Fifty words, two or three sentences, fit inside 128
 //     tokens with room for long words, and are the length sentence
-//     encoders are trained on.
+//     encoders are trained on. A text of over about 100k words gets wider
+//     windows instead (maxVectorPassages).
 //
 // Both strides are half their window, so each word lands in two passages
 // and a phrase is never split by every window. Both windows are published
@@ -38,14 +39,14 @@ const (
 	VectorPassageStride = 25
 )
 
-// vectorLayout names the vector window; a palace records it in its meta
-// once every stored passage vector is of it (see reembed.go).
-var vectorLayout = fmt.Sprintf("%d/%d", VectorPassageWords, VectorPassageStride)
+// vectorLayout names the vector window and its bound; a palace records it
+// in its meta once every stored passage vector is of it (see reembed.go).
+var vectorLayout = fmt.Sprintf("%d/%d/%d", VectorPassageWords, VectorPassageStride, maxVectorPassages)
 
-// MaxPassages bounds the passages of one drawer; with the strides above a
-// 4 MiB text of ordinary words stays inside it (a longer run of very short
-// words widens the stride instead). Index keys keep the passage number in
-// their low passageBits bits.
+// MaxPassages bounds the keyword passages of one drawer; with the stride
+// above a 4 MiB text of ordinary words stays inside it (a longer run of
+// very short words widens the stride instead). Index keys keep the passage
+// number in their low passageBits bits.
 const (
 	passageBits = 16
 	MaxPassages = 1<<passageBits - 1
@@ -61,12 +62,42 @@ type Span struct {
 // the text fits in one (it is then indexed whole). Words are runs of
 // non-space characters; passages start and end on word boundaries, and
 // the last one ends with the text.
-func Passages(text string) []Span { return cut(text, PassageWords, PassageStride) }
+func Passages(text string) []Span {
+	sp, _ := cut(splitWords(text), PassageWords, PassageStride, MaxPassages, false)
+	return sp
+}
+
+// maxVectorPassages bounds the vector passages of one drawer, and with
+// them the embedding work one write asks for (about a minute of the
+// built-in encoder on 2 cores): a text of up to about 100k words keeps
+// 50-word windows, a longer one gets wider windows, still overlapping by
+// half, of which the encoder reads the start. Keyword passages have no
+// such bound: BM25 indexes every word of every window at little cost.
+const maxVectorPassages = 4096
 
 // VectorPassages returns the passages a drawer's text is embedded in, or
 // nil when it is embedded whole; as Passages, with the vector window.
 func VectorPassages(text string) []Span {
-	return cut(text, VectorPassageWords, VectorPassageStride)
+	words := splitWords(text)
+	keyword := -1
+	for limit := maxVectorPassages; ; limit-- {
+		sp, capped := cut(words, VectorPassageWords, VectorPassageStride, limit, true)
+		if !capped {
+			return sp
+		}
+		// The count of a drawer's passage vectors tells which window they
+		// were cut in (vectorSpans), and an earlier release cut them in the
+		// keyword window. Uncapped, the vector window always gives more
+		// passages; capped, it can give as many (at a stride of 75 it is
+		// the keyword window), so one fewer is allowed until it does not.
+		if keyword < 0 {
+			kw, _ := cut(words, PassageWords, PassageStride, MaxPassages, false)
+			keyword = len(kw)
+		}
+		if len(sp) != keyword {
+			return sp
+		}
+	}
 }
 
 // vectorSpans are the spans of a drawer's stored passage vectors: n of
@@ -86,8 +117,10 @@ func vectorSpans(text string, n int) []Span {
 	return nil
 }
 
-func cut(text string, window, stride int) []Span {
-	type word struct{ start, end int }
+// word is a run of non-space characters: byte offsets into a text.
+type word struct{ start, end int }
+
+func splitWords(text string) []word {
 	var words []word
 	in := false
 	for i, r := range text {
@@ -104,11 +137,26 @@ func cut(text string, window, stride int) []Span {
 	if in {
 		words[len(words)-1].end = len(text)
 	}
+	return words
+}
+
+// cut cuts words into windows of window words every stride words, at most
+// limit of them: past that the stride grows (and with widen the window
+// too, to twice the stride, so that windows still overlap by half). It
+// reports whether the limit applied.
+func cut(words []word, window, stride, limit int, widen bool) ([]Span, bool) {
 	if len(words) <= window {
-		return nil
+		return nil, false
 	}
-	if n := (len(words)-window)/stride + 2; n > MaxPassages {
-		stride = (len(words) - window + MaxPassages - 2) / (MaxPassages - 1)
+	capped := false
+	if n := (len(words)-window)/stride + 2; n > limit {
+		capped = true
+		if widen { // windows of 2s words every s: ceil(W/s)-1 <= limit-2 of them
+			stride = (len(words) + limit - 2) / (limit - 1)
+			window = 2 * stride
+		} else {
+			stride = (len(words) - window + limit - 2) / (limit - 1)
+		}
 	}
 	var out []Span
 	for first := 0; ; first += stride {
@@ -118,7 +166,7 @@ func cut(text string, window, stride int) []Span {
 		}
 		out = append(out, Span{Start: words[first].start, End: words[last].end})
 		if last == len(words)-1 {
-			return out
+			return out, capped
 		}
 	}
 }

@@ -133,12 +133,25 @@ func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 	}
 }
 
-// vectorSpans reads a stored count in either window, and nothing else.
+// vectorSpans reads a stored count in either window, and nothing else;
+// the vector passages of a very long text stay within maxVectorPassages,
+// cover it with overlapping windows, and never number as many as its
+// keyword passages (between 303,030 and 307,125 words the bound's widened
+// window would be the keyword window itself).
 func TestVectorSpansKnowsBothWindows(t *testing.T) {
 	t.Parallel()
-	for _, words := range []int{51, 120, 151, 400, 5000} {
-		text := strings.TrimSpace(strings.Repeat("w ", words))
+	long := strings.Repeat("w ", 800_000)
+	for _, words := range []int{51, 120, 151, 400, 5000, 102_500, 200_000, 303_100, 305_000, 307_125, 790_000} {
+		text := long[:2*words-1]
 		vec, kw := VectorPassages(text), Passages(text)
+		if len(vec) > maxVectorPassages || len(vec) < 2 || vec[0].Start != 0 || vec[len(vec)-1].End != len(text) {
+			t.Fatalf("%d words: %d vector passages from %d to %d", words, len(vec), vec[0].Start, vec[len(vec)-1].End)
+		}
+		for i := 1; i < len(vec); i++ {
+			if vec[i].Start >= vec[i-1].End {
+				t.Fatalf("%d words: vector passages %d and %d do not overlap", words, i-1, i)
+			}
+		}
 		if len(vec) == len(kw) {
 			t.Fatalf("%d words: both windows give %d passages, so a stored count cannot tell them apart", words, len(vec))
 		}
