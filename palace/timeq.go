@@ -39,7 +39,15 @@ var (
 	reISODate      = regexp.MustCompile(`\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b`)
 	reOnMonthDay   = regexp.MustCompile(`\b(?:on\s+(` + monthAlt + `)\.?\s+(\d{1,2})` + ord + `|(` + monthAlt + `)\.?\s+(\d{1,2})(?:st|nd|rd|th))\b`)
 	reDayOfMonth   = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)\s+of\s+(` + monthAlt + `)\b`)
+
+	// A day of the week ("on Friday", "last Friday"): the latest one
+	// before today; "last weekend": the one before this week.
+	reWeekday     = regexp.MustCompile(`\b(?:on|last|this\s+past)\s+(` + weekdays + `)\b`)
+	reLastWeekend = regexp.MustCompile(`\b(?:last|this\s+past)\s+weekend\b`)
 )
+
+var weekdayNames = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
+	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
 
 // daysTold widens a named day's window by the days after it on which one
 // still tells of it ("yesterday I went bowling", "the day before
@@ -52,7 +60,9 @@ var smallNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 
 
 // ParseTimeRange finds the first time expression in a query and the window
 // of event time it names, relative to now: a day ("March 16, 2022", "on
-// May 5": that day and the daysTold after it), "in 2023", "May 2023",
+// May 5", "last Friday": that day and the daysTold after it; "last
+// weekend": its Saturday and Sunday and the daysTold after), "in 2023",
+// "May 2023",
 // "last May" (the most recent May before this month), "yesterday",
 // "today", "last week|month|year", "this week|month|year", "3 days ago"
 // (a window around that day, week, month or year). Times are in now's
@@ -82,6 +92,15 @@ func ParseTimeRange(query string, now time.Time) (TimeRange, bool) {
 		}
 		from := time.Date(y, mon, 1, 0, 0, 0, 0, loc)
 		return TimeRange{from, from.AddDate(0, 1, 0), m[0]}, true
+	}
+	if m := reWeekday.FindStringSubmatch(q); m != nil {
+		back := (int(day.Weekday())-int(weekdayNames[m[1]])+6)%7 + 1 // 1..7 days ago
+		d := day.AddDate(0, 0, -back)
+		return TimeRange{d, d.AddDate(0, 0, 1+daysTold), m[0]}, true
+	}
+	if m := reLastWeekend.FindString(q); m != "" {
+		monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+		return TimeRange{monday.AddDate(0, 0, -2), monday.AddDate(0, 0, daysTold), m}, true
 	}
 	if m := reAgo.FindStringSubmatch(q); m != nil {
 		n, err := strconv.Atoi(m[1])

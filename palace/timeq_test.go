@@ -33,6 +33,10 @@ func TestParseTimeRange(t *testing.T) {
 		{"what did we decide on May 5", d(2026, 5, 5), d(2026, 5, 8)},
 		{"what happened December 24th", d(2025, 12, 24), d(2025, 12, 27)},
 		{"by the 1st of March", d(2026, 3, 1), d(2026, 3, 4)},
+		{"what did we decide on Friday?", d(2026, 11, 20), d(2026, 11, 23)},
+		{"the bug from last Sunday", d(2026, 11, 15), d(2026, 11, 18)},
+		{"standup last Monday", d(2026, 11, 16), d(2026, 11, 19)},
+		{"photos from last weekend", d(2026, 11, 14), d(2026, 11, 18)},
 	}
 	for _, c := range cases {
 		r, ok := palace.ParseTimeRange(c.q, now)
@@ -41,7 +45,8 @@ func TestParseTimeRange(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"how does the gateway validate tokens", "may I ask about the 2023-style config", "port 2023",
-		"may 5 people join the call", "what was on April 31, 2022", "the march 3 plan", "build 2022-13-45"} {
+		"may 5 people join the call", "what was on April 31, 2022", "the march 3 plan", "build 2022-13-45",
+		"do we deploy fridays?", "the weekend rota"} {
 		if r, ok := palace.ParseTimeRange(q, now); ok {
 			t.Errorf("ParseTimeRange(%q) = %+v, want no time", q, r)
 		}
