@@ -314,7 +314,7 @@ type VectorTodo struct {
 	ID       string
 	Content  string
 	Keywords string
-	// Passages is the number of passage vectors stored (Vectored only).
+	// Passages is the number of passage vectors stored.
 	Passages int
 }
 

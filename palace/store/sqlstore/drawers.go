@@ -542,36 +542,28 @@ func (r drawers) NeedingVector(ctx context.Context, model string, dim int, activ
 	if active {
 		phase = `status = 'active'`
 	}
-	rows, err := r.c.QueryContext(ctx, `SELECT rid, seq, id, content, keywords FROM drawers
-		WHERE rid > ? AND `+phase+` AND `+needVector+` ORDER BY rid LIMIT ?`, after, model, 4*dim, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read drawers to embed: %w", err)
-	}
-	defer rows.Close()
-	var out []store.VectorTodo
-	for rows.Next() {
-		var t store.VectorTodo
-		if err := rows.Scan(&t.RID, &t.Seq, &t.ID, &t.Content, &t.Keywords); err != nil {
-			return nil, fmt.Errorf("read drawers to embed: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return r.vectorTodos(ctx, "read drawers to embed", phase+` AND `+needVector, after, limit, model, 4*dim)
 }
 
 func (r drawers) Vectored(ctx context.Context, minChars int, after int64, limit int) ([]store.VectorTodo, error) {
+	return r.vectorTodos(ctx, "read drawers with vectors",
+		`status <> 'deleted' AND vector IS NOT NULL AND (passage_count > 0 OR length(content) > ?)`, after, limit, minChars)
+}
+
+// vectorTodos reads up to limit drawers past row id after that match
+// where (its arguments args), in row order.
+func (r drawers) vectorTodos(ctx context.Context, what, where string, after int64, limit int, args ...any) ([]store.VectorTodo, error) {
 	rows, err := r.c.QueryContext(ctx, `SELECT rid, seq, id, content, keywords, passage_count FROM drawers
-		WHERE rid > ? AND status <> 'deleted' AND vector IS NOT NULL AND (passage_count > 0 OR length(content) > ?)
-		ORDER BY rid LIMIT ?`, after, minChars, limit)
+		WHERE rid > ? AND `+where+` ORDER BY rid LIMIT ?`, append(append([]any{after}, args...), limit)...)
 	if err != nil {
-		return nil, fmt.Errorf("read drawers with vectors: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []store.VectorTodo
 	for rows.Next() {
 		var t store.VectorTodo
 		if err := rows.Scan(&t.RID, &t.Seq, &t.ID, &t.Content, &t.Keywords, &t.Passages); err != nil {
-			return nil, fmt.Errorf("read drawers with vectors: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, t)
 	}
