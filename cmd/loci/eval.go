@@ -47,6 +47,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
 	jsonOut := fs.String("json", "", "also write per-question results to this file")
 	fusionList := fs.String("fusion", "", "hybrid only: semicolon-separated K:keywordWeight:vectorWeight settings to compare over one ingestion, e.g. 60:1:1;20:1:0.5")
+	shortMessages := fs.Bool("short-messages", false, "rewrite the conversations first: every turn is sent as its sentences, one message each (a messaging-app-like variant; evidence is the messages that hold a word of the answer)")
 	longReplies := fs.Int("long-replies", 0, "rewrite the conversations first: each turn of the second speaker takes in the N-1 turns after it as one long reply (a user-assistant-like variant; 0 or 1: off)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
 	if _, err := parseFlags(env, fs, args[1:]); err != nil {
@@ -111,7 +112,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 					vs = append(vs, locomo.Variant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies})
+			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
 			if err != nil {
 				return nil, err
 			}
@@ -123,7 +124,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies})
+	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
 	if err != nil {
 		return nil, err
 	}

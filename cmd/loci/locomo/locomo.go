@@ -40,6 +40,9 @@ type Sample struct {
 		Question string `json:"question"`
 		Category int    `json:"category"`
 		Evidence []any  `json:"evidence"`
+		Answer   any    `json:"answer"`
+		// AdversarialAnswer is what category 5 questions carry instead.
+		AdversarialAnswer any `json:"adversarial_answer"`
 	} `json:"qa"`
 }
 
@@ -217,6 +220,125 @@ func LongReplies(s *Sample, n int) error {
 	return nil
 }
 
+// ShortMessages rewrites a conversation so that it reads like a chat in a
+// messaging app: every turn is sent as its sentences, one message each, and
+// a shared image as a message of its own. Messages get new dia_ids in
+// session order (D1:1, D1:2, …). A question's evidence becomes the messages
+// of its evidence turns that hold the most words of its answer (all of a
+// turn's messages when none holds any): in a real chat the messages that state a fact
+// are marked, not the whole burst around them. Like LongReplies it is a
+// check on methods chosen on LoCoMo's whole turns, not a dataset of its own.
+func ShortMessages(s *Sample) error {
+	pieces := map[string][]Turn{} // old turn -> its messages
+	for k, raw := range s.Conversation {
+		m := sessKeyR.FindStringSubmatch(k)
+		if m == nil {
+			continue
+		}
+		var turns []Turn
+		if err := json.Unmarshal(raw, &turns); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		var out []Turn
+		for _, t := range turns {
+			texts := sentences(t.Text)
+			if t.BlipCaption != "" {
+				texts = append(texts, "[shares image: "+t.BlipCaption+"]")
+			}
+			id := t.DiaID
+			if ids := normEvidence([]any{id}); len(ids) == 1 {
+				id = ids[0]
+			}
+			for _, x := range texts {
+				msg := Turn{Speaker: t.Speaker, DiaID: fmt.Sprintf("D%s:%d", m[1], len(out)+1), Text: x}
+				out = append(out, msg)
+				pieces[id] = append(pieces[id], msg)
+			}
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		s.Conversation[k] = b
+	}
+	for i := range s.QA {
+		answer := s.QA[i].Answer
+		if answer == nil {
+			answer = s.QA[i].AdversarialAnswer
+		}
+		words := answerWords(fmt.Sprint(answer))
+		ev := []any{}
+		for _, id := range normEvidence(s.QA[i].Evidence) {
+			// The messages that hold the most of the answer's words; all
+			// of the turn's when none holds any.
+			var best []any
+			most := 0
+			for _, p := range pieces[id] {
+				n := 0
+				for w := range answerWords(p.Text) {
+					if words[w] {
+						n++
+					}
+				}
+				switch {
+				case n > most:
+					best, most = []any{p.DiaID}, n
+				case n == most:
+					best = append(best, p.DiaID)
+				}
+			}
+			ev = append(ev, best...)
+		}
+		s.QA[i].Evidence = ev
+	}
+	return nil
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?]+["')]*\s+|\n+`)
+
+// sentences splits a turn's text after each sentence's end mark.
+func sentences(text string) []string {
+	var out []string
+	for len(text) > 0 {
+		loc := sentenceEnd.FindStringIndex(text)
+		end, next := len(text), len(text)
+		if loc != nil {
+			end, next = loc[1], loc[1]
+		}
+		if x := strings.TrimSpace(text[:end]); x != "" {
+			out = append(out, x)
+		}
+		text = text[next:]
+	}
+	return out
+}
+
+// answerStop are words too common to say that a message holds an answer.
+var answerStop = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the and for with that this was were has have had her his she him
+		they them their from not but are you your our its one yes what when who how did does
+		also about into than then there these those some very just been being will would can
+		could out all any more most much many other over such only own same too`) {
+		answerStop[w] = true
+	}
+}
+
+// answerWords are the lower-cased words of three or more letters in text,
+// with a plural s dropped, as a set.
+func answerWords(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if len(w) >= 3 && !answerStop[w] {
+			out[strings.TrimSuffix(w, "s")] = true
+		}
+	}
+	return out
+}
+
 // Row is one question's outcome.
 type Row struct {
 	Sample   int
@@ -325,6 +447,9 @@ type Options struct {
 	// LongReplies, above 1, rewrites every conversation first
 	// (LongReplies): a user–assistant-like variant of the data.
 	LongReplies int
+	// ShortMessages rewrites every conversation first (ShortMessages): a
+	// messaging-app-like variant of the data. It applies before LongReplies.
+	ShortMessages bool
 }
 
 // Run ingests and queries every selected conversation.
@@ -336,6 +461,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	var samples []Sample
 	if err := json.Unmarshal(raw, &samples); err != nil {
 		return nil, 0, 0, fmt.Errorf("%s: %w", o.Data, err)
+	}
+	if o.ShortMessages {
+		for i := range samples {
+			if err := ShortMessages(&samples[i]); err != nil {
+				return nil, 0, 0, fmt.Errorf("%s: %w", samples[i].SampleID, err)
+			}
+		}
 	}
 	if o.LongReplies > 1 {
 		for i := range samples {

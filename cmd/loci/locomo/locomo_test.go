@@ -122,3 +122,44 @@ func TestLongReplies(t *testing.T) {
 		t.Fatalf("evidence %s, want [D1:2 D1:5 D1:1]", got)
 	}
 }
+
+// ShortMessages sends each turn as its sentences and a shared image as a
+// message of its own, numbers the messages afresh, and makes a question's
+// evidence the messages of its evidence turns that hold the most words of
+// its answer (all of them when none holds any).
+func TestShortMessages(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"1:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"Hi Bo! How was the trip?"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Great, thanks. We hiked to the lake.\nIt was freezing!","blip_caption":"a lake"},
+			{"speaker":"Ann","dia_id":"D1:3","text":"nice"}]},
+		"qa":[{"question":"Where did Bo hike?","answer":"to a lake","category":4,"evidence":["D1:2"]},
+			{"question":"What did Ann say?","adversarial_answer":"nothing much","category":5,"evidence":["D1:3"]},
+			{"question":"How did Ann greet Bo?","answer":"warmly","category":4,"evidence":["D:1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := ShortMessages(&s); err != nil {
+		t.Fatal(err)
+	}
+	var turns []Turn
+	if err := json.Unmarshal(s.Conversation["session_1"], &turns); err != nil {
+		t.Fatal(err)
+	}
+	want := []Turn{{Speaker: "Ann", DiaID: "D1:1", Text: "Hi Bo!"},
+		{Speaker: "Ann", DiaID: "D1:2", Text: "How was the trip?"},
+		{Speaker: "Bo", DiaID: "D1:3", Text: "Great, thanks."},
+		{Speaker: "Bo", DiaID: "D1:4", Text: "We hiked to the lake."},
+		{Speaker: "Bo", DiaID: "D1:5", Text: "It was freezing!"},
+		{Speaker: "Bo", DiaID: "D1:6", Text: "[shares image: a lake]"},
+		{Speaker: "Ann", DiaID: "D1:7", Text: "nice"}}
+	if !reflect.DeepEqual(turns, want) {
+		t.Fatalf("messages %+v, want %+v", turns, want)
+	}
+	for i, ev := range []string{"[D1:4 D1:6]", "[D1:7]", "[D1:1 D1:2]"} {
+		if got := fmt.Sprint(s.QA[i].Evidence); got != ev {
+			t.Errorf("question %d: evidence %s, want %s", i, got, ev)
+		}
+	}
+}
