@@ -51,9 +51,18 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 		d.SenderIDs = []string{m.Speaker}
 	}
 	if o.Session == "" && o.Connection != "" && m.Speaker != "" {
-		if prev := p.conns.last(o.Connection); prev != nil && len(prev.SenderIDs) > 0 {
-			d.Keywords = borrowedContext(d, prev)
+		// Turns of a conversation borrow from the turns before them
+		// (borrowedContext); a speakerless note ends the run.
+		recent := p.conns.recent(o.Connection)
+		earlier := func() (*Drawer, error) {
+			if len(recent) == 0 || len(recent[len(recent)-1].SenderIDs) == 0 {
+				return nil, nil
+			}
+			x := recent[len(recent)-1]
+			recent = recent[:len(recent)-1]
+			return x, nil
 		}
+		d.Keywords, _ = borrowedContext(d, earlier)
 	}
 	if err := p.Add(ctx, d); err != nil {
 		return nil, err
@@ -64,37 +73,49 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 	return d, nil
 }
 
-// maxConnections bounds the connections whose last text a palace keeps.
+// maxConnections bounds the connections whose last texts a palace keeps.
 const maxConnections = 4096
 
-// connections holds the last text stored through each recent connection:
-// what the next text of that connection borrows as context. Past
-// maxConnections, the connection first seen longest ago is forgotten.
+// connections holds the last texts stored through each recent connection,
+// oldest first: what the next text of that connection borrows as context
+// (borrowedContext). Past maxConnections, the connection first seen
+// longest ago is forgotten.
 type connections struct {
 	mu    sync.Mutex
-	byID  map[string]*Drawer
+	byID  map[string][]*Drawer
 	order []string // the ids of byID, first seen first
 }
 
-func (c *connections) last(id string) *Drawer {
+// recent returns a copy of the texts kept for connection id, oldest first.
+func (c *connections) recent(id string) []*Drawer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.byID[id]
+	return append([]*Drawer(nil), c.byID[id]...)
 }
 
-// remember records d as the last text of connection id, keeping only
-// what borrowedContext reads.
+// remember records d as the latest text of connection id, keeping only
+// what borrowedContext reads: no more texts than it reads, and none
+// older than the turnContextBytes of text after them.
 func (c *connections) remember(id string, d *Drawer) {
 	keep := &Drawer{Content: truncate(d.Content, turnContextBytes), SenderIDs: d.SenderIDs, Timestamp: d.Timestamp}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byID == nil {
-		c.byID = map[string]*Drawer{}
+		c.byID = map[string][]*Drawer{}
 	}
-	if _, ok := c.byID[id]; !ok {
+	h, ok := c.byID[id]
+	if !ok {
 		c.order = append(c.order, id)
 	}
-	c.byID[id] = keep
+	h = append(h, keep)
+	newer := 0
+	for i := len(h) - 1; i > 0; i-- {
+		if newer += len(h[i].Content); newer >= turnContextBytes || len(h)-i >= maxBorrowTurns {
+			h = append([]*Drawer(nil), h[i:]...)
+			break
+		}
+	}
+	c.byID[id] = h
 	for len(c.byID) > maxConnections {
 		old := c.order[0]
 		c.order = c.order[1:]

@@ -2,6 +2,7 @@ package palace_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +92,122 @@ func TestRememberInASession(t *testing.T) {
 	if len(got.SenderIDs) != 1 || got.SenderIDs[0] != "assistant" {
 		t.Errorf("senders = %v, want [assistant]", got.SenderIDs)
 	}
+}
+
+// A turn sent as several messages borrows back through its speaker's run
+// to the message it answers, on every path: through a connection, in a
+// session written one text at a time (the store is walked), and in a
+// batch of session turns. The next speaker's reply borrows only the
+// message before it, and the run stops at turnContextBytes.
+func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	chat := []string{
+		"Ana: Do you still go rock climbing on weekends?",
+		"Ben: omg yes",
+		"Ben: every spring",
+		"Ben: in Yosemite with my sister",
+		"Ana: nice!",
+	}
+	check := func(t *testing.T, got []*palace.Drawer) {
+		t.Helper()
+		want := []string{
+			"",
+			chat[0],
+			chat[0] + "\n" + chat[1],
+			chat[0] + "\n" + chat[1] + "\n" + chat[2],
+			chat[3],
+		}
+		for i, d := range got {
+			if d.Keywords != want[i] {
+				t.Errorf("message %d (%q) borrowed %q, want %q", i, d.Content, d.Keywords, want[i])
+			}
+		}
+	}
+	read := func(t *testing.T, p *palace.Palace, ds []*palace.Drawer) []*palace.Drawer {
+		t.Helper()
+		var out []*palace.Drawer
+		for _, d := range ds {
+			got, err := p.Get(ctx, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, got)
+		}
+		return out
+	}
+	for _, through := range []string{"connection", "session"} {
+		t.Run(through, func(t *testing.T) {
+			t.Parallel()
+			p := palacetest.MustOpenPalace(t)
+			var ds []*palace.Drawer
+			for _, text := range chat {
+				o := palace.RememberOptions{Connection: "c1"}
+				if through == "session" {
+					// A new connection for every text: only the store
+					// knows what came before.
+					o = palace.RememberOptions{Session: "s1", Connection: text}
+				}
+				d, err := p.Remember(ctx, text, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ds = append(ds, d)
+			}
+			check(t, read(t, p, ds))
+			// Found by the question's words itself, not only as a
+			// neighbour of a hit.
+			hits, err := p.Search(ctx, palace.SearchRequest{Query: "rock climbing", Mode: palace.ModeKeyword, K: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, h := range hits {
+				found = found || (h.Drawer.ID == ds[3].ID && h.BM25 > 0)
+			}
+			if !found {
+				t.Errorf("the last message of the run does not match the question's words: %v", hits)
+			}
+		})
+	}
+	t.Run("batch", func(t *testing.T) {
+		t.Parallel()
+		p := palacetest.MustOpenPalace(t)
+		var ds []*palace.Drawer
+		at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
+		for i, text := range chat {
+			who, _, _ := strings.Cut(text, ": ")
+			ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, Content: text, SessionID: "s1",
+				SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(i) * time.Second)})
+		}
+		// The first two in one write, the rest in another: the second
+		// write's run reaches back into the store.
+		if err := p.AddMany(ctx, ds[:2]); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.AddMany(ctx, ds[2:]); err != nil {
+			t.Fatal(err)
+		}
+		check(t, read(t, p, ds))
+	})
+	t.Run("budget", func(t *testing.T) {
+		t.Parallel()
+		p := palacetest.MustOpenPalace(t)
+		long := "Ben: " + strings.Repeat("the trail was long and the rock was warm ", 14)
+		var ds []*palace.Drawer
+		for _, text := range []string{chat[0], long, "Ben: so worth it"} {
+			d, err := p.Remember(ctx, text, palace.RememberOptions{Connection: "c1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, d)
+		}
+		got := read(t, p, ds)
+		if got[1].Keywords != "" {
+			t.Errorf("a %d-byte message borrowed %q", len(long), got[1].Keywords)
+		}
+		if kw := got[2].Keywords; kw != strings.TrimSpace(long) {
+			t.Errorf("past the budget the run went on: borrowed %q", kw)
+		}
+	})
 }
