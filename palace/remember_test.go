@@ -98,7 +98,8 @@ func TestRememberInASession(t *testing.T) {
 // to the message it answers, on every path: through a connection, in a
 // session written one text at a time (the store is walked), and in a
 // batch of session turns. The next speaker's reply borrows only the
-// message before it, and the run stops at turnContextBytes.
+// message before it, a run that answers no one only the text before it,
+// and the run stops at turnContextBytes.
 func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -189,6 +190,23 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(t, read(t, p, ds))
+	})
+	t.Run("one speaker's notes", func(t *testing.T) {
+		// A run that answers no one borrows only the text before it:
+		// one speaker's notes are unrelated more often than not.
+		t.Parallel()
+		p := palacetest.MustOpenPalace(t)
+		var ds []*palace.Drawer
+		for _, text := range []string{"user: I prefer tabs", "user: we deploy on Fridays", "user: the staging box is slow"} {
+			d, err := p.Remember(ctx, text, palace.RememberOptions{Connection: "c1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, d)
+		}
+		if got := read(t, p, ds); got[2].Keywords != "user: we deploy on Fridays" {
+			t.Errorf("the third note borrowed %q, want only the note before it", got[2].Keywords)
+		}
 	})
 	t.Run("budget", func(t *testing.T) {
 		t.Parallel()

@@ -100,6 +100,7 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 	}
 	who := speakerOf(d)
 	var parts []string // newest first
+	answered := false  // the run reached the message it answers
 	for range maxBorrowTurns {
 		x, err := earlier()
 		if err != nil {
@@ -111,9 +112,18 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 		t := truncate(x.Content, left)
 		parts = append(parts, t)
 		left -= len(t) + 1
-		if left < minBorrowBytes || who == "" || speakerOf(x) != who {
+		if who == "" || speakerOf(x) != who {
+			answered = true
 			break
 		}
+		if left < minBorrowBytes {
+			break
+		}
+	}
+	if !answered && len(parts) > 1 {
+		// A run that answers nothing within reach (one speaker's notes,
+		// or a run longer than the budget) borrows only the text before.
+		parts = parts[:1]
 	}
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
