@@ -34,7 +34,7 @@ var (
 	reHeaderDate = regexp.MustCompile(`(?i)^(?:(\d{1,2}):(\d{2})\s*([ap]\.?m\.?)?\s*(?:on\s+)?)?` +
 		`(?:(\d{1,2})(?:st|nd|rd|th)?\s+(` + monthNamesRe + `)\.?,?\s+(\d{4})` +
 		`|(` + monthNamesRe + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})` +
-		`|(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2}))?)`)
+		`|(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(z|[+-]\d{2}:?\d{2})?)?)`)
 	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}'.\-]*){0,2}|user|assistant|system):\s`)
 )
 
@@ -162,14 +162,22 @@ func leadingDate(s string) (time.Time, int, bool) {
 	case g(13) != "":
 		hour, minute = atoi(g(13)), atoi(g(14))
 	}
-	if y < 1900 || y > 2200 || mon < 1 || mon > 12 || d < 1 || d > 31 || hour > 23 || minute > 59 {
+	second, zone := atoi(g(15)), time.UTC
+	if z := strings.ReplaceAll(g(16), ":", ""); len(z) == 5 {
+		off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
+		if z[0] == '-' {
+			off = -off
+		}
+		zone = time.FixedZone("", off)
+	}
+	if y < 1900 || y > 2200 || mon < 1 || mon > 12 || d < 1 || d > 31 || hour > 23 || minute > 59 || second > 59 {
 		return time.Time{}, 0, false
 	}
-	t := time.Date(y, mon, d, hour, minute, 0, 0, time.UTC)
+	t := time.Date(y, mon, d, hour, minute, second, 0, zone)
 	if t.Day() != d { // 31 February
 		return time.Time{}, 0, false
 	}
-	return t, sm[1], true
+	return t.UTC(), sm[1], true
 }
 
 func monthOf(s string) time.Month {

@@ -22,6 +22,10 @@ func TestReadTextMeta(t *testing.T) {
 		{"[assistant] The cache is keyed by tenant.", time.Time{}, "assistant"},
 		{"May 8, 2023: Jon Snow: winter is coming", day(2023, 5, 8, 12, 0), "Jon Snow"},
 		{"[March 3rd, 2022] we moved the office", day(2022, 3, 3, 12, 0), ""},
+		// RFC 3339 and SQL-style stamps, with seconds and a zone.
+		{"(2024-03-02T09:15:30Z) user: the build is red", day(2024, 3, 2, 9, 15).Add(30 * time.Second), "user"},
+		{"[2024-03-02T09:15:00+02:00] assistant: fixed", day(2024, 3, 2, 7, 15), "assistant"},
+		{"2024-03-02 09:15:07.123 - Ana: ok", day(2024, 3, 2, 9, 15).Add(7 * time.Second), "Ana"},
 		// Not headers.
 		{"We ship on 8 May, 2023 if the tests pass.", time.Time{}, ""},
 		{"Decision: we use Postgres for the team palace", time.Time{}, ""},
@@ -29,6 +33,7 @@ func TestReadTextMeta(t *testing.T) {
 		{"the api gateway validates JWT tokens", time.Time{}, ""},
 		{"(see the README) for details", time.Time{}, ""},
 		{"2023-02-31: not a day", time.Time{}, ""},
+		{"(2024-03-02T09:15:61Z) no such second", time.Time{}, ""},
 		{"TODO: rotate the keys", time.Time{}, ""},
 		{"I think: maybe", time.Time{}, ""},
 	} {

@@ -121,7 +121,12 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 		var when time.Time
 		var date string
 		if raw, ok := conv[fmt.Sprintf("session_%d_date_time", sn)]; ok && json.Unmarshal(raw, &date) == nil {
-			when, _ = time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(date))
+			var err error
+			if when, err = time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(date)); err != nil {
+				// Another dataset's dates ("2024-03-02T09:15:00Z",
+				// "March 2, 2024"), read as a text's header date is.
+				when = palace.ReadTextMeta("(" + strings.TrimSpace(date) + ")").When
+			}
 		}
 		for i, t := range turns {
 			id := t.DiaID

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
@@ -160,6 +161,33 @@ func TestShortMessages(t *testing.T) {
 	for i, ev := range []string{"[D1:4 D1:6]", "[D1:7]", "[D1:1 D1:2]"} {
 		if got := fmt.Sprint(s.QA[i].Evidence); got != ev {
 			t.Errorf("question %d: evidence %s, want %s", i, got, ev)
+		}
+	}
+}
+
+// Session dates in other datasets' forms are read as well as LoCoMo's own.
+func TestDrawersReadOtherDateForms(t *testing.T) {
+	conv := map[string]json.RawMessage{
+		"session_1_date_time": json.RawMessage(`"1:56 pm on 8 May, 2023"`),
+		"session_1":           json.RawMessage(`[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]`),
+		"session_2_date_time": json.RawMessage(`"2024-03-02T09:15:00Z"`),
+		"session_2":           json.RawMessage(`[{"speaker":"Ann","dia_id":"D2:1","text":"hi"},{"speaker":"Bo","dia_id":"D2:2","text":"yo"}]`),
+		"session_3_date_time": json.RawMessage(`"March 3, 2024"`),
+		"session_3":           json.RawMessage(`[{"speaker":"Bo","dia_id":"D3:1","text":"bye"}]`),
+	}
+	ds, err := Drawers(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Time{
+		time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
+		time.Date(2024, 3, 2, 9, 15, 0, 0, time.UTC),
+		time.Date(2024, 3, 2, 9, 15, 1, 0, time.UTC),
+		time.Date(2024, 3, 3, 12, 0, 0, 0, time.UTC),
+	}
+	for i, d := range ds {
+		if !d.Timestamp.Equal(want[i]) {
+			t.Errorf("turn %s at %v, want %v", d.Meta["dia_id"], d.Timestamp, want[i])
 		}
 	}
 }
