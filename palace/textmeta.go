@@ -62,6 +62,21 @@ func textBody(text string) string {
 	return rest
 }
 
+// saidText is what a text says, for its vector and for what the next text
+// borrows from it: a text whose header names its date ("[D1:3] (8 May,
+// 2023) Caroline: …") without that header, which is metadata (the
+// drawer's time, its sender) and would otherwise weigh in every vector
+// with words that say nothing ("d1", "may", "2023"). A text whose header
+// names no date is kept whole: a leading group that is not a date may be
+// what it says ("(see the README) for details").
+func saidText(text string) string {
+	m, rest := readHeader(text)
+	if m.When.IsZero() || rest == "" {
+		return text
+	}
+	return rest
+}
+
 // readHeader reads the header of a text and returns the rest of it (a
 // speaker label, when there is one, stays in the rest).
 func readHeader(text string) (TextMeta, string) {

@@ -93,6 +93,9 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 // outranking that statement for them — the statement is usually the
 // memory (in user–assistant chats most evidence is the user's own words,
 // and the assistant's long replies around it repeat their vocabulary).
+//
+// What is borrowed is what the earlier texts say (saidText): a header's
+// date and tags are the drawer's metadata, not words to be found by.
 func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error) {
 	left := turnContextBytes - len(d.Content)
 	if left < minBorrowBytes {
@@ -109,7 +112,7 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 		if x == nil {
 			break
 		}
-		t := truncate(x.Content, left)
+		t := truncate(saidText(x.Content), left)
 		parts = append(parts, t)
 		left -= len(t) + 1
 		if who == "" || speakerOf(x) != who {

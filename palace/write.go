@@ -346,12 +346,13 @@ func redactDrawer(d *Drawer) {
 	d.Redactions += n
 }
 
-// embedText is the text a drawer's vector is made from.
+// embedText is the text a drawer's vector is made from: what it says
+// (saidText) and the context it borrowed.
 func embedText(d *Drawer) string {
 	if d.Keywords != "" {
-		return d.Content + "\n" + d.Keywords
+		return saidText(d.Content) + "\n" + d.Keywords
 	}
-	return d.Content
+	return saidText(d.Content)
 }
 
 // Embed makes the vectors of drawers in parallel batches: each drawer's
