@@ -84,7 +84,10 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 // before the first of them. So d borrows back through its own speaker's
 // run of messages to the other speaker's last one, inclusive; where turns
 // alternate (or a drawer names no speaker) that is just the drawer before
-// it. The newest text is taken first.
+// it. The newest text is taken first. A run that reaches no other
+// speaker's message within the budget (one speaker's notes stored one
+// after another, unrelated more often than not) borrows only the text
+// before it.
 //
 // It borrows only as much as d lacks to reach turnContextBytes. A short
 // answer borrows the question it answers; a long text, which carries its
