@@ -78,6 +78,17 @@ func normEvidence(ev []any) []string {
 	return out
 }
 
+// normID normalises a turn's own dia_id as normEvidence does evidence
+// ("D30:05" becomes "D30:5"); an id it cannot read stays as it is.
+func normID(id string) string {
+	if m := evidRe.FindStringSubmatch(id); m != nil {
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		return fmt.Sprintf("D%d:%d", a, b)
+	}
+	return id
+}
+
 // TurnText is one turn as the evaluation stores it: "speaker: text",
 // with the image caption when the turn shares one.
 func TurnText(t Turn) string {
@@ -129,12 +140,7 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 			}
 		}
 		for i, t := range turns {
-			id := t.DiaID
-			if m := evidRe.FindStringSubmatch(id); m != nil {
-				a, _ := strconv.Atoi(m[1])
-				b, _ := strconv.Atoi(m[2])
-				id = fmt.Sprintf("D%d:%d", a, b)
-			}
+			id := normID(t.DiaID)
 			d := &palace.Drawer{
 				Kind:      palace.KindTurn,
 				Content:   TurnText(t),
@@ -166,12 +172,6 @@ func LongReplies(s *Sample, n int) error {
 	if second == "" || n < 2 {
 		return nil
 	}
-	norm := func(id string) string {
-		if ids := normEvidence([]any{id}); len(ids) == 1 {
-			return ids[0]
-		}
-		return id
-	}
 	into := map[string]string{} // turn -> the turn that now holds it
 	for k, raw := range s.Conversation {
 		if !sessKeyR.MatchString(k) {
@@ -185,7 +185,7 @@ func LongReplies(s *Sample, n int) error {
 		for i := 0; i < len(turns); {
 			t := turns[i]
 			if t.Speaker != second {
-				into[norm(t.DiaID)] = norm(t.DiaID)
+				into[normID(t.DiaID)] = normID(t.DiaID)
 				out = append(out, t)
 				i++
 				continue
@@ -197,7 +197,7 @@ func LongReplies(s *Sample, n int) error {
 				if g.BlipCaption != "" {
 					parts[j] += " [shares image: " + g.BlipCaption + "]"
 				}
-				into[norm(g.DiaID)] = norm(t.DiaID)
+				into[normID(g.DiaID)] = normID(t.DiaID)
 			}
 			out = append(out, Turn{Speaker: second, DiaID: t.DiaID, Text: strings.Join(parts, "\n\n")})
 			i += len(group)
@@ -250,10 +250,7 @@ func ShortMessages(s *Sample) error {
 			if t.BlipCaption != "" {
 				texts = append(texts, "[shares image: "+t.BlipCaption+"]")
 			}
-			id := t.DiaID
-			if ids := normEvidence([]any{id}); len(ids) == 1 {
-				id = ids[0]
-			}
+			id := normID(t.DiaID)
 			for _, x := range texts {
 				msg := Turn{Speaker: t.Speaker, DiaID: fmt.Sprintf("D%s:%d", m[1], len(out)+1), Text: x}
 				out = append(out, msg)
