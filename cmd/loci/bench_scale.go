@@ -195,12 +195,8 @@ type scaleText struct {
 
 func scaleCorpus() scaleText {
 	c := scaleText{next: map[string][]string{}}
-	raw, err := os.ReadFile(locomo.DefaultDataPath())
+	samples, err := locomo.Load(locomo.DefaultDataPath())
 	if err != nil {
-		return c
-	}
-	var samples []locomo.Sample
-	if json.Unmarshal(raw, &samples) != nil {
 		return c
 	}
 	for _, s := range samples {

@@ -19,8 +19,9 @@ func init() {
 	commands["eval"] = command{"measure recall quality on an evaluation set (locomo)", cli(evalCmd)}
 }
 
-// evalCmd is `loci eval locomo [--data PATH] [--path session|agent] [--method M] [--matrix]
-// [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]`.
+// evalCmd is `loci eval locomo [--data PATH]... [--path session|agent] [--method M] [--matrix]
+// [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]
+// [--long-replies N] [--short-messages] [PATH...]`.
 func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		return &result{data: map[string]any{"evaluations": []string{"locomo"}}, text: func(w io.Writer) {
@@ -39,7 +40,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	// The evaluation builds its palaces in a temporary data dir of its
 	// own: it takes no --palace, --data-dir or --store.
 	fs.String("format", "auto", "output format: auto, text, json or yaml")
-	data := fs.String("data", locomo.DefaultDataPath(), "path to locomo10.json")
+	var data fileList
+	fs.Var(&data, "data", "a file in LoCoMo's schema (default: ../shared/data/locomo10.json); repeat it, or name files after the flags, to run several")
 	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
 	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns) or agent (standalone texts through memory_remember's path)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
@@ -50,8 +52,13 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	shortMessages := fs.Bool("short-messages", false, "rewrite the conversations first: every turn is sent as its sentences, one message each (a messaging-app-like variant; evidence is the messages that hold a word of the answer)")
 	longReplies := fs.Int("long-replies", 0, "rewrite the conversations first: each turn of the second speaker takes in the N-1 turns after it as one long reply (a user-assistant-like variant; 0 or 1: off)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
-	if _, err := parseFlags(env, fs, args[1:]); err != nil {
+	files, err := parseFlags(env, fs, args[1:])
+	if err != nil {
 		return nil, err
+	}
+	data = append(data, files...)
+	if len(data) == 0 {
+		data = fileList{locomo.DefaultDataPath()}
 	}
 	mode := palace.Mode(*method)
 	if mode != palace.ModeHybrid && mode != palace.ModeKeyword && mode != palace.ModeVector {
@@ -72,9 +79,11 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(*data); err != nil {
-		return nil, &cliError{Type: "not_found", Message: "LoCoMo data not found at " + *data,
-			Hint: "Put locomo10.json (snap-research/LoCoMo, data/locomo10.json) at ../shared/data/ or pass --data PATH"}
+	for _, f := range data {
+		if _, err := os.Stat(f); err != nil {
+			return nil, &cliError{Type: "not_found", Message: "LoCoMo data not found at " + f,
+				Hint: "Put locomo10.json (snap-research/LoCoMo, data/locomo10.json) at ../shared/data/ or pass --data PATH"}
+		}
 	}
 	fusions, err := parseFusions(*fusionList)
 	if err != nil {
@@ -86,7 +95,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	progress := func(format string, a ...any) { statusf(env, "eval: "+format, a...) }
 	warn := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: warning: "+format+"\n", a...) }
-	progress("method %s, embedder %s, data %s", mode, emb.ID(), *data)
+	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
 	if *path != locomo.PathSession && *path != locomo.PathAgent {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
@@ -112,7 +121,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 					vs = append(vs, locomo.Variant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
+			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
 			if err != nil {
 				return nil, err
 			}
@@ -124,7 +133,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: *data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
+	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
 	if err != nil {
 		return nil, err
 	}
@@ -270,4 +279,13 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 			fmt.Fprintln(w)
 		}
 	}}
+}
+
+// fileList is a repeatable flag naming files.
+type fileList []string
+
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+func (f *fileList) Set(v string) error {
+	*f = append(*f, v)
+	return nil
 }

@@ -57,12 +57,8 @@ type corpus struct {
 
 func loadCorpus() corpus {
 	var c corpus
-	raw, err := os.ReadFile(locomo.DefaultDataPath())
+	samples, err := locomo.Load(locomo.DefaultDataPath())
 	if err != nil {
-		return c
-	}
-	var samples []locomo.Sample
-	if json.Unmarshal(raw, &samples) != nil {
 		return c
 	}
 	for _, s := range samples {

@@ -8,6 +8,7 @@
 package locomo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,14 +37,108 @@ var Categories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain",
 type Sample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
-	QA           []struct {
-		Question string `json:"question"`
-		Category int    `json:"category"`
-		Evidence []any  `json:"evidence"`
-		Answer   any    `json:"answer"`
-		// AdversarialAnswer is what category 5 questions carry instead.
-		AdversarialAnswer any `json:"adversarial_answer"`
-	} `json:"qa"`
+	QA           []QA                       `json:"qa"`
+}
+
+// QA is one question of a conversation.
+type QA struct {
+	Question string   `json:"question"`
+	Category Category `json:"category"`
+	Evidence Evidence `json:"evidence"`
+	Answer   any      `json:"answer"`
+	// AdversarialAnswer is what category 5 questions carry instead.
+	AdversarialAnswer any `json:"adversarial_answer"`
+}
+
+// Category is a question's category number. Another dataset converted to
+// LoCoMo's schema may write it as a string, a number ("4") or a name
+// ("single-hop"); one the evaluation cannot read is 0, which counts in
+// the overall figures and in no category.
+type Category int
+
+func (c *Category) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = 0
+	switch v := v.(type) {
+	case float64:
+		*c = Category(v)
+	case string:
+		v = strings.TrimSpace(v)
+		if n, err := strconv.Atoi(v); err == nil {
+			*c = Category(n)
+			break
+		}
+		for n, name := range Categories {
+			if strings.EqualFold(v, name) {
+				*c = Category(n)
+			}
+		}
+	}
+	return nil
+}
+
+// Evidence is a question's evidence as the file writes it: a list of
+// dia_ids (LoCoMo), or one string, or nothing (no evidence: the question
+// is not asked). normEvidence reads the ids out of it.
+type Evidence []any
+
+func (e *Evidence) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case []any:
+		*e = v
+	case nil:
+		*e = nil
+	default:
+		*e = Evidence{v}
+	}
+	return nil
+}
+
+// Load reads the conversations of one or more files in LoCoMo's schema,
+// in order: each file holds a list of conversations (locomo10.json), or
+// one conversation whose sessions and questions are at its top level
+// (its sample_id is its "name", or the file's name). These are the forms
+// the reference script (../shared/eval/locomo_bm25.py) reads.
+func Load(paths ...string) ([]Sample, error) {
+	var out []Sample
+	for _, path := range paths {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a byte order mark
+		if bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("[")) {
+			var ss []Sample
+			if err := json.Unmarshal(raw, &ss); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			out = append(out, ss...)
+			continue
+		}
+		var one struct {
+			Name string `json:"name"`
+			QA   []QA   `json:"qa"`
+		}
+		var conv map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &conv); err != nil {
+			return nil, fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)
+		}
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if one.Name == "" {
+			one.Name = path
+		}
+		out = append(out, Sample{SampleID: one.Name, Conversation: conv, QA: one.QA})
+	}
+	return out, nil
 }
 
 type Turn struct {
@@ -53,35 +148,75 @@ type Turn struct {
 	BlipCaption string `json:"blip_caption"`
 }
 
+// UnmarshalJSON reads a turn; one without text takes its clean_text, as
+// the reference script reads it.
+func (t *Turn) UnmarshalJSON(b []byte) error {
+	type plain Turn
+	var v struct {
+		plain
+		CleanText string `json:"clean_text"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*t = Turn(v.plain)
+	if t.Text == "" {
+		t.Text = v.CleanText
+	}
+	return nil
+}
+
 var (
 	evidRe   = regexp.MustCompile(`D:?(\d+):(\d+)`)
+	turnIDRe = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
+	// rangeRe is a run of turns within one session, "D12:3-D12:5".
+	rangeRe  = regexp.MustCompile(`D(\d+):(\d+)\s*-\s*D(\d+):(\d+)`)
 	diaRe    = regexp.MustCompile(`^D(\d+):(\d+)$`)
 	sessKeyR = regexp.MustCompile(`^session_(\d+)$`)
 )
 
 // normEvidence applies the baseline's normalisation: "D8:6; D9:17" splits,
-// "D30:05" becomes "D30:5", "D:11:26" becomes "D11:26".
+// "D30:05" becomes "D30:5", "D:11:26" becomes "D11:26", and a run within
+// one session, "D12:3-D12:5", is every turn of it.
 func normEvidence(ev []any) []string {
 	seen := map[string]bool{}
 	var out []string
+	add := func(a, b int) {
+		if id := fmt.Sprintf("D%d:%d", a, b); !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
 	for _, e := range ev {
-		for _, m := range evidRe.FindAllStringSubmatch(fmt.Sprint(e), -1) {
-			a, _ := strconv.Atoi(m[1])
-			b, _ := strconv.Atoi(m[2])
-			id := fmt.Sprintf("D%d:%d", a, b)
-			if !seen[id] {
-				seen[id] = true
-				out = append(out, id)
+		s := fmt.Sprint(e)
+		for _, m := range rangeRe.FindAllStringSubmatch(s, -1) {
+			n := atoiAll(m[1:])
+			if n[0] == n[2] {
+				for t := n[1]; t <= n[3]; t++ {
+					add(n[0], t)
+				}
 			}
+		}
+		for _, m := range evidRe.FindAllStringSubmatch(s, -1) {
+			n := atoiAll(m[1:])
+			add(n[0], n[1])
 		}
 	}
 	return out
 }
 
+func atoiAll(ss []string) []int {
+	out := make([]int, len(ss))
+	for i, s := range ss {
+		out[i], _ = strconv.Atoi(s)
+	}
+	return out
+}
+
 // normID normalises a turn's own dia_id as normEvidence does evidence
-// ("D30:05" becomes "D30:5"); an id it cannot read stays as it is.
+// ("D30:05" becomes "D30:5"); an id it cannot read whole stays as it is.
 func normID(id string) string {
-	if m := evidRe.FindStringSubmatch(id); m != nil {
+	if m := turnIDRe.FindStringSubmatch(id); m != nil {
 		a, _ := strconv.Atoi(m[1])
 		b, _ := strconv.Atoi(m[2])
 		return fmt.Sprintf("D%d:%d", a, b)
@@ -433,8 +568,8 @@ type Variant struct {
 
 // Options configures a run.
 type Options struct {
-	Data     string
-	Path     string // PathSession (default) or PathAgent
+	Data     []string // files in LoCoMo's schema (Load)
+	Path     string   // PathSession (default) or PathAgent
 	Method   palace.Mode
 	Embedder embed.Embedder
 	Ks       []int
@@ -456,13 +591,9 @@ type Options struct {
 
 // Run ingests and queries every selected conversation.
 func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
-	raw, err := os.ReadFile(o.Data)
+	samples, err := Load(o.Data...)
 	if err != nil {
 		return nil, 0, 0, err
-	}
-	var samples []Sample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		return nil, 0, 0, fmt.Errorf("%s: %w", o.Data, err)
 	}
 	if o.ShortMessages {
 		for i := range samples {
@@ -562,7 +693,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 						top = append(top, id)
 					}
 				}
-				rows = append(rows, Row{Sample: n, Variant: vi, Category: qa.Category, Question: qa.Question, Gold: gold, Top: top})
+				rows = append(rows, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: top})
 			}
 			asked++
 		}

@@ -24,7 +24,7 @@ func TestLocomoHybridBeatsKeyword(t *testing.T) {
 	ks := []int{10}
 	run := func(mode palace.Mode) map[string]float64 {
 		rows, _, turns, err := Run(context.Background(), Options{
-			Data: data, Method: mode, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
+			Data: []string{data}, Method: mode, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
 	data := locomoData(t)
 	ks := []int{10}
 	rows, _, turns, err := Run(context.Background(), Options{
-		Data: data, Path: PathAgent, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
+		Data: []string{data}, Path: PathAgent, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -189,5 +189,75 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 		if !d.Timestamp.Equal(want[i]) {
 			t.Errorf("turn %s at %v, want %v", d.Meta["dia_id"], d.Timestamp, want[i])
 		}
+	}
+}
+
+// Load reads every form the reference script (../shared/eval/locomo_bm25.py)
+// reads: a list of conversations, or one conversation whose sessions and
+// questions are at the top level; a turn's clean_text where it has no
+// text; evidence as a run of turns ("D1:1-D1:3"), as one string, or none;
+// a category written as a string. Run then asks the questions of every
+// file given.
+func TestLoadReadsTheReferenceScriptsForms(t *testing.T) {
+	dir := t.TempDir()
+	list := dir + "/list.json"
+	one := dir + "/one.json"
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(list, `[{"sample_id":"a","conversation":{
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a greyhound named Pixel"}]},
+		"qa":[{"question":"What is the name of Ann's dog?","category":1,"evidence":["D1:1"]}]}]`)
+	write(one, "\ufeff"+`{"name":"chat-7",
+		"session_1_date_time":"2024-03-02T09:15:00Z",
+		"session_1":[{"speaker":"user","dia_id":"D1:1","clean_text":"our service runs on postgres 16"},
+			{"speaker":"assistant","dia_id":"D1:2","text":"Noted: postgres 16."},
+			{"speaker":"user","dia_id":"D1:03","text":"and deploys go out on fridays"}],
+		"qa":[{"question":"Which database does the service run on?","category":"4","evidence":["D1:1-D1:3"]},
+			{"question":"When do deploys go out?","category":"temporal","evidence":"D1:3"},
+			{"question":"What colour is the logo?","category":5,"evidence":null},
+			{"question":"Who wrote the tests?","category":"other","evidence":["D1:2; D9:9"]}]}`)
+	samples, err := Load(list, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) != 2 || samples[0].SampleID != "a" || samples[1].SampleID != "chat-7" {
+		t.Fatalf("loaded %d conversations %+v", len(samples), samples)
+	}
+	qa := samples[1].QA
+	var got []string
+	for _, q := range qa {
+		got = append(got, fmt.Sprintf("%d %v", q.Category, normEvidence(q.Evidence)))
+	}
+	want := []string{"4 [D1:1 D1:2 D1:3]", "2 [D1:3]", "5 []", "0 [D1:2 D9:9]"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("questions read as %q, want %q", got, want)
+	}
+	ds, err := Drawers(samples[1].Conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 3 || ds[0].Content != "user: our service runs on postgres 16" || ds[2].Meta["dia_id"] != "D1:3" {
+		t.Errorf("turns read as %v / %v", ds[0].Content, ds[2].Meta["dia_id"])
+	}
+
+	rows, _, turns, err := Run(context.Background(), Options{
+		Data: []string{list, one}, Method: palace.ModeKeyword, Embedder: embed.Default(), Ks: []int{3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The question without evidence is not asked; D9:9, which no turn
+	// has, is dropped from the last one's evidence.
+	if turns != 4 || len(rows) != 4 {
+		t.Fatalf("%d turns and %d questions, want 4 and 4", turns, len(rows))
+	}
+	if r := rows[1]; r.Sample != 2 || r.Category != 4 || fmt.Sprint(r.Gold) != "[D1:1 D1:2 D1:3]" || r.Top[0] != "D1:1" {
+		t.Errorf("first question of the second file: %+v", r)
+	}
+	if r := rows[3]; fmt.Sprint(r.Gold) != "[D1:2]" {
+		t.Errorf("last question's evidence %v, want [D1:2]", r.Gold)
 	}
 }
