@@ -130,8 +130,39 @@ func (q question) names(speaker string) bool {
 			first = strings.ToLower(w.Text)
 		}
 	})
-	return first != "" && !words.IsStopword(first) && q.words[first]
+	if first == "" {
+		return false
+	}
+	if pronouns, ok := rolePronouns[first]; ok {
+		for _, w := range pronouns {
+			if q.words[w] {
+				return true
+			}
+		}
+	}
+	return !words.IsStopword(first) && q.words[first]
 }
+
+// rolePronouns are the words by which a question names a chat role's
+// speaker without naming it. In a conversation between a person and an
+// assistant, the person asks: "what did I decide", "my deadline" ask for
+// what the user said, "what did you suggest" for what the assistant said.
+// Only a speaker recorded by its role is named this way; between two
+// people, "I" names no one. The lift is the one a name gives: the same
+// sign, read another way.
+var rolePronouns = map[string][]string{
+	"user":      firstPerson,
+	"human":     firstPerson,
+	"assistant": secondPerson,
+	"ai":        secondPerson,
+	"agent":     secondPerson,
+	"bot":       secondPerson,
+}
+
+var (
+	firstPerson  = []string{"i", "me", "my", "mine", "myself"}
+	secondPerson = []string{"you", "your", "yours", "yourself"}
+)
 
 // asksWhen reports whether a question asks for a time.
 func asksWhen(query string) bool { return reAsksWhen.MatchString(query) }

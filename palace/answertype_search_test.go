@@ -63,6 +63,33 @@ func TestQuestionsNamingASpeakerFavourTheirWords(t *testing.T) {
 	}
 }
 
+// A question in the first person asks for what the user said, where turns
+// are recorded by chat role: the user's own words outrank the assistant's
+// question about the same evenings; without the lift they do not.
+func TestFirstPersonQuestionsFavourTheUsersWords(t *testing.T) {
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	turn := func(sender, text string) *palace.Drawer {
+		n++
+		return mustAdd(t, p, &palace.Drawer{Content: sender + ": " + text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
+			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{sender}})
+	}
+	own := turn("user", "In the evenings I paint landscapes to relax after work.")
+	turn("assistant", "Your evenings sound busy. Do you ever relax in the evenings after work?")
+	for i := range 6 {
+		turn("assistant", fmt.Sprintf("The gallery downtown shows landscapes, hall %d", i))
+	}
+	rank := func() int { return rankOf(t, p, "What do I do in the evenings to relax?", own.ID) }
+	if r := rank(); r != 1 {
+		t.Fatalf("the user's own turn is at rank %d, want 1", r)
+	}
+	t.Setenv("LOCI_SPEAKER", "0")
+	if r := rank(); r == 1 {
+		t.Fatalf("without the lift the user's own turn is still first: the test shows nothing")
+	}
+}
+
 // rankOf is the 1-based rank of drawer id among the ten results for
 // query (0: absent).
 func rankOf(t *testing.T, p *palace.Palace, query, id string) int {

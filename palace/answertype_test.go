@@ -1,6 +1,9 @@
 package palace
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestAsksWhen(t *testing.T) {
 	for q, want := range map[string]bool{
@@ -65,5 +68,35 @@ func TestQuestionNamesSpeaker(t *testing.T) {
 		if got := q.names(speaker); got != want {
 			t.Errorf("names(%q) = %v, want %v", speaker, got, want)
 		}
+	}
+}
+
+// A question in the first or second person names a speaker recorded by
+// its chat role: "I" the user, "you" the assistant. Between people named
+// by their names, a pronoun names no one.
+func TestQuestionNamesRoleByPronoun(t *testing.T) {
+	t.Setenv("LOCI_SPEAKER", "")
+	for _, c := range []struct {
+		question string
+		named    []string
+	}{
+		{"What did I decide about the schema?", []string{"user", "Human", "human"}},
+		{"When is my deadline?", []string{"user", "Human", "human"}},
+		{"What did you suggest for caching?", []string{"assistant", "AI", "agent"}},
+		{"Which of your ideas did I take?", []string{"user", "Human", "human", "assistant", "AI", "agent"}},
+		{"What did we decide about the schema?", nil},
+		{"What did Caroline research?", []string{"Caroline"}},
+	} {
+		q := readQuestion(c.question)
+		for _, speaker := range []string{"user", "Human", "human", "assistant", "AI", "agent", "Caroline", "Melanie", "i"} {
+			want := slices.Contains(c.named, speaker)
+			if got := q.names(speaker); got != want {
+				t.Errorf("%q names(%q) = %v, want %v", c.question, speaker, got, want)
+			}
+		}
+	}
+	t.Setenv("LOCI_SPEAKER", "0")
+	if readQuestion("What did I decide?").names("user") {
+		t.Error("LOCI_SPEAKER=0 still lifts by pronoun")
 	}
 }
