@@ -166,6 +166,41 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// turnTime reads the time of a turn that carries its own, as a chat
+// export's messages do: a "timestamp", "date_time", "created_at" or
+// "time" field holding a date (any form a text's header date may take)
+// or Unix seconds or milliseconds. Zero when it has none.
+func turnTime(raw json.RawMessage) (time.Time, string) {
+	var fields map[string]any
+	if json.Unmarshal(raw, &fields) != nil {
+		return time.Time{}, ""
+	}
+	for _, key := range []string{"timestamp", "date_time", "created_at", "time"} {
+		switch v := fields[key].(type) {
+		case string:
+			if v = strings.TrimSpace(v); v == "" {
+				continue
+			}
+			if when, err := time.Parse("3:04 pm on 2 January, 2006", v); err == nil {
+				return when, v
+			}
+			if when := palace.ReadTextMeta("(" + v + ")").When; !when.IsZero() {
+				return when, v
+			}
+		case float64:
+			sec := int64(v)
+			if v > 1e12 {
+				sec = int64(v / 1000)
+			}
+			if sec > 0 {
+				when := time.Unix(sec, 0).UTC()
+				return when, when.Format(time.RFC3339)
+			}
+		}
+	}
+	return time.Time{}, ""
+}
+
 var (
 	evidRe   = regexp.MustCompile(`D:?(\d+):(\d+)`)
 	turnIDRe = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
@@ -248,7 +283,8 @@ func agentText(d *palace.Drawer, date string) string {
 }
 
 // Drawers turns a conversation into turn drawers in session order,
-// each with its session's date string in meta "date".
+// each with its session's date string in meta "date", or its own time
+// where the turn carries one (turnTime).
 func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	var sessions []int
 	for k := range conv {
@@ -261,6 +297,10 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	var out []*palace.Drawer
 	for _, sn := range sessions {
 		var turns []Turn
+		var raws []json.RawMessage
+		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &raws); err != nil {
+			return nil, fmt.Errorf("session_%d: %w", sn, err)
+		}
 		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &turns); err != nil {
 			return nil, fmt.Errorf("session_%d: %w", sn, err)
 		}
@@ -283,7 +323,11 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 				SenderIDs: []string{t.Speaker},
 				Meta:      map[string]any{"dia_id": id, "date": date},
 			}
-			if !when.IsZero() {
+			if own, ownDate := turnTime(raws[i]); !own.IsZero() {
+				// A turn with its own time, as a chat export's messages
+				// have, keeps it.
+				d.Timestamp, d.Meta["date"] = own, ownDate
+			} else if !when.IsZero() {
 				d.Timestamp = when.Add(time.Duration(i) * time.Second)
 			}
 			out = append(out, d)

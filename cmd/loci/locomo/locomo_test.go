@@ -174,6 +174,11 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 		"session_2":           json.RawMessage(`[{"speaker":"Ann","dia_id":"D2:1","text":"hi"},{"speaker":"Bo","dia_id":"D2:2","text":"yo"}]`),
 		"session_3_date_time": json.RawMessage(`"March 3, 2024"`),
 		"session_3":           json.RawMessage(`[{"speaker":"Bo","dia_id":"D3:1","text":"bye"}]`),
+		// Turns with their own times, as a chat export's messages have.
+		"session_4_date_time": json.RawMessage(`"March 4, 2024"`),
+		"session_4": json.RawMessage(`[{"speaker":"Ann","dia_id":"D4:1","text":"up?","timestamp":"2024-03-04T23:50:00+01:00"},
+			{"speaker":"Bo","dia_id":"D4:2","text":"now I am","created_at":1709600400000},
+			{"speaker":"Ann","dia_id":"D4:3","text":"ok","time":"later"}]`),
 	}
 	ds, err := Drawers(conv)
 	if err != nil {
@@ -184,6 +189,12 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 		time.Date(2024, 3, 2, 9, 15, 0, 0, time.UTC),
 		time.Date(2024, 3, 2, 9, 15, 1, 0, time.UTC),
 		time.Date(2024, 3, 3, 12, 0, 0, 0, time.UTC),
+		time.Date(2024, 3, 4, 22, 50, 0, 0, time.UTC),
+		time.Date(2024, 3, 5, 1, 0, 0, 0, time.UTC),
+		time.Date(2024, 3, 4, 12, 0, 2, 0, time.UTC), // "later" is no time: the session's
+	}
+	if len(ds) != len(want) {
+		t.Fatalf("%d turns, want %d", len(ds), len(want))
 	}
 	for i, d := range ds {
 		if !d.Timestamp.Equal(want[i]) {
