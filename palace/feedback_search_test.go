@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/palacetest"
@@ -59,4 +61,71 @@ func TestFeedbackFindsOtherWording(t *testing.T) {
 		t.Errorf("the answer ranks %d with feedback and %d without (0: not in the top 10); feedback should lift it", with, without)
 	}
 	t.Logf("rank without feedback %d, with %d", without, with)
+}
+
+// Relevance feedback learns the day of the best hits as it learns their
+// words (dateWords): where they share a day, a memory of that day rises
+// above memories of other days that match the question as well — the
+// memory told beside the others. Without feedback (LOCI_FEEDBACK=0) the
+// day counts for nothing, and another day's memory ranks first.
+func TestFeedbackLearnsTheDayOfTheBestHits(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	r := rand.New(rand.NewSource(11))
+	filler := strings.Fields("budget plant office printer lunch meeting garden bicycle recipe holiday weather train ticket " +
+		"movie concert museum library kitchen window paint carpet guitar piano camera phone laptop coffee")
+	start := time.Date(2023, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i := range 150 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Note %d:", i)
+		for range 10 {
+			b.WriteString(" " + filler[r.Intn(len(filler))])
+		}
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: b.String(), Timestamp: start.AddDate(0, 0, i)})
+	}
+	// What the kids did on other days, worded like the memory asked for.
+	var others []string
+	for i, s := range []string{
+		"The kids finally learned to bake their own bread.", "The kids finally learned to ride their bikes.",
+		"The kids finally learned to fold their own laundry.", "The kids finally learned to play their new piano.",
+	} {
+		others = append(others, palacetest.MustAdd(t, p, &palace.Drawer{Content: s, Timestamp: start.AddDate(0, 0, 100+i)}).ID)
+	}
+	day := start.AddDate(0, 0, 70)
+	for i, s := range []string{
+		"The camping trip by the lake was wonderful, the tent held up.",
+		"On the camping trip we hiked to the falls every morning.",
+		"Our camping trip ended with a storm, we packed up in the rain.",
+		"We cooked every meal over the fire on the camping trip.",
+	} {
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: s, Timestamp: day.Add(time.Duration(i) * time.Minute)})
+	}
+	target := palacetest.MustAdd(t, p, &palace.Drawer{Content: "The kids finally learned to tie their own shoes.",
+		Timestamp: day.Add(10 * time.Minute)})
+	// first is the 1-based rank of the target and of the best of the
+	// other days' memories (0: not in the results).
+	first := func() (int, int) {
+		hits, err := p.Search(ctx, palace.SearchRequest{Query: "What did the kids learn on the camping trip?", K: 30, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, or := 0, 0
+		for i, h := range hits {
+			switch {
+			case h.Drawer.ID == target.ID:
+				tr = i + 1
+			case or == 0 && slices.Contains(others, h.Drawer.ID):
+				or = i + 1
+			}
+		}
+		return tr, or
+	}
+	t.Setenv("LOCI_FEEDBACK", "0")
+	if tr, or := first(); tr == 0 || or == 0 || tr < or {
+		t.Fatalf("without feedback the memory of that day ranks %d and the best of the others %d: the test shows nothing", tr, or)
+	}
+	t.Setenv("LOCI_FEEDBACK", "1")
+	if tr, or := first(); tr == 0 || or != 0 && or < tr {
+		t.Errorf("with feedback the memory told the same day as the best hits ranks %d, below another day's (%d)", tr, or)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -89,10 +90,25 @@ func (k *keywordState) warm(ctx context.Context) error {
 }
 
 // keywordFile is the keyword index snapshot in the palace's cache
-// directory. Its name carries the passage window, whose keys it holds.
-var keywordFile = fmt.Sprintf("keywords-p%d-%d.bm25", PassageWords, PassageStride)
+// directory. Its name carries the passage window, whose keys it holds,
+// and "dated" for the date words its documents hold (dateWords); a
+// snapshot of another name is an earlier release's, and is rebuilt.
+var keywordFile = fmt.Sprintf("keywords-p%d-%d-dated.bm25", PassageWords, PassageStride)
 
 func (k *keywordState) snapshotPath() string { return filepath.Join(k.p.Dir(), keywordFile) }
+
+// removeStaleSnapshots removes the keyword snapshots of earlier releases
+// (other names), which nothing reads any more.
+func (k *keywordState) removeStaleSnapshots() {
+	old, _ := filepath.Glob(filepath.Join(k.p.Dir(), "keywords*.bm25"))
+	for _, f := range old {
+		if filepath.Base(f) != keywordFile {
+			if err := os.Remove(f); err == nil {
+				k.p.log.Debug().Str("file", filepath.Base(f)).Msg("removed an earlier release's keyword snapshot")
+			}
+		}
+	}
+}
 
 // buildLocked loads the snapshot, or builds the index from the store; the
 // caller then catches it up. The long drawers' passage counts come from
@@ -121,6 +137,7 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 	if !errors.Is(err, fs.ErrNotExist) {
 		k.p.log.Info().Err(err).Msg("keyword snapshot unusable; rebuilding from the store")
 	}
+	k.removeStaleSnapshots()
 	idx, hw, err = k.build(ctx)
 	if err != nil {
 		return err
@@ -158,21 +175,42 @@ type kwRow struct {
 	rid, seq          int64
 	active            bool
 	content, keywords string
+	when              time.Time
 	docs              []bm25.Doc // one per passage, or one for the whole text
 }
 
 // analyze makes a drawer's index documents: its whole text, or each of
-// its passages (every passage carries the drawer's keywords).
-func analyze(an *bm25.Analyzer, content, keywords string) []bm25.Doc {
+// its passages (every passage carries the drawer's keywords), each with
+// the words of the drawer's date (dateWords).
+func analyze(an *bm25.Analyzer, content, keywords string, when time.Time) []bm25.Doc {
+	date := dateWords(when, content)
 	spans := Passages(content)
 	if spans == nil {
-		return []bm25.Doc{an.Analyze(content, keywords)}
+		return []bm25.Doc{an.Analyze(date+content, keywords)}
 	}
 	docs := make([]bm25.Doc, len(spans))
 	for i, sp := range spans {
-		docs[i] = an.Analyze(content[sp.Start:sp.End], keywords)
+		docs[i] = an.Analyze(date+content[sp.Start:sp.End], keywords)
 	}
 	return docs
+}
+
+// dateWords are the words of a drawer's date, "8 May 2023 ", which its
+// text is indexed with. Relevance feedback then learns the time of the
+// best hits as it learns their words: when they share a day (a
+// conversation's session, a day's notes), that day's words become
+// expansion terms, and the other memories of that day that match the
+// question rise with it. Using the time of the first pass's best results
+// as evidence is temporal feedback (Li and Croft 2003; Keikha et al. 2011;
+// Efron et al. 2014). A question that names the date finds them by it as
+// well. A text whose header names its date ("(8 May, 2023) Caroline: …",
+// as an agent stores a turn) carries these words already, and gets none.
+func dateWords(when time.Time, content string) string {
+	if when.IsZero() || !ReadTextMeta(content).When.IsZero() {
+		return ""
+	}
+	u := when.UTC()
+	return fmt.Sprintf("d%04d%02d%02d ", u.Year(), int(u.Month()), u.Day())
 }
 
 // hasLong reports whether any drawer is indexed as passages.
@@ -223,7 +261,7 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 			an := idx.Analyzer()
 			for batch := range todo {
 				for i := range batch {
-					batch[i].docs = analyze(an, batch[i].content, batch[i].keywords)
+					batch[i].docs = analyze(an, batch[i].content, batch[i].keywords, batch[i].when)
 					batch[i].content, batch[i].keywords = "", ""
 				}
 				done <- batch
@@ -245,7 +283,7 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 	batch := make([]kwRow, 0, batchSize)
 	scanErr := k.p.st.Drawers().Changes(ctx, 0, store.ChangeFields{Text: true}, func(c store.Change) error {
 		batch = append(batch, kwRow{rid: c.RID, seq: c.Seq, active: c.Status == StatusActive,
-			content: c.Content, keywords: c.Keywords})
+			content: c.Content, keywords: c.Keywords, when: c.Timestamp})
 		if len(batch) == batchSize {
 			todo <- batch
 			batch = make([]kwRow, 0, batchSize)
@@ -295,7 +333,7 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	}
 	an := k.idx.Analyzer()
 	err = k.p.st.Drawers().Changes(ctx, k.hw, store.ChangeFields{Text: true}, func(c store.Change) error {
-		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords))
+		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords, c.Timestamp))
 		k.hw = c.Seq
 		return nil
 	})

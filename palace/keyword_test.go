@@ -323,3 +323,29 @@ func TestKeywordSnapshotLoadsAndCatchesUp(t *testing.T) {
 		t.Fatalf("keyword index after loading the snapshot: %+v", ki)
 	}
 }
+
+// An earlier release's keyword snapshot (another name: another passage
+// window, or documents without their date words) is never read again; the
+// index built in its place removes it.
+func TestKeywordIndexRemovesAnEarlierReleasesSnapshot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := openShared(t, t.TempDir(), "stale")
+	if err := p.Add(ctx, &palace.Drawer{Content: "a note about the albatross"}); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(p.Dir(), "keywords-p150-75.bm25")
+	if err := os.WriteFile(stale, []byte("an earlier release's snapshot"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WarmIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("the earlier snapshot is still there (%v)", err)
+	}
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "albatross", Mode: palace.ModeKeyword, K: 5})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("albatross: %d hits, %v", len(hits), err)
+	}
+}

@@ -1,6 +1,9 @@
 package palace
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // A header that names the text's date is metadata: the vector is made,
 // and the next text borrows, without it. Without a date the text is kept
@@ -23,5 +26,25 @@ func TestSaidText(t *testing.T) {
 	d := &Drawer{Content: "[D1:3] (8 May, 2023) Caroline: I adopted a puppy", Keywords: "Melanie: any news?"}
 	if got, want := embedText(d), "Caroline: I adopted a puppy\nMelanie: any news?"; got != want {
 		t.Errorf("embedText = %q, want %q", got, want)
+	}
+}
+
+// A drawer is indexed with its day as one word, unless its text's header
+// names its date already.
+func TestDateWords(t *testing.T) {
+	at := time.Date(2023, 5, 8, 23, 30, 0, 0, time.FixedZone("", -3*3600)) // 9 May in UTC
+	for _, c := range []struct {
+		when    time.Time
+		content string
+		want    string
+	}{
+		{at, "Caroline: I went to the support group.", "d20230509 "},
+		{at, "[D1:3] (8 May, 2023) Caroline: I went to the support group.", ""},
+		{at, "(see the README) for details", "d20230509 "},
+		{time.Time{}, "no time at all", ""},
+	} {
+		if got := dateWords(c.when, c.content); got != c.want {
+			t.Errorf("dateWords(%v, %q) = %q, want %q", c.when, c.content, got, c.want)
+		}
 	}
 }

@@ -275,7 +275,8 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
 					text = d.Content[sp.Start:sp.End]
 				}
-				texts = append(texts, text)
+				// With its date's words, as it is indexed (dateWords).
+				texts = append(texts, dateWords(d.Timestamp, d.Content)+text)
 				scores = append(scores, c.rrf)
 			}
 		}

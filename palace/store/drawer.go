@@ -189,8 +189,9 @@ type Change struct {
 	// PassageCount is the number of the drawer's passage vectors (0 for a
 	// drawer indexed whole).
 	PassageCount int
-	Content      string // only when asked for
-	Keywords     string // only when asked for
+	Content      string    // only when asked for
+	Keywords     string    // only when asked for
+	Timestamp    time.Time // event time; only with the text
 	Kind         string
 }
 

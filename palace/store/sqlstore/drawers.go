@@ -381,7 +381,7 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 		cols += `, vector, passages`
 	}
 	if f.Text {
-		cols += `, content, keywords`
+		cols += `, content, keywords, ts`
 	}
 	rows, err := r.c.QueryContext(ctx, `SELECT `+cols+` FROM drawers WHERE seq > ? ORDER BY seq`, after)
 	if err != nil {
@@ -390,15 +390,19 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 	defer rows.Close()
 	for rows.Next() {
 		var c store.Change
+		var ts int64
 		dest := []any{&c.Seq, &c.RID, &c.Status, &c.VecKey, &c.Model, &c.Kind, &c.PassageCount}
 		if f.Vector {
 			dest = append(dest, &c.Vector, &c.Passages)
 		}
 		if f.Text {
-			dest = append(dest, &c.Content, &c.Keywords)
+			dest = append(dest, &c.Content, &c.Keywords, &ts)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read changes: %w", err)
+		}
+		if f.Text && ts != 0 {
+			c.Timestamp = msTime(ts)
 		}
 		if err := fn(c); err != nil {
 			return err

@@ -515,12 +515,13 @@ func testVectors(t *testing.T, b store.Backend) {
 		t.Fatalf("changes after 1: %+v", changes)
 	}
 	if !bytes.Equal(changes[0].Passages, vec(5, 6, 7, 8, 9, 10)) || changes[0].PassageCount != 3 ||
-		!bytes.Equal(changes[1].Vector, vec(0, 1)) || changes[1].VecKey != 4 || changes[1].Content != none.Content {
+		!bytes.Equal(changes[1].Vector, vec(0, 1)) || changes[1].VecKey != 4 || changes[1].Content != none.Content ||
+		!changes[1].Timestamp.Equal(none.Timestamp) {
 		t.Fatalf("change contents: %+v", changes)
 	}
 	changes = nil
 	must(t, r.Changes(ctx, 0, store.ChangeFields{}, func(c store.Change) error { changes = append(changes, c); return nil }))
-	if len(changes) != 3 || changes[0].Vector != nil || changes[0].Content != "" {
+	if len(changes) != 3 || changes[0].Vector != nil || changes[0].Content != "" || !changes[0].Timestamp.IsZero() {
 		t.Fatalf("changes without large columns: %+v", changes)
 	}
 
