@@ -91,7 +91,7 @@ func (k *keywordState) warm(ctx context.Context) error {
 
 // keywordFile is the keyword index snapshot in the palace's cache
 // directory. Its name carries the passage window, whose keys it holds,
-// and "dated" for the date words its documents hold (dateWords); a
+// and "dated" for the day word its documents hold (dateWords); a
 // snapshot of another name is an earlier release's, and is rebuilt.
 var keywordFile = fmt.Sprintf("keywords-p%d-%d-dated.bm25", PassageWords, PassageStride)
 
@@ -181,7 +181,7 @@ type kwRow struct {
 
 // analyze makes a drawer's index documents: its whole text, or each of
 // its passages (every passage carries the drawer's keywords), each with
-// the words of the drawer's date (dateWords).
+// the drawer's day (dateWords).
 func analyze(an *bm25.Analyzer, content, keywords string, when time.Time) []bm25.Doc {
 	date := dateWords(when, content)
 	spans := Passages(content)
@@ -195,16 +195,19 @@ func analyze(an *bm25.Analyzer, content, keywords string, when time.Time) []bm25
 	return docs
 }
 
-// dateWords are the words of a drawer's date, "8 May 2023 ", which its
-// text is indexed with. Relevance feedback then learns the time of the
-// best hits as it learns their words: when they share a day (a
-// conversation's session, a day's notes), that day's words become
-// expansion terms, and the other memories of that day that match the
-// question rise with it. Using the time of the first pass's best results
-// as evidence is temporal feedback (Li and Croft 2003; Keikha et al. 2011;
-// Efron et al. 2014). A question that names the date finds them by it as
-// well. A text whose header names its date ("(8 May, 2023) Caroline: …",
-// as an agent stores a turn) carries these words already, and gets none.
+// dateWords is a drawer's day as one word, "d20230508 ", which its text
+// is indexed with. Relevance feedback then learns the time of the best
+// hits as it learns their words: when they share a day (a conversation's
+// session, a day's notes), that day's word becomes an expansion term,
+// and the other memories of that day that match the question rise with
+// them. Using the time of the first pass's best results as evidence is
+// temporal feedback (Li and Croft 2003; Keikha et al. 2011; Efron et al.
+// 2014). One word rather than "8 May 2023", so that a question's numbers
+// ("the 3 tests") cannot match every drawer of a day; a question that
+// names a date is answered by time-aware search. A text whose header names
+// its date ("(8 May, 2023) Caroline: …", as an agent stores a turn)
+// carries that date's words already, and gets none: with both, its day
+// would count twice in the feedback.
 func dateWords(when time.Time, content string) string {
 	if when.IsZero() || !ReadTextMeta(content).When.IsZero() {
 		return ""

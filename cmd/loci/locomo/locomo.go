@@ -296,12 +296,8 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	sort.Ints(sessions)
 	var out []*palace.Drawer
 	for _, sn := range sessions {
-		var turns []Turn
 		var raws []json.RawMessage
 		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &raws); err != nil {
-			return nil, fmt.Errorf("session_%d: %w", sn, err)
-		}
-		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &turns); err != nil {
 			return nil, fmt.Errorf("session_%d: %w", sn, err)
 		}
 		var when time.Time
@@ -314,7 +310,11 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 				when = palace.ReadTextMeta("(" + strings.TrimSpace(date) + ")").When
 			}
 		}
-		for i, t := range turns {
+		for i, raw := range raws {
+			var t Turn
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return nil, fmt.Errorf("session_%d, turn %d: %w", sn, i+1, err)
+			}
 			id := normID(t.DiaID)
 			d := &palace.Drawer{
 				Kind:      palace.KindTurn,
@@ -323,7 +323,7 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 				SenderIDs: []string{t.Speaker},
 				Meta:      map[string]any{"dia_id": id, "date": date},
 			}
-			if own, ownDate := turnTime(raws[i]); !own.IsZero() {
+			if own, ownDate := turnTime(raw); !own.IsZero() {
 				// A turn with its own time, as a chat export's messages
 				// have, keeps it.
 				d.Timestamp, d.Meta["date"] = own, ownDate
