@@ -21,17 +21,7 @@ import (
 func TestFeedbackFindsOtherWording(t *testing.T) {
 	ctx := context.Background()
 	p := palacetest.MustOpenPalace(t)
-	r := rand.New(rand.NewSource(7))
-	filler := strings.Fields("budget plant office printer lunch meeting garden bicycle recipe holiday weather train ticket " +
-		"movie concert museum library kitchen window paint carpet guitar piano camera phone laptop coffee")
-	for i := range 150 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "Note %d:", i)
-		for range 10 {
-			b.WriteString(" " + filler[r.Intn(len(filler))])
-		}
-		palacetest.MustAdd(t, p, &palace.Drawer{Content: b.String()})
-	}
+	addNotes(t, p, 7, func(int) time.Time { return time.Time{} })
 	for _, s := range []string{
 		"Caroline works long shifts at the clinic and the nurses rely on her.",
 		"Caroline said work at the clinic was hectic; the nurse rota changed again.",
@@ -71,18 +61,8 @@ func TestFeedbackFindsOtherWording(t *testing.T) {
 func TestFeedbackLearnsTheDayOfTheBestHits(t *testing.T) {
 	ctx := context.Background()
 	p := palacetest.MustOpenPalace(t)
-	r := rand.New(rand.NewSource(11))
-	filler := strings.Fields("budget plant office printer lunch meeting garden bicycle recipe holiday weather train ticket " +
-		"movie concert museum library kitchen window paint carpet guitar piano camera phone laptop coffee")
 	start := time.Date(2023, 1, 1, 12, 0, 0, 0, time.UTC)
-	for i := range 150 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "Note %d:", i)
-		for range 10 {
-			b.WriteString(" " + filler[r.Intn(len(filler))])
-		}
-		palacetest.MustAdd(t, p, &palace.Drawer{Content: b.String(), Timestamp: start.AddDate(0, 0, i)})
-	}
+	addNotes(t, p, 11, func(i int) time.Time { return start.AddDate(0, 0, i) })
 	// What the kids did on other days, worded like the memory asked for.
 	var others []string
 	for i, s := range []string{
@@ -127,5 +107,22 @@ func TestFeedbackLearnsTheDayOfTheBestHits(t *testing.T) {
 	t.Setenv("LOCI_FEEDBACK", "1")
 	if tr, or := first(); tr == 0 || or != 0 && or < tr {
 		t.Errorf("with feedback the memory told the same day as the best hits ranks %d, below another day's (%d)", tr, or)
+	}
+}
+
+// addNotes fills a palace with 150 notes of ten words drawn at random
+// (seeded) from everyday nouns, the i-th at(i) (zero: now), so that
+// relevance feedback runs (it needs 100 indexed texts).
+func addNotes(t *testing.T, p *palace.Palace, seed int64, at func(i int) time.Time) {
+	r := rand.New(rand.NewSource(seed))
+	filler := strings.Fields("budget plant office printer lunch meeting garden bicycle recipe holiday weather train ticket " +
+		"movie concert museum library kitchen window paint carpet guitar piano camera phone laptop coffee")
+	for i := range 150 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Note %d:", i)
+		for range 10 {
+			b.WriteString(" " + filler[r.Intn(len(filler))])
+		}
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: b.String(), Timestamp: at(i)})
 	}
 }
