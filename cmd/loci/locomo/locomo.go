@@ -123,8 +123,8 @@ func Load(paths ...string) ([]Sample, error) {
 			continue
 		}
 		var one struct {
-			Name string `json:"name"`
-			QA   []QA   `json:"qa"`
+			Name any  `json:"name"` // a string, or whatever the file holds
+			QA   []QA `json:"qa"`
 		}
 		var conv map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &conv); err != nil {
@@ -133,10 +133,11 @@ func Load(paths ...string) ([]Sample, error) {
 		if err := json.Unmarshal(raw, &one); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if one.Name == "" {
-			one.Name = path
+		id := path
+		if one.Name != nil && fmt.Sprint(one.Name) != "" {
+			id = fmt.Sprint(one.Name)
 		}
-		out = append(out, Sample{SampleID: one.Name, Conversation: conv, QA: one.QA})
+		out = append(out, Sample{SampleID: id, Conversation: conv, QA: one.QA})
 	}
 	return out, nil
 }

@@ -230,6 +230,13 @@ func TestLoadReadsTheReferenceScriptsForms(t *testing.T) {
 			{"question":"When do deploys go out?","category":"temporal","evidence":"D1:3"},
 			{"question":"What colour is the logo?","category":5,"evidence":null},
 			{"question":"Who wrote the tests?","category":"other","evidence":["D1:2; D9:9"]}]}`)
+	numbered := dir + "/numbered.json"
+	write(numbered, `{"name":7,"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}],"qa":[]}`)
+	unnamed := dir + "/unnamed.json"
+	write(unnamed, `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]}`)
+	if s, err := Load(numbered, unnamed); err != nil || len(s) != 2 || s[0].SampleID != "7" || s[1].SampleID != unnamed {
+		t.Fatalf("a numbered and an unnamed conversation: %+v, %v", s, err)
+	}
 	samples, err := Load(list, one)
 	if err != nil {
 		t.Fatal(err)
