@@ -167,6 +167,20 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// readDate reads a date as LoCoMo writes it ("1:56 pm on 8 May, 2023"),
+// or in another dataset's form ("2024-03-02T09:15:00Z", "March 2, 2024")
+// as a text's header date is read; zero when it is neither.
+func readDate(s string) time.Time {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}
+	}
+	if when, err := time.Parse("3:04 pm on 2 January, 2006", s); err == nil {
+		return when
+	}
+	return palace.ReadTextMeta("(" + s + ")").When
+}
+
 // turnTime reads the time of a turn that carries its own, as a chat
 // export's messages do: a "timestamp", "date_time", "created_at" or
 // "time" field holding a date (any form a text's header date may take)
@@ -179,14 +193,8 @@ func turnTime(raw json.RawMessage) (time.Time, string) {
 	for _, key := range []string{"timestamp", "date_time", "created_at", "time"} {
 		switch v := fields[key].(type) {
 		case string:
-			if v = strings.TrimSpace(v); v == "" {
-				continue
-			}
-			if when, err := time.Parse("3:04 pm on 2 January, 2006", v); err == nil {
-				return when, v
-			}
-			if when := palace.ReadTextMeta("(" + v + ")").When; !when.IsZero() {
-				return when, v
+			if when := readDate(v); !when.IsZero() {
+				return when, strings.TrimSpace(v)
 			}
 		case float64:
 			sec := int64(v)
@@ -207,7 +215,6 @@ var (
 	turnIDRe = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
 	// rangeRe is a run of turns within one session, "D12:3-D12:5".
 	rangeRe  = regexp.MustCompile(`D(\d+):(\d+)\s*-\s*D(\d+):(\d+)`)
-	diaRe    = regexp.MustCompile(`^D(\d+):(\d+)$`)
 	sessKeyR = regexp.MustCompile(`^session_(\d+)$`)
 )
 
@@ -253,9 +260,8 @@ func atoiAll(ss []string) []int {
 // ("D30:05" becomes "D30:5"); an id it cannot read whole stays as it is.
 func normID(id string) string {
 	if m := turnIDRe.FindStringSubmatch(id); m != nil {
-		a, _ := strconv.Atoi(m[1])
-		b, _ := strconv.Atoi(m[2])
-		return fmt.Sprintf("D%d:%d", a, b)
+		n := atoiAll(m[1:])
+		return fmt.Sprintf("D%d:%d", n[0], n[1])
 	}
 	return id
 }
@@ -304,12 +310,7 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 		var when time.Time
 		var date string
 		if raw, ok := conv[fmt.Sprintf("session_%d_date_time", sn)]; ok && json.Unmarshal(raw, &date) == nil {
-			var err error
-			if when, err = time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(date)); err != nil {
-				// Another dataset's dates ("2024-03-02T09:15:00Z",
-				// "March 2, 2024"), read as a text's header date is.
-				when = palace.ReadTextMeta("(" + strings.TrimSpace(date) + ")").When
-			}
+			when = readDate(date)
 		}
 		for i, raw := range raws {
 			var t Turn
