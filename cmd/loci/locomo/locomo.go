@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/loci-mem/loci/palace"
@@ -668,7 +669,18 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		return nil, 0, 0, err
 	}
 	defer os.RemoveAll(home)
-	reg, err := palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop()})
+	// Each conversation's questions are asked as of its last turn, as a
+	// user asks right after a conversation: "in June", "last year" and
+	// "4 years ago" then name the times the asker meant, not times
+	// relative to the day the evaluation runs. Storing uses the wall clock.
+	var asOf atomic.Int64 // Unix ns; 0 for the wall clock
+	clock := func() time.Time {
+		if ns := asOf.Load(); ns != 0 {
+			return time.Unix(0, ns).UTC()
+		}
+		return time.Now()
+	}
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop(), Now: clock})
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -691,6 +703,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			return nil, 0, 0, err
 		}
 		start := time.Now()
+		asOf.Store(0)
 		ds, skipped, err := ingestLocomo(ctx, p, ds, o.Path, n)
 		if err != nil {
 			return nil, 0, 0, err
@@ -707,6 +720,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		ingest += time.Since(start)
 		turns += len(ds)
+		if last := lastTime(ds); !last.IsZero() {
+			asOf.Store(last.UnixNano())
+		}
 		ids := map[string]bool{}
 		diaOf := map[string]string{} // drawer id -> LoCoMo turn id
 		for _, d := range ds {
@@ -751,6 +767,17 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 	}
 	return rows, ingest, turns, nil
+}
+
+// lastTime is the latest event time of ds (zero when none has one).
+func lastTime(ds []*palace.Drawer) time.Time {
+	var t time.Time
+	for _, d := range ds {
+		if d.Timestamp.After(t) {
+			t = d.Timestamp
+		}
+	}
+	return t
 }
 
 // ingestLocomo stores a conversation's turns along path and returns the

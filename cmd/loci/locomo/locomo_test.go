@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -277,5 +278,38 @@ func TestLoadReadsTheReferenceScriptsForms(t *testing.T) {
 	}
 	if r := rows[3]; fmt.Sprint(r.Gold) != "[D1:2]" {
 		t.Errorf("last question's evidence %v, want [D1:2]", r.Gold)
+	}
+}
+
+// A question is asked as of its conversation's last turn, so that a month
+// without a year ("in June") names the June the conversation had, not
+// one relative to the day the evaluation runs.
+func TestQuestionsAreAskedAsOfTheConversationsEnd(t *testing.T) {
+	months := []string{"January", "February", "March", "April", "May", "June",
+		"July", "August", "September", "October", "November", "December"}
+	conv := map[string]any{}
+	for i, m := range months {
+		n := i + 1
+		conv[fmt.Sprintf("session_%d_date_time", n)] = fmt.Sprintf("1:00 pm on 5 %s, 2021", m)
+		conv[fmt.Sprintf("session_%d", n)] = []map[string]string{
+			{"speaker": "Ann", "dia_id": fmt.Sprintf("D%d:1", n), "text": fmt.Sprintf("Went hiking with my sister, walk number %d", n)},
+			{"speaker": "Bo", "dia_id": fmt.Sprintf("D%d:2", n), "text": "Sounds lovely, say hi to her"},
+		}
+	}
+	data, err := json.Marshal([]map[string]any{{"sample_id": "hikes", "conversation": conv,
+		"qa": []map[string]any{{"question": "When did Ann go hiking in June?", "category": 2, "evidence": []string{"D6:1"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "hikes.json")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, _, err := Run(context.Background(), Options{Data: []string{file}, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || len(rows[0].Top) == 0 || rows[0].Top[0] != "D6:1" {
+		t.Fatalf("asked about June 2021's hike, the first hit is %v", rows)
 	}
 }
