@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ func init() {
 
 // evalCmd is `loci eval locomo [--data PATH]... [--path session|agent] [--method M] [--matrix]
 // [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]
-// [--long-replies N] [--short-messages] [PATH...]`.
+// [--long-replies N] [--short-messages] [--chat-roles] [PATH...]`.
 func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		return &result{data: map[string]any{"evaluations": []string{"locomo"}}, text: func(w io.Writer) {
@@ -50,6 +51,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	jsonOut := fs.String("json", "", "also write per-question results to this file")
 	fusionList := fs.String("fusion", "", "hybrid only: semicolon-separated K:keywordWeight:vectorWeight settings to compare over one ingestion, e.g. 60:1:1;20:1:0.5")
 	shortMessages := fs.Bool("short-messages", false, "rewrite the conversations first: every turn is sent as its sentences, one message each (a messaging-app-like variant; evidence is the messages that hold a word of the answer)")
+	chatRoles := fs.Bool("chat-roles", false, "rewrite the conversations first: the first speaker becomes the user, the second the assistant, and every question is put in their voice (\"When did I…\", \"What is your…\"; a user-assistant-like variant; after the other rewrites)")
 	longReplies := fs.Int("long-replies", 0, "rewrite the conversations first: each turn of the second speaker takes in the N-1 turns after it as one long reply (a user-assistant-like variant; 0 or 1: off)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
 	files, err := parseFlags(env, fs, args[1:])
@@ -121,9 +123,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 					vs = append(vs, locomo.Variant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
+			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles})
 			if err != nil {
-				return nil, err
+				return nil, evalErr(err)
 			}
 			for _, r := range rows {
 				r.Variant += len(variants)
@@ -133,9 +135,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages})
+	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles})
 	if err != nil {
-		return nil, err
+		return nil, evalErr(err)
 	}
 	report := map[string]any{
 		"method":         string(mode),
@@ -288,4 +290,14 @@ func (f *fileList) String() string { return strings.Join(*f, ",") }
 func (f *fileList) Set(v string) error {
 	*f = append(*f, v)
 	return nil
+}
+
+// evalErr reports a problem with the data given as bad input (exit 2),
+// not as a failure of loci.
+func evalErr(err error) error {
+	var de *locomo.DataError
+	if errors.As(err, &de) {
+		return invalidArgs(de.Error(), "Give files in LoCoMo's schema: a list of conversations, or one conversation with its sessions and qa at the top level (README, \"Recall quality\")")
+	}
+	return err
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,5 +16,35 @@ func TestEvalHelp(t *testing.T) {
 	}
 	if o := runCLI(t, home, "json", "eval", "bogus"); o.code != 2 || o.env.Error.Type != "invalid_args" {
 		t.Errorf("eval bogus: exit %d %s", o.code, o.stdout)
+	}
+}
+
+// A data file the evaluation cannot read, or a rewrite that cannot apply
+// to it, is bad input (exit 2), not a failure of loci.
+func TestEvalBadDataIsInvalidInput(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	oneSpeaker := filepath.Join(dir, "one.json")
+	if err := os.WriteFile(bad, []byte(`{"session_1": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(oneSpeaker, []byte(`[{"sample_id":"s","conversation":{"speaker_a":"Ann",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]},
+		"qa":[{"question":"What did Ann say?","category":4,"evidence":["D1:1"]}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"eval", "locomo", "--data", bad, "--k", "1"},
+		{"eval", "locomo", "--chat-roles", "--data", oneSpeaker, "--k", "1"},
+	} {
+		if o := runCLI(t, home, "json", args...); o.code != 2 || o.env.Error.Type != "invalid_args" {
+			t.Errorf("%v: exit %d %s", args, o.code, o.stdout)
+		}
+	}
+	// The same file without the rewrite is read and scored.
+	if o := runCLI(t, home, "json", "eval", "locomo", "--data", oneSpeaker, "--k", "1", "--method", "keyword"); o.code != 0 {
+		t.Errorf("eval of a one-speaker file: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
 }

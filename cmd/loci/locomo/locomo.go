@@ -102,6 +102,14 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// DataError is a problem with the data a run was given (a file that is
+// not LoCoMo's schema, a conversation a rewrite cannot apply to), as
+// opposed to a failure of the run itself.
+type DataError struct{ Err error }
+
+func (e *DataError) Error() string { return e.Err.Error() }
+func (e *DataError) Unwrap() error { return e.Err }
+
 // Load reads the conversations of one or more files in LoCoMo's schema,
 // in order: each file holds a list of conversations (locomo10.json), or
 // one conversation whose sessions and questions are at its top level
@@ -118,7 +126,7 @@ func Load(paths ...string) ([]Sample, error) {
 		if bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("[")) {
 			var ss []Sample
 			if err := json.Unmarshal(raw, &ss); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+				return nil, &DataError{fmt.Errorf("%s: %w", path, err)}
 			}
 			out = append(out, ss...)
 			continue
@@ -129,10 +137,10 @@ func Load(paths ...string) ([]Sample, error) {
 		}
 		var conv map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &conv); err != nil {
-			return nil, fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)
+			return nil, &DataError{fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)}
 		}
 		if err := json.Unmarshal(raw, &one); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, &DataError{fmt.Errorf("%s: %w", path, err)}
 		}
 		id := path
 		if one.Name != nil && fmt.Sprint(one.Name) != "" {
@@ -478,6 +486,99 @@ func ShortMessages(s *Sample) error {
 	return nil
 }
 
+// ChatRoles rewrites a conversation so that it reads like a person talking
+// with an assistant, as a chat export records one: the first speaker's
+// turns become the user's, the second's the assistant's, and every
+// question is put in their voice. The user asks about themselves in the
+// first person ("When did I go to the support group?", "What is my
+// job?") and about the assistant in the second ("What is your hobby?").
+// Turns and evidence are unchanged. Like LongReplies it is a check on
+// methods chosen on LoCoMo, whose speakers have names, not a dataset of
+// its own; the questions' grammar is left as it falls ("What does I
+// like?"), since a search reads their words.
+func ChatRoles(s *Sample) error {
+	var first, second string
+	if raw, ok := s.Conversation["speaker_a"]; ok {
+		json.Unmarshal(raw, &first)
+	}
+	if raw, ok := s.Conversation["speaker_b"]; ok {
+		json.Unmarshal(raw, &second)
+	}
+	if first == "" || second == "" || first == second {
+		return fmt.Errorf("chat roles need two named speakers (speaker_a and speaker_b), have %q and %q", first, second)
+	}
+	role := map[string]string{first: RoleUser, second: RoleAssistant}
+	for k, raw := range s.Conversation {
+		if !sessKeyR.MatchString(k) {
+			continue
+		}
+		var turns []Turn
+		if err := json.Unmarshal(raw, &turns); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		for i := range turns {
+			if r, ok := role[turns[i].Speaker]; ok {
+				turns[i].Speaker = r
+			}
+		}
+		b, err := json.Marshal(turns)
+		if err != nil {
+			return err
+		}
+		s.Conversation[k] = b
+	}
+	s.Conversation["speaker_a"], _ = json.Marshal(RoleUser)
+	s.Conversation["speaker_b"], _ = json.Marshal(RoleAssistant)
+	for i := range s.QA {
+		q := inPerson(s.QA[i].Question, first, "I", "me", "my")
+		s.QA[i].Question = inPerson(q, second, "you", "you", "your")
+	}
+	return nil
+}
+
+// The speakers ChatRoles records.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// inPerson replaces name in a question with a pronoun: its possessive
+// ("Caroline's") with poss, the name as the subject (first, or after an
+// auxiliary verb or a comma: "When did Caroline go") with subj, and
+// anywhere else with obj ("Who gave Caroline the book?").
+func inPerson(q, name, subj, obj, poss string) string {
+	n := regexp.QuoteMeta(name)
+	q = regexp.MustCompile(`\b`+n+`'s?\b|\b`+n+`'`).ReplaceAllString(q, poss)
+	re := regexp.MustCompile(`\b` + n + `\b`)
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringIndex(q, -1) {
+		before := strings.Fields(q[:m[0]])
+		p := subj
+		if len(before) > 0 {
+			prev := strings.ToLower(before[len(before)-1])
+			if !auxiliaries[prev] && !strings.HasSuffix(prev, ",") {
+				p = obj
+			}
+		}
+		b.WriteString(q[last:m[0]])
+		b.WriteString(p)
+		last = m[1]
+	}
+	b.WriteString(q[last:])
+	return b.String()
+}
+
+// auxiliaries are the words after which a name is a question's subject.
+var auxiliaries = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`did does do is was has had will would can could should
+		when where what who how why which were are am might may must`) {
+		auxiliaries[w] = true
+	}
+}
+
 var sentenceEnd = regexp.MustCompile(`[.!?]+["')]*\s+|\n+`)
 
 // sentences splits a turn's text after each sentence's end mark.
@@ -634,6 +735,9 @@ type Options struct {
 	// ShortMessages rewrites every conversation first (ShortMessages): a
 	// messaging-app-like variant of the data. It applies before LongReplies.
 	ShortMessages bool
+	// ChatRoles rewrites every conversation (ChatRoles), after the other
+	// rewrites: a person and an assistant, questions in their voice.
+	ChatRoles bool
 }
 
 // Run ingests and queries every selected conversation.
@@ -645,14 +749,21 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	if o.ShortMessages {
 		for i := range samples {
 			if err := ShortMessages(&samples[i]); err != nil {
-				return nil, 0, 0, fmt.Errorf("%s: %w", samples[i].SampleID, err)
+				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
 		}
 	}
 	if o.LongReplies > 1 {
 		for i := range samples {
 			if err := LongReplies(&samples[i], o.LongReplies); err != nil {
-				return nil, 0, 0, fmt.Errorf("%s: %w", samples[i].SampleID, err)
+				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
+			}
+		}
+	}
+	if o.ChatRoles {
+		for i := range samples {
+			if err := ChatRoles(&samples[i]); err != nil {
+				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
 		}
 	}
@@ -696,7 +807,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		ds, err := Drawers(s.Conversation)
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %w", s.SampleID, err)
+			return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", s.SampleID, err)}
 		}
 		p, err := reg.Create(ctx, fmt.Sprintf("locomo-%d", n), "LoCoMo "+s.SampleID)
 		if err != nil {

@@ -313,3 +313,51 @@ func TestQuestionsAreAskedAsOfTheConversationsEnd(t *testing.T) {
 		t.Fatalf("asked about June 2021's hike, the first hit is %v", rows)
 	}
 }
+
+// ChatRoles makes the first speaker the user and the second the
+// assistant, and puts every question in their voice.
+func TestChatRoles(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"1:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"Hi Bo! I start at the clinic on Monday."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Congrats Ann! I'm off to Lisbon."}]},
+		"qa":[{"question":"When did Ann start at the clinic?","category":2,"evidence":["D1:1"]},
+			{"question":"Where is Ann's job, and who congratulated Ann?","category":4,"evidence":["D1:1","D1:2"]},
+			{"question":"What are Bo and Ann's plans?","category":1,"evidence":["D1:2"]},
+			{"question":"Did Annabel go to Lisbon?","category":5,"evidence":["D1:2"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := ChatRoles(&s); err != nil {
+		t.Fatal(err)
+	}
+	var turns []Turn
+	if err := json.Unmarshal(s.Conversation["session_1"], &turns); err != nil {
+		t.Fatal(err)
+	}
+	if turns[0].Speaker != RoleUser || turns[1].Speaker != RoleAssistant || turns[0].Text != "Hi Bo! I start at the clinic on Monday." {
+		t.Errorf("turns %+v", turns)
+	}
+	want := []string{"When did I start at the clinic?", "Where is my job, and who congratulated me?",
+		"What are you and my plans?", "Did Annabel go to Lisbon?"}
+	for i, w := range want {
+		if got := s.QA[i].Question; got != w {
+			t.Errorf("question %d: %q, want %q", i, got, w)
+		}
+	}
+	if fmt.Sprint(s.QA[1].Evidence) != "[D1:1 D1:2]" {
+		t.Errorf("evidence changed: %v", s.QA[1].Evidence)
+	}
+	ds, err := Drawers(s.Conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds[0].Content != "user: Hi Bo! I start at the clinic on Monday." || ds[1].SenderIDs[0] != RoleAssistant {
+		t.Errorf("drawers %q %v", ds[0].Content, ds[1].SenderIDs)
+	}
+	one := Sample{Conversation: map[string]json.RawMessage{"speaker_a": json.RawMessage(`"Ann"`)}}
+	if err := ChatRoles(&one); err == nil {
+		t.Error("a conversation with one named speaker was rewritten")
+	}
+}
