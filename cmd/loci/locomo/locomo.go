@@ -347,6 +347,38 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	return out, nil
 }
 
+// speaker is the name the conversation gives under key ("speaker_a",
+// "speaker_b"), or "".
+func (s *Sample) speaker(key string) string {
+	var name string
+	if raw, ok := s.Conversation[key]; ok {
+		json.Unmarshal(raw, &name)
+	}
+	return name
+}
+
+// rewriteSessions replaces each session's turns with what f makes of them;
+// f is given the session's number as its key writes it ("3" for
+// session_3).
+func (s *Sample) rewriteSessions(f func(session string, turns []Turn) []Turn) error {
+	for k, raw := range s.Conversation {
+		m := sessKeyR.FindStringSubmatch(k)
+		if m == nil {
+			continue
+		}
+		var turns []Turn
+		if err := json.Unmarshal(raw, &turns); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		b, err := json.Marshal(f(m[1], turns))
+		if err != nil {
+			return err
+		}
+		s.Conversation[k] = b
+	}
+	return nil
+}
+
 // LongReplies rewrites a conversation so that it reads like a user
 // talking with an assistant that answers at length: every turn of the
 // second speaker takes in the n−1 turns after it (whoever spoke them) as
@@ -355,22 +387,12 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 // check on methods chosen on LoCoMo's short turns, not a dataset of its
 // own: the words and the questions stay LoCoMo's.
 func LongReplies(s *Sample, n int) error {
-	var second string
-	if raw, ok := s.Conversation["speaker_b"]; ok {
-		json.Unmarshal(raw, &second)
-	}
+	second := s.speaker("speaker_b")
 	if second == "" || n < 2 {
 		return nil
 	}
 	into := map[string]string{} // turn -> the turn that now holds it
-	for k, raw := range s.Conversation {
-		if !sessKeyR.MatchString(k) {
-			continue
-		}
-		var turns []Turn
-		if err := json.Unmarshal(raw, &turns); err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
+	err := s.rewriteSessions(func(_ string, turns []Turn) []Turn {
 		var out []Turn
 		for i := 0; i < len(turns); {
 			t := turns[i]
@@ -392,11 +414,10 @@ func LongReplies(s *Sample, n int) error {
 			out = append(out, Turn{Speaker: second, DiaID: t.DiaID, Text: strings.Join(parts, "\n\n")})
 			i += len(group)
 		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		s.Conversation[k] = b
+		return out
+	})
+	if err != nil {
+		return err
 	}
 	for i := range s.QA {
 		var ev []any
@@ -425,15 +446,7 @@ func LongReplies(s *Sample, n int) error {
 // check on methods chosen on LoCoMo's whole turns, not a dataset of its own.
 func ShortMessages(s *Sample) error {
 	pieces := map[string][]Turn{} // old turn -> its messages
-	for k, raw := range s.Conversation {
-		m := sessKeyR.FindStringSubmatch(k)
-		if m == nil {
-			continue
-		}
-		var turns []Turn
-		if err := json.Unmarshal(raw, &turns); err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
+	err := s.rewriteSessions(func(session string, turns []Turn) []Turn {
 		var out []Turn
 		for _, t := range turns {
 			texts := sentences(t.Text)
@@ -442,16 +455,15 @@ func ShortMessages(s *Sample) error {
 			}
 			id := normID(t.DiaID)
 			for _, x := range texts {
-				msg := Turn{Speaker: t.Speaker, DiaID: fmt.Sprintf("D%s:%d", m[1], len(out)+1), Text: x}
+				msg := Turn{Speaker: t.Speaker, DiaID: fmt.Sprintf("D%s:%d", session, len(out)+1), Text: x}
 				out = append(out, msg)
 				pieces[id] = append(pieces[id], msg)
 			}
 		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		s.Conversation[k] = b
+		return out
+	})
+	if err != nil {
+		return err
 	}
 	for i := range s.QA {
 		answer := s.QA[i].Answer
@@ -497,35 +509,21 @@ func ShortMessages(s *Sample) error {
 // its own; the questions' grammar is left as it falls ("What does I
 // like?"), since a search reads their words.
 func ChatRoles(s *Sample) error {
-	var first, second string
-	if raw, ok := s.Conversation["speaker_a"]; ok {
-		json.Unmarshal(raw, &first)
-	}
-	if raw, ok := s.Conversation["speaker_b"]; ok {
-		json.Unmarshal(raw, &second)
-	}
+	first, second := s.speaker("speaker_a"), s.speaker("speaker_b")
 	if first == "" || second == "" || first == second {
 		return fmt.Errorf("chat roles need two named speakers (speaker_a and speaker_b), have %q and %q", first, second)
 	}
 	role := map[string]string{first: RoleUser, second: RoleAssistant}
-	for k, raw := range s.Conversation {
-		if !sessKeyR.MatchString(k) {
-			continue
-		}
-		var turns []Turn
-		if err := json.Unmarshal(raw, &turns); err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
+	err := s.rewriteSessions(func(_ string, turns []Turn) []Turn {
 		for i := range turns {
 			if r, ok := role[turns[i].Speaker]; ok {
 				turns[i].Speaker = r
 			}
 		}
-		b, err := json.Marshal(turns)
-		if err != nil {
-			return err
-		}
-		s.Conversation[k] = b
+		return turns
+	})
+	if err != nil {
+		return err
 	}
 	s.Conversation["speaker_a"], _ = json.Marshal(RoleUser)
 	s.Conversation["speaker_b"], _ = json.Marshal(RoleAssistant)
