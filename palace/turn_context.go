@@ -112,19 +112,28 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 		return "", nil
 	}
 	who := speakerOf(d)
-	var said []string  // every earlier text read, newest first
+	var read []*Drawer                   // the earlier drawers read, newest first
+	at := func(i int) (*Drawer, error) { // the i-th, nil past the first
+		if i < len(read) {
+			return read[i], nil
+		}
+		x, err := earlier()
+		if x != nil {
+			read = append(read, x)
+		}
+		return x, err
+	}
 	var parts []string // newest first
 	answered := false  // the run reached the message it answers
-	for range maxBorrowTurns {
-		x, err := earlier()
+	for i := range maxBorrowTurns {
+		x, err := at(i)
 		if err != nil {
 			return "", err
 		}
 		if x == nil {
 			break
 		}
-		said = append(said, saidText(x.Content))
-		t := truncate(said[len(said)-1], left)
+		t := truncate(saidText(x.Content), left)
 		parts = append(parts, t)
 		left -= len(t) + 1
 		if who == "" || speakerOf(x) != who {
@@ -152,21 +161,19 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 	var window []string
 	size := 0
 	for i := range maxBorrowTurns {
-		if i == len(said) {
-			x, err := earlier()
-			if err != nil {
-				return "", err
-			}
-			if x == nil {
-				break
-			}
-			said = append(said, saidText(x.Content))
+		x, err := at(i)
+		if err != nil {
+			return "", err
 		}
-		if len(window) > 0 && size+len(said[i]) > turnContextBytes {
+		if x == nil {
 			break
 		}
-		window = append(window, said[i])
-		size += len(said[i])
+		t := saidText(x.Content)
+		if len(window) > 0 && size+len(t) > turnContextBytes {
+			break
+		}
+		window = append(window, t)
+		size += len(t)
 	}
 	if tw := topicWords(saidText(d.Content)+"\n"+kw, window); len(tw) > 0 {
 		if kw != "" {
