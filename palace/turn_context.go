@@ -210,6 +210,9 @@ const (
 // stopwords; they are compared by their BM25 token (so "studios" and
 // "studio" are one word) and given as first written, newest first.
 func topicWords(own string, window []string) []string {
+	if len(window) < topicWordsSaid {
+		return nil // and a long text before, alone in the window, is not read
+	}
 	have := map[string]bool{}
 	for _, tok := range bm25.AppendTokens(nil, own) {
 		have[tok] = true
