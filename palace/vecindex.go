@@ -162,14 +162,14 @@ func (p *Palace) IndexRecall(ctx context.Context, queries []string, k int) (floa
 	var sum float64
 	n := 0
 	for _, q := range queries {
-		exact, err := p.vectorSearch(ctx, q, nil, k, true)
+		exact, err := p.vectorSearch(ctx, q, nil, k, k, true)
 		if err != nil {
 			return 0, err
 		}
 		if len(exact) == 0 {
 			continue
 		}
-		approx, err := p.vectorSearch(ctx, q, nil, k, false)
+		approx, err := p.vectorSearch(ctx, q, nil, k, k, false)
 		if err != nil {
 			return 0, err
 		}
