@@ -25,17 +25,22 @@ func init() {
 // [--long-replies N] [--short-messages] [--chat-roles] [PATH...]`.
 func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		return &result{data: map[string]any{"evaluations": []string{"locomo"}}, text: func(w io.Writer) {
+		return &result{data: map[string]any{"evaluations": []string{"locomo", "compare"}}, text: func(w io.Writer) {
 			fmt.Fprintln(w, "Usage: loci eval locomo [flags]   (loci eval locomo -h for its flags)")
+			fmt.Fprintln(w, "       loci eval compare BEFORE.json AFTER.json [--k 10]")
 			fmt.Fprintln(w, "  locomo   turn-level evidence recall on LoCoMo (or any file in its schema), by path, method and split")
+			fmt.Fprintln(w, "  compare  two runs' --json results, question by question: the difference with its 95% interval, questions gained and lost")
 		}}, nil
+	}
+	if len(args) > 0 && args[0] == "compare" {
+		return evalCompare(env, args[1:])
 	}
 	if len(args) == 0 || args[0] != "locomo" {
 		what := "no evaluation named"
 		if len(args) > 0 {
 			what = fmt.Sprintf("unknown evaluation %q", args[0])
 		}
-		return nil, invalidArgs(what, "Use `loci eval locomo` (`loci eval -h` lists the evaluations)")
+		return nil, invalidArgs(what, "Use `loci eval locomo` or `loci eval compare` (`loci eval -h` lists them)")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	// The evaluation builds its palaces in a temporary data dir of its

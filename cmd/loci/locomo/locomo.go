@@ -643,16 +643,7 @@ func Aggregate(name string, rows []Row, ks []int) Group {
 	for _, k := range ks {
 		var anyS, allS, fracS float64
 		for _, r := range rows {
-			top := map[string]bool{}
-			for _, id := range r.Top[:min(k, len(r.Top))] {
-				top[id] = true
-			}
-			found := 0
-			for _, gd := range r.Gold {
-				if top[gd] {
-					found++
-				}
-			}
+			found := r.Found(k)
 			if found > 0 {
 				anyS++
 			}
@@ -667,6 +658,22 @@ func Aggregate(name string, rows []Row, ks []int) Group {
 		g.Metrics[fmt.Sprintf("frac@%d", k)] = round4(fracS / n)
 	}
 	return g
+}
+
+// Found is how many of the question's evidence turns are among its first
+// k results.
+func (r Row) Found(k int) int {
+	top := map[string]bool{}
+	for _, id := range r.Top[:min(k, len(r.Top))] {
+		top[id] = true
+	}
+	found := 0
+	for _, gd := range r.Gold {
+		if top[gd] {
+			found++
+		}
+	}
+	return found
 }
 
 func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
