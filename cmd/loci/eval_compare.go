@@ -213,7 +213,7 @@ func readEvalRows(path string) ([]locomo.Row, error) {
 	for i, r := range rows {
 		if len(r.Gold) == 0 {
 			return nil, invalidArgs(fmt.Sprintf("%s: question %d (%q) has no evidence", path, i+1, r.Question),
-				"Compare files written by `loci eval locomo --json`, which holds only questions with evidence")
+				"Compare files written by `loci eval locomo --json`, which hold only questions with evidence")
 		}
 	}
 	return rows, nil
