@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -521,6 +522,54 @@ func (g *graph) build(f *Flat, lo, hi, workers int) {
 	}
 	wg.Wait()
 	g.lk, g.epMu = nil, nil
+	g.relinkUnreachable(f)
+}
+
+// relinkUnreachable links again, one at a time, the rows a search of
+// layer 0 from the entry point can no longer reach. A parallel build
+// leaves a few: two close rows linked at once do not see each other, so
+// when a neighbour's list is full the heuristic drops one of them as
+// covered by the other, which holds no edge to it. Serial inserts see
+// every earlier row and do not leave such rows in practice. The walk
+// costs one pass over the links; few rows are linked again.
+func (g *graph) relinkUnreachable(f *Flat) {
+	for range 3 { // a relinked row can itself drop another from a full list
+		lost := g.unreachable()
+		if len(lost) == 0 {
+			return
+		}
+		for _, r := range lost {
+			g.connect(f, r)
+		}
+	}
+}
+
+// unreachable lists the rows that layer 0's edges do not lead to from
+// the entry point.
+func (g *graph) unreachable() []uint32 {
+	if g.top < 0 {
+		return nil
+	}
+	seen := make([]bool, len(g.levels))
+	seen[g.entry] = true
+	stack := []uint32{g.entry}
+	for len(stack) > 0 {
+		r := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, x := range g.neighbours(r, 0, nil) {
+			if !seen[x] {
+				seen[x] = true
+				stack = append(stack, x)
+			}
+		}
+	}
+	var lost []uint32
+	for r, ok := range seen {
+		if !ok {
+			lost = append(lost, uint32(r))
+		}
+	}
+	return lost
 }
 
 // parallelBuildMin is the number of rows below which a build runs on one
@@ -533,6 +582,9 @@ func (g *graph) link(f *Flat, from, to uint32, s float32, l, m int) {
 	defer g.lockRow(from)()
 	nb := g.links(from, l)
 	n := int(nb[0])
+	if slices.Contains(nb[1:1+n], to) { // a row linked again keeps its old in-edges
+		return
+	}
 	if n < m {
 		nb[1+n] = to
 		nb[0]++
