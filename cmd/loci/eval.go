@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	shortMessages := fs.Bool("short-messages", false, "rewrite the conversations first: every turn is sent as its sentences, one message each (a messaging-app-like variant; evidence is the messages that hold a word of the answer)")
 	chatRoles := fs.Bool("chat-roles", false, "rewrite the conversations first: the first speaker becomes the user, the second the assistant, and every question is put in their voice (\"When did I…\", \"What is your…\"; a user-assistant-like variant; after the other rewrites)")
 	longReplies := fs.Int("long-replies", 0, "rewrite the conversations first: each turn of the second speaker takes in the N-1 turns after it as one long reply (a user-assistant-like variant; 0 or 1: off)")
+	echoReplies := fs.Int("echo-replies", 0, "rewrite the conversations first: each turn of the second speaker opens with the first speaker's last N turns of the session, repeated (replies that restate what they were told; evidence unchanged; 0: off)")
+	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
 	files, err := parseFlags(env, fs, args[1:])
 	if err != nil {
@@ -81,6 +84,14 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	if *longReplies < 0 || *longReplies > 100 {
 		return nil, invalidArgs(fmt.Sprintf("bad --long-replies %d", *longReplies), "Use a number of turns per reply in 2..100, or 0 for the data as it is")
+	}
+	if *echoReplies < 0 || *echoReplies > 100 {
+		return nil, invalidArgs(fmt.Sprintf("bad --echo-replies %d", *echoReplies), "Use a number of earlier turns each reply repeats, in 1..100, or 0 for the data as it is")
+	}
+	if *writeData != "" {
+		if st, err := os.Stat(filepath.Dir(*writeData)); err != nil || !st.IsDir() {
+			return nil, invalidArgs("--write-data "+*writeData+": no such directory", "Name a file in a directory that exists")
+		}
 	}
 	samples, err := parseRange(*convs)
 	if err != nil {
@@ -128,7 +139,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 					vs = append(vs, locomo.Variant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles})
+			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, WriteData: *writeData})
 			if err != nil {
 				return nil, evalErr(err)
 			}
@@ -140,7 +151,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles})
+	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, WriteData: *writeData})
 	if err != nil {
 		return nil, evalErr(err)
 	}

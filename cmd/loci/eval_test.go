@@ -38,13 +38,20 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"eval", "locomo", "--data", bad, "--k", "1"},
 		{"eval", "locomo", "--chat-roles", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--echo-replies", "-1", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--write-data", filepath.Join(dir, "no", "such", "dir.json"), "--data", oneSpeaker, "--k", "1"},
 	} {
 		if o := runCLI(t, home, "json", args...); o.code != 2 || o.env.Error.Type != "invalid_args" {
 			t.Errorf("%v: exit %d %s", args, o.code, o.stdout)
 		}
 	}
-	// The same file without the rewrite is read and scored.
-	if o := runCLI(t, home, "json", "eval", "locomo", "--data", oneSpeaker, "--k", "1", "--method", "keyword"); o.code != 0 {
+	// The same file without the rewrite is read and scored, and written
+	// back out as it was read.
+	out := filepath.Join(dir, "out.json")
+	if o := runCLI(t, home, "json", "eval", "locomo", "--data", oneSpeaker, "--k", "1", "--method", "keyword", "--write-data", out); o.code != 0 {
 		t.Errorf("eval of a one-speaker file: exit %d %s%s", o.code, o.stdout, o.stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), `"text":"hi"`) {
+		t.Errorf("--write-data wrote %q (%v)", b, err)
 	}
 }

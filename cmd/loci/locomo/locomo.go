@@ -436,6 +436,33 @@ func LongReplies(s *Sample, n int) error {
 	return nil
 }
 
+// EchoReplies rewrites a conversation so that the second speaker answers
+// like an assistant that restates what it was told: every turn of the
+// second speaker opens with the texts of the first speaker's last n turns
+// of the session (oldest first), then says its own. Turns and evidence are
+// unchanged, so a question about what the first speaker said is answered
+// by that short turn while long replies around it repeat its words, as
+// assistant replies in a user–assistant chat do. Like LongReplies it is a
+// check on methods chosen on LoCoMo, not a dataset of its own.
+func EchoReplies(s *Sample, n int) error {
+	second := s.speaker("speaker_b")
+	if second == "" || n < 1 {
+		return nil
+	}
+	return s.rewriteSessions(func(_ string, turns []Turn) []Turn {
+		var said []string // the first speaker's turns so far
+		for i, t := range turns {
+			if t.Speaker != second {
+				said = append(said, t.Text)
+				continue
+			}
+			parts := append([]string(nil), said[max(0, len(said)-n):]...)
+			turns[i].Text = strings.Join(append(parts, t.Text), "\n\n")
+		}
+		return turns
+	})
+}
+
 // ShortMessages rewrites a conversation so that it reads like a chat in a
 // messaging app: every turn is sent as its sentences, one message each, and
 // a shared image as a message of its own. Messages get new dia_ids in
@@ -743,6 +770,29 @@ type Options struct {
 	// ChatRoles rewrites every conversation (ChatRoles), after the other
 	// rewrites: a person and an assistant, questions in their voice.
 	ChatRoles bool
+	// EchoReplies, above 0, rewrites every conversation (EchoReplies)
+	// after ShortMessages and LongReplies, before ChatRoles.
+	EchoReplies int
+	// WriteData, when set, names a file that receives the selected
+	// conversations as rewritten, in LoCoMo's schema (for another tool,
+	// such as the plain BM25 script, to read the same data).
+	WriteData string
+}
+
+// writeSamples writes the conversations want selects (all when it is
+// empty) to path as a JSON list.
+func writeSamples(path string, samples []Sample, want map[int]bool) error {
+	var out []Sample
+	for i, s := range samples {
+		if len(want) == 0 || want[i+1] {
+			out = append(out, s)
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // Run ingests and queries every selected conversation.
@@ -765,6 +815,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			}
 		}
 	}
+	if o.EchoReplies > 0 {
+		for i := range samples {
+			if err := EchoReplies(&samples[i], o.EchoReplies); err != nil {
+				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
+			}
+		}
+	}
 	if o.ChatRoles {
 		for i := range samples {
 			if err := ChatRoles(&samples[i]); err != nil {
@@ -775,6 +832,11 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	want := map[int]bool{}
 	for _, s := range o.Samples {
 		want[s] = true
+	}
+	if o.WriteData != "" {
+		if err := writeSamples(o.WriteData, samples, want); err != nil {
+			return nil, 0, 0, err
+		}
 	}
 	maxK := 0
 	for _, k := range o.Ks {

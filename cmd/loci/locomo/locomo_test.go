@@ -361,3 +361,85 @@ func TestChatRoles(t *testing.T) {
 		t.Error("a conversation with one named speaker was rewritten")
 	}
 }
+
+// EchoReplies opens every turn of the second speaker with the first
+// speaker's last n turns of the same session, oldest first, and changes
+// neither the turns' ids nor the evidence.
+func TestEchoReplies(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"1:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"hello"},
+			{"speaker":"Ann","dia_id":"D1:3","text":"how was the trip?"},
+			{"speaker":"Bo","dia_id":"D1:4","text":"great","blip_caption":"a lake"}],
+		"session_2_date_time":"1:00 pm on 9 May, 2023",
+		"session_2":[{"speaker":"Bo","dia_id":"D2:1","text":"back home"},
+			{"speaker":"Ann","dia_id":"D2:2","text":"welcome"},
+			{"speaker":"Bo","dia_id":"D2:3","text":"thanks"}]},
+		"qa":[{"question":"q","category":4,"evidence":["D1:3"]}]}`
+	for _, tc := range []struct {
+		n        int
+		d14, d23 string
+	}{
+		{1, "how was the trip?\n\ngreat", "welcome\n\nthanks"},
+		{2, "hi\n\nhow was the trip?\n\ngreat", "welcome\n\nthanks"},
+	} {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := EchoReplies(&s, tc.n); err != nil {
+			t.Fatal(err)
+		}
+		var one, two []Turn
+		if err := json.Unmarshal(s.Conversation["session_1"], &one); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(s.Conversation["session_2"], &two); err != nil {
+			t.Fatal(err)
+		}
+		want1 := []Turn{{Speaker: "Ann", DiaID: "D1:1", Text: "hi"},
+			{Speaker: "Bo", DiaID: "D1:2", Text: "hi\n\nhello"},
+			{Speaker: "Ann", DiaID: "D1:3", Text: "how was the trip?"},
+			{Speaker: "Bo", DiaID: "D1:4", Text: tc.d14, BlipCaption: "a lake"}}
+		want2 := []Turn{{Speaker: "Bo", DiaID: "D2:1", Text: "back home"}, // nothing said before it in its session
+			{Speaker: "Ann", DiaID: "D2:2", Text: "welcome"},
+			{Speaker: "Bo", DiaID: "D2:3", Text: tc.d23}}
+		if !reflect.DeepEqual(one, want1) || !reflect.DeepEqual(two, want2) {
+			t.Fatalf("n=%d: turns %+v %+v, want %+v %+v", tc.n, one, two, want1, want2)
+		}
+		if got := fmt.Sprint(s.QA[0].Evidence); got != "[D1:3]" {
+			t.Fatalf("n=%d: evidence %s, want [D1:3]", tc.n, got)
+		}
+	}
+}
+
+// writeSamples writes the selected conversations, as they stand, in a
+// form Load reads back unchanged.
+func TestWriteSamplesRoundTrips(t *testing.T) {
+	raw := `[{"sample_id":"a","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]},
+		"qa":[{"question":"q","category":4,"evidence":["D1:1"],"answer":"x"}]},
+		{"sample_id":"b","conversation":{"speaker_a":"Cy","speaker_b":"Di",
+		"session_1":[{"speaker":"Cy","dia_id":"D1:1","text":"yo"}]},
+		"qa":[{"question":"r","category":"single-hop","evidence":"D1:1","answer":"y"}]}]`
+	in := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(in, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	samples, err := Load(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	if err := writeSamples(out, samples, map[int]bool{2: true}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 1 || !reflect.DeepEqual(back[0], samples[1]) {
+		t.Fatalf("read back %+v, want only %+v", back, samples[1])
+	}
+}
