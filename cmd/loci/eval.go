@@ -118,6 +118,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *path != locomo.PathSession && *path != locomo.PathAgent {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
 	}
+	// What every run shares: the data, its rewrites and the questions.
+	opts := locomo.Options{Data: data, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
+		LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}
@@ -139,7 +142,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 					vs = append(vs, locomo.Variant{Path: pa, Method: m, Fusion: &fusions[i]})
 				}
 			}
-			rows, _, _, err := locomo.Run(ctx, locomo.Options{Data: data, Path: pa, Embedder: emb, Ks: ks, Samples: samples, Variants: vs, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, WriteData: *writeData})
+			o := opts
+			o.Path, o.Variants = pa, vs
+			rows, _, _, err := locomo.Run(ctx, o)
 			if err != nil {
 				return nil, evalErr(err)
 			}
@@ -151,7 +156,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
-	rows, ingest, turns, err := locomo.Run(ctx, locomo.Options{Data: data, Path: *path, Method: mode, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, WriteData: *writeData})
+	opts.Path, opts.Method = *path, mode
+	rows, ingest, turns, err := locomo.Run(ctx, opts)
 	if err != nil {
 		return nil, evalErr(err)
 	}
