@@ -112,37 +112,42 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 		return "", nil
 	}
 	who := speakerOf(d)
-	var read []*Drawer                   // the earlier drawers read, newest first
-	at := func(i int) (*Drawer, error) { // the i-th, nil past the first
-		if i < len(read) {
-			return read[i], nil
+	// The earlier texts, newest first, at most maxBorrowTurns: each read
+	// from the store once however many passes below ask for it.
+	type said struct{ text, speaker string }
+	var read []said
+	var readErr error
+	earlierTexts := func(yield func(said) bool) {
+		for i := range maxBorrowTurns {
+			if i == len(read) {
+				x, err := earlier()
+				if err != nil || x == nil {
+					readErr = err
+					return
+				}
+				read = append(read, said{saidText(x.Content), speakerOf(x)})
+			}
+			if !yield(read[i]) {
+				return
+			}
 		}
-		x, err := earlier()
-		if x != nil {
-			read = append(read, x)
-		}
-		return x, err
 	}
 	var parts []string // newest first
 	answered := false  // the run reached the message it answers
-	for i := range maxBorrowTurns {
-		x, err := at(i)
-		if err != nil {
-			return "", err
-		}
-		if x == nil {
-			break
-		}
-		t := truncate(saidText(x.Content), left)
+	for x := range earlierTexts {
+		t := truncate(x.text, left)
 		parts = append(parts, t)
 		left -= len(t) + 1
-		if who == "" || speakerOf(x) != who {
+		if who == "" || x.speaker != who {
 			answered = true
 			break
 		}
 		if left < minBorrowBytes {
 			break
 		}
+	}
+	if readErr != nil {
+		return "", readErr
 	}
 	if !answered && len(parts) > 1 {
 		// A run that answers nothing within reach (one speaker's notes,
@@ -160,20 +165,15 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 	// (the first one whole, however long), at most maxBorrowTurns.
 	var window []string
 	size := 0
-	for i := range maxBorrowTurns {
-		x, err := at(i)
-		if err != nil {
-			return "", err
-		}
-		if x == nil {
+	for x := range earlierTexts {
+		if len(window) > 0 && size+len(x.text) > turnContextBytes {
 			break
 		}
-		t := saidText(x.Content)
-		if len(window) > 0 && size+len(t) > turnContextBytes {
-			break
-		}
-		window = append(window, t)
-		size += len(t)
+		window = append(window, x.text)
+		size += len(x.text)
+	}
+	if readErr != nil {
+		return "", readErr
 	}
 	if tw := topicWords(saidText(d.Content)+"\n"+kw, window); len(tw) > 0 {
 		if kw != "" {
