@@ -269,8 +269,13 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 		All     locomo.Group   `json:"all"`
 		Conv1_5 locomo.Group   `json:"conversations_1_5"`
 		Conv6_  locomo.Group   `json:"conversations_6_10"`
-		// ByCategory is every question of the variant, by LoCoMo category.
+		// ByCategory is every question of the variant, by LoCoMo category
+		// (and by whether it shares a word with its evidence).
 		ByCategory []locomo.Group `json:"by_category"`
+		// NoWord1_5 and NoWord6_ are the questions of each half that
+		// share no word with their evidence.
+		NoWord1_5 locomo.Group `json:"shares_no_word_1_5"`
+		NoWord6_  locomo.Group `json:"shares_no_word_6_10"`
 	}
 	lines := make([]line, len(variants))
 	for i, v := range variants {
@@ -286,18 +291,29 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 				hi = append(hi, r)
 			}
 		}
-		lines[i] = line{v, locomo.Aggregate("all", all, ks), locomo.Aggregate("conversations 1-5", lo, ks), locomo.Aggregate("conversations 6-10", hi, ks), locomo.Groups(all, ks)}
+		noWord := func(rows []locomo.Row) []locomo.Row {
+			var out []locomo.Row
+			for _, r := range rows {
+				if r.SharesWord != nil && !*r.SharesWord {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+		lines[i] = line{v, locomo.Aggregate("all", all, ks), locomo.Aggregate("conversations 1-5", lo, ks), locomo.Aggregate("conversations 6-10", hi, ks), locomo.Groups(all, ks),
+			locomo.Aggregate("shares no word 1-5", noWord(lo), ks), locomo.Aggregate("shares no word 6-10", noWord(hi), ks)}
 	}
 	k := ks[len(ks)-1]
 	return &result{data: map[string]any{"embedder": embID, "variants": lines}, text: func(w io.Writer) {
-		fmt.Fprintf(w, "%-8s %-8s %-18s | %-24s | %-24s | %s\n", "path", "method", "fusion", "conversations 1-5", "conversations 6-10", "all")
+		fmt.Fprintf(w, "%-8s %-8s %-18s | %-24s | %-24s | %-24s | %-24s | %s\n", "path", "method", "fusion", "conversations 1-5", "conversations 6-10", "all",
+			"no shared word, 1-5", "no shared word, 6-10")
 		for _, l := range lines {
 			fu := "default"
 			if f := l.Variant.Fusion; f != nil {
 				fu = fmt.Sprintf("K=%g k=%g v=%g", f.K, f.KeywordWeight, f.VectorWeight)
 			}
 			fmt.Fprintf(w, "%-8s %-8s %-18s", l.Variant.Path, l.Variant.Method, fu)
-			for _, g := range []locomo.Group{l.Conv1_5, l.Conv6_, l.All} {
+			for _, g := range []locomo.Group{l.Conv1_5, l.Conv6_, l.All, l.NoWord1_5, l.NoWord6_} {
 				fmt.Fprintf(w, " | any@%d %.3f frac@%d %.3f", k, g.Metrics[fmt.Sprintf("any@%d", k)], k, g.Metrics[fmt.Sprintf("frac@%d", k)])
 			}
 			fmt.Fprintln(w)

@@ -73,6 +73,23 @@ func evalCompare(env *cliEnv, args []string) (*result, error) {
 			groups = append(groups, compareRows(fmt.Sprintf("%d %s", c, locomo.Categories[c]), a, b, *k))
 		}
 	}
+	// By whether the question shares a word with its evidence, where the
+	// first run's file records it (the rewrite and questions are checked
+	// to be the same above).
+	for _, g := range []struct {
+		name   string
+		shares bool
+	}{{locomo.GroupSharesWord, true}, {locomo.GroupSharesNoWord, false}} {
+		var a, b []locomo.Row
+		for i, r := range runs[0] {
+			if r.SharesWord != nil && *r.SharesWord == g.shares {
+				a, b = append(a, r), append(b, runs[1][i])
+			}
+		}
+		if len(a) > 0 {
+			groups = append(groups, compareRows(g.name, a, b, *k))
+		}
+	}
 	data := map[string]any{"before": files[0], "after": files[1], "k": *k, "questions": len(runs[0]),
 		"resamples": compareResamples, "groups": groups}
 	return &result{data: data, text: func(w io.Writer) { printComparison(w, files, *k, groups) }}, nil

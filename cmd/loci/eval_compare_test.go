@@ -156,3 +156,45 @@ func TestSignTest(t *testing.T) {
 		}
 	}
 }
+
+// Where the runs record whether each question shares a word with its
+// evidence, the comparison reports the two groups apart as well.
+func TestEvalCompareSplitsBySharedWord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var before, after []locomo.Row
+	for i := range 6 {
+		shares := i < 2
+		q := locomo.Row{Sample: 1, Category: 4, Question: fmt.Sprintf("question %d?", i), Gold: []string{"D1:1"}, SharesWord: &shares}
+		b, a := q, q
+		b.Top, a.Top = []string{"D1:1"}, []string{"D1:1"}
+		if !shares {
+			b.Top = []string{"D1:2"} // the second run finds what shares no word
+		}
+		before, after = append(before, b), append(after, a)
+	}
+	pb, pa := filepath.Join(dir, "before.json"), filepath.Join(dir, "after.json")
+	writeRows(t, pb, before)
+	writeRows(t, pa, after)
+	o := runCLI(t, t.TempDir(), "json", "eval", "compare", pb, pa, "--k", "1")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s%s", o.code, o.stdout, o.stderr)
+	}
+	var data struct {
+		Groups []comparison `json:"groups"`
+	}
+	b, _ := json.Marshal(o.env.Data)
+	if err := json.Unmarshal(b, &data); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]comparison{}
+	for _, g := range data.Groups {
+		got[g.Group] = g
+	}
+	if g := got[locomo.GroupSharesWord]; g.N != 2 || g.Any.Diff != 0 {
+		t.Errorf("%s: %+v", locomo.GroupSharesWord, g)
+	}
+	if g := got[locomo.GroupSharesNoWord]; g.N != 4 || g.Any.Before != 0 || g.Any.After != 1 || g.Gained != 4 {
+		t.Errorf("%s: %+v", locomo.GroupSharesNoWord, g)
+	}
+}
