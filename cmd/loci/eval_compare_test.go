@@ -161,7 +161,6 @@ func TestSignTest(t *testing.T) {
 // evidence, the comparison reports the two groups apart as well.
 func TestEvalCompareSplitsBySharedWord(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	var before, after []locomo.Row
 	for i := range 6 {
 		shares := i < 2
@@ -173,10 +172,27 @@ func TestEvalCompareSplitsBySharedWord(t *testing.T) {
 		}
 		before, after = append(before, b), append(after, a)
 	}
+	got := map[string]comparison{}
+	for _, g := range compareRuns(t, before, after, 1) {
+		got[g.Group] = g
+	}
+	if g := got[locomo.GroupSharesWord]; g.N != 2 || g.Any.Diff != 0 {
+		t.Errorf("%s: %+v", locomo.GroupSharesWord, g)
+	}
+	if g := got[locomo.GroupSharesNoWord]; g.N != 4 || g.Any.Before != 0 || g.Any.After != 1 || g.Gained != 4 {
+		t.Errorf("%s: %+v", locomo.GroupSharesNoWord, g)
+	}
+}
+
+// compareRuns writes two runs' rows and returns `loci eval compare`'s
+// groups for them at k.
+func compareRuns(t *testing.T, before, after []locomo.Row, k int) []comparison {
+	t.Helper()
+	dir := t.TempDir()
 	pb, pa := filepath.Join(dir, "before.json"), filepath.Join(dir, "after.json")
 	writeRows(t, pb, before)
 	writeRows(t, pa, after)
-	o := runCLI(t, t.TempDir(), "json", "eval", "compare", pb, pa, "--k", "1")
+	o := runCLI(t, t.TempDir(), "json", "eval", "compare", pb, pa, "--k", fmt.Sprint(k))
 	if o.code != 0 {
 		t.Fatalf("exit %d: %s%s", o.code, o.stdout, o.stderr)
 	}
@@ -187,14 +203,5 @@ func TestEvalCompareSplitsBySharedWord(t *testing.T) {
 	if err := json.Unmarshal(b, &data); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]comparison{}
-	for _, g := range data.Groups {
-		got[g.Group] = g
-	}
-	if g := got[locomo.GroupSharesWord]; g.N != 2 || g.Any.Diff != 0 {
-		t.Errorf("%s: %+v", locomo.GroupSharesWord, g)
-	}
-	if g := got[locomo.GroupSharesNoWord]; g.N != 4 || g.Any.Before != 0 || g.Any.After != 1 || g.Gained != 4 {
-		t.Errorf("%s: %+v", locomo.GroupSharesNoWord, g)
-	}
+	return data.Groups
 }
