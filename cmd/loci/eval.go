@@ -277,6 +277,15 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 		NoWord1_5 locomo.Group `json:"shares_no_word_1_5"`
 		NoWord6_  locomo.Group `json:"shares_no_word_6_10"`
 	}
+	noWord := func(rows []locomo.Row) []locomo.Row {
+		var out []locomo.Row
+		for _, r := range rows {
+			if r.SharesWord != nil && !*r.SharesWord {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
 	lines := make([]line, len(variants))
 	for i, v := range variants {
 		var all, lo, hi []locomo.Row
@@ -290,15 +299,6 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 			} else {
 				hi = append(hi, r)
 			}
-		}
-		noWord := func(rows []locomo.Row) []locomo.Row {
-			var out []locomo.Row
-			for _, r := range rows {
-				if r.SharesWord != nil && !*r.SharesWord {
-					out = append(out, r)
-				}
-			}
-			return out
 		}
 		lines[i] = line{v, locomo.Aggregate("all", all, ks), locomo.Aggregate("conversations 1-5", lo, ks), locomo.Aggregate("conversations 6-10", hi, ks), locomo.Groups(all, ks),
 			locomo.Aggregate("shares no word 1-5", noWord(lo), ks), locomo.Aggregate("shares no word 6-10", noWord(hi), ks)}
