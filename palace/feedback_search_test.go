@@ -19,30 +19,11 @@ import (
 // the memories about Caroline's work share with it. (Not parallel: it
 // compares with LOCI_FEEDBACK=0.)
 func TestFeedbackFindsOtherWording(t *testing.T) {
-	ctx := context.Background()
 	p := palacetest.MustOpenPalace(t)
 	addNotes(t, p, 7, func(int) time.Time { return time.Time{} })
-	for _, s := range []string{
-		"Caroline works long shifts at the clinic and the nurses rely on her.",
-		"Caroline said work at the clinic was hectic; the nurse rota changed again.",
-		"At work Caroline handles the clinic nurse rota and the night shifts.",
-		"Caroline's work friends from the clinic threw her a farewell party.",
-	} {
-		palacetest.MustAdd(t, p, &palace.Drawer{Content: s})
-	}
-	target := palacetest.MustAdd(t, p, &palace.Drawer{Content: "She joined the Mercy clinic downtown as a nurse in March, on the night shift."})
-	rankOf := func() int {
-		hits, err := p.Search(ctx, palace.SearchRequest{Query: "where does Caroline work?", K: 10, NoAccess: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, h := range hits {
-			if h.Drawer.ID == target.ID {
-				return i + 1
-			}
-		}
-		return 0
-	}
+	addClinicNotes(t, p)
+	target := addClinicAnswer(t, p)
+	rankOf := func() int { return rankIn(t, p, "where does Caroline work?", 10, target) }
 	t.Setenv("LOCI_FEEDBACK", "0")
 	without := rankOf()
 	t.Setenv("LOCI_FEEDBACK", "1")
@@ -125,4 +106,71 @@ func addNotes(t *testing.T, p *palace.Palace, seed int64, at func(i int) time.Ti
 		}
 		palacetest.MustAdd(t, p, &palace.Drawer{Content: b.String(), Timestamp: at(i)})
 	}
+}
+
+// Relevance feedback counts texts that restate one another once. Eight
+// replies repeat what Caroline said about a bakery job, each with the
+// words of the question; taken as eight feedback documents, their words
+// fill the expansion, and the memory that answers (the clinic, in other
+// words) is not found through the words the clinic notes share with it.
+// Passing over the restatements (LOCI_RESTATE=0 does not) leaves room
+// for the clinic notes among the ten. (Not parallel: it sets the
+// environment.)
+func TestFeedbackCountsRestatementsOnce(t *testing.T) {
+	p := palacetest.MustOpenPalace(t)
+	addNotes(t, p, 7, func(int) time.Time { return time.Time{} })
+	addClinicNotes(t, p)
+	for i, lead := range []string{"So", "Right", "Got it", "Noted", "Okay", "I see", "Sure", "Ah"} {
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: fmt.Sprintf("%s, Caroline: your old work at the bakery meant "+
+			"sourdough, flour orders, oven timers, pastry trays, the delivery van, market stalls and "+
+			"cinnamon buns (%d).", lead, i)})
+	}
+	target := addClinicAnswer(t, p)
+	rankOf := func() int { return rankIn(t, p, "where does Caroline work?", 20, target) }
+	t.Setenv("LOCI_RESTATE", "0")
+	without := rankOf()
+	if without != 0 && without <= 3 {
+		t.Fatalf("with every restatement counted the answer already ranks %d: the test shows nothing", without)
+	}
+	t.Setenv("LOCI_RESTATE", "1")
+	with := rankOf()
+	if with == 0 || (without != 0 && with >= without) {
+		t.Errorf("the answer ranks %d with restatements counted once and %d with each counted (0: not in the top 20)", with, without)
+	}
+	t.Logf("rank with each restatement counted %d, counted once %d", without, with)
+}
+
+// addClinicNotes adds four notes about Caroline's work at a clinic, each
+// with the words of "where does Caroline work?".
+func addClinicNotes(t *testing.T, p *palace.Palace) {
+	for _, s := range []string{
+		"Caroline works long shifts at the clinic and the nurses rely on her.",
+		"Caroline said work at the clinic was hectic; the nurse rota changed again.",
+		"At work Caroline handles the clinic nurse rota and the night shifts.",
+		"Caroline's work friends from the clinic threw her a farewell party.",
+	} {
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: s})
+	}
+}
+
+// addClinicAnswer adds the memory that answers "where does Caroline
+// work?" without a word of it, and returns its id.
+func addClinicAnswer(t *testing.T, p *palace.Palace) string {
+	return palacetest.MustAdd(t, p, &palace.Drawer{Content: "She joined the Mercy clinic downtown as a nurse in March, on the night shift."}).ID
+}
+
+// rankIn is the 1-based rank of drawer id among the first k results of
+// query (0: not among them).
+func rankIn(t *testing.T, p *palace.Palace, query string, k int, id string) int {
+	t.Helper()
+	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: query, K: k, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hits {
+		if h.Drawer.ID == id {
+			return i + 1
+		}
+	}
+	return 0
 }

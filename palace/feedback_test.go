@@ -2,6 +2,8 @@ package palace
 
 import (
 	"testing"
+
+	"github.com/loci-mem/loci/palace/bm25"
 )
 
 // The expansion favours the words the best-scored documents share, leaves
@@ -79,5 +81,66 @@ func TestExpansionTermsLeaveOutWhatThePalaceAlwaysSays(t *testing.T) {
 	// Without collection statistics the name wins on frequency alone.
 	if plain := expansionTerms(texts, []float64{0.6, 0.4}, []string{"job"}, nil); len(plain) == 0 || plain[0].Tok != "melani" {
 		t.Errorf("by P(t|R) alone: %v", plain)
+	}
+}
+
+// A text restates another when at least half of the shorter one's words
+// are the other's; texts of fewer than three words are never judged.
+func TestRestates(t *testing.T) {
+	t.Parallel()
+	set := func(ws ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range ws {
+			m[w] = true
+		}
+		return m
+	}
+	statement := set("move", "inventori", "app", "postgr")
+	reply := set("great", "choic", "move", "inventori", "app", "postgr", "backup", "migrat", "plan")
+	for _, c := range []struct {
+		name  string
+		own   map[string]bool
+		taken []map[string]bool
+		want  bool
+	}{
+		{"a reply holding the statement", reply, []map[string]bool{statement}, true},
+		{"the statement after its reply", statement, []map[string]bool{reply}, true},
+		{"half of the shorter", set("move", "app", "garden", "tulip"), []map[string]bool{reply}, true},
+		{"less than half", set("move", "garden", "tulip", "spring"), []map[string]bool{reply}, false},
+		{"too short to judge", set("move", "app"), []map[string]bool{reply}, false},
+		{"nothing taken", reply, nil, false},
+		{"one of several taken", statement, []map[string]bool{set("garden", "tulip", "spring"), reply}, true},
+	} {
+		if got := restates(c.own, c.taken); got != c.want {
+			t.Errorf("%s: restates = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// Restatements are judged on what texts say: two texts an agent wrote in
+// one conversation share their headers' words ("d1", "may", "2023",
+// "caroline"), which would make any two short ones look alike.
+func TestSpokenWords(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"[D1:3] (8 May, 2023) Caroline: I went to the support group": "I went to the support group",
+		"2024-03-02 — user: we moved the app to Postgres":            "we moved the app to Postgres",
+		"I went to the support group":                                "I went to the support group",
+		"long passage from the middle of a reply":                    "long passage from the middle of a reply",
+	} {
+		if got := spokenWords(in); got != want {
+			t.Errorf("spokenWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+	a := map[string]bool{}
+	for _, tok := range bm25.AppendTokens(nil, spokenWords("[D1:3] (8 May, 2023) Caroline: Pottery class today")) {
+		a[tok] = true
+	}
+	b := map[string]bool{}
+	for _, tok := range bm25.AppendTokens(nil, spokenWords("[D1:5] (8 May, 2023) Caroline: Heading to the beach")) {
+		b[tok] = true
+	}
+	if restates(a, []map[string]bool{b}) {
+		t.Errorf("two texts that share only their header restate each other: %v %v", a, b)
 	}
 }

@@ -262,43 +262,22 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// The feedback drawers are the best of the first ranking that matched
 	// the query's words (the keyword list): in a small palace the vector
 	// ranker ranks every drawer, and those sharing no word with the query
-	// are no evidence of its vocabulary.
+	// are no evidence of its vocabulary. One that restates a drawer taken
+	// before it is passed over (feedbackDocuments).
 	if feedback && len(kw) > 0 {
-		var top []*cand
+		var pool []feedbackCand
 		for _, c := range all {
 			if c.krank > 0 {
-				top = append(top, c)
-				if len(top) == feedbackDocs {
-					break
-				}
-			}
-		}
-		rs := make([]int64, len(top))
-		for i, c := range top {
-			rs[i] = c.rid
-		}
-		fb, err := p.drawersByRID(ctx, rs)
-		if err != nil {
-			return nil, err
-		}
-		// A long drawer is indexed as passages: the passage that matched
-		// is the feedback document, not the whole text.
-		var texts []string
-		var scores []float64
-		for _, c := range top {
-			if d := fb[c.rid]; d != nil {
-				text := d.Content
-				if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
-					text = d.Content[sp.Start:sp.End]
-				}
-				// With its date's words, as it is indexed (dateWords).
-				texts = append(texts, dateWords(d.Timestamp, d.Content)+text)
-				scores = append(scores, c.rrf)
+				pool = append(pool, feedbackCand{rid: c.rid, krank: c.krank, kpass: c.kpass, score: c.rrf})
 			}
 		}
 		var qtoks []string
 		for _, t := range queryTerms(req.Query) {
 			qtoks = bm25.AppendTokens(qtoks, t)
+		}
+		texts, scores, err := p.feedbackDocuments(ctx, pool, qtoks)
+		if err != nil {
+			return nil, err
 		}
 		if extra := expansionTerms(texts, scores, qtoks, p.kw.tokenShare); len(extra) > 0 {
 			kw2, _, err := p.keywordRank(ctx, queryTerms(req.Query), extra, kwScores, false, allowed, depth)
