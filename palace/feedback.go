@@ -82,7 +82,7 @@ type feedbackCand struct {
 // as texts (the passage that matched, for a long drawer, with its day's
 // word as it is indexed) and their first-pass scores.
 //
-// The relevance model counts each feedback document's words once more.
+// The relevance model adds up the words of its feedback documents.
 // Where texts restate one another — a long reply that repeats the
 // statements before it, a note saved twice, a pasted message — their
 // common words are counted several times over, and the expansion drifts
@@ -90,8 +90,9 @@ type feedbackCand struct {
 // one text of each such group (the best-ranked) keeps the ten as
 // independent as the method assumes, as maximal marginal relevance
 // (Carbonell and Goldstein, 1998) keeps a result list from repeating
-// itself. Candidates are read a few at a time, so a head without
-// repetition costs no more reads than before.
+// itself. Candidates are read ten at a time, so a head without
+// repetition costs no more reads than before, and one full of it at most
+// one read per ten of the keyword list's drawers.
 func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, queryToks []string) ([]string, []float64, error) {
 	inQuery := make(map[string]bool, len(queryToks))
 	for _, t := range queryToks {
@@ -99,11 +100,11 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 	}
 	var texts []string
 	var scores []float64
-	var taken []map[string]bool // each document's words
+	var taken []map[string]bool // each taken document's words beyond the query's
 	var toks []string
 	dedup := restatementsOn()
 	for len(pool) > 0 && len(texts) < feedbackDocs {
-		batch := pool[:min(len(pool), feedbackDocs-len(texts))]
+		batch := pool[:min(len(pool), feedbackDocs)]
 		pool = pool[len(batch):]
 		rs := make([]int64, len(batch))
 		for i, c := range batch {
@@ -115,7 +116,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 		}
 		for _, c := range batch {
 			d := ds[c.rid]
-			if d == nil {
+			if d == nil || len(texts) == feedbackDocs {
 				continue
 			}
 			// A long drawer is indexed as passages: the passage that
