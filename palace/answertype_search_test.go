@@ -1,7 +1,6 @@
 package palace_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -94,14 +93,5 @@ func TestFirstPersonQuestionsFavourTheUsersWords(t *testing.T) {
 // query (0: absent).
 func rankOf(t *testing.T, p *palace.Palace, query, id string) int {
 	t.Helper()
-	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: query, K: 10, NoAccess: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, h := range hits {
-		if h.Drawer.ID == id {
-			return i + 1
-		}
-	}
-	return 0
+	return rankIn(t, p, query, 10, id)
 }

@@ -23,11 +23,11 @@ func TestFeedbackFindsOtherWording(t *testing.T) {
 	addNotes(t, p, 7, func(int) time.Time { return time.Time{} })
 	addClinicNotes(t, p)
 	target := addClinicAnswer(t, p)
-	rankOf := func() int { return rankIn(t, p, "where does Caroline work?", 10, target) }
+	rank := func() int { return rankOf(t, p, "where does Caroline work?", target) }
 	t.Setenv("LOCI_FEEDBACK", "0")
-	without := rankOf()
+	without := rank()
 	t.Setenv("LOCI_FEEDBACK", "1")
-	with := rankOf()
+	with := rank()
 	if with == 0 || (without != 0 && with >= without) {
 		t.Errorf("the answer ranks %d with feedback and %d without (0: not in the top 10); feedback should lift it", with, without)
 	}
@@ -126,14 +126,14 @@ func TestFeedbackCountsRestatementsOnce(t *testing.T) {
 			"cinnamon buns (%d).", lead, i)})
 	}
 	target := addClinicAnswer(t, p)
-	rankOf := func() int { return rankIn(t, p, "where does Caroline work?", 20, target) }
+	rank := func() int { return rankIn(t, p, "where does Caroline work?", 20, target) }
 	t.Setenv("LOCI_RESTATE", "0")
-	without := rankOf()
+	without := rank()
 	if without != 0 && without <= 3 {
 		t.Fatalf("with every restatement counted the answer already ranks %d: the test shows nothing", without)
 	}
 	t.Setenv("LOCI_RESTATE", "1")
-	with := rankOf()
+	with := rank()
 	if with == 0 || (without != 0 && with >= without) {
 		t.Errorf("the answer ranks %d with restatements counted once and %d with each counted (0: not in the top 20)", with, without)
 	}
