@@ -32,6 +32,9 @@ run: build
 # test: the whole suite, as CI runs it (.ci/run calls exactly this).
 test: build
 	$(GO) vet ./...
+	# The benchmarks and soak runs behind build tags are not run here; vet
+	# them so that they keep compiling.
+	$(GO) vet -tags 'sqlite_fts5 bench eval stdiobench dreambench hookbench soak' ./...
 	$(GO) test -count=1 -timeout 15m ./...
 	# The keyword tokenizer against SQLite FTS5's own (needs go-sqlite3 with FTS5).
 	$(GO) test -count=1 -tags sqlite_fts5 ./palace/bm25/

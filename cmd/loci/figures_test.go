@@ -23,7 +23,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -100,7 +99,7 @@ func sentence(r *rand.Rand, n int) string {
 
 func seedPalace(t testing.TB, home, name string, n int, c corpus) {
 	t.Helper()
-	reg, err := openRegistry(home, newLogger(os.Stderr), nil)
+	reg, err := openRegistry(homeFlags{dataDir: home}, newLogger(os.Stderr), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,10 +146,10 @@ func benchSizes(def []int) []int {
 	return sizes
 }
 
-// benchHome returns a data directory holding a palace of n seeded drawers
+// stdioBenchHome returns a data directory holding a palace of n seeded drawers
 // and its name: a fresh temporary one, or a kept one under
 // LOCI_BENCH_HOME, seeded on first use.
-func benchHome(t testing.TB, n int, c corpus) (home, name string) {
+func stdioBenchHome(t testing.TB, n int, c corpus) (home, name string) {
 	t.Helper()
 	emb := os.Getenv("LOCI_EMBEDDER")
 	if emb == "" {
@@ -178,7 +177,7 @@ func figureStdioFigures(t testing.TB) {
 	c := loadCorpus()
 	t.Logf("GOMAXPROCS=%d; corpus: %d LoCoMo turns, %d questions (synthetic words when 0)", runtime.GOMAXPROCS(0), len(c.turns), len(c.questions))
 	for _, n := range sizes {
-		home, name := benchHome(t, n, c)
+		home, name := stdioBenchHome(t, n, c)
 		// Cold start: process start to the initialize response, 11 runs.
 		var cold []time.Duration
 		for i := 0; i < 11; i++ {
@@ -255,8 +254,8 @@ func figureStdioFigures(t testing.TB) {
 func figureRecallProfile(t testing.TB) {
 	c := loadCorpus()
 	for _, n := range benchSizes([]int{100000}) {
-		home, name := benchHome(t, n, c)
-		reg, err := openRegistry(home, newLogger(os.Stderr), nil)
+		home, name := stdioBenchHome(t, n, c)
+		reg, err := openRegistry(homeFlags{dataDir: home}, newLogger(os.Stderr), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,7 +71,7 @@ func figurePromptSubmitFigure(t testing.TB) {
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	name := autoPalace(repo)
 
-	reg, err := openRegistry(home, zerolog.Nop(), nil)
+	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
