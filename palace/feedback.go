@@ -79,8 +79,8 @@ type feedbackCand struct {
 
 // feedbackDocuments reads the feedback documents: the first feedbackDocs
 // of the candidates (best first) that do not restate one already taken,
-// as texts (the passage that matched, for a long drawer, with its day's
-// word as it is indexed) and their first-pass scores.
+// as tokens (of the passage that matched, for a long drawer, after its
+// day's word, as it is indexed) and their first-pass scores.
 //
 // The relevance model adds up the words of its feedback documents.
 // Where texts restate one another — a long reply that repeats the
@@ -93,17 +93,16 @@ type feedbackCand struct {
 // itself. Candidates are read ten at a time, so a head without
 // repetition costs no more reads than before, and one full of it at most
 // one read per ten of the keyword list's drawers.
-func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, queryToks []string) ([]string, []float64, error) {
+func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, queryToks []string) ([][]string, []float64, error) {
 	inQuery := make(map[string]bool, len(queryToks))
 	for _, t := range queryToks {
 		inQuery[t] = true
 	}
-	var texts []string
+	var docs [][]string
 	var scores []float64
 	var taken []map[string]bool // each taken document's words beyond the query's
-	var toks []string
 	dedup := restatementsOn()
-	for len(pool) > 0 && len(texts) < feedbackDocs {
+	for len(pool) > 0 && len(docs) < feedbackDocs {
 		batch := pool[:min(len(pool), feedbackDocs)]
 		pool = pool[len(batch):]
 		rs := make([]int64, len(batch))
@@ -116,7 +115,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 		}
 		for _, c := range batch {
 			d := ds[c.rid]
-			if d == nil || len(texts) == feedbackDocs {
+			if d == nil || len(docs) == feedbackDocs {
 				continue
 			}
 			// A long drawer is indexed as passages: the passage that
@@ -125,10 +124,17 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
 				text = d.Content[sp.Start:sp.End]
 			}
+			// With its date's word, as it is indexed (dateWords).
+			toks := bm25.AppendTokens(nil, dateWords(d.Timestamp, d.Content))
+			dated := len(toks)
+			toks = bm25.AppendTokens(toks, text)
 			if dedup {
-				toks = bm25.AppendTokens(toks[:0], spokenWords(text))
-				own := make(map[string]bool, len(toks))
-				for _, t := range toks {
+				said := toks[dated:]
+				if body := spokenWords(text); body != text {
+					said = bm25.AppendTokens(nil, body) // without its header
+				}
+				own := make(map[string]bool, len(said))
+				for _, t := range said {
 					if !inQuery[t] && len(t) >= 2 && !words.IsStopword(t) {
 						own[t] = true
 					}
@@ -138,12 +144,11 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 				}
 				taken = append(taken, own)
 			}
-			// With its date's words, as it is indexed (dateWords).
-			texts = append(texts, dateWords(d.Timestamp, d.Content)+text)
+			docs = append(docs, toks)
 			scores = append(scores, c.score)
 		}
 	}
-	return texts, scores, nil
+	return docs, scores, nil
 }
 
 // spokenWords is what a text says, for judging restatements: without the
@@ -179,14 +184,14 @@ func restates(own map[string]bool, taken []map[string]bool) bool {
 }
 
 // expansionTerms computes RM3's expansion from the feedback documents'
-// texts and their first-pass scores: P(t|R) = Σ_d P(t|d)·P(d|q), with
+// tokens and their first-pass scores: P(t|R) = Σ_d P(t|d)·P(d|q), with
 // P(t|d) = tf/(|d|+μ) and P(d|q) the document's share of the scores;
 // stopwords and the query's own tokens are left out. Weights are relative
 // to an original query token's 1: with the query q and RM1 each a
 // distribution, RM3 is λ·q + (1−λ)·RM1, so an expansion term weighs
 // (1−λ)/λ · |q| · P(t|R) against an original term's 1.
-func expansionTerms(texts []string, scores []float64, queryToks []string, share func(tok string) float64) []bm25.Weighted {
-	if len(texts) == 0 || len(queryToks) == 0 {
+func expansionTerms(docs [][]string, scores []float64, queryToks []string, share func(tok string) float64) []bm25.Weighted {
+	if len(docs) == 0 || len(queryToks) == 0 {
 		return nil
 	}
 	inQuery := make(map[string]bool, len(queryToks))
@@ -204,9 +209,7 @@ func expansionTerms(texts []string, scores []float64, queryToks []string, share 
 		return nil
 	}
 	rel := map[string]float64{}
-	var toks []string
-	for i, text := range texts {
-		toks = bm25.AppendTokens(toks[:0], text)
+	for i, toks := range docs {
 		if len(toks) == 0 {
 			continue
 		}

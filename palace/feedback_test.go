@@ -14,7 +14,7 @@ func TestExpansionTerms(t *testing.T) {
 	long := "Caroline joined the clinic downtown as a nurse; the clinic nurse rota has Caroline on nights at the clinic."
 	texts := []string{long, "Caroline clinic nurse shifts", "A recipe for lemon cake"}
 	scores := []float64{0.09, 0.08, 0.01}
-	got := expansionTerms(texts, scores, []string{"carolin", "work"}, nil)
+	got := expansionTerms(tokenized(texts), scores, []string{"carolin", "work"}, nil)
 	if len(got) == 0 || len(got) > feedbackTerms {
 		t.Fatalf("%d expansion terms", len(got))
 	}
@@ -43,7 +43,7 @@ func TestExpansionTerms(t *testing.T) {
 	if sum < 1.999 || sum > 2.001 {
 		t.Errorf("expansion weights sum to %v, want 2", sum)
 	}
-	if expansionTerms(nil, nil, []string{"x"}, nil) != nil || expansionTerms(texts, []float64{0, 0, 0}, []string{"x"}, nil) != nil {
+	if expansionTerms(nil, nil, []string{"x"}, nil) != nil || expansionTerms(tokenized(texts), []float64{0, 0, 0}, []string{"x"}, nil) != nil {
 		t.Error("no documents or no scores should give no expansion")
 	}
 }
@@ -67,7 +67,7 @@ func TestExpansionTermsLeaveOutWhatThePalaceAlwaysSays(t *testing.T) {
 		}
 		return 1e-4
 	}
-	got := expansionTerms(texts, []float64{0.6, 0.4}, []string{"job"}, share)
+	got := expansionTerms(tokenized(texts), []float64{0.6, 0.4}, []string{"job"}, share)
 	w := map[string]float64{}
 	for _, e := range got {
 		w[e.Tok] = e.W
@@ -79,7 +79,7 @@ func TestExpansionTermsLeaveOutWhatThePalaceAlwaysSays(t *testing.T) {
 		t.Errorf("the documents' own subject is missing: %v", w)
 	}
 	// Without collection statistics the name wins on frequency alone.
-	if plain := expansionTerms(texts, []float64{0.6, 0.4}, []string{"job"}, nil); len(plain) == 0 || plain[0].Tok != "melani" {
+	if plain := expansionTerms(tokenized(texts), []float64{0.6, 0.4}, []string{"job"}, nil); len(plain) == 0 || plain[0].Tok != "melani" {
 		t.Errorf("by P(t|R) alone: %v", plain)
 	}
 }
@@ -143,4 +143,13 @@ func TestSpokenWords(t *testing.T) {
 	if restates(a, []map[string]bool{b}) {
 		t.Errorf("two texts that share only their header restate each other: %v %v", a, b)
 	}
+}
+
+// tokenized is each text as BM25 tokens, as feedbackDocuments gives them.
+func tokenized(texts []string) [][]string {
+	docs := make([][]string, len(texts))
+	for i, text := range texts {
+		docs[i] = bm25.AppendTokens(nil, text)
+	}
+	return docs
 }

@@ -275,11 +275,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		for _, t := range queryTerms(req.Query) {
 			qtoks = bm25.AppendTokens(qtoks, t)
 		}
-		texts, scores, err := p.feedbackDocuments(ctx, pool, qtoks)
+		docs, scores, err := p.feedbackDocuments(ctx, pool, qtoks)
 		if err != nil {
 			return nil, err
 		}
-		if extra := expansionTerms(texts, scores, qtoks, p.kw.tokenShare); len(extra) > 0 {
+		if extra := expansionTerms(docs, scores, qtoks, p.kw.tokenShare); len(extra) > 0 {
 			kw2, _, err := p.keywordRank(ctx, queryTerms(req.Query), extra, kwScores, false, allowed, depth)
 			if err != nil {
 				return nil, err
