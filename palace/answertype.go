@@ -149,11 +149,16 @@ func (q question) names(speaker string) bool {
 // what the user said, "what did you suggest" for what the assistant said.
 // Only a speaker recorded by its role is named this way; between two
 // people, "I" names no one. The lift is the one a name gives: the same
-// sign, read another way.
+// sign, read another way. The roles are those the chat formats in use
+// record (OpenAI's user and assistant, Anthropic's human, Gemini's model)
+// and the generic names an export gives the other side; an assistant's
+// product name is not among them, since Claude and Gemini are also
+// people's names.
 var rolePronouns = map[string][]string{
 	"user":      firstPerson,
 	"human":     firstPerson,
 	"assistant": secondPerson,
+	"model":     secondPerson,
 	"ai":        secondPerson,
 	"agent":     secondPerson,
 	"bot":       secondPerson,

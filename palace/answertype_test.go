@@ -82,13 +82,13 @@ func TestQuestionNamesRoleByPronoun(t *testing.T) {
 	}{
 		{"What did I decide about the schema?", []string{"user", "Human", "human"}},
 		{"When is my deadline?", []string{"user", "Human", "human"}},
-		{"What did you suggest for caching?", []string{"assistant", "AI", "agent"}},
-		{"Which of your ideas did I take?", []string{"user", "Human", "human", "assistant", "AI", "agent"}},
+		{"What did you suggest for caching?", []string{"assistant", "AI", "agent", "model"}},
+		{"Which of your ideas did I take?", []string{"user", "Human", "human", "assistant", "AI", "agent", "model"}},
 		{"What did we decide about the schema?", nil},
 		{"What did Caroline research?", []string{"Caroline"}},
 	} {
 		q := readQuestion(c.question)
-		for _, speaker := range []string{"user", "Human", "human", "assistant", "AI", "agent", "Caroline", "Melanie", "i"} {
+		for _, speaker := range []string{"user", "Human", "human", "assistant", "AI", "agent", "model", "Caroline", "Melanie", "i"} {
 			want := slices.Contains(c.named, speaker)
 			if got := q.names(speaker); got != want {
 				t.Errorf("%q names(%q) = %v, want %v", c.question, speaker, got, want)

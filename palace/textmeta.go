@@ -125,7 +125,7 @@ func (m TextMeta) withSpeaker(rest string) TextMeta {
 
 func isRoleWord(s string) bool {
 	switch strings.ToLower(s) {
-	case "user", "assistant", "system", "human", "ai":
+	case "user", "assistant", "system", "human", "ai", "model":
 		return true
 	}
 	return false
