@@ -194,6 +194,28 @@ func normalizeTags(in []string) ([]string, error) {
 	return out, nil
 }
 
+// lastBytes keeps the end of s, at most n bytes of it, marking the cut
+// with a leading "…". The cut moves forward to the start of a word when
+// one starts within lastBytesWordSlack bytes, so that no word's tail is
+// kept as a word of its own.
+func lastBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := len(s) - max(n, 0)
+	for cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut++
+	}
+	if i := strings.IndexAny(s[cut:min(len(s), cut+lastBytesWordSlack)], " \t\n"); i >= 0 {
+		cut += i + 1
+	}
+	return "…" + s[cut:]
+}
+
+// lastBytesWordSlack bounds how far lastBytes looks for a word's start: a
+// text without spaces (code, a URL, Chinese) is cut where the budget ends.
+const lastBytesWordSlack = 32
+
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s

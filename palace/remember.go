@@ -97,7 +97,7 @@ func (c *connections) recent(id string) []*Drawer {
 // what borrowedContext reads: no more texts than it reads, and none
 // older than the turnContextBytes of text after them.
 func (c *connections) remember(id string, d *Drawer) {
-	keep := &Drawer{Content: truncate(saidText(d.Content), turnContextBytes), SenderIDs: d.SenderIDs, Timestamp: d.Timestamp}
+	keep := &Drawer{Content: lastSaid(saidText(d.Content), turnContextBytes), SenderIDs: d.SenderIDs, Timestamp: d.Timestamp}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byID == nil {

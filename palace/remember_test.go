@@ -209,6 +209,51 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 			t.Errorf("the third note borrowed %q, want only the note before it", got[2].Keywords)
 		}
 	})
+	t.Run("a long text lends its end", func(t *testing.T) {
+		// A reply answers what was said last. The long reply before it
+		// opens by restating the user's plan and closes with a question;
+		// the answer borrows the question, and who asked it, on every
+		// path.
+		t.Parallel()
+		opening := "assistant: So you want to repaint the boathouse before the regatta in June. "
+		middle := strings.Repeat("Sand the old coat first, then prime the bare wood. ", 14)
+		closing := "Which colour did the club vote for?"
+		texts := []string{opening + middle + closing, "user: forest green"}
+		for _, through := range []string{"connection", "session", "batch"} {
+			p := palacetest.MustOpenPalace(t)
+			var ds []*palace.Drawer
+			if through == "batch" {
+				at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
+				for i, text := range texts {
+					who, _, _ := strings.Cut(text, ": ")
+					ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, Content: text, SessionID: "s1",
+						SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(i) * time.Second)})
+				}
+				if err := p.AddMany(ctx, ds); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				for _, text := range texts {
+					o := palace.RememberOptions{Connection: "c1"}
+					if through == "session" {
+						o = palace.RememberOptions{Session: "s1", Connection: text}
+					}
+					d, err := p.Remember(ctx, text, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ds = append(ds, d)
+				}
+			}
+			kw := read(t, p, ds)[1].Keywords
+			if !strings.HasSuffix(kw, closing) || strings.Contains(kw, "boathouse") || !strings.HasPrefix(kw, "assistant: …") {
+				t.Errorf("%s: the answer borrowed %q, want the reply's speaker and its end, marked as cut", through, kw)
+			}
+			if len(kw) > 600-len(texts[1])+len("…") {
+				t.Errorf("%s: borrowed %d bytes, past the budget", through, len(kw))
+			}
+		}
+	})
 	t.Run("budget", func(t *testing.T) {
 		t.Parallel()
 		p := palacetest.MustOpenPalace(t)

@@ -79,3 +79,23 @@ func TestBorrowedContextTakesTheTopicWithinReach(t *testing.T) {
 		t.Errorf("a note without a speaker took %q", kw)
 	}
 }
+
+// lastSaid keeps the end of a long text and the speaker label it opens
+// with; a text within the budget is borrowed whole.
+func TestLastSaid(t *testing.T) {
+	long := "Caroline: " + strings.Repeat("we painted the fence ", 10) + "and then it rained"
+	for _, c := range []struct {
+		text string
+		n    int
+		want string
+	}{
+		{"Caroline: it rained", 100, "Caroline: it rained"},
+		{long, 40, "Caroline: …the fence and then it rained"},
+		{strings.TrimPrefix(long, "Caroline: "), 30, "…the fence and then it rained"},
+		{long, 8, "…rained"}, // no room for the label
+	} {
+		if got := lastSaid(c.text, c.n); got != c.want {
+			t.Errorf("lastSaid(%q, %d) = %q, want %q", c.text, c.n, got, c.want)
+		}
+	}
+}

@@ -101,6 +101,15 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 // memory (in user–assistant chats most evidence is the user's own words,
 // and the assistant's long replies around it repeat their vocabulary).
 //
+// Of an earlier text longer than what is left, d borrows the end: a
+// reply answers the last thing said to it (the question a long reply
+// closes with, the step it proposes last), while a long text often opens
+// by restating what it answers, words that are the memory of the text
+// before it, not of d. On LoCoMo's rewrite whose replies open with the
+// user's last turns, session hybrid any@10 rose .728 → .752 (1–5) with
+// it, and LoCoMo itself, whose turns are short, moved by at most .004
+// (README, "Borrowing the end of a long text").
+//
 // What is borrowed is what the earlier texts say (saidText): a header's
 // date and tags are the drawer's metadata, not words to be found by.
 //
@@ -135,7 +144,7 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 	var parts []string // newest first
 	answered := false  // the run reached the message it answers
 	for x := range earlierTexts {
-		t := truncate(x.text, left)
+		t := lastSaid(x.text, left)
 		parts = append(parts, t)
 		left -= len(t) + 1
 		if who == "" || x.speaker != who {
@@ -275,4 +284,18 @@ func speakerOf(d *Drawer) string {
 		return ""
 	}
 	return d.SenderIDs[0]
+}
+
+// lastSaid is the end of an earlier text, at most about n bytes of it,
+// for a later drawer to borrow (see borrowedContext). A speaker label the
+// text opens with ("Caroline: ") stays in front of the end: who said it is
+// part of what is borrowed, and a question may name them.
+func lastSaid(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	if loc := reSpeaker.FindStringIndex(text); loc != nil && loc[1] < n {
+		return text[:loc[1]] + lastBytes(text[loc[1]:], n-loc[1])
+	}
+	return lastBytes(text, n)
 }
