@@ -105,10 +105,11 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 // reply answers the last thing said to it (the question a long reply
 // closes with, the step it proposes last), while a long text often opens
 // by restating what it answers, words that are the memory of the text
-// before it, not of d. On LoCoMo's rewrite whose replies open with the
-// user's last turns, session hybrid any@10 rose .728 → .752 (1–5) with
-// it, and LoCoMo itself, whose turns are short, moved by at most .004
-// (README, "Borrowing the end of a long text").
+// before it, not of d. A speaker label the text opens with stays
+// (lastSaid). On LoCoMo's rewrite whose replies open with the user's last
+// eight turns, session hybrid any@10 rose .729 → .758 (1–5) and .691 →
+// .718 (6–10); LoCoMo itself, whose turns are short, moved by at most
+// .004 (README, "Borrowing the end of a long text").
 //
 // What is borrowed is what the earlier texts say (saidText): a header's
 // date and tags are the drawer's metadata, not words to be found by.
