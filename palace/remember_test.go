@@ -138,24 +138,30 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 		}
 		return out
 	}
+	// remember writes texts one at a time through one connection, or in a
+	// session with a new connection for every text (only the store knows
+	// what came before).
+	remember := func(t *testing.T, p *palace.Palace, through string, texts []string) []*palace.Drawer {
+		t.Helper()
+		var ds []*palace.Drawer
+		for _, text := range texts {
+			o := palace.RememberOptions{Connection: "c1"}
+			if through == "session" {
+				o = palace.RememberOptions{Session: "s1", Connection: text}
+			}
+			d, err := p.Remember(ctx, text, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, d)
+		}
+		return ds
+	}
 	for _, through := range []string{"connection", "session"} {
 		t.Run(through, func(t *testing.T) {
 			t.Parallel()
 			p := palacetest.MustOpenPalace(t)
-			var ds []*palace.Drawer
-			for _, text := range chat {
-				o := palace.RememberOptions{Connection: "c1"}
-				if through == "session" {
-					// A new connection for every text: only the store
-					// knows what came before.
-					o = palace.RememberOptions{Session: "s1", Connection: text}
-				}
-				d, err := p.Remember(ctx, text, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ds = append(ds, d)
-			}
+			ds := remember(t, p, through, chat)
 			check(t, read(t, p, ds))
 			// Found by the question's words itself, not only as a
 			// neighbour of a hit.
@@ -233,17 +239,7 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				for _, text := range texts {
-					o := palace.RememberOptions{Connection: "c1"}
-					if through == "session" {
-						o = palace.RememberOptions{Session: "s1", Connection: text}
-					}
-					d, err := p.Remember(ctx, text, o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ds = append(ds, d)
-				}
+				ds = remember(t, p, through, texts)
 			}
 			kw := read(t, p, ds)[1].Keywords
 			if !strings.HasSuffix(kw, closing) || strings.Contains(kw, "boathouse") || !strings.HasPrefix(kw, "assistant: …") {
