@@ -156,10 +156,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 // whose words every text of a conversation shares.
 func spokenWords(text string) string {
 	body := textBody(text)
-	if loc := reSpeaker.FindStringIndex(body); loc != nil {
-		body = body[loc[1]:]
-	}
-	return body
+	return body[labelLen(body):]
 }
 
 // restates reports whether a text with the words own shares at least

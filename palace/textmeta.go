@@ -123,6 +123,15 @@ func (m TextMeta) withSpeaker(rest string) TextMeta {
 	return m
 }
 
+// labelLen is the length of the speaker label s opens with ("Caroline: ",
+// "user: "), or 0 when it opens with none.
+func labelLen(s string) int {
+	if loc := reSpeaker.FindStringIndex(s); loc != nil {
+		return loc[1]
+	}
+	return 0
+}
+
 func isRoleWord(s string) bool {
 	switch strings.ToLower(s) {
 	case "user", "assistant", "system", "human", "ai", "model":

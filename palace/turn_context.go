@@ -295,8 +295,8 @@ func lastSaid(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
-	if loc := reSpeaker.FindStringIndex(text); loc != nil && loc[1] < n {
-		return text[:loc[1]] + lastBytes(text[loc[1]:], n-loc[1])
+	if l := labelLen(text); l > 0 && l < n {
+		return text[:l] + lastBytes(text[l:], n-l)
 	}
 	return lastBytes(text, n)
 }
