@@ -181,13 +181,7 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 	t.Run("batch", func(t *testing.T) {
 		t.Parallel()
 		p := palacetest.MustOpenPalace(t)
-		var ds []*palace.Drawer
-		at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
-		for i, text := range chat {
-			who, _, _ := strings.Cut(text, ": ")
-			ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, Content: text, SessionID: "s1",
-				SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(i) * time.Second)})
-		}
+		ds := sessionTurns(chat)
 		// The first two in one write, the rest in another: the second
 		// write's run reaches back into the store.
 		if err := p.AddMany(ctx, ds[:2]); err != nil {
@@ -229,12 +223,7 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 			p := palacetest.MustOpenPalace(t)
 			var ds []*palace.Drawer
 			if through == "batch" {
-				at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
-				for i, text := range texts {
-					who, _, _ := strings.Cut(text, ": ")
-					ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, Content: text, SessionID: "s1",
-						SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(i) * time.Second)})
-				}
+				ds = sessionTurns(texts)
 				if err := p.AddMany(ctx, ds); err != nil {
 					t.Fatal(err)
 				}

@@ -2,9 +2,7 @@ package palace_test
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/palacetest"
@@ -45,13 +43,7 @@ func TestMessageIsFoundByItsConversationsTopic(t *testing.T) {
 	t.Run("session", func(t *testing.T) {
 		t.Parallel()
 		p := palacetest.MustOpenPalace(t)
-		at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
-		var ds []*palace.Drawer
-		for i, text := range chat {
-			who, _, _ := strings.Cut(text, ": ")
-			ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, Content: text, SessionID: "s1",
-				SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(i) * time.Second)})
-		}
+		ds := sessionTurns(chat)
 		if err := p.AddMany(ctx, ds); err != nil {
 			t.Fatal(err)
 		}
