@@ -181,16 +181,27 @@ type kwRow struct {
 
 // analyze makes a drawer's index documents: its whole text, or each of
 // its passages (every passage carries the drawer's keywords), each with
-// the drawer's day (dateWords).
+// the drawer's day (dateWords). The sentences of its text that restate an
+// earlier text (restated.go) count with its keywords, in the whole text or
+// the passage that holds them.
 func analyze(an *bm25.Analyzer, content, keywords string, when time.Time) []bm25.Doc {
 	date := dateWords(when, content)
+	keywords, restated := splitRestated(keywords)
+	ranges := restatedRanges(content, restated)
+	doc := func(start, end int) bm25.Doc {
+		own, moved := splitOff(content, start, end, ranges)
+		if moved == "" {
+			return an.Analyze(date+own, keywords)
+		}
+		return an.Analyze(date+own, keywords+"\n"+moved)
+	}
 	spans := Passages(content)
 	if spans == nil {
-		return []bm25.Doc{an.Analyze(date+content, keywords)}
+		return []bm25.Doc{doc(0, len(content))}
 	}
 	docs := make([]bm25.Doc, len(spans))
 	for i, sp := range spans {
-		docs[i] = an.Analyze(date+content[sp.Start:sp.End], keywords)
+		docs[i] = doc(sp.Start, sp.End)
 	}
 	return docs
 }

@@ -52,17 +52,23 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 	}
 	if o.Session == "" && o.Connection != "" && m.Speaker != "" {
 		// Turns of a conversation borrow from the turns before them
-		// (borrowedContext); a speakerless note ends the run.
-		recent := p.conns.recent(o.Connection)
-		earlier := func() (*Drawer, error) {
-			if len(recent) == 0 || len(recent[len(recent)-1].SenderIDs) == 0 {
-				return nil, nil
+		// (borrowedContext) and find what they restate of them
+		// (restated.go); a speakerless note ends the run.
+		kept := p.conns.recent(o.Connection)
+		earlier := func() func() (*Drawer, error) {
+			recent := kept
+			return func() (*Drawer, error) {
+				if len(recent) == 0 || len(recent[len(recent)-1].SenderIDs) == 0 {
+					return nil, nil
+				}
+				x := recent[len(recent)-1]
+				recent = recent[:len(recent)-1]
+				return x, nil
 			}
-			x := recent[len(recent)-1]
-			recent = recent[:len(recent)-1]
-			return x, nil
 		}
-		d.Keywords, _ = borrowedContext(d, earlier)
+		kw, _ := borrowedContext(d, earlier())
+		window, _ := restatedWindow(earlier())
+		d.Keywords = withRestated(kw, restatedSentences(spokenWords(d.Content), window))
 	}
 	if err := p.Add(ctx, d); err != nil {
 		return nil, err
@@ -78,8 +84,9 @@ const maxConnections = 4096
 
 // connections holds the last texts stored through each recent connection,
 // oldest first: what the next text of that connection borrows as context
-// (borrowedContext). Past maxConnections, the connection first seen
-// longest ago is forgotten.
+// (borrowedContext) and may restate (restatedWindow), at most
+// restatedWindowBytes of text a connection. Past maxConnections, the
+// connection first seen longest ago is forgotten.
 type connections struct {
 	mu    sync.Mutex
 	byID  map[string][]*Drawer
@@ -94,10 +101,11 @@ func (c *connections) recent(id string) []*Drawer {
 }
 
 // remember records d as the latest text of connection id, keeping only
-// what borrowedContext reads: no more texts than it reads, and none
-// older than the turnContextBytes of text after them.
+// what borrowedContext and restatedWindow read: no more texts than they
+// read, none older than the restatedWindowBytes of text after them, and
+// of each at most its last restatedWindowBytes.
 func (c *connections) remember(id string, d *Drawer) {
-	keep := &Drawer{Content: lastSaid(saidText(d.Content), turnContextBytes), SenderIDs: d.SenderIDs, Timestamp: d.Timestamp}
+	keep := &Drawer{Content: lastSaid(saidText(d.Content), restatedWindowBytes), SenderIDs: d.SenderIDs, Timestamp: d.Timestamp}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byID == nil {
@@ -110,7 +118,7 @@ func (c *connections) remember(id string, d *Drawer) {
 	h = append(h, keep)
 	newer := 0
 	for i := len(h) - 1; i > 0; i-- {
-		if newer += len(h[i].Content); newer >= turnContextBytes || len(h)-i >= maxBorrowTurns {
+		if newer += len(h[i].Content); newer >= restatedWindowBytes || len(h)-i >= maxBorrowTurns {
 			h = append([]*Drawer(nil), h[i:]...)
 			break
 		}

@@ -34,7 +34,10 @@ var contextKinds = []string{KindTurn, KindNote}
 // answers ("Do you still go climbing?"); indexing the question beside the
 // answer lets keyword search find the answer by the question's words.
 // Keywords weigh half as much as the drawer's own text in BM25. A drawer
-// that already has keywords is left as it is.
+// with a speaker also finds the sentences of its own text that restate an
+// earlier text of its session (restated.go), which its keywords keep and
+// the index counts at the same half weight. A drawer that already has
+// keywords is left as it is.
 func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 	batch := map[string][]*Drawer{} // session -> its drawers in this batch so far
 	for _, d := range ds {
@@ -47,34 +50,56 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 			continue
 		}
 		// Earlier drawers newest first: this batch's, then the store's.
-		i, stored, asked := len(before), (*Drawer)(nil), false
-		earlier := func() (*Drawer, error) {
-			if i > 0 {
-				i--
-				return before[i], nil
-			}
-			var err error
-			switch {
-			case !asked:
-				asked = true
-				at := d.Timestamp
-				if len(before) > 0 {
-					at = before[0].Timestamp
+		// Each pass below reads them afresh; the store's are read once.
+		var stored []*Drawer
+		asked := false
+		earlier := func() func() (*Drawer, error) {
+			i, j := len(before), 0
+			return func() (*Drawer, error) {
+				if i > 0 {
+					i--
+					return before[i], nil
 				}
-				stored, _, err = p.st.Drawers().Previous(ctx, d.SessionID, contextKinds, at)
-			case stored != nil:
-				stored, _, err = p.st.Drawers().Adjacent(ctx, stored, contextKinds)
+				if j < len(stored) {
+					j++
+					return stored[j-1], nil
+				}
+				var x *Drawer
+				var err error
+				switch {
+				case !asked:
+					asked = true
+					at := d.Timestamp
+					if len(before) > 0 {
+						at = before[0].Timestamp
+					}
+					x, _, err = p.st.Drawers().Previous(ctx, d.SessionID, contextKinds, at)
+				case len(stored) > 0 && stored[len(stored)-1] != nil:
+					x, _, err = p.st.Drawers().Adjacent(ctx, stored[len(stored)-1], contextKinds)
+				default:
+					return nil, nil
+				}
+				if err != nil {
+					return nil, storeErr("read previous turn", err)
+				}
+				stored = append(stored, x)
+				j++
+				return x, nil
 			}
-			if err != nil {
-				return nil, storeErr("read previous turn", err)
-			}
-			return stored, nil
 		}
-		kw, err := borrowedContext(d, earlier)
+		kw, err := borrowedContext(d, earlier())
 		if err != nil {
 			return err
 		}
-		d.Keywords = kw
+		var restated []string
+		if speakerOf(d) != "" {
+			window, err := restatedWindow(earlier())
+			if err != nil {
+				return err
+			}
+			restated = restatedSentences(spokenWords(d.Content), window)
+		}
+		d.Keywords = withRestated(kw, restated)
 	}
 	return nil
 }

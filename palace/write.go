@@ -347,12 +347,18 @@ func redactDrawer(d *Drawer) {
 }
 
 // embedText is the text a drawer's vector is made from: what it says
-// (saidText) and the context it borrowed.
+// (saidText) less the sentences that restate an earlier text (ownWords),
+// and the context it borrowed.
 func embedText(d *Drawer) string {
-	if d.Keywords != "" {
-		return saidText(d.Content) + "\n" + d.Keywords
+	said := saidText(d.Content)
+	kw, restated := splitRestated(d.Keywords)
+	if len(restated) > 0 {
+		said = ownWords(said, 0, len(said), restatedRanges(said, restated))
 	}
-	return saidText(d.Content)
+	if kw != "" {
+		return said + "\n" + kw
+	}
+	return said
 }
 
 // Embed makes the vectors of drawers in parallel batches: each drawer's
@@ -374,8 +380,10 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 		if len(spans) > 0 {
 			out[i].Passages = make([][]float32, len(spans))
 		}
-		for j := range spans {
-			texts = append(texts, passageText(d.Content, spans, j+1))
+		_, restated := splitRestated(d.Keywords)
+		ranges := restatedRanges(d.Content, restated)
+		for j, sp := range spans {
+			texts = append(texts, ownWords(d.Content, sp.Start, sp.End, ranges))
 			refs = append(refs, ref{i, j + 1})
 		}
 	}

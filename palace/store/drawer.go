@@ -44,7 +44,7 @@ type Drawer struct {
 	Seq        int64    `json:"seq"`
 	Kind       string   `json:"kind"`
 	Content    string   `json:"content"`
-	Keywords   string   `json:"keywords,omitempty"` // extra searchable text
+	Keywords   string   `json:"keywords,omitempty"` // extra searchable text at half weight (see palace/restated.go for its parts)
 	Room       string   `json:"room"`
 	Tags       []string `json:"tags"`
 	Importance float64  `json:"importance"`
