@@ -18,15 +18,16 @@ import (
 // evidence is the user's statements and the long replies around them
 // repeat their words, the replies win (../shared/RETRIEVAL.md).
 //
-// So a conversation's drawer (one with a speaker, written in a session or
-// through one connection) finds the sentences of its own text that
-// restate an earlier text of its conversation, and indexes them as
-// context, at half weight, as it indexes what it borrows: still found by
-// those words, no longer ranked on them as though it were their source.
-// This is novelty detection at the sentence level (Allan, Wade and Bolivar
-// 2003; the TREC Novelty track), used to weigh a text's words instead of
-// to filter it. The text itself, its vector and what later texts borrow
-// from it are unchanged.
+// So a drawer written in a session (a recorded conversation's turn, a
+// Claude Code round, an agent's text) or with a speaker through one
+// connection finds the sentences of its own text that restate an earlier
+// text of its session or connection, and indexes them as context, at
+// half weight, as it indexes what it borrows: still found by those words,
+// no longer ranked on them as though it were their source. Its vector is
+// made from the rest (ownWords). This is novelty detection at the
+// sentence level (Allan, Wade and Bolivar 2003; the TREC Novelty track),
+// used to weigh a text's words instead of to filter it. The text itself,
+// and what later texts borrow from it, are unchanged.
 const (
 	// restatedShare: a sentence restates an earlier text when at least
 	// this share of its words (BM25 tokens of two letters or more,

@@ -89,3 +89,36 @@ func TestRestatingRepliesDoNotOutrankTheStatement(t *testing.T) {
 		})
 	}
 }
+
+// A session's texts without a speaker (Claude Code stores each round, the
+// prompt and the reply, as one turn) are neighbours too: a round that
+// restates an earlier one does not outrank it for its words.
+func TestRestatingRoundsWithoutASpeaker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	first := "User: The nightly export must finish before the 6am backup window, because the NAS locks the share during the backup and the export then fails halfway through.\n\n" +
+		"Assistant: Understood, I will schedule it earlier and add a check for the lock."
+	rounds := []string{first}
+	for _, step := range []string{"move the cron entry", "add the lock check", "log the export's duration"} {
+		rounds = append(rounds, "User: next, "+step+".\n\nAssistant: The nightly export must finish before the 6am backup window. Done: "+step+".")
+	}
+	ds := sessionTurns(rounds)
+	for _, d := range ds {
+		d.SenderIDs = nil
+	}
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "nightly export before the backup window", Mode: palace.ModeKeyword, K: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Drawer.ID != ds[0].ID {
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Drawer.Content)
+		}
+		t.Errorf("first %q, want the round that said it first", got)
+	}
+}

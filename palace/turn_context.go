@@ -34,10 +34,10 @@ var contextKinds = []string{KindTurn, KindNote}
 // answers ("Do you still go climbing?"); indexing the question beside the
 // answer lets keyword search find the answer by the question's words.
 // Keywords weigh half as much as the drawer's own text in BM25. A drawer
-// with a speaker also finds the sentences of its own text that restate an
-// earlier text of its session (restated.go), which its keywords keep and
-// the index counts at the same half weight. A drawer that already has
-// keywords is left as it is.
+// also finds the sentences of its own text that restate an earlier text of
+// its session (restated.go), which its keywords keep and the index counts
+// at the same half weight. A drawer that already has keywords is left as
+// it is.
 func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 	batch := map[string][]*Drawer{} // session -> its drawers in this batch so far
 	for _, d := range ds {
@@ -91,15 +91,11 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 		if err != nil {
 			return err
 		}
-		var restated []string
-		if speakerOf(d) != "" {
-			window, err := restatedWindow(earlier())
-			if err != nil {
-				return err
-			}
-			restated = restatedSentences(spokenWords(d.Content), window)
+		window, err := restatedWindow(earlier())
+		if err != nil {
+			return err
 		}
-		d.Keywords = withRestated(kw, restated)
+		d.Keywords = withRestated(kw, restatedSentences(spokenWords(d.Content), window))
 	}
 	return nil
 }
