@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/bm25"
@@ -453,7 +454,10 @@ func LongReplies(s *Sample, n int) error {
 // by that short turn while long replies around it repeat its words, as
 // assistant replies in a user–assistant chat do. Like LongReplies it is a
 // check on methods chosen on LoCoMo, not a dataset of its own.
-func EchoReplies(s *Sample, n int) error {
+//
+// With reworded, each repeated turn is restated in other words
+// (Reworded), as a real assistant restates more often than it quotes.
+func EchoReplies(s *Sample, n int, reworded bool) error {
 	second := s.speaker("speaker_b")
 	if second == "" || n < 1 {
 		return nil
@@ -466,11 +470,60 @@ func EchoReplies(s *Sample, n int) error {
 				continue
 			}
 			parts := append([]string(nil), said[max(0, len(said)-n):]...)
+			if reworded {
+				for j := range parts {
+					parts[j] = Reworded(parts[j])
+				}
+			}
 			turns[i].Text = strings.Join(append(parts, t.Text), "\n\n")
 		}
 		return turns
 	})
 }
+
+// Reworded restates a text the way a reply restates what it was told,
+// mechanically, so that a restatement is not a copy: every sentence
+// opens "You mentioned that", first-person words become second-person
+// ("I" → "you", "my" → "your"), every third word is left out, and every
+// fourth word kept, of four letters or more, becomes a vague one ("thing",
+// "stuff", "bit", "part", in turn, keeping its punctuation).
+func Reworded(text string) string {
+	var out []string
+	vague := 0
+	for _, s := range sentences(text) {
+		var kept []string
+		for k, w := range strings.Fields(s) {
+			core := strings.ToLower(strings.TrimFunc(w, func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+			}))
+			if you, ok := secondPerson[core]; ok {
+				w = you
+			}
+			if k%3 == 2 {
+				continue
+			}
+			if len(core) > 3 && len(kept)%4 == 3 {
+				// The word's end mark stays: the sentence still ends.
+				mark := w[len(strings.TrimRightFunc(w, unicode.IsPunct)):]
+				w = vagueWords[vague%len(vagueWords)] + mark
+				vague++
+			}
+			kept = append(kept, w)
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		first, rest := kept[0], strings.Join(kept[1:], " ")
+		out = append(out, strings.TrimSpace("You mentioned that "+strings.ToLower(first[:1])+first[1:]+" "+rest))
+	}
+	return strings.Join(out, " ")
+}
+
+var (
+	secondPerson = map[string]string{"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+		"i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we": "you", "us": "you", "our": "your"}
+	vagueWords = []string{"thing", "stuff", "bit", "part"}
+)
 
 // ShortMessages rewrites a conversation so that it reads like a chat in a
 // messaging app: every turn is sent as its sentences, one message each, and
@@ -847,6 +900,8 @@ type Options struct {
 	// EchoReplies, above 0, rewrites every conversation (EchoReplies)
 	// after ShortMessages and LongReplies, before ChatRoles.
 	EchoReplies int
+	// EchoReworded restates each repeated turn in other words (Reworded).
+	EchoReworded bool
 	// WriteData, when set, names a file that receives the selected
 	// conversations as rewritten, in LoCoMo's schema (for another tool,
 	// such as the plain BM25 script, to read the same data).
@@ -891,7 +946,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	}
 	if o.EchoReplies > 0 {
 		for i := range samples {
-			if err := EchoReplies(&samples[i], o.EchoReplies); err != nil {
+			if err := EchoReplies(&samples[i], o.EchoReplies, o.EchoReworded); err != nil {
 				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
 		}

@@ -397,7 +397,7 @@ func TestEchoReplies(t *testing.T) {
 		if err := json.Unmarshal([]byte(raw), &s); err != nil {
 			t.Fatal(err)
 		}
-		if err := EchoReplies(&s, tc.n); err != nil {
+		if err := EchoReplies(&s, tc.n, false); err != nil {
 			t.Fatal(err)
 		}
 		var one, two []Turn
@@ -503,5 +503,16 @@ func TestGroupsBySharedWord(t *testing.T) {
 		if g.Name == GroupSharesWord || g.Name == GroupSharesNoWord {
 			t.Errorf("rows that do not say gave the group %q", g.Name)
 		}
+	}
+}
+
+// Reworded restates a text in other words: "You mentioned that" before
+// every sentence, first person made second, every third word left out and
+// every fourth kept, of four letters or more, made vague.
+func TestReworded(t *testing.T) {
+	got := Reworded("I went to a support group yesterday and it was powerful. My sister came too!")
+	want := "You mentioned that you went a thing yesterday and was stuff. You mentioned that your sister too!"
+	if got != want {
+		t.Errorf("Reworded = %q\nwant       %q", got, want)
 	}
 }
