@@ -180,11 +180,3 @@ func passageKey(key int64, passage int) int64 { return key<<passageBits | int64(
 func splitKey(k int64) (key int64, passage int) {
 	return k >> passageBits, int(k & (1<<passageBits - 1))
 }
-
-// passageText is passage p (1-based) of text, or text itself for p = 0.
-func passageText(text string, spans []Span, p int) string {
-	if p <= 0 || p > len(spans) {
-		return text
-	}
-	return text[spans[p-1].Start:spans[p-1].End]
-}

@@ -71,8 +71,8 @@ func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 		for _, d := range ds {
 			spans := Passages(d.Content)
 			texts := []string{embedText(d)}
-			for i := range spans {
-				texts = append(texts, passageText(d.Content, spans, i+1))
+			for _, sp := range spans {
+				texts = append(texts, d.Content[sp.Start:sp.End])
 			}
 			vs, err := p.emb.Embed(ctx, texts)
 			if err != nil {
