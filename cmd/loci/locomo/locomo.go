@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/bm25"
@@ -493,16 +494,14 @@ func Reworded(text string) string {
 	for _, s := range sentences(text) {
 		var kept []string
 		for k, w := range strings.Fields(s) {
-			core := strings.ToLower(strings.TrimFunc(w, func(r rune) bool {
-				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-			}))
+			core := strings.ToLower(strings.TrimFunc(w, unicode.IsPunct))
 			if you, ok := secondPerson[core]; ok {
 				w = you
 			}
 			if k%3 == 2 {
 				continue
 			}
-			if len(core) > 3 && len(kept)%4 == 3 {
+			if utf8.RuneCountInString(core) > 3 && len(kept)%4 == 3 {
 				// The word's end mark stays: the sentence still ends.
 				mark := w[len(strings.TrimRightFunc(w, unicode.IsPunct)):]
 				w = vagueWords[vague%len(vagueWords)] + mark
