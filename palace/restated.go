@@ -62,10 +62,11 @@ const restatedMark = "\x1f"
 // withRestated is a drawer's keywords: what it borrowed (kw) and its
 // restated sentences.
 func withRestated(kw string, restated []string) string {
+	kw = strings.ReplaceAll(kw, restatedMark, " ")
 	if len(restated) == 0 {
 		return kw
 	}
-	return strings.ReplaceAll(kw, restatedMark, " ") + restatedMark + strings.Join(restated, "\n")
+	return kw + restatedMark + strings.Join(restated, "\n")
 }
 
 // splitRestated is the reverse of withRestated: the borrowed keywords and

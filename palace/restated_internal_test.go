@@ -55,6 +55,9 @@ func TestRestatedKeywords(t *testing.T) {
 	if got := withRestated("plain", nil); got != "plain" {
 		t.Errorf("withRestated without sentences = %q", got)
 	}
+	if got := withRestated("a"+restatedMark+"b", nil); strings.Contains(got, restatedMark) {
+		t.Errorf("withRestated without sentences kept a borrowed separator: %q", got)
+	}
 	content := "It listens on 8443. Then it reloads. Behind the balancer."
 	ranges := restatedRanges(content, restated)
 	if !reflect.DeepEqual(ranges, [][2]int{{0, 19}, {37, 57}}) {
