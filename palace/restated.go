@@ -122,21 +122,18 @@ func restatedSentences(own string, window []string) []string {
 	}
 	said := make([]map[string]bool, len(window))
 	for i, w := range window {
-		said[i] = map[string]bool{}
-		for _, t := range sentenceWords(w) {
-			said[i][t] = true
-		}
+		said[i] = sentenceWords(w)
 	}
 	var out []string
 	size := 0
 	for _, s := range extract.Sentences(own) {
-		ws := distinct(sentenceWords(s))
+		ws := sentenceWords(s)
 		if len(ws) < restatedMinWords {
 			continue
 		}
 		for _, prev := range said {
 			n := 0
-			for _, t := range ws {
+			for t := range ws {
 				if prev[t] {
 					n++
 				}
@@ -154,26 +151,13 @@ func restatedSentences(own string, window []string) []string {
 	return out
 }
 
-// sentenceWords are the words of text that can restate: BM25 tokens of
-// two letters or more, stopwords aside.
-func sentenceWords(text string) []string {
-	toks := bm25.AppendTokens(nil, text)
-	out := toks[:0]
-	for _, t := range toks {
+// sentenceWords is the set of words of text that can restate: BM25
+// tokens of two letters or more, stopwords aside.
+func sentenceWords(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range bm25.AppendTokens(nil, text) {
 		if len(t) >= 2 && !words.IsStopword(t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func distinct(ss []string) []string {
-	seen := make(map[string]bool, len(ss))
-	out := ss[:0]
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
+			out[t] = true
 		}
 	}
 	return out
@@ -217,7 +201,7 @@ func splitOff(content string, start, end int, ranges [][2]int) (string, string) 
 		moved.WriteString(content[r[0]:r[1]])
 		at = r[1]
 	}
-	if at == start {
+	if moved.Len() == 0 {
 		return content[start:end], ""
 	}
 	own.WriteString(content[at:end])
