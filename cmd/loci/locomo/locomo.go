@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -524,6 +526,69 @@ var (
 	vagueWords = []string{"thing", "stuff", "bit", "part"}
 )
 
+// Typos rewrites a conversation as if typed in haste: each word of three
+// letters a–z or more is misspelt with probability rate by one of
+// Damerau's four errors, chosen at random with equal odds (a letter left
+// out, a letter added, a letter changed to another, a letter swapped with
+// the next; a swap that would change nothing leaves the letter out
+// instead), at a random place after the first letter (writers seldom miss
+// the first). The questions stay as they are, and so does
+// the evidence. The random choices are seeded by the conversation and the
+// turn, so a rewrite is the same every run.
+func Typos(s *Sample, rate float64) error {
+	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		for i := range turns {
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%s\x00%s", s.SampleID, turns[i].DiaID)
+			rng := rand.New(rand.NewPCG(h.Sum64(), 0x7970))
+			turns[i].Text = misspell(turns[i].Text, rate, rng)
+		}
+		return turns
+	})
+}
+
+// misspell applies Typos to one text.
+func misspell(text string, rate float64, rng *rand.Rand) string {
+	b := []byte(text)
+	var out []byte
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && (b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z') {
+			j++
+		}
+		if j == i {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		w := append([]byte(nil), b[i:j]...)
+		if len(w) >= 3 && rng.Float64() < rate {
+			at := 1 + rng.IntN(len(w)-1)
+			letter := byte('a' + rng.IntN(26))
+			op := rng.IntN(4)
+			if op == 3 && (at+1 == len(w) || w[at] == w[at+1]) {
+				op = 0 // nothing to swap with after it
+			}
+			switch op {
+			case 0: // left out
+				w = append(w[:at], w[at+1:]...)
+			case 1: // added
+				w = append(w[:at], append([]byte{letter}, w[at:]...)...)
+			case 2: // changed to another letter
+				if letter == w[at]|0x20 {
+					letter = 'a' + (letter-'a'+1)%26
+				}
+				w[at] = letter
+			default: // swapped with the next, never the first letter
+				w[at], w[at+1] = w[at+1], w[at]
+			}
+		}
+		out = append(out, w...)
+		i = j
+	}
+	return string(out)
+}
+
 // ShortMessages rewrites a conversation so that it reads like a chat in a
 // messaging app: every turn is sent as its sentences, one message each, and
 // a shared image as a message of its own. Messages get new dia_ids in
@@ -901,6 +966,9 @@ type Options struct {
 	EchoReplies int
 	// EchoReworded restates each repeated turn in other words (Reworded).
 	EchoReworded bool
+	// Typos, above 0, misspells that share of the turns' words (Typos),
+	// after every other rewrite.
+	Typos float64
 	// WriteData, when set, names a file that receives the selected
 	// conversations as rewritten, in LoCoMo's schema (for another tool,
 	// such as the plain BM25 script, to read the same data).
@@ -953,6 +1021,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	if o.ChatRoles {
 		for i := range samples {
 			if err := ChatRoles(&samples[i]); err != nil {
+				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
+			}
+		}
+	}
+	if o.Typos > 0 {
+		for i := range samples {
+			if err := Typos(&samples[i], o.Typos); err != nil {
 				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
 		}

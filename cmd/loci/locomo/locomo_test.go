@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -514,5 +515,52 @@ func TestReworded(t *testing.T) {
 	want := "You mentioned that you went a thing yesterday and was stuff. You mentioned that your sister too!"
 	if got != want {
 		t.Errorf("Reworded = %q\nwant       %q", got, want)
+	}
+}
+
+// Typos misspells words of three letters or more by one edit after their
+// first letter, the same way every run, and leaves the questions alone.
+func TestTypos(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"We went hiking in Yosemite, at 6 am."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Sounds wonderful!"}]},
+		"qa":[{"question":"Where did Ann go hiking?","category":4,"evidence":["D1:1"]}]}`
+	rewrite := func(rate float64) []Turn {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := Typos(&s, rate); err != nil {
+			t.Fatal(err)
+		}
+		if s.QA[0].Question != "Where did Ann go hiking?" {
+			t.Fatalf("question rewritten: %q", s.QA[0].Question)
+		}
+		var turns []Turn
+		if err := json.Unmarshal(s.Conversation["session_1"], &turns); err != nil {
+			t.Fatal(err)
+		}
+		return turns
+	}
+	if got := rewrite(0); got[0].Text != "We went hiking in Yosemite, at 6 am." || got[1].Text != "Sounds wonderful!" {
+		t.Errorf("rate 0 changed the text: %+v", got)
+	}
+	all := rewrite(1)
+	if again := rewrite(1); !reflect.DeepEqual(all, again) {
+		t.Errorf("two runs differ: %+v and %+v", all, again)
+	}
+	orig := strings.Fields("We went hiking in Yosemite, at 6 am. Sounds wonderful!")
+	got := strings.Fields(all[0].Text + " " + all[1].Text)
+	if len(got) != len(orig) {
+		t.Fatalf("words %q, want as many as %q", got, orig)
+	}
+	for i, w := range orig {
+		core := strings.TrimRight(w, ",.!")
+		switch {
+		case len(core) < 3 && got[i] != w:
+			t.Errorf("short word %q became %q", w, got[i])
+		case len(core) >= 3 && (got[i] == w || got[i][0] != w[0]):
+			t.Errorf("word %q became %q: want one edit after its first letter", w, got[i])
+		}
 	}
 }
