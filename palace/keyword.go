@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace/bm25"
+	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -183,17 +184,19 @@ type kwRow struct {
 // its passages (every passage carries the drawer's keywords), each with
 // the drawer's day (dateWords). The sentences of its text that restate an
 // earlier text (restated.go) count with its keywords, in the whole text or
-// the passage that holds them.
-func analyze(an *bm25.Analyzer, content, keywords string, when time.Time) []bm25.Doc {
+// the passage that holds them. A misspelt word is indexed with the word
+// it stands for as well, in its field (typos.go).
+func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, known embed.Lexicon) []bm25.Doc {
 	date := dateWords(when, content)
 	keywords, restated := splitRestated(keywords)
 	ranges := restatedRanges(content, restated)
 	doc := func(start, end int) bm25.Doc {
 		own, moved := splitOff(content, start, end, ranges)
-		if moved == "" {
-			return an.Analyze(date+own, keywords)
+		beside := keywords // indexed at the keywords' weight
+		if moved != "" {
+			beside += "\n" + moved
 		}
-		return an.Analyze(date+own, keywords+"\n"+moved)
+		return an.Analyze(date+withTypoFixes(own, known), withTypoFixes(beside, known))
 	}
 	spans := Passages(content)
 	if spans == nil {
@@ -275,7 +278,7 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 			an := idx.Analyzer()
 			for batch := range todo {
 				for i := range batch {
-					batch[i].docs = analyze(an, batch[i].content, batch[i].keywords, batch[i].when)
+					batch[i].docs = analyze(an, batch[i].content, batch[i].keywords, batch[i].when, k.p.lex)
 					batch[i].content, batch[i].keywords = "", ""
 				}
 				done <- batch
@@ -347,7 +350,7 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	}
 	an := k.idx.Analyzer()
 	err = k.p.st.Drawers().Changes(ctx, k.hw, store.ChangeFields{Text: true}, func(c store.Change) error {
-		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords, c.Timestamp))
+		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords, c.Timestamp, k.p.lex))
 		k.hw = c.Seq
 		return nil
 	})

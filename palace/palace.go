@@ -27,6 +27,7 @@ type Palace struct {
 	log  zerolog.Logger
 	now  func() time.Time
 	emb  embed.Embedder
+	lex  embed.Lexicon // the spelling dictionary (typos.go)
 
 	vec    *vectorState
 	kw     *keywordState
@@ -53,6 +54,7 @@ func openPalace(r *Registry, name string, st store.Store) *Palace {
 		log:  r.cfg.Logger.With().Str("palace", name).Logger(),
 		now:  r.cfg.Now,
 		emb:  r.cfg.Embedder,
+		lex:  r.cfg.Lexicon,
 	}
 	p.kg = kg.New(guardedTriples{st, name}, kg.WithNow(r.cfg.Now), kg.WithRedactor(func(s string) string {
 		out, _ := Scrub(s)

@@ -35,6 +35,12 @@ type Config struct {
 	// Embedder makes the vectors of new drawers and queries. Nil means the
 	// deterministic feature-hashing embedder.
 	Embedder embed.Embedder
+	// Lexicon is the spelling dictionary a misspelt word is corrected
+	// against when a text is indexed and embedded (typos.go). Nil means
+	// embed.DefaultLexicon(): the built-in encoder's vocabulary when the
+	// program links palace/embed/builtin, else none (and none when the
+	// environment sets LOCI_TYPOS=0, for comparisons).
+	Lexicon embed.Lexicon
 	// Logger receives diagnostics; the zero value discards them.
 	Logger zerolog.Logger
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
@@ -110,6 +116,9 @@ func OpenRegistry(cfg Config) (*Registry, error) {
 	cfg.DataDir = abs
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.NewHash(embed.HashDim)
+	}
+	if cfg.Lexicon == nil && os.Getenv("LOCI_TYPOS") != "0" { // 0: off, for comparisons
+		cfg.Lexicon = embed.DefaultLexicon()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

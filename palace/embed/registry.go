@@ -77,3 +77,27 @@ func init() {
 	Register("hash", func() (Embedder, error) { return NewHash(HashDim), nil })
 	Register("openai", func() (Embedder, error) { return NewOpenAIFromEnv() })
 }
+
+// A Lexicon reports whether a lower-case word is a known word of the
+// language: the spelling dictionary palace/typos.go corrects against. It
+// takes the word's bytes, so that looking up many candidates copies none.
+type Lexicon func(word []byte) bool
+
+var lexicon Lexicon
+
+// RegisterLexicon sets the lexicon DefaultLexicon returns.
+// palace/embed/builtin registers GloVe's vocabulary (90,000 words, from
+// English Wikipedia and news text).
+func RegisterLexicon(l Lexicon) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	lexicon = l
+}
+
+// DefaultLexicon returns the registered lexicon, or nil when no program
+// linked one (then nothing is corrected).
+func DefaultLexicon() Lexicon {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	return lexicon
+}

@@ -40,4 +40,5 @@ func init() {
 	embed.Register("use-lite", func() (embed.Embedder, error) { return use.New(), nil })
 	embed.Register("glove", func() (embed.Embedder, error) { return glove.New(), nil })
 	embed.Register("hybrid", func() (embed.Embedder, error) { return Hybrid() })
+	embed.RegisterLexicon(glove.New().Knows)
 }

@@ -133,6 +133,16 @@ func (e *Encoder) one(text string) []float32 {
 	return embed.Normalize(v)
 }
 
+// Knows reports whether a lower-case word is in the vocabulary (false
+// when the vocabulary cannot be decoded).
+func (e *Encoder) Knows(word []byte) bool {
+	if e.Load() != nil {
+		return false
+	}
+	_, ok := e.v.ids[string(word)]
+	return ok
+}
+
 // Known reports the in-vocabulary words of text, in order, as the
 // tokenizer sees them (for tests and diagnostics).
 func (e *Encoder) Known(text string) ([]string, error) {

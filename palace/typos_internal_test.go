@@ -1,0 +1,61 @@
+package palace
+
+import (
+	"testing"
+
+	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/embed/glove"
+)
+
+func lexiconOf(ws ...string) embed.Lexicon {
+	known := map[string]bool{}
+	for _, w := range ws {
+		known[w] = true
+	}
+	return func(w []byte) bool { return known[string(w)] }
+}
+
+// A word the lexicon lacks is read as the one lexicon word a single edit
+// away: a letter left out, added, changed, or two neighbours swapped.
+func TestTypoFixes(t *testing.T) {
+	known := lexiconOf("vacation", "receive", "support", "stories", "awesome", "yosemite",
+		"hiking", "hiked", "painted", "painter", "sister", "group", "went", "the", "with", "my", "to", "we")
+	for _, c := range []struct{ text, want string }{
+		{"We went on vacaton to Yosemite", "vacation"},                    // left out
+		{"did you recieve it", "receive"},                                 // swapped
+		{"an LGBTQ saupport group", "support"},                            // added
+		{"so atesome, with stkries", "awesome stories"},                   // changed, twice
+		{"vacaton vacaton Vacaton", "vacation"},                           // once each
+		{"my sister went hiking", ""},                                     // all known
+		{"we painte here", ""},                                            // painted or painter? left alone
+		{"the grop, we hikde", ""},                                        // too short to guess
+		{"café vacaton2", ""},                                             // not the letters a–z
+		{"the qwertyuiop", ""},                                            // nothing one edit away
+		{"vacaton and vacation", "vacation"},                              // its word said as well
+		{"Stories about a vacaton: the awesoem kind", "vacation awesome"}, // in order
+	} {
+		if got := typoFixes(c.text, known); got != c.want {
+			t.Errorf("typoFixes(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	if got := typoFixes("vacaton", nil); got != "" {
+		t.Errorf("without a lexicon: %q", got)
+	}
+	if got, want := withTypoFixes("we went on vacaton", known), "we went on vacaton\nvacation"; got != want {
+		t.Errorf("withTypoFixes = %q, want %q", got, want)
+	}
+}
+
+// BenchmarkTypoFixes reads a chat turn of 40 words, two of them misspelt,
+// against the built-in lexicon (GloVe's vocabulary).
+func BenchmarkTypoFixes(b *testing.B) {
+	known := embed.Lexicon(glove.New().Knows)
+	text := "Hey Mel! I went to the LGBTQ suppport group yesterday and it was so powerful. " +
+		"The transgender stories were inspiring, and I was so happy and thankful for all the " +
+		"support. We are planning a camping trip to Yosemite this summer, the whole famly."
+	known([]byte("warm")) // decode the vocabulary before timing
+	b.ReportAllocs()
+	for b.Loop() {
+		typoFixes(text, known)
+	}
+}

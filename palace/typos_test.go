@@ -1,0 +1,45 @@
+package palace_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest"
+)
+
+// A misspelt word is found by the word it misspells, on every search
+// mode, and a palace without a lexicon finds it by keywords only as typed.
+func TestMisspeltWordsAreFoundByTheirWord(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	known := map[string]bool{"vacation": true, "booked": true, "dentist": true, "june": true, "yosemite": true}
+	lex := func(w []byte) bool { return known[string(w)] }
+	for _, c := range []struct {
+		name  string
+		lex   func([]byte) bool
+		found bool
+	}{{"with a lexicon", lex, true}, {"without", func([]byte) bool { return true }, false}} {
+		p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{Lexicon: c.lex}), "p")
+		typo := palacetest.MustAdd(t, p, &palace.Drawer{Content: "We finally booked the vacaton in Yosemite for June"})
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: "We booked the dentist for June"})
+		for _, mode := range []palace.Mode{palace.ModeKeyword, palace.ModeHybrid} {
+			hits, err := p.Search(ctx, palace.SearchRequest{Query: "vacation", Mode: mode, NoAccess: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := false
+			for _, h := range hits {
+				got = got || h.Drawer.ID == typo.ID && h.KeywordRank == 1
+			}
+			if got != c.found {
+				t.Errorf("%s, %s search for \"vacation\": the misspelt text matched its words: %v, want %v", c.name, mode, got, c.found)
+			}
+		}
+		// The text itself is unchanged.
+		d, err := p.Get(ctx, typo.ID)
+		if err != nil || d.Content != typo.Content {
+			t.Errorf("%s: stored text %q (%v)", c.name, d.Content, err)
+		}
+	}
+}
