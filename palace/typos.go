@@ -40,25 +40,27 @@ import (
 // of borrowed context; README, "A check on misspellings".)
 const minTypoLetters = 6
 
-// typoFixes returns the lexicon words that text's misspellings stand for,
-// each once, separated by spaces; "" when known is nil or nothing is
-// misspelt.
+// typoFixes returns the lexicon word each misspelt word of text stands
+// for, once per occurrence, separated by spaces; "" when known is nil or
+// nothing is misspelt.
 func typoFixes(text string, known embed.Lexicon) string {
 	if known == nil {
 		return ""
 	}
 	var fixes []string
-	seen := map[string]bool{}
+	fixOf := map[string]string{} // a word read before: its fix, or ""
 	for _, w := range words.Lower(text, 0) {
-		if len(w) < minTypoLetters || seen[w] || !lettersOnly(w) {
+		if len(w) < minTypoLetters || !lettersOnly(w) {
 			continue
 		}
-		seen[w] = true
-		if known([]byte(w)) {
-			continue
+		fix, read := fixOf[w]
+		if !read {
+			if !known([]byte(w)) {
+				fix, _ = oneEditFrom(w, known)
+			}
+			fixOf[w] = fix
 		}
-		if fix, ok := oneEditFrom(w, known); ok && !seen[fix] {
-			seen[fix] = true
+		if fix != "" {
 			fixes = append(fixes, fix)
 		}
 	}

@@ -25,7 +25,7 @@ func TestTypoFixes(t *testing.T) {
 		{"did you recieve it", "receive"},                                 // swapped
 		{"an LGBTQ saupport group", "support"},                            // added
 		{"so atesome, with stkries", "awesome stories"},                   // changed, twice
-		{"vacaton vacaton Vacaton", "vacation"},                           // once each
+		{"vacaton vacaton Vacaton", "vacation vacation vacation"},         // as often as misspelt
 		{"my sister went hiking", ""},                                     // all known
 		{"we painte here", ""},                                            // painted or painter? left alone
 		{"the grop, we hikde", ""},                                        // too short to guess
