@@ -172,12 +172,15 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	var kwErr, vecErr error
 	var wg sync.WaitGroup
 	feedback := req.Mode == ModeHybrid && feedbackOn() && p.kw.docs() >= feedbackMinDocs
+	// A misspelt word of the query asks for the word it misspells too
+	// (typos.go), as a text is indexed.
+	terms := queryTerms(withTypoFixes(req.Query, p.lex))
 	if req.Mode != ModeVector {
 		best += fu.KeywordWeight / (fu.K + 1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			kw, kwScores, kwErr = p.keywordRank(ctx, queryTerms(req.Query), nil, nil, feedback, allowed, depth)
+			kw, kwScores, kwErr = p.keywordRank(ctx, terms, nil, nil, feedback, allowed, depth)
 		}()
 	}
 	if req.Mode != ModeKeyword {
@@ -272,7 +275,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			}
 		}
 		var qtoks []string
-		for _, t := range queryTerms(req.Query) {
+		for _, t := range terms {
 			qtoks = bm25.AppendTokens(qtoks, t)
 		}
 		docs, scores, err := p.feedbackDocuments(ctx, pool, qtoks)
@@ -280,7 +283,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			return nil, err
 		}
 		if extra := expansionTerms(docs, scores, qtoks, p.kw.tokenShare); len(extra) > 0 {
-			kw2, _, err := p.keywordRank(ctx, queryTerms(req.Query), extra, kwScores, false, allowed, depth)
+			kw2, _, err := p.keywordRank(ctx, terms, extra, kwScores, false, allowed, depth)
 			if err != nil {
 				return nil, err
 			}

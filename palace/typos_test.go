@@ -43,3 +43,30 @@ func TestMisspeltWordsAreFoundByTheirWord(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt word of a query asks for the word it misspells as well.
+func TestMisspeltQueriesFindTheirWord(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	known := map[string]bool{"vacation": true, "booked": true, "dentist": true}
+	for _, c := range []struct {
+		name  string
+		lex   func([]byte) bool
+		found bool
+	}{
+		{"with a lexicon", func(w []byte) bool { return known[string(w)] }, true},
+		{"without", func([]byte) bool { return true }, false},
+	} {
+		p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{Lexicon: c.lex}), "p")
+		d := palacetest.MustAdd(t, p, &palace.Drawer{Content: "We booked the vacation"})
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: "We booked the dentist"})
+		hits, err := p.Search(ctx, palace.SearchRequest{Query: "the vacaton", Mode: palace.ModeKeyword, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(hits) > 0 && hits[0].Drawer.ID == d.ID
+		if got != c.found {
+			t.Errorf("%s: \"the vacaton\" finds %q first: %v, want %v (hits %d)", c.name, d.Content, got, c.found, len(hits))
+		}
+	}
+}

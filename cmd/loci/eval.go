@@ -62,6 +62,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	echoReplies := fs.Int("echo-replies", 0, "rewrite the conversations first: each turn of the second speaker opens with the first speaker's last N turns of the session, repeated (replies that restate what they were told; evidence unchanged; 0: off)")
 	echoReworded := fs.Bool("echo-reworded", false, "with --echo-replies: each repeated turn is restated in other words (\"You mentioned that…\", first person made second, every third word left out, every fourth kept made vague), as a reply restates more often than it quotes")
 	typos := fs.Float64("typos", 0, "rewrite the conversations last: misspell this share (0-1) of the turns' words of three letters or more, each by one letter left out, added, changed or swapped (text typed in haste; questions unchanged; 0: off)")
+	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
 	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
 	files, err := parseFlags(env, fs, args[1:])
@@ -92,6 +93,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	if !(*typos >= 0 && *typos <= 1) {
 		return nil, invalidArgs(fmt.Sprintf("bad --typos %g", *typos), "Use the share of words to misspell, in 0..1 (0.1: one word in ten)")
+	}
+	if !(*questionTypos >= 0 && *questionTypos <= 1) {
+		return nil, invalidArgs(fmt.Sprintf("bad --question-typos %g", *questionTypos), "Use the share of words to misspell, in 0..1 (0.1: one word in ten)")
 	}
 	if *echoReworded && *echoReplies == 0 {
 		return nil, invalidArgs("--echo-reworded needs --echo-replies", "Add --echo-replies N (the turns each reply restates)")
@@ -128,7 +132,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Typos: *typos, WriteData: *writeData}
+		LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Typos: *typos, QuestionTypos: *questionTypos, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

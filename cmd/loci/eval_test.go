@@ -42,6 +42,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--echo-reworded", "--data", oneSpeaker, "--k", "1"}, // without --echo-replies
 		{"eval", "locomo", "--typos", "1.5", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--typos", "-0.1", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--question-typos", "2", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--write-data", filepath.Join(dir, "no", "such", "dir.json"), "--data", oneSpeaker, "--k", "1"},
 	} {
 		if o := runCLI(t, home, "json", args...); o.code != 2 || o.env.Error.Type != "invalid_args" {

@@ -536,6 +536,25 @@ var (
 // the evidence. The random choices are seeded by the conversation and the
 // turn, so a rewrite is the same every run.
 func Typos(s *Sample, rate float64) error {
+	return typos(s, rate, false)
+}
+
+// QuestionTypos misspells the questions' words as Typos misspells the
+// turns', and leaves the turns alone: a question typed in haste, as a
+// person types a prompt that a hook recalls memories for.
+func QuestionTypos(s *Sample, rate float64) error {
+	return typos(s, rate, true)
+}
+
+func typos(s *Sample, rate float64, questions bool) error {
+	if questions {
+		for i := range s.QA {
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%s\x00q%d", s.SampleID, i)
+			s.QA[i].Question = misspell(s.QA[i].Question, rate, rand.New(rand.NewPCG(h.Sum64(), 0x7970)))
+		}
+		return nil
+	}
 	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
 		for i := range turns {
 			h := fnv.New64a()
@@ -969,6 +988,9 @@ type Options struct {
 	// Typos, above 0, misspells that share of the turns' words (Typos),
 	// after every other rewrite.
 	Typos float64
+	// QuestionTypos, above 0, misspells that share of the questions'
+	// words (QuestionTypos), after every other rewrite.
+	QuestionTypos float64
 	// WriteData, when set, names a file that receives the selected
 	// conversations as rewritten, in LoCoMo's schema (for another tool,
 	// such as the plain BM25 script, to read the same data).
@@ -1028,6 +1050,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	if o.Typos > 0 {
 		for i := range samples {
 			if err := Typos(&samples[i], o.Typos); err != nil {
+				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
+			}
+		}
+	}
+	if o.QuestionTypos > 0 {
+		for i := range samples {
+			if err := QuestionTypos(&samples[i], o.QuestionTypos); err != nil {
 				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
 		}

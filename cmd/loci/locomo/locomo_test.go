@@ -564,3 +564,33 @@ func TestTypos(t *testing.T) {
 		}
 	}
 }
+
+// QuestionTypos misspells the questions and leaves the turns alone.
+func TestQuestionTypos(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"We went hiking in Yosemite."}]},
+		"qa":[{"question":"Where did Ann go hiking?","category":4,"evidence":["D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := QuestionTypos(&s, 1); err != nil {
+		t.Fatal(err)
+	}
+	var turns []Turn
+	if err := json.Unmarshal(s.Conversation["session_1"], &turns); err != nil {
+		t.Fatal(err)
+	}
+	if turns[0].Text != "We went hiking in Yosemite." {
+		t.Errorf("turn rewritten: %q", turns[0].Text)
+	}
+	got, orig := strings.Fields(s.QA[0].Question), strings.Fields("Where did Ann go hiking?")
+	if len(got) != len(orig) {
+		t.Fatalf("question %q", s.QA[0].Question)
+	}
+	for i, w := range orig {
+		if len(strings.TrimRight(w, "?")) >= 3 && (got[i] == w || got[i][0] != w[0]) {
+			t.Errorf("word %q became %q: want one edit after its first letter", w, got[i])
+		}
+	}
+}
