@@ -48,22 +48,26 @@ func typoFixes(text string, known embed.Lexicon) string {
 		return ""
 	}
 	var fixes []string
-	fixOf := map[string]string{} // a word read before: its fix, or ""
-	for _, w := range words.Lower(text, 0) {
-		if len(w) < minTypoLetters || !lettersOnly(w) {
-			continue
+	var fixOf map[string]string // a word read before: its fix, or ""
+	words.Each(text, 0, func(wd words.Word) {
+		if len(wd.Text) < minTypoLetters || !lettersOnly(wd.Text) {
+			return
 		}
+		w := strings.ToLower(wd.Text)
 		fix, read := fixOf[w]
 		if !read {
 			if !known([]byte(w)) {
 				fix, _ = oneEditFrom(w, known)
+			}
+			if fixOf == nil {
+				fixOf = map[string]string{}
 			}
 			fixOf[w] = fix
 		}
 		if fix != "" {
 			fixes = append(fixes, fix)
 		}
-	}
+	})
 	return strings.Join(fixes, " ")
 }
 
@@ -76,10 +80,11 @@ func withTypoFixes(text string, known embed.Lexicon) string {
 	return text
 }
 
-// lettersOnly reports whether w is made of the letters a–z.
+// lettersOnly reports whether w is made of the letters a–z, in either
+// case.
 func lettersOnly(w string) bool {
 	for i := 0; i < len(w); i++ {
-		if w[i] < 'a' || w[i] > 'z' {
+		if c := w[i] | 0x20; c < 'a' || c > 'z' {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/embed"
@@ -46,16 +47,24 @@ func TestTypoFixes(t *testing.T) {
 	}
 }
 
-// BenchmarkTypoFixes reads a chat turn of 40 words, two of them misspelt,
-// against the built-in lexicon (GloVe's vocabulary).
+// BenchmarkTypoFixes reads a chat turn of 40 words, two of them misspelt
+// (one long enough to be read), and the same turn spelt right, against the
+// built-in lexicon (GloVe's vocabulary).
 func BenchmarkTypoFixes(b *testing.B) {
 	known := embed.Lexicon(glove.New().Knows)
 	text := "Hey Mel! I went to the LGBTQ suppport group yesterday and it was so powerful. " +
 		"The transgender stories were inspiring, and I was so happy and thankful for all the " +
 		"support. We are planning a camping trip to Yosemite this summer, the whole famly."
 	known([]byte("warm")) // decode the vocabulary before timing
-	b.ReportAllocs()
-	for b.Loop() {
-		typoFixes(text, known)
+	for _, c := range []struct{ name, text string }{
+		{"two misspelt", text},
+		{"none", strings.NewReplacer("suppport", "support", "famly", "family").Replace(text)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				typoFixes(c.text, known)
+			}
+		})
 	}
 }
