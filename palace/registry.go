@@ -36,7 +36,7 @@ type Config struct {
 	// deterministic feature-hashing embedder.
 	Embedder embed.Embedder
 	// Lexicon is the spelling dictionary a misspelt word is corrected
-	// against when a text is indexed and embedded (typos.go). Nil means
+	// against when a text is indexed and a query searched (typos.go). Nil means
 	// embed.DefaultLexicon(): the built-in encoder's vocabulary when the
 	// program links palace/embed/builtin, else none (and none when the
 	// environment sets LOCI_TYPOS=0, for comparisons).

@@ -27,8 +27,13 @@ import (
 // alone for the same reason (minTypoLetters). Only words of the letters
 // a–z are read: the lexicon is English.
 //
+// A query's misspelt word asks for the word it misspells as well, by the
+// same rule: a person's prompt, which a hook recalls memories for, is
+// typed in haste too.
+//
 // Nothing is stored: the corrections are made again whenever a text is
-// indexed, from its text and the lexicon.
+// indexed, from its text and the lexicon. The lexicon's words are decoded
+// once a process first needs them, as the encoder's are.
 
 // minTypoLetters is the shortest word read as a possible misspelling.
 // The shorter a word, the more lexicon words lie one edit from it, and the
