@@ -1019,44 +1019,24 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	if o.ShortMessages {
-		for i := range samples {
-			if err := ShortMessages(&samples[i]); err != nil {
-				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
-			}
-		}
+	// The rewrites, in the order they apply.
+	rewrites := []struct {
+		on      bool
+		rewrite func(*Sample) error
+	}{
+		{o.ShortMessages, ShortMessages},
+		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
+		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},
+		{o.ChatRoles, ChatRoles},
+		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
+		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
 	}
-	if o.LongReplies > 1 {
-		for i := range samples {
-			if err := LongReplies(&samples[i], o.LongReplies); err != nil {
-				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
-			}
+	for _, r := range rewrites {
+		if !r.on {
+			continue
 		}
-	}
-	if o.EchoReplies > 0 {
 		for i := range samples {
-			if err := EchoReplies(&samples[i], o.EchoReplies, o.EchoReworded); err != nil {
-				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
-			}
-		}
-	}
-	if o.ChatRoles {
-		for i := range samples {
-			if err := ChatRoles(&samples[i]); err != nil {
-				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
-			}
-		}
-	}
-	if o.Typos > 0 {
-		for i := range samples {
-			if err := Typos(&samples[i], o.Typos); err != nil {
-				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
-			}
-		}
-	}
-	if o.QuestionTypos > 0 {
-		for i := range samples {
-			if err := QuestionTypos(&samples[i], o.QuestionTypos); err != nil {
+			if err := r.rewrite(&samples[i]); err != nil {
 				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
 		}
