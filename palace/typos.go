@@ -62,7 +62,7 @@ func typoFixes(text string, known embed.Lexicon) string {
 		fix, read := fixOf[w]
 		if !read {
 			if !known([]byte(w)) {
-				fix, _ = oneEditFrom(w, known)
+				fix = oneEditFrom(w, known)
 			}
 			if fixOf == nil {
 				fixOf = map[string]string{}
@@ -96,32 +96,33 @@ func lettersOnly(w string) bool {
 	return true
 }
 
-// oneEditFrom returns the one known word a single edit away from w, if
-// exactly one is. Candidates are made in one buffer and looked up without
-// a copy; it stops at the second word found.
-func oneEditFrom(w string, known embed.Lexicon) (string, bool) {
-	found, many := "", false
+// oneEditFrom returns the one known word a single edit away from w, or ""
+// when none or several are. Candidates are made in one buffer and looked
+// up without a copy; it stops at the second word found.
+func oneEditFrom(w string, known embed.Lexicon) string {
+	found := ""
+	// try reports whether to go on: false once a second word is found.
 	try := func(c []byte) bool {
-		if known(c) && string(c) != found {
-			if found != "" {
-				many = true
-				return false
-			}
-			found = string(c)
+		if !known(c) || string(c) == found {
+			return true
 		}
+		if found != "" {
+			return false
+		}
+		found = string(c)
 		return true
 	}
 	b := []byte(w)
 	c := make([]byte, 0, len(b)+1)
 	for i := range b {
 		if !try(append(append(c[:0], b[:i]...), b[i+1:]...)) { // left out
-			return "", false
+			return ""
 		}
 		if i+1 < len(b) && b[i] != b[i+1] {
 			c = append(c[:0], b...)
 			c[i], c[i+1] = c[i+1], c[i]
 			if !try(c) { // swapped
-				return "", false
+				return ""
 			}
 		}
 		c = append(c[:0], b...)
@@ -131,7 +132,7 @@ func oneEditFrom(w string, known embed.Lexicon) (string, bool) {
 			}
 			c[i] = l
 			if !try(c) { // changed
-				return "", false
+				return ""
 			}
 		}
 	}
@@ -141,9 +142,9 @@ func oneEditFrom(w string, known embed.Lexicon) (string, bool) {
 		for l := byte('a'); l <= 'z'; l++ {
 			c[i] = l
 			if !try(c) { // added
-				return "", false
+				return ""
 			}
 		}
 	}
-	return found, found != "" && !many
+	return found
 }

@@ -91,11 +91,10 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *echoReplies < 0 || *echoReplies > 100 {
 		return nil, invalidArgs(fmt.Sprintf("bad --echo-replies %d", *echoReplies), "Use a number of earlier turns each reply repeats, in 1..100, or 0 for the data as it is")
 	}
-	if !(*typos >= 0 && *typos <= 1) {
-		return nil, invalidArgs(fmt.Sprintf("bad --typos %g", *typos), "Use the share of words to misspell, in 0..1 (0.1: one word in ten)")
-	}
-	if !(*questionTypos >= 0 && *questionTypos <= 1) {
-		return nil, invalidArgs(fmt.Sprintf("bad --question-typos %g", *questionTypos), "Use the share of words to misspell, in 0..1 (0.1: one word in ten)")
+	for flag, share := range map[string]float64{"typos": *typos, "question-typos": *questionTypos} {
+		if !(share >= 0 && share <= 1) {
+			return nil, invalidArgs(fmt.Sprintf("bad --%s %g", flag, share), "Use the share of words to misspell, in 0..1 (0.1: one word in ten)")
+		}
 	}
 	if *echoReworded && *echoReplies == 0 {
 		return nil, invalidArgs("--echo-reworded needs --echo-replies", "Add --echo-replies N (the turns each reply restates)")

@@ -536,34 +536,29 @@ var (
 // the evidence. The random choices are seeded by the conversation and the
 // turn, so a rewrite is the same every run.
 func Typos(s *Sample, rate float64) error {
-	return typos(s, rate, false)
+	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		for i := range turns {
+			turns[i].Text = misspell(turns[i].Text, rate, seeded(s.SampleID, turns[i].DiaID))
+		}
+		return turns
+	})
 }
 
 // QuestionTypos misspells the questions' words as Typos misspells the
 // turns', and leaves the turns alone: a question typed in haste, as a
 // person types a prompt that a hook recalls memories for.
 func QuestionTypos(s *Sample, rate float64) error {
-	return typos(s, rate, true)
+	for i := range s.QA {
+		s.QA[i].Question = misspell(s.QA[i].Question, rate, seeded(s.SampleID, fmt.Sprintf("q%d", i)))
+	}
+	return nil
 }
 
-func typos(s *Sample, rate float64, questions bool) error {
-	if questions {
-		for i := range s.QA {
-			h := fnv.New64a()
-			fmt.Fprintf(h, "%s\x00q%d", s.SampleID, i)
-			s.QA[i].Question = misspell(s.QA[i].Question, rate, rand.New(rand.NewPCG(h.Sum64(), 0x7970)))
-		}
-		return nil
-	}
-	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
-		for i := range turns {
-			h := fnv.New64a()
-			fmt.Fprintf(h, "%s\x00%s", s.SampleID, turns[i].DiaID)
-			rng := rand.New(rand.NewPCG(h.Sum64(), 0x7970))
-			turns[i].Text = misspell(turns[i].Text, rate, rng)
-		}
-		return turns
-	})
+// seeded is a random source fixed by a conversation and an item of it.
+func seeded(sample, item string) *rand.Rand {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s", sample, item)
+	return rand.New(rand.NewPCG(h.Sum64(), 0x7970))
 }
 
 // misspell applies Typos to one text.
