@@ -90,20 +90,31 @@ func (k *keywordState) warm(ctx context.Context) error {
 	return k.buildLocked(ctx)
 }
 
-// keywordFile is the keyword index snapshot in the palace's cache
-// directory. Its name carries the passage window, whose keys it holds,
-// and "dated" for the day word its documents hold (dateWords); a
-// snapshot of another name is an earlier release's, and is rebuilt.
-var keywordFile = fmt.Sprintf("keywords-p%d-%d-dated.bm25", PassageWords, PassageStride)
+// keywordFile names the keyword index snapshot in the palace's cache
+// directory. The name carries what its documents hold beyond the stored
+// keywords: the passage window, whose keys it holds; "dated" for the day
+// word (dateWords); and "spelt" where a misspelt word is indexed with the
+// word it misspells (typos.go), which is read as a text is indexed and
+// never stored. A snapshot of another name was written by an earlier
+// release, or with corrections off, and is rebuilt from the store.
+func keywordFile(spelt bool) string {
+	name := fmt.Sprintf("keywords-p%d-%d-dated", PassageWords, PassageStride)
+	if spelt {
+		name += "-spelt"
+	}
+	return name + ".bm25"
+}
 
-func (k *keywordState) snapshotPath() string { return filepath.Join(k.p.Dir(), keywordFile) }
+func (k *keywordState) snapshotPath() string {
+	return filepath.Join(k.p.Dir(), keywordFile(k.p.lex != nil))
+}
 
 // removeStaleSnapshots removes the keyword snapshots of earlier releases
 // (other names), which nothing reads any more.
 func (k *keywordState) removeStaleSnapshots() {
 	old, _ := filepath.Glob(filepath.Join(k.p.Dir(), "keywords*.bm25"))
 	for _, f := range old {
-		if filepath.Base(f) != keywordFile {
+		if filepath.Base(f) != filepath.Base(k.snapshotPath()) {
 			if err := os.Remove(f); err == nil {
 				k.p.log.Debug().Str("file", filepath.Base(f)).Msg("removed an earlier release's keyword snapshot")
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 // docCorpus returns real English text to index: the paragraphs of the
@@ -325,24 +326,31 @@ func TestKeywordSnapshotLoadsAndCatchesUp(t *testing.T) {
 }
 
 // An earlier release's keyword snapshot (another name: another passage
-// window, or documents without their date words) is never read again; the
-// index built in its place removes it.
+// window, documents without their date words, or without the words their
+// misspellings are read as) is never read again; the index built in its
+// place removes it.
 func TestKeywordIndexRemovesAnEarlierReleasesSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	p := openShared(t, t.TempDir(), "stale")
-	if err := p.Add(ctx, &palace.Drawer{Content: "a note about the albatross"}); err != nil {
+	lex := func(w []byte) bool { return string(w) == "albatross" }
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{Lexicon: lex}), "stale")
+	if err := p.Add(ctx, &palace.Drawer{Content: "a note about the albatros"}); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(p.Dir(), "keywords-p150-75.bm25")
-	if err := os.WriteFile(stale, []byte("an earlier release's snapshot"), 0o644); err != nil {
-		t.Fatal(err)
+	var stale []string
+	for _, name := range []string{"keywords-p150-75.bm25", "keywords-p150-75-dated.bm25"} {
+		stale = append(stale, filepath.Join(p.Dir(), name))
+		if err := os.WriteFile(stale[len(stale)-1], []byte("an earlier release's snapshot"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := p.WarmIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Fatalf("the earlier snapshot is still there (%v)", err)
+	for _, f := range stale {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Fatalf("the earlier snapshot %s is still there (%v)", filepath.Base(f), err)
+		}
 	}
 	hits, err := p.Search(ctx, palace.SearchRequest{Query: "albatross", Mode: palace.ModeKeyword, K: 5})
 	if err != nil || len(hits) != 1 {
