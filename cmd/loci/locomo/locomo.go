@@ -665,6 +665,83 @@ func ShortMessages(s *Sample) error {
 	return nil
 }
 
+// pasteSizes are the sizes of the pieces Pastes cuts, in bytes: a
+// snippet, a file, a long log, a whole module.
+var pasteSizes = []int{3000, 10000, 30000, 100000}
+
+// pasteLead opens every pasted turn.
+const pasteLead = "Here is the file I was looking at:\n"
+
+// Pastes rewrites a conversation so that it holds long pasted texts, as
+// a user–assistant chat about a project does (a log, a source file, a
+// document): every other session (the 1st, the 3rd, …) ends with a turn
+// of the speaker who did not speak last, pasteLead and a piece of one of
+// files (pasteSizes, from a random place, cut at line starts, the whole
+// file when it is shorter). No question's evidence is in a paste: it is
+// text that matches questions by chance, and a ranking must not let it
+// crowd out the turns that answer them. The choices are seeded by the
+// conversation and the session, so a rewrite is the same every run.
+func Pastes(s *Sample, files [][]byte) error {
+	if len(files) == 0 {
+		return nil
+	}
+	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		if n, _ := strconv.Atoi(session); n%2 == 0 || len(turns) == 0 {
+			return turns
+		}
+		rng := seeded(s.SampleID, "paste "+session)
+		f := files[rng.IntN(len(files))]
+		size := pasteSizes[rng.IntN(len(pasteSizes))]
+		piece := f
+		if len(f) > size {
+			start := rng.IntN(len(f) - size + 1)
+			piece = f[start : start+size]
+			if i := bytes.IndexByte(piece, '\n'); i >= 0 && start > 0 {
+				piece = piece[i+1:]
+			}
+			if i := bytes.LastIndexByte(piece, '\n'); i >= 0 {
+				piece = piece[:i+1]
+			}
+		}
+		last := turns[len(turns)-1].Speaker
+		who := last
+		for _, t := range turns {
+			if t.Speaker != last {
+				who = t.Speaker
+				break
+			}
+		}
+		return append(turns, Turn{Speaker: who, DiaID: fmt.Sprintf("D%s:%d", session, len(turns)+1), Text: pasteLead + string(piece)})
+	})
+}
+
+// PasteFiles reads the files Pastes cuts from: the regular files of dir
+// (not its subdirectories), in name order, that hold text (UTF-8, no NUL
+// byte) of at least 8 KB, so that every piece is a paste and not a line.
+func PasteFiles(dir string) ([][]byte, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if len(b) >= 8<<10 && utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no text file of 8 KB or more", dir)
+	}
+	return out, nil
+}
+
 // ChatRoles rewrites a conversation so that it reads like a person talking
 // with an assistant, as a chat export records one: the first speaker's
 // turns become the user's, the second's the assistant's, and every
@@ -972,6 +1049,9 @@ type Options struct {
 	// ShortMessages rewrites every conversation first (ShortMessages): a
 	// messaging-app-like variant of the data. It applies before LongReplies.
 	ShortMessages bool
+	// Pastes, when it holds files (PasteFiles), adds a pasted piece of one
+	// to every other session (Pastes), after EchoReplies.
+	Pastes [][]byte
 	// ChatRoles rewrites every conversation (ChatRoles), after the other
 	// rewrites: a person and an assistant, questions in their voice.
 	ChatRoles bool
@@ -1022,6 +1102,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
 		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},
+		{len(o.Pastes) > 0, func(s *Sample) error { return Pastes(s, o.Pastes) }},
 		{o.ChatRoles, ChatRoles},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},

@@ -565,6 +565,71 @@ func TestTypos(t *testing.T) {
 	}
 }
 
+// Pastes ends every other session with a piece of a file, cut at line
+// starts, the same every run, and leaves the other turns, the questions
+// and the evidence alone.
+func TestPastes(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I moved the API to Go."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Nice!"},{"speaker":"Bo","dia_id":"D1:3","text":"How did it go?"}],
+		"session_2":[{"speaker":"Ann","dia_id":"D2:1","text":"Tests pass now."}],
+		"session_3":[{"speaker":"Ann","dia_id":"D3:1","text":"Alone today."}]},
+		"qa":[{"question":"What language is the API in?","category":4,"evidence":["D1:1"]}]}`
+	var lines []string
+	for i := 0; len(strings.Join(lines, "")) < 250_000; i++ {
+		lines = append(lines, fmt.Sprintf("line %d of a log that someone pasted\n", i))
+	}
+	files := [][]byte{[]byte(strings.Join(lines, ""))}
+	rewrite := func() map[string][]Turn {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := Pastes(&s, files); err != nil {
+			t.Fatal(err)
+		}
+		if s.QA[0].Question != "What language is the API in?" || fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
+			t.Fatalf("question or evidence rewritten: %+v", s.QA[0])
+		}
+		out := map[string][]Turn{}
+		for _, k := range []string{"session_1", "session_2", "session_3"} {
+			var turns []Turn
+			if err := json.Unmarshal(s.Conversation[k], &turns); err != nil {
+				t.Fatal(err)
+			}
+			out[k] = turns
+		}
+		return out
+	}
+	got := rewrite()
+	if again := rewrite(); !reflect.DeepEqual(got, again) {
+		t.Error("two runs differ")
+	}
+	if len(got["session_2"]) != 1 || got["session_2"][0].Text != "Tests pass now." {
+		t.Errorf("the second session changed: %+v", got["session_2"])
+	}
+	for _, c := range []struct {
+		session, id, who string
+		n                int
+	}{{"session_1", "D1:4", "Ann", 4}, {"session_3", "D3:2", "Ann", 2}} {
+		turns := got[c.session]
+		if len(turns) != c.n {
+			t.Fatalf("%s: %d turns, want %d", c.session, len(turns), c.n)
+		}
+		p := turns[len(turns)-1]
+		body, ok := strings.CutPrefix(p.Text, pasteLead)
+		if !ok || p.DiaID != c.id || p.Speaker != c.who {
+			t.Fatalf("%s: last turn %s by %s, %.60q", c.session, p.DiaID, p.Speaker, p.Text)
+		}
+		if len(body) < 2000 || len(body) > 100_000 || !strings.HasPrefix(body, "line ") || !strings.HasSuffix(body, "pasted\n") {
+			t.Errorf("%s: a piece of %d bytes from %.20q to %q: want whole lines of one of the sizes", c.session, len(body), body, body[max(0, len(body)-20):])
+		}
+	}
+	if turns := got["session_1"]; turns[0].Text != "I moved the API to Go." || turns[2].Text != "How did it go?" {
+		t.Errorf("the first session's turns changed: %+v", turns[:3])
+	}
+}
+
 // QuestionTypos misspells the questions and leaves the turns alone.
 func TestQuestionTypos(t *testing.T) {
 	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
