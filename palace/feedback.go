@@ -182,8 +182,20 @@ func restates(own map[string]bool, taken []map[string]bool) bool {
 
 // expansionTerms computes RM3's expansion from the feedback documents'
 // tokens and their first-pass scores: P(t|R) = Σ_d P(t|d)·P(d|q), with
-// P(t|d) = tf/(|d|+μ) and P(d|q) the document's share of the scores;
-// stopwords and the query's own tokens are left out. Weights are relative
+// P(t|d) = [t in d]/(|d|+μ) and P(d|q) the document's share of the
+// scores; stopwords and the query's own tokens are left out.
+//
+// A document counts each of its words once, not tf times. Text that
+// repeats its words is common in a palace: a pasted log or source file
+// names the same identifiers on every line ("err", "nil", "resp"), a list
+// repeats its heading's words. Counted by frequency, one such passage
+// among the ten outweighs the other nine together, and the expansion
+// becomes its vocabulary (a question about someone's relationship status
+// expanded with "resp err nil statuscod", from a pasted HTTP client that
+// matched "status"). Counted once a document, a word weighs by how many
+// of the best hits use it, as the relevance weights of Robertson and
+// Spärck Jones (1976) count relevant documents, not occurrences, and
+// Robertson (1990) selects expansion terms by them. Weights are relative
 // to an original query token's 1: with the query q and RM1 each a
 // distribution, RM3 is λ·q + (1−λ)·RM1, so an expansion term weighs
 // (1−λ)/λ · |q| · P(t|R) against an original term's 1.
@@ -212,10 +224,12 @@ func expansionTerms(docs [][]string, scores []float64, queryToks []string, share
 		}
 		pd := scores[i] / total
 		share := pd / (float64(len(toks)) + feedbackMu)
+		seen := make(map[string]bool, len(toks))
 		for _, t := range toks {
-			if inQuery[t] || len(t) < 2 || words.IsStopword(t) {
+			if seen[t] || inQuery[t] || len(t) < 2 || words.IsStopword(t) {
 				continue
 			}
+			seen[t] = true
 			rel[t] += share
 		}
 	}

@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/bm25"
@@ -32,7 +33,7 @@ func TestExpansionTerms(t *testing.T) {
 		t.Errorf("a low-scored document's words outweigh the best ones: %v", weights)
 	}
 	if weights["clinic"] <= weights["shift"] {
-		t.Errorf("the short document's word outweighs the long one's repeated word: %v", weights)
+		t.Errorf("the short document's word outweighs a word of the long one and the short one both: %v", weights)
 	}
 	sum := 0.0
 	for _, w := range got {
@@ -45,6 +46,33 @@ func TestExpansionTerms(t *testing.T) {
 	}
 	if expansionTerms(nil, nil, []string{"x"}, nil) != nil || expansionTerms(tokenized(texts), []float64{0, 0, 0}, []string{"x"}, nil) != nil {
 		t.Error("no documents or no scores should give no expansion")
+	}
+}
+
+// A document counts each of its words once: a pasted log that repeats
+// its identifiers on every line does not outweigh the words the other
+// best hits share, as counting occurrences let it.
+func TestExpansionTermsCountADocumentsWordsOnce(t *testing.T) {
+	t.Parallel()
+	paste := strings.Repeat("resp, err := client.Do(req); if err != nil { return resp.StatusCode, err } ", 8)
+	texts := []string{
+		"Caroline: I'm single again since the breakup in May",
+		"Caroline: after the breakup my friends kept me going",
+		paste,
+		"Melanie: sorry about the breakup, Caroline, you deserve someone kind",
+	}
+	got := expansionTerms(tokenized(texts), []float64{0.1, 0.09, 0.09, 0.08}, []string{"relationship", "status"}, nil)
+	if len(got) == 0 || got[0].Tok != "breakup" {
+		t.Fatalf("expansion %v: want the word three of the four hits share first", got)
+	}
+	w := map[string]float64{}
+	for _, e := range got {
+		w[e.Tok] = e.W
+	}
+	for _, tok := range []string{"err", "resp"} {
+		if w[tok] >= w["breakup"]/2 {
+			t.Errorf("the paste's repeated %q weighs %.3f against the shared word's %.3f", tok, w[tok], w["breakup"])
+		}
 	}
 }
 
@@ -78,8 +106,16 @@ func TestExpansionTermsLeaveOutWhatThePalaceAlwaysSays(t *testing.T) {
 	if w["clinic"] == 0 || w["nurs"] == 0 {
 		t.Errorf("the documents' own subject is missing: %v", w)
 	}
-	// Without collection statistics the name wins on frequency alone.
-	if plain := expansionTerms(tokenized(texts), []float64{0.6, 0.4}, []string{"job"}, nil); len(plain) == 0 || plain[0].Tok != "melani" {
+	// Without collection statistics the name, in both documents, weighs
+	// as much as any word: P(t|R) alone cannot tell it from the subject.
+	plain := expansionTerms(tokenized(texts), []float64{0.6, 0.4}, []string{"job"}, nil)
+	top := map[string]bool{}
+	for _, e := range plain {
+		if e.W >= plain[0].W-1e-12 {
+			top[e.Tok] = true
+		}
+	}
+	if !top["melani"] {
 		t.Errorf("by P(t|R) alone: %v", plain)
 	}
 }
