@@ -62,6 +62,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	echoReplies := fs.Int("echo-replies", 0, "rewrite the conversations first: each turn of the second speaker opens with the first speaker's last N turns of the session, repeated (replies that restate what they were told; evidence unchanged; 0: off)")
 	echoReworded := fs.Bool("echo-reworded", false, "with --echo-replies: each repeated turn is restated in other words (\"You mentioned that…\", first person made second, every third word left out, every fourth kept made vague), as a reply restates more often than it quotes")
 	pastes := fs.String("pastes", "", "rewrite the conversations first: every other session ends with a piece (3, 10, 30 or 100 KB) of a text file of this directory, pasted (\"Here is the file I was looking at:\"; never evidence), as a chat about a project holds logs and source files")
+	pastesInTurn := fs.Bool("pastes-in-turn", false, "with --pastes: the piece follows the text of one of the first speaker's turns of the session instead of being a turn of its own (a statement and the log it is about in one message; evidence unchanged)")
 	typos := fs.Float64("typos", 0, "rewrite the conversations last: misspell this share (0-1) of the turns' words of three letters or more, each by one letter left out, added, changed or swapped (text typed in haste; questions unchanged; 0: off)")
 	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
 	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
@@ -106,6 +107,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			return nil, invalidArgs("--pastes: "+err.Error(), "Name a directory of text files of 8 KB or more, e.g. $(go env GOROOT)/src/net/http")
 		}
 	}
+	if *pastesInTurn && *pastes == "" {
+		return nil, invalidArgs("--pastes-in-turn needs --pastes", "Add --pastes DIR (the directory of text files to paste from)")
+	}
 	if *writeData != "" {
 		if st, err := os.Stat(filepath.Dir(*writeData)); err != nil || !st.IsDir() {
 			return nil, invalidArgs("--write-data "+*writeData+": no such directory", "Name a file in a directory that exists")
@@ -138,7 +142,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, Typos: *typos, QuestionTypos: *questionTypos, WriteData: *writeData}
+		LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -681,10 +681,17 @@ const pasteLead = "Here is the file I was looking at:\n"
 // text that matches questions by chance, and a ranking must not let it
 // crowd out the turns that answer them. The choices are seeded by the
 // conversation and the session, so a rewrite is the same every run.
-func Pastes(s *Sample, files [][]byte) error {
+//
+// With inTurn, the piece is not a turn of its own but follows the text of
+// one of the first speaker's turns of the session (chosen at random, a
+// blank line between them), as a person states something and pastes the
+// log it is about in one message; that turn's evidence stays its
+// evidence, and the statement must still be found under the paste.
+func Pastes(s *Sample, files [][]byte, inTurn bool) error {
 	if len(files) == 0 {
 		return nil
 	}
+	first := s.speaker("speaker_a")
 	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
 		if n, _ := strconv.Atoi(session); n%2 == 0 || len(turns) == 0 {
 			return turns
@@ -702,6 +709,19 @@ func Pastes(s *Sample, files [][]byte) error {
 			if i := bytes.LastIndexByte(piece, '\n'); i >= 0 {
 				piece = piece[:i+1]
 			}
+		}
+		if inTurn {
+			var theirs []int
+			for i, t := range turns {
+				if t.Speaker == first {
+					theirs = append(theirs, i)
+				}
+			}
+			if len(theirs) > 0 {
+				i := theirs[rng.IntN(len(theirs))]
+				turns[i].Text += "\n\n" + pasteLead + string(piece)
+			}
+			return turns
 		}
 		last := turns[len(turns)-1].Speaker
 		who := last
@@ -1050,8 +1070,10 @@ type Options struct {
 	// messaging-app-like variant of the data. It applies before LongReplies.
 	ShortMessages bool
 	// Pastes, when it holds files (PasteFiles), adds a pasted piece of one
-	// to every other session (Pastes), after EchoReplies.
-	Pastes [][]byte
+	// to every other session (Pastes), after EchoReplies; PastesInTurn
+	// appends it to a turn of the first speaker instead.
+	Pastes       [][]byte
+	PastesInTurn bool
 	// ChatRoles rewrites every conversation (ChatRoles), after the other
 	// rewrites: a person and an assistant, questions in their voice.
 	ChatRoles bool
@@ -1102,7 +1124,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
 		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},
-		{len(o.Pastes) > 0, func(s *Sample) error { return Pastes(s, o.Pastes) }},
+		{len(o.Pastes) > 0, func(s *Sample) error { return Pastes(s, o.Pastes, o.PastesInTurn) }},
 		{o.ChatRoles, ChatRoles},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},

@@ -585,7 +585,7 @@ func TestPastes(t *testing.T) {
 		if err := json.Unmarshal([]byte(raw), &s); err != nil {
 			t.Fatal(err)
 		}
-		if err := Pastes(&s, files); err != nil {
+		if err := Pastes(&s, files, false); err != nil {
 			t.Fatal(err)
 		}
 		if s.QA[0].Question != "What language is the API in?" || fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
@@ -627,6 +627,45 @@ func TestPastes(t *testing.T) {
 	}
 	if turns := got["session_1"]; turns[0].Text != "I moved the API to Go." || turns[2].Text != "How did it go?" {
 		t.Errorf("the first session's turns changed: %+v", turns[:3])
+	}
+}
+
+// With inTurn the piece follows one of the first speaker's turns of every
+// other session, and the turns, the questions and the evidence stay.
+func TestPastesInTurn(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I moved the API to Go."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Nice!"}],
+		"session_2":[{"speaker":"Ann","dia_id":"D2:1","text":"Tests pass now."}],
+		"session_3":[{"speaker":"Bo","dia_id":"D3:1","text":"Only me today."}]},
+		"qa":[{"question":"What language is the API in?","category":4,"evidence":["D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := Pastes(&s, [][]byte{[]byte(strings.Repeat("GET /health 200 in 3ms\n", 2000))}, true); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
+		t.Fatalf("evidence rewritten: %+v", s.QA[0])
+	}
+	turns := map[string][]Turn{}
+	for _, k := range []string{"session_1", "session_2", "session_3"} {
+		var ts []Turn
+		if err := json.Unmarshal(s.Conversation[k], &ts); err != nil {
+			t.Fatal(err)
+		}
+		turns[k] = ts
+	}
+	one := turns["session_1"]
+	if len(one) != 2 || !strings.HasPrefix(one[0].Text, "I moved the API to Go.\n\n"+pasteLead+"GET /health") || one[1].Text != "Nice!" {
+		t.Errorf("session 1: %d turns, %.80q, %q", len(one), one[0].Text, one[1].Text)
+	}
+	if len(turns["session_2"]) != 1 || turns["session_2"][0].Text != "Tests pass now." {
+		t.Errorf("the second session changed: %+v", turns["session_2"])
+	}
+	if three := turns["session_3"]; len(three) != 1 || three[0].Text != "Only me today." {
+		t.Errorf("a session without the first speaker changed: %+v", three)
 	}
 }
 
