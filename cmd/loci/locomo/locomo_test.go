@@ -591,15 +591,7 @@ func TestPastes(t *testing.T) {
 		if s.QA[0].Question != "What language is the API in?" || fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
 			t.Fatalf("question or evidence rewritten: %+v", s.QA[0])
 		}
-		out := map[string][]Turn{}
-		for _, k := range []string{"session_1", "session_2", "session_3"} {
-			var turns []Turn
-			if err := json.Unmarshal(s.Conversation[k], &turns); err != nil {
-				t.Fatal(err)
-			}
-			out[k] = turns
-		}
-		return out
+		return sessionTurns(t, &s)
 	}
 	got := rewrite()
 	if again := rewrite(); !reflect.DeepEqual(got, again) {
@@ -649,14 +641,7 @@ func TestPastesInTurn(t *testing.T) {
 	if fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
 		t.Fatalf("evidence rewritten: %+v", s.QA[0])
 	}
-	turns := map[string][]Turn{}
-	for _, k := range []string{"session_1", "session_2", "session_3"} {
-		var ts []Turn
-		if err := json.Unmarshal(s.Conversation[k], &ts); err != nil {
-			t.Fatal(err)
-		}
-		turns[k] = ts
-	}
+	turns := sessionTurns(t, &s)
 	one := turns["session_1"]
 	if len(one) != 2 || !strings.HasPrefix(one[0].Text, "I moved the API to Go.\n\n"+pasteLead+"GET /health") || one[1].Text != "Nice!" {
 		t.Errorf("session 1: %d turns, %.80q, %q", len(one), one[0].Text, one[1].Text)
@@ -667,6 +652,23 @@ func TestPastesInTurn(t *testing.T) {
 	if three := turns["session_3"]; len(three) != 1 || three[0].Text != "Only me today." {
 		t.Errorf("a session without the first speaker changed: %+v", three)
 	}
+}
+
+// sessionTurns decodes every session of s, by its key ("session_1").
+func sessionTurns(t *testing.T, s *Sample) map[string][]Turn {
+	t.Helper()
+	out := map[string][]Turn{}
+	for k, raw := range s.Conversation {
+		if !sessKeyR.MatchString(k) {
+			continue
+		}
+		var turns []Turn
+		if err := json.Unmarshal(raw, &turns); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = turns
+	}
+	return out
 }
 
 // QuestionTypos misspells the questions and leaves the turns alone.
