@@ -112,9 +112,10 @@ func (k *keywordState) snapshotPath() string {
 // removeStaleSnapshots removes the keyword snapshots of earlier releases
 // (other names), which nothing reads any more.
 func (k *keywordState) removeStaleSnapshots() {
+	current := keywordFile(k.p.lex != nil)
 	old, _ := filepath.Glob(filepath.Join(k.p.Dir(), "keywords*.bm25"))
 	for _, f := range old {
-		if filepath.Base(f) != filepath.Base(k.snapshotPath()) {
+		if filepath.Base(f) != current {
 			if err := os.Remove(f); err == nil {
 				k.p.log.Debug().Str("file", filepath.Base(f)).Msg("removed an earlier release's keyword snapshot")
 			}

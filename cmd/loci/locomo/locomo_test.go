@@ -536,11 +536,7 @@ func TestTypos(t *testing.T) {
 		if s.QA[0].Question != "Where did Ann go hiking?" {
 			t.Fatalf("question rewritten: %q", s.QA[0].Question)
 		}
-		var turns []Turn
-		if err := json.Unmarshal(s.Conversation["session_1"], &turns); err != nil {
-			t.Fatal(err)
-		}
-		return turns
+		return sessionTurns(t, &s)["session_1"]
 	}
 	if got := rewrite(0); got[0].Text != "We went hiking in Yosemite, at 6 am." || got[1].Text != "Sounds wonderful!" {
 		t.Errorf("rate 0 changed the text: %+v", got)
@@ -683,11 +679,7 @@ func TestQuestionTypos(t *testing.T) {
 	if err := QuestionTypos(&s, 1); err != nil {
 		t.Fatal(err)
 	}
-	var turns []Turn
-	if err := json.Unmarshal(s.Conversation["session_1"], &turns); err != nil {
-		t.Fatal(err)
-	}
-	if turns[0].Text != "We went hiking in Yosemite." {
+	if turns := sessionTurns(t, &s)["session_1"]; turns[0].Text != "We went hiking in Yosemite." {
 		t.Errorf("turn rewritten: %q", turns[0].Text)
 	}
 	got, orig := strings.Fields(s.QA[0].Question), strings.Fields("Where did Ann go hiking?")
