@@ -192,6 +192,7 @@ type Change struct {
 	Content      string    // only when asked for
 	Keywords     string    // only when asked for
 	Timestamp    time.Time // event time; only with the text
+	SessionID    string    // only with the text
 	Kind         string
 }
 
