@@ -124,8 +124,9 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
 				text = d.Content[sp.Start:sp.End]
 			}
-			// With its date's word, as it is indexed (dateWords).
-			toks := bm25.AppendTokens(nil, dateWords(d.Timestamp, d.Content))
+			// With its session's or day's word, as it is indexed
+			// (episodeWord).
+			toks := bm25.AppendTokens(nil, episodeWord(d.Timestamp, d.Content, d.SessionID))
 			dated := len(toks)
 			toks = bm25.AppendTokens(toks, text)
 			if dedup {

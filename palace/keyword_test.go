@@ -326,8 +326,9 @@ func TestKeywordSnapshotLoadsAndCatchesUp(t *testing.T) {
 }
 
 // An earlier release's keyword snapshot (another name: another passage
-// window, documents without their date words, or without the words their
-// misspellings are read as) is never read again; the index built in its
+// window, documents without their date words, with day words where they
+// now have their session's, or without the words their misspellings are
+// read as) is never read again; the index built in its
 // place removes it.
 func TestKeywordIndexRemovesAnEarlierReleasesSnapshot(t *testing.T) {
 	t.Parallel()
@@ -338,7 +339,7 @@ func TestKeywordIndexRemovesAnEarlierReleasesSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stale []string
-	for _, name := range []string{"keywords-p150-75.bm25", "keywords-p150-75-dated.bm25"} {
+	for _, name := range []string{"keywords-p150-75.bm25", "keywords-p150-75-dated.bm25", "keywords-p150-75-dated-spelt.bm25"} {
 		stale = append(stale, filepath.Join(p.Dir(), name))
 		if err := os.WriteFile(stale[len(stale)-1], []byte("an earlier release's snapshot"), 0o644); err != nil {
 			t.Fatal(err)

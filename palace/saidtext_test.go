@@ -1,8 +1,11 @@
 package palace
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/loci-mem/loci/palace/bm25"
 )
 
 // A header that names the text's date is metadata: the vector is made,
@@ -46,5 +49,27 @@ func TestDateWords(t *testing.T) {
 		if got := dateWords(c.when, c.content); got != c.want {
 			t.Errorf("dateWords(%v, %q) = %q, want %q", c.when, c.content, got, c.want)
 		}
+	}
+}
+
+// A drawer written in a session is indexed with its session's word
+// instead of its day's, one token that is the same for every drawer of
+// the session and differs between sessions; a drawer of no session keeps
+// its day's word.
+func TestEpisodeWord(t *testing.T) {
+	at := time.Date(2023, 5, 8, 12, 0, 0, 0, time.UTC)
+	text := "Caroline: I went to the support group."
+	a, b := episodeWord(at, text, "session_1"), episodeWord(at.AddDate(0, 1, 0), "other words", "session_1")
+	if a != b || a != "s1504cd5dcdffb9ab " {
+		t.Errorf("one session's words: %q and %q, want both %q", a, b, "s1504cd5dcdffb9ab ")
+	}
+	if c := episodeWord(at, text, "session_2"); c == a {
+		t.Errorf("two sessions share the word %q", c)
+	}
+	if toks := bm25.AppendTokens(nil, a+"went"); len(toks) != 2 || toks[0] != strings.TrimSpace(a) {
+		t.Errorf("the session word is read as %q, want one token", toks)
+	}
+	if got := episodeWord(at, text, ""); got != "d20230508 " {
+		t.Errorf("a drawer of no session: %q, want its day's word", got)
 	}
 }
