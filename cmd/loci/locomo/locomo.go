@@ -762,6 +762,23 @@ func PasteFiles(dir string) ([][]byte, error) {
 	return out, nil
 }
 
+// NoDates rewrites a conversation as a chat exported or converted without
+// its times: the sessions lose their dates (session_N_date_time) and the
+// turns their own (a turn keeps its speaker, id, text and image caption
+// only), so that every drawer carries the time it was stored, the same
+// for a whole conversation written at once. Turns and questions are
+// unchanged; a question that names a date can then be answered by words
+// only. It measures what a ranking owes to the data's dates, which a
+// chat about a project, or a converted dataset, may not have.
+func NoDates(s *Sample) error {
+	for k := range s.Conversation {
+		if strings.HasPrefix(k, "session_") && strings.HasSuffix(k, "_date_time") {
+			delete(s.Conversation, k)
+		}
+	}
+	return s.rewriteSessions(func(_ string, turns []Turn) []Turn { return turns })
+}
+
 // ChatRoles rewrites a conversation so that it reads like a person talking
 // with an assistant, as a chat export records one: the first speaker's
 // turns become the user's, the second's the assistant's, and every
@@ -1066,6 +1083,9 @@ type Options struct {
 	// LongReplies, above 1, rewrites every conversation first
 	// (LongReplies): a user–assistant-like variant of the data.
 	LongReplies int
+	// NoDates drops every date and time of the conversations (NoDates),
+	// before any other rewrite.
+	NoDates bool
 	// ShortMessages rewrites every conversation first (ShortMessages): a
 	// messaging-app-like variant of the data. It applies before LongReplies.
 	ShortMessages bool
@@ -1121,6 +1141,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		on      bool
 		rewrite func(*Sample) error
 	}{
+		{o.NoDates, NoDates},
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
 		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},

@@ -324,6 +324,55 @@ func TestQuestionsAreAskedAsOfTheConversationsEnd(t *testing.T) {
 	}
 }
 
+// NoDates takes every date and time out of a conversation, its sessions'
+// and its turns' own, and nothing else: the drawers carry no time (they
+// get the time they are stored), an agent's text names no date, and the
+// turns and questions stay as they were.
+func TestNoDates(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"1:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I start at the clinic on Monday."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Congrats!","blip_caption":"a cake"}],
+		"session_2":[{"speaker":"Ann","dia_id":"D2:1","text":"First week done.","timestamp":"2023-05-20T10:00:00Z"}]},
+		"qa":[{"question":"When did Ann start at the clinic?","category":2,"evidence":["D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	before, err := Drawers(s.Conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before[0].Timestamp.IsZero() || before[2].Timestamp.IsZero() {
+		t.Fatalf("the data's own times were not read: %v, %v", before[0].Timestamp, before[2].Timestamp)
+	}
+	if err := NoDates(&s); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Conversation["session_1_date_time"]; ok {
+		t.Error("the session's date is still there")
+	}
+	after, err := Drawers(s.Conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("%d drawers, want %d", len(after), len(before))
+	}
+	for i, d := range after {
+		if !d.Timestamp.IsZero() || d.Meta["date"] != "" || d.Content != before[i].Content ||
+			d.Meta["dia_id"] != before[i].Meta["dia_id"] || d.SessionID != before[i].SessionID {
+			t.Errorf("drawer %d: %v %q %q %v, want %q without a time", i, d.Timestamp, d.Meta["date"], d.Content, d.Meta["dia_id"], before[i].Content)
+		}
+	}
+	if got := agentText(after[0], ""); got != "[D1:1] Ann: I start at the clinic on Monday." {
+		t.Errorf("agent text %q", got)
+	}
+	if s.QA[0].Question != "When did Ann start at the clinic?" || fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
+		t.Errorf("question changed: %+v", s.QA[0])
+	}
+}
+
 // ChatRoles makes the first speaker the user and the second the
 // assistant, and puts every question in their voice.
 func TestChatRoles(t *testing.T) {
