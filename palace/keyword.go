@@ -94,9 +94,9 @@ func (k *keywordState) warm(ctx context.Context) error {
 // keywordFile names the keyword index snapshot in the palace's cache
 // directory. The name carries what its documents hold beyond the stored
 // keywords: the passage window, whose keys it holds; "episodes" for the
-// session or day word (episodeWord); and "spelt" where a misspelt word is indexed with the
-// word it misspells (typos.go), which is read as a text is indexed and
-// never stored. A snapshot of another name was written by an earlier
+// session or day word (episodeWord); and "spelt" where a misspelt word
+// is indexed with the word it misspells (typos.go), which is read as a
+// text is indexed and never stored. A snapshot of another name was written by an earlier
 // release, or with corrections off, and is rebuilt from the store.
 func keywordFile(spelt bool) string {
 	name := fmt.Sprintf("keywords-p%d-%d-episodes", PassageWords, PassageStride)
