@@ -224,53 +224,60 @@ func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, sessio
 }
 
 // episodeWord is the word a drawer's text is indexed with to say which
-// episode it belongs to: its session's (sessionWord) when it was written
-// in one, else its day's (dateWords).
+// episode it belongs to: its session's day (sessionWord) when it was
+// written in a session, else its day (dateWords).
 func episodeWord(when time.Time, content, session string) string {
 	if session != "" {
-		return sessionWord(session)
+		return sessionWord(session, when)
 	}
 	return dateWords(when, content)
 }
 
-// sessionWord is a session's word, "s" and the 64-bit FNV-1a hash of its
-// id in hex ("s1504cd5dcdffb9ab " for "session_1"), which a drawer written in the session
-// is indexed with instead of its day's word (dateWords). The session is
-// the episode the day stands for, known instead of guessed: where each
-// session of a conversation falls on a day of its own (LoCoMo's do), the
-// two words group the same drawers; where it does not, the day word
-// groups what does not belong together (several sessions of one day) or
-// nothing at all (a conversation imported without its dates, whose
-// drawers all get the day of the import). That the texts of one episode
-// are relevant together is the cluster hypothesis (Jardine and van
-// Rijsbergen 1971), and learning from the cluster of the best hits is
-// cluster-based retrieval (Liu and Croft 2004); here the clusters are the
-// palace's own sessions, not computed ones, so there is nothing to tune.
-// Not both words: a session of one day would count twice in the feedback,
-// as a header's date would. On LoCoMo written without its dates (eval
-// --no-dates), session hybrid any@10 rose .842 → .855 (1–5) and .829 →
-// .852 (6–10); with its dates nothing moved (README, "Sessions, not
-// days"). The hash keeps a session's id (which a client chooses) out of
-// the index and makes the word one token.
-func sessionWord(session string) string {
+// sessionWord is the word of a session's day: "s" and the 64-bit FNV-1a
+// hash, in hex, of the session id and the drawer's day (UTC), or of the
+// id alone for a drawer with no time. A drawer written in a session is
+// indexed with it instead of its day's word (dateWords). The day stood
+// for the episode; the session is the episode as its writer declared it.
+// The two differ where one day holds several sessions (a developer's
+// sessions with an agent) and where a conversation comes without its
+// dates (all its drawers then get the day it was stored, so the day word
+// groups nothing); a session that runs over several days (one thread of
+// a chat export, whose messages carry their own times) is still cut at
+// the day. Where each session has a day of its own (LoCoMo's sessions
+// do), the word groups the drawers the day word grouped. That the texts
+// of one episode are relevant together is the cluster hypothesis
+// (Jardine and van Rijsbergen 1971), and learning from the clusters of
+// the best hits is cluster-based retrieval (Liu and Croft 2004); here the
+// clusters are the palace's own sessions and days, not computed ones, so
+// there is nothing to tune. Not a session word beside the day word: a
+// session of one day would count twice in the feedback, as a header's
+// date would. Measured with eval --no-dates and on one thread of dated
+// messages (README, "Sessions, not days"). The hash keeps a session's id
+// (which a client chooses) out of the index and makes the word one token.
+func sessionWord(session string, when time.Time) string {
 	h := fnv.New64a()
 	h.Write([]byte(session))
+	if !when.IsZero() {
+		u := when.UTC()
+		fmt.Fprintf(h, "\x00%04d%02d%02d", u.Year(), int(u.Month()), u.Day())
+	}
 	return fmt.Sprintf("s%016x ", h.Sum64())
 }
 
 // dateWords is a drawer's day as one word, "d20230508 ", which its text
-// is indexed with when it was written in no session (episodeWord). Relevance feedback then learns the time of the best
-// hits as it learns their words: when they share a day (a conversation's
-// session, a day's notes), that day's word becomes an expansion term,
-// and the other memories of that day that match the question rise with
-// them. Using the time of the first pass's best results as evidence is
-// temporal feedback (Li and Croft 2003; Keikha et al. 2011; Efron et al.
-// 2014). One word rather than "8 May 2023", so that a question's numbers
-// ("the 3 tests") cannot match every drawer of a day; a question that
-// names a date is answered by time-aware search. A text whose header names
-// its date ("(8 May, 2023) Caroline: …", as an agent stores a turn)
-// carries that date's words already, and gets none: with both, its day
-// would count twice in the feedback.
+// is indexed with when it was written in no session (episodeWord).
+// Relevance feedback then learns the time of the best hits as it learns
+// their words: when they share a day (a day's notes), that day's word
+// becomes an expansion term, and the other memories of that day that
+// match the question rise with them. Using the time of the first pass's
+// best results as evidence is temporal feedback (Li and Croft 2003;
+// Keikha et al. 2011; Efron et al. 2014). One word rather than "8 May
+// 2023", so that a question's numbers ("the 3 tests") cannot match every
+// drawer of a day; a question that names a date is answered by
+// time-aware search. A text whose header names its date ("(8 May, 2023)
+// Caroline: …", as an agent stores a turn) carries that date's words
+// already, and gets none: with both, its day would count twice in the
+// feedback.
 func dateWords(when time.Time, content string) string {
 	if when.IsZero() || !ReadTextMeta(content).When.IsZero() {
 		return ""

@@ -52,22 +52,33 @@ func TestDateWords(t *testing.T) {
 	}
 }
 
-// A drawer written in a session is indexed with its session's word
-// instead of its day's, one token that is the same for every drawer of
-// the session and differs between sessions; a drawer of no session keeps
-// its day's word.
+// A drawer written in a session is indexed with its session's day's word
+// instead of its day's: one token, the same for the drawers of one
+// session and day, different for another session or another day of the
+// session. A drawer of no session keeps its day's word, and one of a
+// session with no time gets the session's word alone.
 func TestEpisodeWord(t *testing.T) {
 	at := time.Date(2023, 5, 8, 12, 0, 0, 0, time.UTC)
 	text := "Caroline: I went to the support group."
-	a, b := episodeWord(at, text, "session_1"), episodeWord(at.AddDate(0, 1, 0), "other words", "session_1")
-	if a != b || a != "s1504cd5dcdffb9ab " {
-		t.Errorf("one session's words: %q and %q, want both %q", a, b, "s1504cd5dcdffb9ab ")
+	a := episodeWord(at, text, "session_1")
+	if b := episodeWord(at.Add(3*time.Hour), "other words", "session_1"); a != b {
+		t.Errorf("one session's day: %q and %q", a, b)
 	}
-	if c := episodeWord(at, text, "session_2"); c == a {
-		t.Errorf("two sessions share the word %q", c)
+	for _, other := range []string{
+		episodeWord(at, text, "session_2"),
+		episodeWord(at.AddDate(0, 0, 1), text, "session_1"),
+		episodeWord(time.Time{}, text, "session_1"),
+		episodeWord(at, text, ""),
+	} {
+		if other == a {
+			t.Errorf("another session or day shares the word %q", a)
+		}
 	}
-	if toks := bm25.AppendTokens(nil, a+"went"); len(toks) != 2 || toks[0] != strings.TrimSpace(a) {
-		t.Errorf("the session word is read as %q, want one token", toks)
+	if toks := bm25.AppendTokens(nil, a+"went"); len(toks) != 2 || toks[0] != strings.TrimSpace(a) || !strings.HasPrefix(a, "s") {
+		t.Errorf("the session word %q is read as %q, want one token", a, toks)
+	}
+	if got := episodeWord(time.Time{}, text, "session_1"); got != "s1504cd5dcdffb9ab " {
+		t.Errorf("a session with no time: %q, want the hash of its id alone", got)
 	}
 	if got := episodeWord(at, text, ""); got != "d20230508 " {
 		t.Errorf("a drawer of no session: %q, want its day's word", got)
