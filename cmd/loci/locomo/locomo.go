@@ -779,6 +779,50 @@ func NoDates(s *Sample) error {
 	return s.rewriteSessions(func(_ string, turns []Turn) []Turn { return turns })
 }
 
+// OneThread rewrites a conversation as one thread, as a chat app exports
+// it: every session's turns, in order, become one session (session_1),
+// each turn carrying its session's date as its own time (date_time), so
+// that the turns of a day still share their day and nothing marks where
+// a session ended. Turns keep their dia_id, so questions and evidence are
+// unchanged.
+func OneThread(s *Sample) error {
+	type dated struct {
+		Turn
+		DateTime string `json:"date_time,omitempty"`
+	}
+	var sessions []int
+	for k := range s.Conversation {
+		if m := sessKeyR.FindStringSubmatch(k); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			sessions = append(sessions, n)
+		}
+	}
+	sort.Ints(sessions)
+	var thread []dated
+	for _, n := range sessions {
+		key := fmt.Sprintf("session_%d", n)
+		var turns []Turn
+		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		var date string
+		if raw, ok := s.Conversation[key+"_date_time"]; ok {
+			_ = json.Unmarshal(raw, &date) // a date that is not a string is none
+		}
+		for _, t := range turns {
+			thread = append(thread, dated{t, date})
+		}
+		delete(s.Conversation, key)
+		delete(s.Conversation, key+"_date_time")
+	}
+	b, err := json.Marshal(thread)
+	if err != nil {
+		return err
+	}
+	s.Conversation["session_1"] = b
+	return nil
+}
+
 // ChatRoles rewrites a conversation so that it reads like a person talking
 // with an assistant, as a chat export records one: the first speaker's
 // turns become the user's, the second's the assistant's, and every
@@ -1083,8 +1127,11 @@ type Options struct {
 	// LongReplies, above 1, rewrites every conversation first
 	// (LongReplies): a user–assistant-like variant of the data.
 	LongReplies int
+	// OneThread makes each conversation one thread of dated turns
+	// (OneThread), before any other rewrite.
+	OneThread bool
 	// NoDates drops every date and time of the conversations (NoDates),
-	// before any other rewrite.
+	// after OneThread and before the other rewrites.
 	NoDates bool
 	// ShortMessages rewrites every conversation first (ShortMessages): a
 	// messaging-app-like variant of the data. It applies before LongReplies.
@@ -1141,6 +1188,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		on      bool
 		rewrite func(*Sample) error
 	}{
+		{o.OneThread, OneThread},
 		{o.NoDates, NoDates},
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},

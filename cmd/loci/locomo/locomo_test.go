@@ -373,6 +373,64 @@ func TestNoDates(t *testing.T) {
 	}
 }
 
+// OneThread makes a conversation one session whose turns carry their
+// sessions' dates, in order, with their ids; NoDates after it leaves the
+// thread without times.
+func TestOneThread(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_2_date_time":"9:00 am on 20 May, 2023",
+		"session_2":[{"speaker":"Ann","dia_id":"D2:1","text":"First week done."}],
+		"session_1_date_time":"1:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I start at the clinic on Monday."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Congrats!"}]},
+		"qa":[{"question":"When did Ann start at the clinic?","category":2,"evidence":["D1:1"]}]}`
+	thread := func() Sample {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := OneThread(&s); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"session_2", "session_1_date_time", "session_2_date_time"} {
+			if _, ok := s.Conversation[k]; ok {
+				t.Errorf("%s is still there", k)
+			}
+		}
+		return s
+	}
+	s := thread()
+	ds, err := Drawers(s.Conversation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ id, day string }{{"D1:1", "2023-05-08"}, {"D1:2", "2023-05-08"}, {"D2:1", "2023-05-20"}}
+	if len(ds) != len(want) {
+		t.Fatalf("%d drawers, want %d", len(ds), len(want))
+	}
+	for i, w := range want {
+		d := ds[i]
+		if d.Meta["dia_id"] != w.id || d.SessionID != "session_1" || d.Timestamp.Format("2006-01-02") != w.day {
+			t.Errorf("drawer %d: %v in %s at %v, want %s in session_1 on %s", i, d.Meta["dia_id"], d.SessionID, d.Timestamp, w.id, w.day)
+		}
+	}
+	if s.QA[0].Question != "When did Ann start at the clinic?" || fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
+		t.Errorf("question changed: %+v", s.QA[0])
+	}
+	s = thread()
+	if err := NoDates(&s); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err = Drawers(s.Conversation); err != nil || len(ds) != 3 {
+		t.Fatalf("one thread without dates: %d drawers (%v), want 3", len(ds), err)
+	}
+	for i, d := range ds {
+		if !d.Timestamp.IsZero() {
+			t.Errorf("one thread without dates: drawer %d at %v", i, d.Timestamp)
+		}
+	}
+}
+
 // ChatRoles makes the first speaker the user and the second the
 // assistant, and puts every question in their voice.
 func TestChatRoles(t *testing.T) {
