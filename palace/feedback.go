@@ -124,9 +124,9 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
 				text = d.Content[sp.Start:sp.End]
 			}
-			// With its session's or day's word, as it is indexed
+			// With its episode's or day's word, as it is indexed
 			// (episodeWord).
-			toks := bm25.AppendTokens(nil, episodeWord(d.Timestamp, d.Content, d.SessionID))
+			toks := bm25.AppendTokens(nil, episodeWord(d.Timestamp, d.Content, episode{d.SessionID, d.Connection}))
 			dated := len(toks)
 			toks = bm25.AppendTokens(toks, text)
 			if dedup {

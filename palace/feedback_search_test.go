@@ -91,66 +91,79 @@ func TestFeedbackLearnsTheDayOfTheBestHits(t *testing.T) {
 	}
 }
 
-// Relevance feedback learns the session of the best hits as it learns
-// their words (sessionWord): where the memories of one day were told in
-// several sessions (or a conversation came without its dates, all on the
-// day it was stored), the memory told in the same session as the best hits
-// rises above the others that match the question as well. Every memory
-// here is of one day, so the day's word cannot tell them apart. Neighbour
-// lifts are off (LOCI_NEIGHBOUR=0), and every memory comes with keywords
-// of its own, the same for all, so that none borrows the words of the one
-// before it (addTurnContext): only the session's word can lift the memory
-// asked for. (Not parallel: it sets the environment.)
-func TestFeedbackLearnsTheSessionOfTheBestHits(t *testing.T) {
+// Relevance feedback learns the episode of the best hits as it learns
+// their words (episodeWord): where the memories of one day were told in
+// several sessions, or stored by an agent through several connections
+// (or a conversation came without its dates, all on the day it was
+// stored), the memory told in the same episode as the best hits rises
+// above the others that match the question as well. Every memory here is
+// of one day, so the day's word cannot tell them apart. Neighbour lifts
+// are off (LOCI_NEIGHBOUR=0), and no memory borrows the words of the one
+// before it (session texts come with keywords of their own, the same for
+// all; notes through a connection name no speaker): only the episode's
+// word can lift the memory asked for. (Not parallel: it sets the
+// environment.)
+func TestFeedbackLearnsTheEpisodeOfTheBestHits(t *testing.T) {
 	ctx := context.Background()
-	p := palacetest.MustOpenPalace(t)
-	day := time.Date(2023, 3, 1, 9, 0, 0, 0, time.UTC)
-	addNotes(t, p, 13, func(i int) time.Time { return day.Add(time.Duration(i) * time.Second) })
-	at := day.Add(time.Hour)
-	add := func(session, text string) *palace.Drawer {
-		at = at.Add(time.Minute)
-		return palacetest.MustAdd(t, p, &palace.Drawer{Content: text, Keywords: "family", SessionID: session, Timestamp: at})
-	}
-	var others []string
-	for i, s := range []string{
-		"The kids finally learned to bake their own bread.", "The kids finally learned to ride their bikes.",
-		"The kids finally learned to fold their own laundry.", "The kids finally learned to play their new piano.",
-	} {
-		others = append(others, add(fmt.Sprintf("evening-%d", i), s).ID)
-	}
-	target := add("trip", "The kids finally learned to tie their own shoes.")
-	for _, s := range []string{
-		"The camping trip by the lake was wonderful, the tent held up.",
-		"On the camping trip we hiked to the falls every morning.",
-		"Our camping trip ended with a storm, we packed up in the rain.",
-		"We cooked every meal over the fire on the camping trip.",
-	} {
-		add("trip", s)
-	}
-	t.Setenv("LOCI_NEIGHBOUR", "0")
-	first := func() (int, int) {
-		hits, err := p.Search(ctx, palace.SearchRequest{Query: "What did the kids learn on the camping trip?", K: 30, NoAccess: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, or := 0, 0
-		for i, h := range hits {
-			switch {
-			case h.Drawer.ID == target.ID:
-				tr = i + 1
-			case or == 0 && slices.Contains(others, h.Drawer.ID):
-				or = i + 1
+	for _, through := range []string{"session", "connection"} {
+		t.Run(through, func(t *testing.T) {
+			p := palacetest.MustOpenPalace(t)
+			day := time.Date(2023, 3, 1, 9, 0, 0, 0, time.UTC)
+			addNotes(t, p, 13, func(i int) time.Time { return day.Add(time.Duration(i) * time.Second) })
+			at := day.Add(time.Hour)
+			add := func(episode, text string) *palace.Drawer {
+				if through == "connection" {
+					d, err := p.Remember(ctx, text, palace.RememberOptions{Connection: episode})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return d
+				}
+				at = at.Add(time.Minute)
+				return palacetest.MustAdd(t, p, &palace.Drawer{Content: text, Keywords: "family", SessionID: episode, Timestamp: at})
 			}
-		}
-		return tr, or
-	}
-	t.Setenv("LOCI_FEEDBACK", "0")
-	if tr, or := first(); tr == 0 || or == 0 || tr < or {
-		t.Fatalf("without feedback the memory of the trip's session ranks %d and the best of the others %d: the test shows nothing", tr, or)
-	}
-	t.Setenv("LOCI_FEEDBACK", "1")
-	if tr, or := first(); tr == 0 || or != 0 && or < tr {
-		t.Errorf("with feedback the memory told in the session of the best hits ranks %d, below another session's (%d)", tr, or)
+			var others []string
+			for i, s := range []string{
+				"The kids finally learned to bake their own bread.", "The kids finally learned to ride their bikes.",
+				"The kids finally learned to fold their own laundry.", "The kids finally learned to play their new piano.",
+			} {
+				others = append(others, add(fmt.Sprintf("evening-%d", i), s).ID)
+			}
+			target := add("trip", "The kids finally learned to tie their own shoes.")
+			for _, s := range []string{
+				"The camping trip by the lake was wonderful, the tent held up.",
+				"On the camping trip we hiked to the falls every morning.",
+				"Our camping trip ended with a storm, we packed up in the rain.",
+				"We cooked every meal over the fire on the camping trip.",
+			} {
+				add("trip", s)
+			}
+			t.Setenv("LOCI_NEIGHBOUR", "0")
+			first := func() (int, int) {
+				hits, err := p.Search(ctx, palace.SearchRequest{Query: "What did the kids learn on the camping trip?", K: 30, NoAccess: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr, or := 0, 0
+				for i, h := range hits {
+					switch {
+					case h.Drawer.ID == target.ID:
+						tr = i + 1
+					case or == 0 && slices.Contains(others, h.Drawer.ID):
+						or = i + 1
+					}
+				}
+				return tr, or
+			}
+			t.Setenv("LOCI_FEEDBACK", "0")
+			if tr, or := first(); tr == 0 || or == 0 || tr < or {
+				t.Fatalf("without feedback the memory of the trip's %s ranks %d and the best of the others %d: the test shows nothing", through, tr, or)
+			}
+			t.Setenv("LOCI_FEEDBACK", "1")
+			if tr, or := first(); tr == 0 || or != 0 && or < tr {
+				t.Errorf("with feedback the memory told in the %s of the best hits ranks %d, below another's (%d)", through, tr, or)
+			}
+		})
 	}
 }
 

@@ -94,7 +94,7 @@ func (k *keywordState) warm(ctx context.Context) error {
 // keywordFile names the keyword index snapshot in the palace's cache
 // directory. The name carries what its documents hold beyond the stored
 // keywords: the passage window, whose keys it holds; "episodes" for the
-// session or day word (episodeWord); and "spelt" where a misspelt word
+// episode or day word (episodeWord); and "spelt" where a misspelt word
 // is indexed with the word it misspells (typos.go), which is read as a
 // text is indexed and never stored. A snapshot of another name was written by an earlier
 // release, or with corrections off, and is rebuilt from the store.
@@ -190,18 +190,19 @@ type kwRow struct {
 	active            bool
 	content, keywords string
 	when              time.Time
-	session           string
+	ep                episode
 	docs              []bm25.Doc // one per passage, or one for the whole text
 }
 
 // analyze makes a drawer's index documents: its whole text, or each of
 // its passages (every passage carries the drawer's keywords), each with
-// the word of the drawer's session or day (episodeWord). The sentences of its text that restate an
-// earlier text (restated.go) count with its keywords, in the whole text or
-// the passage that holds them. A misspelt word is indexed with the word
-// it stands for as well, in its field (typos.go).
-func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, session string, known embed.Lexicon) []bm25.Doc {
-	date := episodeWord(when, content, session)
+// the word of the drawer's episode or day (episodeWord). The sentences of
+// its text that restate an earlier text (restated.go) count with its
+// keywords, in the whole text or the passage that holds them. A misspelt
+// word is indexed with the word it stands for as well, in its field
+// (typos.go).
+func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep episode, known embed.Lexicon) []bm25.Doc {
+	date := episodeWord(when, content, ep)
 	keywords, restated := splitRestated(keywords)
 	ranges := restatedRanges(content, restated)
 	doc := func(start, end int) bm25.Doc {
@@ -223,40 +224,57 @@ func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, sessio
 	return docs
 }
 
+// episode is what a drawer was written in: its session, else the client
+// connection it came through (Drawer.Connection); neither when both are
+// "".
+type episode struct{ session, conn string }
+
 // episodeWord is the word a drawer's text is indexed with to say which
-// episode it belongs to: its session's day (sessionWord) when it was
-// written in a session, else its day (dateWords).
-func episodeWord(when time.Time, content, session string) string {
-	if session != "" {
-		return sessionWord(session, when)
+// episode of the palace's life it belongs to: the word of its session's
+// or connection's day (episode.word), or its day's word (dateWords) when
+// it was written in neither. A text whose header names its date gets
+// none, as dateWords gives it none: that date's words mark it already.
+func episodeWord(when time.Time, content string, ep episode) string {
+	if ep.session == "" && ep.conn == "" {
+		return dateWords(when, content)
 	}
-	return dateWords(when, content)
+	if !ReadTextMeta(content).When.IsZero() {
+		return ""
+	}
+	return ep.word(when)
 }
 
-// sessionWord is the word of a session's day: "s" and the 64-bit FNV-1a
-// hash, in hex, of the session id and the drawer's day (UTC), or of the
-// id alone for a drawer with no time. A drawer written in a session is
-// indexed with it instead of its day's word (dateWords). The day stood
-// for the episode; the session is the episode as its writer declared it.
-// The two differ where one day holds several sessions (a developer's
-// sessions with an agent) and where a conversation comes without its
-// dates (all its drawers then get the day it was stored, so the day word
-// groups nothing); a session that runs over several days (one thread of
-// a chat export, whose messages carry their own times) is still cut at
-// the day. Where each session has a day of its own (LoCoMo's sessions
-// do), the word groups the drawers the day word grouped. That the texts
-// of one episode are relevant together is the cluster hypothesis
-// (Jardine and van Rijsbergen 1971), and learning from the clusters of
-// the best hits is cluster-based retrieval (Liu and Croft 2004); here the
-// clusters are the palace's own sessions and days, not computed ones, so
-// there is nothing to tune. Not a session word beside the day word: a
-// session of one day would count twice in the feedback, as a header's
-// date would. Measured with eval --no-dates and on one thread of dated
-// messages (README, "Sessions, not days"). The hash keeps a session's id
+// word is the word of an episode's day: "s" and the 64-bit FNV-1a hash,
+// in hex, of the session id (or the connection's) and the drawer's day
+// (UTC), or of the id alone for a drawer with no time. A drawer written
+// in a session, or stored through a connection, is indexed with it
+// instead of its day's word (dateWords). The day stood for the episode;
+// a session is the episode as its writer declared it, a connection the
+// run of an agent that stores its notes one by one (a Claude Code
+// session's stdio stream). They differ from the day where one day holds
+// several sessions, and where a conversation comes without its dates
+// (all its drawers then get the day it was stored, so the day word groups
+// nothing); a session that runs over several days (one thread of a chat
+// export, whose messages carry their own times) is still cut at the day.
+// Where each session has a day of its own (LoCoMo's sessions do), the
+// word groups the drawers the day word grouped. That the texts of one
+// episode are relevant together is the cluster hypothesis (Jardine and
+// van Rijsbergen 1971), and learning from the clusters of the best hits
+// is cluster-based retrieval (Liu and Croft 2004); here the clusters are
+// the palace's own episodes and days, not computed ones, so there is
+// nothing to tune, and relevance feedback takes the word only where the
+// best hits share it. Not an episode word beside the day word: an
+// episode of one day would count twice in the feedback, as a header's
+// date would. Measured with eval --no-dates and --one-thread, on both
+// ingestion paths (README, "Sessions, not days"). The hash keeps an id
 // (which a client chooses) out of the index and makes the word one token.
-func sessionWord(session string, when time.Time) string {
+func (ep episode) word(when time.Time) string {
 	h := fnv.New64a()
-	h.Write([]byte(session))
+	if ep.session != "" {
+		fmt.Fprintf(h, "session\x00%s", ep.session)
+	} else {
+		fmt.Fprintf(h, "connection\x00%s", ep.conn)
+	}
 	if !when.IsZero() {
 		u := when.UTC()
 		fmt.Fprintf(h, "\x00%04d%02d%02d", u.Year(), int(u.Month()), u.Day())
@@ -265,7 +283,7 @@ func sessionWord(session string, when time.Time) string {
 }
 
 // dateWords is a drawer's day as one word, "d20230508 ", which its text
-// is indexed with when it was written in no session (episodeWord).
+// is indexed with when it was written in no episode (episodeWord).
 // Relevance feedback then learns the time of the best hits as it learns
 // their words: when they share a day (a day's notes), that day's word
 // becomes an expansion term, and the other memories of that day that
@@ -334,7 +352,7 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 			an := idx.Analyzer()
 			for batch := range todo {
 				for i := range batch {
-					batch[i].docs = analyze(an, batch[i].content, batch[i].keywords, batch[i].when, batch[i].session, k.p.lex)
+					batch[i].docs = analyze(an, batch[i].content, batch[i].keywords, batch[i].when, batch[i].ep, k.p.lex)
 					batch[i].content, batch[i].keywords = "", ""
 				}
 				done <- batch
@@ -356,7 +374,7 @@ func (k *keywordState) build(ctx context.Context) (*bm25.Index, int64, error) {
 	batch := make([]kwRow, 0, batchSize)
 	scanErr := k.p.st.Drawers().Changes(ctx, 0, store.ChangeFields{Text: true}, func(c store.Change) error {
 		batch = append(batch, kwRow{rid: c.RID, seq: c.Seq, active: c.Status == StatusActive,
-			content: c.Content, keywords: c.Keywords, when: c.Timestamp, session: c.SessionID})
+			content: c.Content, keywords: c.Keywords, when: c.Timestamp, ep: episode{c.SessionID, c.Connection}})
 		if len(batch) == batchSize {
 			todo <- batch
 			batch = make([]kwRow, 0, batchSize)
@@ -406,7 +424,7 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	}
 	an := k.idx.Analyzer()
 	err = k.p.st.Drawers().Changes(ctx, k.hw, store.ChangeFields{Text: true}, func(c store.Change) error {
-		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords, c.Timestamp, c.SessionID, k.p.lex))
+		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords, c.Timestamp, episode{c.SessionID, c.Connection}, k.p.lex))
 		k.hw = c.Seq
 		return nil
 	})

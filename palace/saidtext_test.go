@@ -52,35 +52,43 @@ func TestDateWords(t *testing.T) {
 	}
 }
 
-// A drawer written in a session is indexed with its session's day's word
-// instead of its day's: one token, the same for the drawers of one
-// session and day, different for another session or another day of the
-// session. A drawer of no session keeps its day's word, and one of a
-// session with no time gets the session's word alone.
+// A drawer written in a session, or stored through a connection, is
+// indexed with its episode's day's word instead of its day's: one token,
+// the same for the drawers of one episode and day, different for another
+// episode (a session and a connection of the same id included) or another
+// day of it. A drawer of neither keeps its day's word; one with no time
+// gets its episode's word alone; a text whose header names its date gets
+// none, as it gets no day word.
 func TestEpisodeWord(t *testing.T) {
 	at := time.Date(2023, 5, 8, 12, 0, 0, 0, time.UTC)
 	text := "Caroline: I went to the support group."
-	a := episodeWord(at, text, "session_1")
-	if b := episodeWord(at.Add(3*time.Hour), "other words", "session_1"); a != b {
+	s1 := episode{session: "session_1"}
+	a := episodeWord(at, text, s1)
+	if b := episodeWord(at.Add(3*time.Hour), "other words", s1); a != b {
 		t.Errorf("one session's day: %q and %q", a, b)
 	}
 	for _, other := range []string{
-		episodeWord(at, text, "session_2"),
-		episodeWord(at.AddDate(0, 0, 1), text, "session_1"),
-		episodeWord(time.Time{}, text, "session_1"),
-		episodeWord(at, text, ""),
+		episodeWord(at, text, episode{session: "session_2"}),
+		episodeWord(at, text, episode{conn: "session_1"}),
+		episodeWord(at.AddDate(0, 0, 1), text, s1),
+		episodeWord(time.Time{}, text, s1),
+		episodeWord(at, text, episode{}),
 	} {
 		if other == a {
-			t.Errorf("another session or day shares the word %q", a)
+			t.Errorf("another episode or day shares the word %q", a)
 		}
 	}
 	if toks := bm25.AppendTokens(nil, a+"went"); len(toks) != 2 || toks[0] != strings.TrimSpace(a) || !strings.HasPrefix(a, "s") {
-		t.Errorf("the session word %q is read as %q, want one token", a, toks)
+		t.Errorf("the episode word %q is read as %q, want one token", a, toks)
 	}
-	if got := episodeWord(time.Time{}, text, "session_1"); got != "s1504cd5dcdffb9ab " {
-		t.Errorf("a session with no time: %q, want the hash of its id alone", got)
+	c := episode{conn: "stdio-1"}
+	if x, y := episodeWord(at, text, c), episodeWord(at.Add(time.Hour), text, c); x != y || x == "" || x == a {
+		t.Errorf("one connection's day: %q and %q", x, y)
 	}
-	if got := episodeWord(at, text, ""); got != "d20230508 " {
-		t.Errorf("a drawer of no session: %q, want its day's word", got)
+	if got := episodeWord(at, "[D1:3] (8 May, 2023) Caroline: I went.", c); got != "" {
+		t.Errorf("a text whose header names its date: %q, want none", got)
+	}
+	if got := episodeWord(at, text, episode{}); got != "d20230508 " {
+		t.Errorf("a drawer of no episode: %q, want its day's word", got)
 	}
 }

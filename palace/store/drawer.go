@@ -193,6 +193,7 @@ type Change struct {
 	Keywords     string    // only when asked for
 	Timestamp    time.Time // event time; only with the text
 	SessionID    string    // only with the text
+	Connection   string    // only with the text
 	Kind         string
 }
 

@@ -381,7 +381,7 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 		cols += `, vector, passages`
 	}
 	if f.Text {
-		cols += `, content, keywords, ts, session_id`
+		cols += `, content, keywords, ts, session_id, conn`
 	}
 	rows, err := r.c.QueryContext(ctx, `SELECT `+cols+` FROM drawers WHERE seq > ? ORDER BY seq`, after)
 	if err != nil {
@@ -396,7 +396,7 @@ func (r drawers) Changes(ctx context.Context, after int64, f store.ChangeFields,
 			dest = append(dest, &c.Vector, &c.Passages)
 		}
 		if f.Text {
-			dest = append(dest, &c.Content, &c.Keywords, &ts, &c.SessionID)
+			dest = append(dest, &c.Content, &c.Keywords, &ts, &c.SessionID, &c.Connection)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read changes: %w", err)

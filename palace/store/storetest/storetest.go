@@ -458,7 +458,7 @@ func testVectors(t *testing.T, b store.Backend) {
 	s := create(t, b, "p")
 	short, long, none := drawer("short", 1), drawer("long", 2), drawer("none", 3)
 	short.VecKey, short.Model, long.VecKey, long.Model = 1, "m", 2, "m"
-	none.SessionID = "s1"
+	none.SessionID, long.Connection = "s1", "c1"
 	write(t, s, func(tx store.Tx) error {
 		if err := tx.Drawers().Insert(ctx, short, &store.Vector{Blob: vec(1, 2)}); err != nil {
 			return err
@@ -517,7 +517,8 @@ func testVectors(t *testing.T, b store.Backend) {
 	}
 	if !bytes.Equal(changes[0].Passages, vec(5, 6, 7, 8, 9, 10)) || changes[0].PassageCount != 3 ||
 		!bytes.Equal(changes[1].Vector, vec(0, 1)) || changes[1].VecKey != 4 || changes[1].Content != none.Content ||
-		!changes[1].Timestamp.Equal(none.Timestamp) || changes[1].SessionID != "s1" || changes[0].SessionID != "" {
+		!changes[1].Timestamp.Equal(none.Timestamp) || changes[1].SessionID != "s1" || changes[0].SessionID != "" ||
+		changes[0].Connection != "c1" || changes[1].Connection != "" {
 		t.Fatalf("change contents: %+v", changes)
 	}
 	changes = nil
