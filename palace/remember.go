@@ -19,8 +19,9 @@ type RememberOptions struct {
 	// (an MCP stdio stream, an MCP HTTP session; "": none). Texts an agent
 	// stores one after another through one connection are neighbours too,
 	// but a connection is not a conversation the user named, so it is not
-	// stored: the palace remembers the last text of each live connection
-	// in memory.
+	// stored as the drawer's session (only as its connection, which no
+	// face shows): the palace remembers the last text of each live
+	// connection in memory.
 	Connection string
 }
 

@@ -54,7 +54,8 @@ type Drawer struct {
 	AgentID    string   `json:"agent_id,omitempty"`
 	SessionID  string   `json:"session_id,omitempty"`
 	// Connection is the connection a text remembered without a session
-	// came through (internal: it orders neighbours, and no face shows it).
+	// came through (internal: it orders neighbours and names the text's
+	// episode for the keyword index, and no face shows it).
 	Connection   string         `json:"-"`
 	SenderIDs    []string       `json:"sender_ids,omitempty"`
 	ParentID     string         `json:"parent_id,omitempty"`
