@@ -23,7 +23,7 @@ func init() {
 
 // evalCmd is `loci eval locomo [--data PATH]... [--path session|agent] [--method M] [--matrix]
 // [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]
-// [--one-thread] [--no-dates] [--long-replies N] [--short-messages] [--chat-roles] [PATH...]`.
+// [--no-ids] [--one-thread] [--no-dates] [--long-replies N] [--short-messages] [--chat-roles] [PATH...]`.
 func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		return &result{data: map[string]any{"evaluations": []string{"locomo", "compare"}}, text: func(w io.Writer) {
@@ -67,6 +67,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
 	noDates := fs.Bool("no-dates", false, "rewrite the conversations first: drop the sessions' dates and the turns' own times, so every drawer carries the time it was stored (a chat exported or converted without its times; questions unchanged)")
 	oneThread := fs.Bool("one-thread", false, "rewrite the conversations first: every session's turns become one thread (session_1), each turn carrying its session's date as its own time (a chat app's export; evidence unchanged; with --no-dates, without the times)")
+	noIDs := fs.Bool("no-ids", false, "agent path: store each turn without its \"[D1:3]\" id, as an agent's own notes carry none (the id's session number is a word every text of its session shares)")
 	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
 	files, err := parseFlags(env, fs, args[1:])
@@ -142,9 +143,12 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *path != locomo.PathSession && *path != locomo.PathAgent {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
 	}
+	if *noIDs && *path != locomo.PathAgent && !*matrix {
+		return nil, invalidArgs("--no-ids applies to the agent path", "Add --path agent (or --matrix, whose agent runs it changes)")
+	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		OneThread: *oneThread, NoDates: *noDates, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, WriteData: *writeData}
+		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -299,12 +299,16 @@ const imageLead = "[shares image: "
 func imageNote(caption string) string { return imageLead + caption + "]" }
 
 // agentText is a turn as an agent would store it on its own through
-// memory_remember: "[D1:3] (8 May, 2023) Caroline: …".
-func agentText(d *palace.Drawer, date string) string {
+// memory_remember: "[D1:3] (8 May, 2023) Caroline: …", or without its id
+// ("(8 May, 2023) Caroline: …") when withID is false.
+func agentText(d *palace.Drawer, date string, withID bool) string {
 	if i := strings.Index(date, " on "); i >= 0 {
 		date = date[i+len(" on "):]
 	}
-	prefix := "[" + d.Meta["dia_id"].(string) + "] "
+	prefix := ""
+	if withID {
+		prefix = "[" + d.Meta["dia_id"].(string) + "] "
+	}
 	if date != "" {
 		prefix += "(" + strings.TrimSpace(date) + ") "
 	}
@@ -1111,8 +1115,12 @@ type Variant struct {
 
 // Options configures a run.
 type Options struct {
-	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default) or PathAgent
+	Data []string // files in LoCoMo's schema (Load)
+	Path string   // PathSession (default) or PathAgent
+	// NoIDs stores the agent path's texts without their turn ids
+	// (agentText): an agent's own notes carry none, and an id's session
+	// number ("D1") is a word every text of its session shares.
+	NoIDs    bool
 	Method   palace.Mode
 	Embedder embed.Embedder
 	Ks       []int
@@ -1272,7 +1280,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		start := time.Now()
 		asOf.Store(0)
-		ds, skipped, err := ingestLocomo(ctx, p, ds, o.Path, n)
+		ds, skipped, err := ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n)
 		if err != nil {
 			return nil, 0, 0, err
 		}
@@ -1353,10 +1361,10 @@ func lastTime(ds []*palace.Drawer) time.Time {
 	return t
 }
 
-// ingestLocomo stores a conversation's turns along path and returns the
-// drawers stored. A turn the palace refuses (too long, say) is reported and
+// ingestLocomo stores a conversation's turns along path (the agent path's
+// texts with their ids when withIDs) and returns the drawers stored. A turn the palace refuses (too long, say) is reported and
 // left out; the run goes on.
-func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, path string, n int) ([]*palace.Drawer, []string, error) {
+func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, path string, withIDs bool, n int) ([]*palace.Drawer, []string, error) {
 	if path != PathAgent {
 		if err := p.AddMany(ctx, ds); err == nil {
 			return ds, nil, nil
@@ -1382,7 +1390,7 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	var skipped []string
 	for _, d := range ds {
 		date, _ := d.Meta["date"].(string)
-		stored, err := p.Remember(ctx, agentText(d, date), palace.RememberOptions{
+		stored, err := p.Remember(ctx, agentText(d, date, withIDs), palace.RememberOptions{
 			Connection: fmt.Sprintf("conv-%d-%s", n, d.SessionID)})
 		if err != nil {
 			if palace.ErrorCode(err) != palace.CodeInvalid {

@@ -365,8 +365,11 @@ func TestNoDates(t *testing.T) {
 			t.Errorf("drawer %d: %v %q %q %v, want %q without a time", i, d.Timestamp, d.Meta["date"], d.Content, d.Meta["dia_id"], before[i].Content)
 		}
 	}
-	if got := agentText(after[0], ""); got != "[D1:1] Ann: I start at the clinic on Monday." {
+	if got := agentText(after[0], "", true); got != "[D1:1] Ann: I start at the clinic on Monday." {
 		t.Errorf("agent text %q", got)
+	}
+	if got := agentText(after[0], "", false); got != "Ann: I start at the clinic on Monday." {
+		t.Errorf("agent text without its id %q", got)
 	}
 	if s.QA[0].Question != "When did Ann start at the clinic?" || fmt.Sprint(s.QA[0].Evidence) != "[D1:1]" {
 		t.Errorf("question changed: %+v", s.QA[0])
