@@ -96,8 +96,9 @@ func (k *keywordState) warm(ctx context.Context) error {
 // keywords: the passage window, whose keys it holds; "episodes" for the
 // episode or day word (episodeWord); and "spelt" where a misspelt word
 // is indexed with the word it misspells (typos.go), which is read as a
-// text is indexed and never stored. A snapshot of another name was written by an earlier
-// release, or with corrections off, and is rebuilt from the store.
+// text is indexed and never stored. A snapshot of another name was
+// written by an earlier release, or with corrections off, and is rebuilt
+// from the store.
 func keywordFile(spelt bool) string {
 	name := fmt.Sprintf("keywords-p%d-%d-episodes", PassageWords, PassageStride)
 	if spelt {
@@ -202,7 +203,7 @@ type kwRow struct {
 // word is indexed with the word it stands for as well, in its field
 // (typos.go).
 func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep episode, known embed.Lexicon) []bm25.Doc {
-	date := episodeWord(when, content, ep)
+	mark := episodeWord(when, content, ep)
 	keywords, restated := splitRestated(keywords)
 	ranges := restatedRanges(content, restated)
 	doc := func(start, end int) bm25.Doc {
@@ -211,7 +212,7 @@ func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep epi
 		if moved != "" {
 			beside += "\n" + moved
 		}
-		return an.Analyze(date+withTypoFixes(own, known), withTypoFixes(beside, known))
+		return an.Analyze(mark+withTypoFixes(own, known), withTypoFixes(beside, known))
 	}
 	spans := Passages(content)
 	if spans == nil {

@@ -327,9 +327,8 @@ func TestKeywordSnapshotLoadsAndCatchesUp(t *testing.T) {
 
 // An earlier release's keyword snapshot (another name: another passage
 // window, documents without their date words, with day words where they
-// now have their session's, or without the words their misspellings are
-// read as) is never read again; the index built in its
-// place removes it.
+// now have their episode's, or without the words their misspellings are
+// read as) is never read again; the index built in its place removes it.
 func TestKeywordIndexRemovesAnEarlierReleasesSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -23,7 +23,8 @@ func init() {
 
 // evalCmd is `loci eval locomo [--data PATH]... [--path session|agent] [--method M] [--matrix]
 // [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]
-// [--no-ids] [--one-thread] [--no-dates] [--long-replies N] [--short-messages] [--chat-roles] [PATH...]`.
+// [--no-ids] [--one-thread] [--no-dates] [--long-replies N] [--short-messages]
+// [--chat-roles] [PATH...]` (and the other rewrites below).
 func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		return &result{data: map[string]any{"evaluations": []string{"locomo", "compare"}}, text: func(w io.Writer) {

@@ -1115,12 +1115,8 @@ type Variant struct {
 
 // Options configures a run.
 type Options struct {
-	Data []string // files in LoCoMo's schema (Load)
-	Path string   // PathSession (default) or PathAgent
-	// NoIDs stores the agent path's texts without their turn ids
-	// (agentText): an agent's own notes carry none, and an id's session
-	// number ("D1") is a word every text of its session shares.
-	NoIDs    bool
+	Data     []string // files in LoCoMo's schema (Load)
+	Path     string   // PathSession (default) or PathAgent
 	Method   palace.Mode
 	Embedder embed.Embedder
 	Ks       []int
@@ -1135,6 +1131,10 @@ type Options struct {
 	// LongReplies, above 1, rewrites every conversation first
 	// (LongReplies): a user–assistant-like variant of the data.
 	LongReplies int
+	// NoIDs stores the agent path's texts without their turn ids
+	// (agentText): an agent's own notes carry none, and an id's session
+	// number ("D1") is a word every text of its session shares.
+	NoIDs bool
 	// OneThread makes each conversation one thread of dated turns
 	// (OneThread), before any other rewrite.
 	OneThread bool
@@ -1362,8 +1362,9 @@ func lastTime(ds []*palace.Drawer) time.Time {
 }
 
 // ingestLocomo stores a conversation's turns along path (the agent path's
-// texts with their ids when withIDs) and returns the drawers stored. A turn the palace refuses (too long, say) is reported and
-// left out; the run goes on.
+// texts with their ids when withIDs) and returns the drawers stored. A
+// turn the palace refuses (too long, say) is reported and left out; the
+// run goes on.
 func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, path string, withIDs bool, n int) ([]*palace.Drawer, []string, error) {
 	if path != PathAgent {
 		if err := p.AddMany(ctx, ds); err == nil {
