@@ -40,55 +40,65 @@ func TestFeedbackFindsOtherWording(t *testing.T) {
 // memory told beside the others. Without feedback (LOCI_FEEDBACK=0) the
 // day counts for nothing, and another day's memory ranks first.
 func TestFeedbackLearnsTheDayOfTheBestHits(t *testing.T) {
-	ctx := context.Background()
 	p := palacetest.MustOpenPalace(t)
 	start := time.Date(2023, 1, 1, 12, 0, 0, 0, time.UTC)
 	addNotes(t, p, 11, func(i int) time.Time { return start.AddDate(0, 0, i) })
 	// What the kids did on other days, worded like the memory asked for.
 	var others []string
-	for i, s := range []string{
-		"The kids finally learned to bake their own bread.", "The kids finally learned to ride their bikes.",
-		"The kids finally learned to fold their own laundry.", "The kids finally learned to play their new piano.",
-	} {
+	for i, s := range kidsLearned {
 		others = append(others, palacetest.MustAdd(t, p, &palace.Drawer{Content: s, Timestamp: start.AddDate(0, 0, 100+i)}).ID)
 	}
 	day := start.AddDate(0, 0, 70)
-	for i, s := range []string{
-		"The camping trip by the lake was wonderful, the tent held up.",
-		"On the camping trip we hiked to the falls every morning.",
-		"Our camping trip ended with a storm, we packed up in the rain.",
-		"We cooked every meal over the fire on the camping trip.",
-	} {
+	for i, s := range campingTrip {
 		palacetest.MustAdd(t, p, &palace.Drawer{Content: s, Timestamp: day.Add(time.Duration(i) * time.Minute)})
 	}
 	target := palacetest.MustAdd(t, p, &palace.Drawer{Content: "The kids finally learned to tie their own shoes.",
 		Timestamp: day.Add(10 * time.Minute)})
-	// first is the 1-based rank of the target and of the best of the
-	// other days' memories (0: not in the results).
-	first := func() (int, int) {
-		hits, err := p.Search(ctx, palace.SearchRequest{Query: "What did the kids learn on the camping trip?", K: 30, NoAccess: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, or := 0, 0
-		for i, h := range hits {
-			switch {
-			case h.Drawer.ID == target.ID:
-				tr = i + 1
-			case or == 0 && slices.Contains(others, h.Drawer.ID):
-				or = i + 1
-			}
-		}
-		return tr, or
-	}
 	t.Setenv("LOCI_FEEDBACK", "0")
-	if tr, or := first(); tr == 0 || or == 0 || tr < or {
+	if tr, or := campingRanks(t, p, target.ID, others); tr == 0 || or == 0 || tr < or {
 		t.Fatalf("without feedback the memory of that day ranks %d and the best of the others %d: the test shows nothing", tr, or)
 	}
 	t.Setenv("LOCI_FEEDBACK", "1")
-	if tr, or := first(); tr == 0 || or != 0 && or < tr {
+	if tr, or := campingRanks(t, p, target.ID, others); tr == 0 || or != 0 && or < tr {
 		t.Errorf("with feedback the memory told the same day as the best hits ranks %d, below another day's (%d)", tr, or)
 	}
+}
+
+// kidsLearned are memories worded like the one the camping question asks
+// for ("The kids finally learned to tie their own shoes."), of other
+// times; campingTrip are the memories of the trip.
+var (
+	kidsLearned = []string{
+		"The kids finally learned to bake their own bread.", "The kids finally learned to ride their bikes.",
+		"The kids finally learned to fold their own laundry.", "The kids finally learned to play their new piano.",
+	}
+	campingTrip = []string{
+		"The camping trip by the lake was wonderful, the tent held up.",
+		"On the camping trip we hiked to the falls every morning.",
+		"Our camping trip ended with a storm, we packed up in the rain.",
+		"We cooked every meal over the fire on the camping trip.",
+	}
+)
+
+// campingRanks asks what the kids learned on the camping trip and gives
+// the 1-based rank of target and of the best of others (0: not in the
+// first 30).
+func campingRanks(t *testing.T, p *palace.Palace, target string, others []string) (int, int) {
+	t.Helper()
+	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: "What did the kids learn on the camping trip?", K: 30, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, or := 0, 0
+	for i, h := range hits {
+		switch {
+		case h.Drawer.ID == target:
+			tr = i + 1
+		case or == 0 && slices.Contains(others, h.Drawer.ID):
+			or = i + 1
+		}
+	}
+	return tr, or
 }
 
 // Relevance feedback learns the episode of the best hits as it learns
@@ -123,44 +133,20 @@ func TestFeedbackLearnsTheEpisodeOfTheBestHits(t *testing.T) {
 				return palacetest.MustAdd(t, p, &palace.Drawer{Content: text, Keywords: "family", SessionID: episode, Timestamp: at})
 			}
 			var others []string
-			for i, s := range []string{
-				"The kids finally learned to bake their own bread.", "The kids finally learned to ride their bikes.",
-				"The kids finally learned to fold their own laundry.", "The kids finally learned to play their new piano.",
-			} {
+			for i, s := range kidsLearned {
 				others = append(others, add(fmt.Sprintf("evening-%d", i), s).ID)
 			}
 			target := add("trip", "The kids finally learned to tie their own shoes.")
-			for _, s := range []string{
-				"The camping trip by the lake was wonderful, the tent held up.",
-				"On the camping trip we hiked to the falls every morning.",
-				"Our camping trip ended with a storm, we packed up in the rain.",
-				"We cooked every meal over the fire on the camping trip.",
-			} {
+			for _, s := range campingTrip {
 				add("trip", s)
 			}
 			t.Setenv("LOCI_NEIGHBOUR", "0")
-			first := func() (int, int) {
-				hits, err := p.Search(ctx, palace.SearchRequest{Query: "What did the kids learn on the camping trip?", K: 30, NoAccess: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				tr, or := 0, 0
-				for i, h := range hits {
-					switch {
-					case h.Drawer.ID == target.ID:
-						tr = i + 1
-					case or == 0 && slices.Contains(others, h.Drawer.ID):
-						or = i + 1
-					}
-				}
-				return tr, or
-			}
 			t.Setenv("LOCI_FEEDBACK", "0")
-			if tr, or := first(); tr == 0 || or == 0 || tr < or {
+			if tr, or := campingRanks(t, p, target.ID, others); tr == 0 || or == 0 || tr < or {
 				t.Fatalf("without feedback the memory of the trip's %s ranks %d and the best of the others %d: the test shows nothing", through, tr, or)
 			}
 			t.Setenv("LOCI_FEEDBACK", "1")
-			if tr, or := first(); tr == 0 || or != 0 && or < tr {
+			if tr, or := campingRanks(t, p, target.ID, others); tr == 0 || or != 0 && or < tr {
 				t.Errorf("with feedback the memory told in the %s of the best hits ranks %d, below another's (%d)", through, tr, or)
 			}
 		})

@@ -319,16 +319,8 @@ func agentText(d *palace.Drawer, date string, withID bool) string {
 // each with its session's date string in meta "date", or its own time
 // where the turn carries one (turnTime).
 func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
-	var sessions []int
-	for k := range conv {
-		if m := sessKeyR.FindStringSubmatch(k); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			sessions = append(sessions, n)
-		}
-	}
-	sort.Ints(sessions)
 	var out []*palace.Drawer
-	for _, sn := range sessions {
+	for _, sn := range sessionNumbers(conv) {
 		var raws []json.RawMessage
 		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &raws); err != nil {
 			return nil, fmt.Errorf("session_%d: %w", sn, err)
@@ -362,6 +354,20 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 		}
 	}
 	return out, nil
+}
+
+// sessionNumbers are the numbers of a conversation's sessions
+// (session_N), in order.
+func sessionNumbers(conv map[string]json.RawMessage) []int {
+	var ns []int
+	for k := range conv {
+		if m := sessKeyR.FindStringSubmatch(k); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			ns = append(ns, n)
+		}
+	}
+	sort.Ints(ns)
+	return ns
 }
 
 // speaker is the name the conversation gives under key ("speaker_a",
@@ -794,16 +800,8 @@ func OneThread(s *Sample) error {
 		Turn
 		DateTime string `json:"date_time,omitempty"`
 	}
-	var sessions []int
-	for k := range s.Conversation {
-		if m := sessKeyR.FindStringSubmatch(k); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			sessions = append(sessions, n)
-		}
-	}
-	sort.Ints(sessions)
 	var thread []dated
-	for _, n := range sessions {
+	for _, n := range sessionNumbers(s.Conversation) {
 		key := fmt.Sprintf("session_%d", n)
 		var turns []Turn
 		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
