@@ -15,42 +15,68 @@ import (
 // itself, though it shares no word with the query; without the lift
 // (LOCI_NEIGHBOUR=0) fourteen drawers that do share a word push it out.
 func TestNeighboursOfStrongHitsRise(t *testing.T) {
-	ctx := context.Background()
-	p := MustOpenPalace(t)
+	p, before, _, after := puppyNews(t, 1)
+	got := puppyResults(t, p)
+	if !got[before.ID] || !got[after.ID] {
+		t.Fatalf("the turns beside the hit did not rise into the top 10: %v", got)
+	}
+	t.Setenv("LOCI_NEIGHBOUR", "0")
+	if got := puppyResults(t, p); got[before.ID] {
+		t.Fatalf("without the lift the announcing turn is still in the top 10: the test shows nothing")
+	}
+}
+
+// A turn that a silence of episodeSilence or more parts from a strong hit
+// (the announcement two hours before the news) is another episode of the
+// session, and the hit does not lift it; the turn just after still rises.
+func TestNoNeighbourAcrossASilence(t *testing.T) {
+	p, before, _, after := puppyNews(t, 120)
+	got := puppyResults(t, p)
+	if !got[after.ID] {
+		t.Fatalf("the turn after the hit did not rise into the top 10: %v", got)
+	}
+	if got[before.ID] {
+		t.Errorf("a turn said two hours before the hit rose with it")
+	}
+}
+
+// puppyNews is a palace where one session announces news, then gives it
+// gap minutes later ("We adopted a beagle puppy…", the hit for
+// puppyResults' query) and goes on a minute after, among fourteen other
+// sessions' turns that share "puppy" with the query.
+func puppyNews(t *testing.T, gap int) (p *palace.Palace, before, hit, after *palace.Drawer) {
+	p = MustOpenPalace(t)
 	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
 	turn := func(session, text string, min int) *palace.Drawer {
 		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: session,
 			Timestamp: t0.Add(time.Duration(min) * time.Minute), SenderIDs: []string{"ann"}})
 	}
-	before := turn("s1", "Guess what happened on Saturday morning!", 0)
-	hit := turn("s1", "We adopted a beagle puppy and named him Biscuit", 1)
-	after := turn("s1", "He already chewed through two shoes", 2)
-	turn("s1", "Anyway, how was your week at the office?", 3)
+	before = turn("s1", "Guess what happened on Saturday morning!", 0)
+	hit = turn("s1", "We adopted a beagle puppy and named him Biscuit", gap)
+	after = turn("s1", "He already chewed through two shoes", gap+1)
+	turn("s1", "Anyway, how was your week at the office?", gap+2)
 	// Distractors that share "puppy", each longer than the last, so that
 	// they rank one after another below the hit.
 	for i := range 14 {
-		turn(fmt.Sprintf("d%d", i), "The puppy in the park"+strings.Repeat(" barked at the neighbours", i), 10+i)
+		turn(fmt.Sprintf("d%d", i), "The puppy in the park"+strings.Repeat(" barked at the neighbours", i), gap+10+i)
 	}
-	ids := func() map[string]bool {
-		hits, err := p.Search(ctx, palace.SearchRequest{Query: "beagle puppy Biscuit", K: 10, NoAccess: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]bool{}
-		for _, h := range hits {
-			out[h.Drawer.ID] = true
-		}
-		if len(hits) == 0 || hits[0].Drawer.ID != hit.ID {
-			t.Fatalf("the matching turn is not first: %v", hitContents(hits))
-		}
-		return out
+	return p, before, hit, after
+}
+
+// puppyResults are the ten results for the puppy news; the news itself
+// must be first.
+func puppyResults(t *testing.T, p *palace.Palace) map[string]bool {
+	t.Helper()
+	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: "beagle puppy Biscuit", K: 10, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	got := ids()
-	if !got[before.ID] || !got[after.ID] {
-		t.Fatalf("the turns beside the hit did not rise into the top 10: %v", got)
+	if len(hits) == 0 || hits[0].Drawer.Content != "We adopted a beagle puppy and named him Biscuit" {
+		t.Fatalf("the matching turn is not first: %v", hitContents(hits))
 	}
-	t.Setenv("LOCI_NEIGHBOUR", "0")
-	if got := ids(); got[before.ID] {
-		t.Fatalf("without the lift the announcing turn is still in the top 10: the test shows nothing")
+	out := map[string]bool{}
+	for _, h := range hits {
+		out[h.Drawer.ID] = true
 	}
+	return out
 }

@@ -67,8 +67,8 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 				return x, nil
 			}
 		}
-		kw, _ := borrowedContext(d, earlier())
-		window, _ := restatedWindow(earlier())
+		kw, _ := borrowedContext(d, untilSilence(d, earlier()))
+		window, _ := restatedWindow(untilSilence(d, earlier()))
 		d.Keywords = withRestated(kw, restatedSentences(spokenWords(d.Content), window))
 	}
 	if err := p.Add(ctx, d); err != nil {

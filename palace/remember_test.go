@@ -260,3 +260,64 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 		}
 	})
 }
+
+// A text stored after a silence of episodeSilence or more starts a new
+// episode of its session or connection: it borrows nothing from the texts
+// before the silence, on every path (through a connection, in a session
+// one text at a time, in a batch of session turns), while a reply a few
+// minutes after the message it answers borrows it as always.
+func TestSilenceEndsWhatATextBorrows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	chat := []string{
+		"(2024-03-02 09:15) Ana: Do you still go rock climbing on weekends?",
+		"(2024-03-02 09:17) Ben: every spring, in Yosemite",
+		"(2024-03-02 13:40) Ben: back from lunch, the build is green",
+	}
+	want := []string{"", "Ana: Do you still go rock climbing on weekends?", ""}
+	check := func(t *testing.T, p *palace.Palace, ds []*palace.Drawer) {
+		t.Helper()
+		for i, d := range ds {
+			got, err := p.Get(ctx, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Keywords != want[i] {
+				t.Errorf("message %d (%q) borrowed %q, want %q", i, got.Content, got.Keywords, want[i])
+			}
+		}
+	}
+	for _, through := range []string{"connection", "session"} {
+		t.Run(through, func(t *testing.T) {
+			t.Parallel()
+			p := palacetest.MustOpenPalace(t)
+			var ds []*palace.Drawer
+			for _, text := range chat {
+				o := palace.RememberOptions{Connection: "c1"}
+				if through == "session" {
+					o = palace.RememberOptions{Session: "s1", Connection: text}
+				}
+				d, err := p.Remember(ctx, text, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ds = append(ds, d)
+			}
+			check(t, p, ds)
+		})
+	}
+	t.Run("batch", func(t *testing.T) {
+		t.Parallel()
+		p := palacetest.MustOpenPalace(t)
+		var ds []*palace.Drawer
+		for _, text := range chat {
+			m := palace.ReadTextMeta(text)
+			ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, SessionID: "s1", Content: text[len("(2024-03-02 09:15) "):],
+				SenderIDs: []string{m.Speaker}, Timestamp: m.When})
+		}
+		if err := p.AddMany(ctx, ds); err != nil {
+			t.Fatal(err)
+		}
+		check(t, p, ds)
+	})
+}

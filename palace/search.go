@@ -371,7 +371,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				return nil, storeErr("read adjacent drawers", err)
 			}
 			for _, n := range []*Drawer{prev, next} {
-				if n == nil || (allowed != nil && !allowed.hasRID(n.RID)) {
+				if n == nil || (allowed != nil && !allowed.hasRID(n.RID)) || apart(n, d) {
 					continue
 				}
 				loaded[n.RID] = n
@@ -683,8 +683,9 @@ func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, er
 // the fused ranking lifts the turn before it and the turn after it in its
 // session, or its connection (store.DrawerReader.Adjacent), to
 // neighbourLift of its own fused score, unless the neighbour already
-// scores higher; a neighbour the filter excludes stays out. Both values were chosen on LoCoMo
-// conversations 1–5 (λ 0.5–0.8 × hits 1, 3, 5, 10; 0.6–0.7 with 3 hits
+// scores higher; a neighbour the filter excludes, or one a silence of
+// episodeSilence parts from the hit, stays out. Both values were chosen
+// on LoCoMo conversations 1–5 (λ 0.5–0.8 × hits 1, 3, 5, 10; 0.6–0.7 with 3 hits
 // best, a plateau) and held on 6–10, hybrid any@10 / frac@10: session
 // path 1–5 .840/.788 → .847/.798, 6–10 .832/.766 → .837/.775; agent path
 // (texts of one connection are the neighbours: Drawer.Connection) 1–5

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/words"
@@ -21,6 +22,44 @@ const minBorrowBytes = 40
 // borrowing (a bound on work: the byte budget ends the walk first unless
 // the messages are a few bytes each).
 const maxBorrowTurns = 16
+
+// episodeSilence ends an episode within a session or a connection: a
+// text stored this long after the one before it starts a new one, and
+// borrows from, restates and lifts nothing before the silence
+// (untilSilence, apart). A thread of a chat export holds weeks of
+// conversation in one session, and a person who comes back to an agent
+// after lunch does not answer what was said before it. Dividing a stream
+// of events into sessions at an inactivity timeout is the standard
+// sessionization: Catledge and Pitkow (1995) derived 25.5 minutes from
+// the gaps between a browser's events, and 30 minutes is the convention
+// web analytics kept. Turns a few seconds or minutes apart, as recorded
+// conversations have, are untouched; on LoCoMo as one thread of dated
+// messages (eval --one-thread), where its sessions are days apart, the
+// rule gives back LoCoMo's own figures (README, "Sessions, not days").
+const episodeSilence = 30 * time.Minute
+
+// untilSilence walks back through the texts before d (earlier returns
+// them newest first, and nil when there are no more) until the first
+// silence of episodeSilence or more, between d and the newest or between
+// two of them.
+func untilSilence(d *Drawer, earlier func() (*Drawer, error)) func() (*Drawer, error) {
+	after := d
+	return func() (*Drawer, error) {
+		x, err := earlier()
+		if x == nil || err != nil || apart(x, after) {
+			return nil, err
+		}
+		after = x
+		return x, nil
+	}
+}
+
+// apart reports whether a silence of episodeSilence or more lies between
+// two texts' times.
+func apart(a, b *Drawer) bool {
+	gap := a.Timestamp.Sub(b.Timestamp)
+	return gap >= episodeSilence || gap <= -episodeSilence
+}
 
 // contextKinds are the kinds whose drawers, written in a session, are
 // neighbours: a recorded conversation's turns, and texts an agent stores
@@ -87,11 +126,11 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 				return x, nil
 			}
 		}
-		kw, err := borrowedContext(d, earlier())
+		kw, err := borrowedContext(d, untilSilence(d, earlier()))
 		if err != nil {
 			return err
 		}
-		window, err := restatedWindow(earlier())
+		window, err := restatedWindow(untilSilence(d, earlier()))
 		if err != nil {
 			return err
 		}
