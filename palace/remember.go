@@ -45,8 +45,11 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 		d.Connection = o.Connection // its neighbours, for recall
 	}
 	m := ReadTextMeta(text)
-	if !m.When.IsZero() {
-		d.Timestamp = m.When
+	d.Timestamp = m.When
+	if d.Timestamp.IsZero() {
+		// Stored now, as Add would stamp it; stamped first, so that what
+		// it borrows stops at a silence before it (untilSilence).
+		d.Timestamp = p.now().UTC()
 	}
 	if m.Speaker != "" {
 		d.SenderIDs = []string{m.Speaker}

@@ -55,8 +55,11 @@ func untilSilence(d *Drawer, earlier func() (*Drawer, error)) func() (*Drawer, e
 }
 
 // apart reports whether a silence of episodeSilence or more lies between
-// two texts' times.
+// two texts' times (never when either has no time).
 func apart(a, b *Drawer) bool {
+	if a.Timestamp.IsZero() || b.Timestamp.IsZero() {
+		return false
+	}
 	gap := a.Timestamp.Sub(b.Timestamp)
 	return gap >= episodeSilence || gap <= -episodeSilence
 }
