@@ -126,43 +126,12 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 			}
 		}
 	}
-	read := func(t *testing.T, p *palace.Palace, ds []*palace.Drawer) []*palace.Drawer {
-		t.Helper()
-		var out []*palace.Drawer
-		for _, d := range ds {
-			got, err := p.Get(ctx, d.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, got)
-		}
-		return out
-	}
-	// remember writes texts one at a time through one connection, or in a
-	// session with a new connection for every text (only the store knows
-	// what came before).
-	remember := func(t *testing.T, p *palace.Palace, through string, texts []string) []*palace.Drawer {
-		t.Helper()
-		var ds []*palace.Drawer
-		for _, text := range texts {
-			o := palace.RememberOptions{Connection: "c1"}
-			if through == "session" {
-				o = palace.RememberOptions{Session: "s1", Connection: text}
-			}
-			d, err := p.Remember(ctx, text, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds = append(ds, d)
-		}
-		return ds
-	}
 	for _, through := range []string{"connection", "session"} {
 		t.Run(through, func(t *testing.T) {
 			t.Parallel()
 			p := palacetest.MustOpenPalace(t)
-			ds := remember(t, p, through, chat)
-			check(t, read(t, p, ds))
+			ds := rememberAll(t, p, through, chat)
+			check(t, readBack(t, p, ds))
 			// Found by the question's words itself, not only as a
 			// neighbour of a hit.
 			hits, err := p.Search(ctx, palace.SearchRequest{Query: "rock climbing", Mode: palace.ModeKeyword, K: 5})
@@ -190,7 +159,7 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 		if err := p.AddMany(ctx, ds[2:]); err != nil {
 			t.Fatal(err)
 		}
-		check(t, read(t, p, ds))
+		check(t, readBack(t, p, ds))
 	})
 	t.Run("one speaker's notes", func(t *testing.T) {
 		// A run that answers no one borrows only the text before it:
@@ -205,7 +174,7 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 			}
 			ds = append(ds, d)
 		}
-		if got := read(t, p, ds); got[2].Keywords != "user: we deploy on Fridays" {
+		if got := readBack(t, p, ds); got[2].Keywords != "user: we deploy on Fridays" {
 			t.Errorf("the third note borrowed %q, want only the note before it", got[2].Keywords)
 		}
 	})
@@ -228,9 +197,9 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				ds = remember(t, p, through, texts)
+				ds = rememberAll(t, p, through, texts)
 			}
-			kw := read(t, p, ds)[1].Keywords
+			kw := readBack(t, p, ds)[1].Keywords
 			if !strings.HasSuffix(kw, closing) || strings.Contains(kw, "boathouse") || !strings.HasPrefix(kw, "assistant: …") {
 				t.Errorf("%s: the answer borrowed %q, want the reply's speaker and its end, marked as cut", through, kw)
 			}
@@ -251,7 +220,7 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 			}
 			ds = append(ds, d)
 		}
-		got := read(t, p, ds)
+		got := readBack(t, p, ds)
 		if got[1].Keywords != "" {
 			t.Errorf("a %d-byte message borrowed %q", len(long), got[1].Keywords)
 		}
@@ -277,11 +246,7 @@ func TestSilenceEndsWhatATextBorrows(t *testing.T) {
 	want := []string{"", "Ana: Do you still go rock climbing on weekends?", ""}
 	check := func(t *testing.T, p *palace.Palace, ds []*palace.Drawer) {
 		t.Helper()
-		for i, d := range ds {
-			got, err := p.Get(ctx, d.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for i, got := range readBack(t, p, ds) {
 			if got.Keywords != want[i] {
 				t.Errorf("message %d (%q) borrowed %q, want %q", i, got.Content, got.Keywords, want[i])
 			}
@@ -291,19 +256,7 @@ func TestSilenceEndsWhatATextBorrows(t *testing.T) {
 		t.Run(through, func(t *testing.T) {
 			t.Parallel()
 			p := palacetest.MustOpenPalace(t)
-			var ds []*palace.Drawer
-			for _, text := range chat {
-				o := palace.RememberOptions{Connection: "c1"}
-				if through == "session" {
-					o = palace.RememberOptions{Session: "s1", Connection: text}
-				}
-				d, err := p.Remember(ctx, text, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ds = append(ds, d)
-			}
-			check(t, p, ds)
+			check(t, p, rememberAll(t, p, through, chat))
 		})
 	}
 	t.Run("batch", func(t *testing.T) {
@@ -320,4 +273,38 @@ func TestSilenceEndsWhatATextBorrows(t *testing.T) {
 		}
 		check(t, p, ds)
 	})
+}
+
+// readBack reads drawers back from the palace, as stored.
+func readBack(t *testing.T, p *palace.Palace, ds []*palace.Drawer) []*palace.Drawer {
+	t.Helper()
+	var out []*palace.Drawer
+	for _, d := range ds {
+		got, err := p.Get(context.Background(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, got)
+	}
+	return out
+}
+
+// rememberAll writes texts one at a time through one connection, or in a
+// session with a new connection for every text (only the store knows what
+// came before).
+func rememberAll(t *testing.T, p *palace.Palace, through string, texts []string) []*palace.Drawer {
+	t.Helper()
+	var ds []*palace.Drawer
+	for _, text := range texts {
+		o := palace.RememberOptions{Connection: "c1"}
+		if through == "session" {
+			o = palace.RememberOptions{Session: "s1", Connection: text}
+		}
+		d, err := p.Remember(context.Background(), text, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	return ds
 }
