@@ -120,11 +120,7 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 			chat[0] + "\n" + chat[1] + "\n" + chat[2],
 			chat[3],
 		}
-		for i, d := range got {
-			if d.Keywords != want[i] {
-				t.Errorf("message %d (%q) borrowed %q, want %q", i, d.Content, d.Keywords, want[i])
-			}
-		}
+		checkBorrowed(t, got, want)
 	}
 	for _, through := range []string{"connection", "session"} {
 		t.Run(through, func(t *testing.T) {
@@ -244,19 +240,11 @@ func TestSilenceEndsWhatATextBorrows(t *testing.T) {
 		"(2024-03-02 13:40) Ben: back from lunch, the build is green",
 	}
 	want := []string{"", "Ana: Do you still go rock climbing on weekends?", ""}
-	check := func(t *testing.T, p *palace.Palace, ds []*palace.Drawer) {
-		t.Helper()
-		for i, got := range readBack(t, p, ds) {
-			if got.Keywords != want[i] {
-				t.Errorf("message %d (%q) borrowed %q, want %q", i, got.Content, got.Keywords, want[i])
-			}
-		}
-	}
 	for _, through := range []string{"connection", "session"} {
 		t.Run(through, func(t *testing.T) {
 			t.Parallel()
 			p := palacetest.MustOpenPalace(t)
-			check(t, p, rememberAll(t, p, through, chat))
+			checkBorrowed(t, readBack(t, p, rememberAll(t, p, through, chat)), want)
 		})
 	}
 	t.Run("batch", func(t *testing.T) {
@@ -271,7 +259,7 @@ func TestSilenceEndsWhatATextBorrows(t *testing.T) {
 		if err := p.AddMany(ctx, ds); err != nil {
 			t.Fatal(err)
 		}
-		check(t, p, ds)
+		checkBorrowed(t, readBack(t, p, ds), want)
 	})
 }
 
@@ -307,4 +295,14 @@ func rememberAll(t *testing.T, p *palace.Palace, through string, texts []string)
 		ds = append(ds, d)
 	}
 	return ds
+}
+
+// checkBorrowed checks what each of the drawers read back borrowed.
+func checkBorrowed(t *testing.T, got []*palace.Drawer, want []string) {
+	t.Helper()
+	for i, d := range got {
+		if d.Keywords != want[i] {
+			t.Errorf("message %d (%q) borrowed %q, want %q", i, d.Content, d.Keywords, want[i])
+		}
+	}
 }
