@@ -685,11 +685,12 @@ func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, er
 // neighbourLift of its own fused score, unless the neighbour already
 // scores higher; a neighbour the filter excludes, or one a silence of
 // episodeSilence parts from the hit, stays out. Both values were chosen
-// on LoCoMo conversations 1–5 (λ 0.5–0.8 × hits 1, 3, 5, 10; 0.6–0.7 with 3 hits
-// best, a plateau) and held on 6–10, hybrid any@10 / frac@10: session
-// path 1–5 .840/.788 → .847/.798, 6–10 .832/.766 → .837/.775; agent path
-// (texts of one connection are the neighbours: Drawer.Connection) 1–5
-// .837/.787 → .842/.791, 6–10 .832/.771 → .834/.773.
+// on LoCoMo conversations 1–5 (λ 0.5–0.8 × hits 1, 3, 5, 10; 0.6–0.7
+// with 3 hits best, a plateau) and held on 6–10, hybrid any@10 /
+// frac@10: session path 1–5 .840/.788 → .847/.798, 6–10 .832/.766 →
+// .837/.775; agent path (texts of one connection are the neighbours:
+// Drawer.Connection) 1–5 .837/.787 → .842/.791, 6–10 .832/.771 →
+// .834/.773.
 // LOCI_NEIGHBOUR=0 turns it off (for comparison).
 const (
 	neighbourHits = 3
