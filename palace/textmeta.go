@@ -28,13 +28,25 @@ type TextMeta struct {
 
 const monthNamesRe = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 
+const weekdayRe = `(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\.?`
+
+// A header date is read in up to five parts, each optional but the date:
+// a weekday ("Monday, "), a clock time before it ("1:56 pm on "), the date
+// ("8 May, 2023", "May 8, 2023", "2023-05-08", "2023/05/30", "30/05/2023",
+// "08.05.2023"), a weekday after it ("(Tue)", as LongMemEval writes it)
+// and a clock time after it with its zone ("T09:15:30Z", ", 1:53:00 PM",
+// " at 1:56 pm", " 09:15:00 +0000"). Chat exports, mail headers, SQL and
+// JavaScript stamps are all some of these parts in order.
 var (
-	// An optional clock time before a day-month-year or month-day-year
-	// date, or an ISO date with an optional time.
-	reHeaderDate = regexp.MustCompile(`(?i)^(?:(\d{1,2}):(\d{2})\s*([ap]\.?m\.?)?\s*(?:on\s+)?)?` +
-		`(?:(\d{1,2})(?:st|nd|rd|th)?\s+(` + monthNamesRe + `)\.?,?\s+(\d{4})` +
-		`|(` + monthNamesRe + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})` +
-		`|(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(z|[+-]\d{2}:?\d{2})?)?)`)
+	reWeekdayFirst = regexp.MustCompile(`(?i)^` + weekdayRe + `,?\s+`)
+	reClockFirst   = regexp.MustCompile(`(?i)^(\d{1,2}):(\d{2})\s*([ap]\.?m\.?)?\s*(?:on\s+)?`)
+	reNamedDate    = regexp.MustCompile(`(?i)^(?:(\d{1,2})(?:st|nd|rd|th)?\s+(` + monthNamesRe + `)\.?,?\s+(\d{4})` +
+		`|(` + monthNamesRe + `)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}))\b`)
+	// Three numbers with one separator: year first, or year last.
+	reNumericDate  = regexp.MustCompile(`^(?:(\d{4})([-/.])(\d{1,2})([-/.])(\d{1,2})|(\d{1,2})([/.])(\d{1,2})([/.])(\d{4}|\d{2}))`)
+	reWeekdayAfter = regexp.MustCompile(`(?i)^\s*\(` + weekdayRe + `\)`)
+	reClockAfter   = regexp.MustCompile(`(?i)^(?:t|,?\s+at\s+|,\s*|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:\s*([ap]\.?m\.?))?` +
+		`(?:\s*(?:z|utc|gmt)\b)?(?:\s*([+-]\d{2}:?\d{2}))?`)
 	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}'.\-]*){0,2}|user|assistant|system):\s`)
 )
 
@@ -101,7 +113,7 @@ func readHeader(text string) (TextMeta, string) {
 		default:
 			if when, n, ok := leadingDate(rest); ok && m.When.IsZero() {
 				after := strings.TrimLeft(rest[n:], " ")
-				if after == "" || strings.IndexAny(after, ":—–-,|") == 0 {
+				if after == "" || strings.IndexAny(after, ":—–-,|") == 0 || labelLen(after) > 0 {
 					m.When = when
 					rest = strings.TrimSpace(strings.TrimLeft(after, ":—–-,| "))
 					continue
@@ -149,50 +161,104 @@ func headerDate(s string, whole bool) (time.Time, bool) {
 	return t, true
 }
 
+// DateOrder says how to read a numeric date whose first two numbers could
+// each be the month ("03/04/2023"): a text alone cannot tell, the other
+// dates of its file or conversation can (see NumericDateOrder).
+type DateOrder int
+
+const (
+	// OrderUnknown reads only numeric dates that say their order: a day
+	// after the 12th, or the year first.
+	OrderUnknown DateOrder = iota
+	// MonthFirst reads 03/04/2023 as 4 March, as the United States write it.
+	MonthFirst
+	// DayFirst reads it as 3 April, as most of the world writes it.
+	DayFirst
+)
+
+// NumericDateOrder is the order a numeric date at the start of s shows
+// ("30/05/2023": DayFirst, "5/30/2023": MonthFirst), or OrderUnknown when
+// it shows none. Dotted dates are always day first.
+func NumericDateOrder(s string) DateOrder {
+	sm := reNumericDate.FindStringSubmatch(strings.TrimSpace(stripWeekday(s)))
+	if sm == nil || sm[6] == "" {
+		return OrderUnknown
+	}
+	a, b := atoi(sm[6]), atoi(sm[8])
+	switch {
+	case sm[7] == ".", a > 12 && b <= 12:
+		return DayFirst
+	case b > 12 && a <= 12:
+		return MonthFirst
+	}
+	return OrderUnknown
+}
+
+func stripWeekday(s string) string {
+	if loc := reWeekdayFirst.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
+}
+
+// ReadDate reads s as one date and nothing else, in any form a text's
+// header date may take; a numeric date whose order s does not show is
+// read in the given order. Zero when s is no date.
+func ReadDate(s string, order DateOrder) time.Time {
+	s = strings.TrimSpace(s)
+	t, n, ok := dateAt(s, order)
+	if !ok {
+		return time.Time{}
+	}
+	// A zone's name may follow in parentheses, as JavaScript writes it.
+	if rest := strings.TrimSpace(s[n:]); rest != "" && !(rest[0] == '(' && strings.IndexByte(rest, ')') == len(rest)-1) {
+		return time.Time{}
+	}
+	return t
+}
+
 // leadingDate parses a date at the start of s and says how many bytes it
 // took. Times are UTC; a date without a clock time is noon, so that the
 // day is the same in every time zone a reader may be in.
-func leadingDate(s string) (time.Time, int, bool) {
-	sm := reHeaderDate.FindStringSubmatchIndex(s)
-	if sm == nil {
+func leadingDate(s string) (time.Time, int, bool) { return dateAt(s, OrderUnknown) }
+
+func dateAt(s string, order DateOrder) (time.Time, int, bool) {
+	at := 0
+	if loc := reWeekdayFirst.FindStringIndex(s); loc != nil {
+		at = loc[1]
+	}
+	hour, minute, second, zone := 12, 0, 0, time.UTC
+	clockFirst := false
+	if sm := reClockFirst.FindStringSubmatchIndex(s[at:]); sm != nil {
+		g := groups(s[at:], sm)
+		hour, minute, clockFirst = clock(atoi(g(1)), atoi(g(2)), g(3)), atoi(g(2)), true
+		if hour < 0 {
+			return time.Time{}, 0, false
+		}
+		at += sm[1]
+	}
+	y, mon, d, n := calendarDate(s[at:], order)
+	if n == 0 {
 		return time.Time{}, 0, false
 	}
-	g := func(i int) string {
-		if sm[2*i] < 0 {
-			return ""
-		}
-		return s[sm[2*i]:sm[2*i+1]]
+	at += n
+	if loc := reWeekdayAfter.FindStringIndex(s[at:]); loc != nil {
+		at += loc[1]
 	}
-	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
-	var y, d int
-	var mon time.Month
-	switch {
-	case g(6) != "":
-		d, mon, y = atoi(g(4)), monthOf(g(5)), atoi(g(6))
-	case g(9) != "":
-		mon, d, y = monthOf(g(7)), atoi(g(8)), atoi(g(9))
-	default:
-		y, mon, d = atoi(g(10)), time.Month(atoi(g(11))), atoi(g(12))
-	}
-	hour, minute := 12, 0
-	switch {
-	case g(1) != "":
-		hour, minute = atoi(g(1)), atoi(g(2))
-		if ap := strings.ToLower(strings.ReplaceAll(g(3), ".", "")); ap == "pm" && hour < 12 {
-			hour += 12
-		} else if ap == "am" && hour == 12 {
-			hour = 0
+	if sm := reClockAfter.FindStringSubmatchIndex(s[at:]); sm != nil && !clockFirst {
+		g := groups(s[at:], sm)
+		if hour = clock(atoi(g(1)), atoi(g(2)), g(4)); hour < 0 {
+			return time.Time{}, 0, false
 		}
-	case g(13) != "":
-		hour, minute = atoi(g(13)), atoi(g(14))
-	}
-	second, zone := atoi(g(15)), time.UTC
-	if z := strings.ReplaceAll(g(16), ":", ""); len(z) == 5 {
-		off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
-		if z[0] == '-' {
-			off = -off
+		minute, second = atoi(g(2)), atoi(g(3))
+		if z := strings.ReplaceAll(g(5), ":", ""); len(z) == 5 {
+			off := (atoi(z[1:3])*60 + atoi(z[3:5])) * 60
+			if z[0] == '-' {
+				off = -off
+			}
+			zone = time.FixedZone("", off)
 		}
-		zone = time.FixedZone("", off)
+		at += sm[1]
 	}
 	if y < 1900 || y > 2200 || mon < 1 || mon > 12 || d < 1 || d > 31 || hour > 23 || minute > 59 || second > 59 {
 		return time.Time{}, 0, false
@@ -201,8 +267,87 @@ func leadingDate(s string) (time.Time, int, bool) {
 	if t.Day() != d { // 31 February
 		return time.Time{}, 0, false
 	}
-	return t.UTC(), sm[1], true
+	return t.UTC(), at, true
 }
+
+// calendarDate reads the date part at the start of s and says how many
+// bytes it took (0: none).
+func calendarDate(s string, order DateOrder) (y int, mon time.Month, d, n int) {
+	if sm := reNamedDate.FindStringSubmatchIndex(s); sm != nil {
+		g := groups(s, sm)
+		if g(3) != "" {
+			return atoi(g(3)), monthOf(g(2)), atoi(g(1)), sm[1]
+		}
+		return atoi(g(6)), monthOf(g(4)), atoi(g(5)), sm[1]
+	}
+	sm := reNumericDate.FindStringSubmatchIndex(s)
+	if sm == nil || sm[1] < len(s) && '0' <= s[sm[1]] && s[sm[1]] <= '9' {
+		return 0, 0, 0, 0
+	}
+	g := groups(s, sm)
+	if g(1) != "" { // year first: 2023-05-08, 2023/05/30, 2023.05.08
+		if g(2) != g(4) {
+			return 0, 0, 0, 0
+		}
+		return atoi(g(1)), time.Month(atoi(g(3))), atoi(g(5)), sm[1]
+	}
+	if g(7) != g(9) {
+		return 0, 0, 0, 0
+	}
+	a, b, y := atoi(g(6)), atoi(g(8)), atoi(g(10))
+	if len(g(10)) == 2 { // 5/30/23: POSIX's pivot, 69 and later are 19xx
+		if g(7) == "." {
+			return 0, 0, 0, 0
+		}
+		y += 2000
+		if y >= 2069 {
+			y -= 100
+		}
+	}
+	if shown := NumericDateOrder(s[:sm[1]]); shown != OrderUnknown {
+		order = shown
+	}
+	switch order {
+	case DayFirst:
+		return y, time.Month(b), a, sm[1]
+	case MonthFirst:
+		return y, time.Month(a), b, sm[1]
+	}
+	return 0, 0, 0, 0
+}
+
+// clock is the hour of h:m with its am or pm, or -1 when that is no time.
+func clock(h, m int, ampm string) int {
+	switch strings.ToLower(strings.ReplaceAll(ampm, ".", "")) {
+	case "pm":
+		if h < 1 || h > 12 {
+			return -1
+		}
+		if h < 12 {
+			h += 12
+		}
+	case "am":
+		if h < 1 || h > 12 {
+			return -1
+		}
+		if h == 12 {
+			h = 0
+		}
+	}
+	return h
+}
+
+// groups returns a function that gives submatch i of a match in s.
+func groups(s string, sm []int) func(int) string {
+	return func(i int) string {
+		if 2*i >= len(sm) || sm[2*i] < 0 {
+			return ""
+		}
+		return s[sm[2*i]:sm[2*i+1]]
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 func monthOf(s string) time.Month {
 	s = strings.ToLower(strings.TrimRightFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }))
