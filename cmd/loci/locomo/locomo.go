@@ -183,9 +183,11 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 }
 
 // readDate reads a date as LoCoMo writes it ("1:56 pm on 8 May, 2023"),
-// or in another dataset's form ("2024-03-02T09:15:00Z", "March 2, 2024")
-// as a text's header date is read; zero when it is neither.
-func readDate(s string) time.Time {
+// or in any other form a text's header date may take ("2024-03-02T09:15:00Z",
+// "March 2, 2024", "2023/05/30 (Tue) 13:53", "30/05/2023, 13:53"), a
+// numeric date that does not show its order read in order; zero when it
+// is none of these.
+func readDate(s string, order palace.DateOrder) time.Time {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return time.Time{}
@@ -193,22 +195,25 @@ func readDate(s string) time.Time {
 	if when, err := time.Parse("3:04 pm on 2 January, 2006", s); err == nil {
 		return when
 	}
-	return palace.ReadTextMeta("(" + s + ")").When
+	return palace.ReadDate(s, order)
 }
+
+// timeFields are the fields a turn's own time may be in.
+var timeFields = []string{"timestamp", "date_time", "created_at", "time"}
 
 // turnTime reads the time of a turn that carries its own, as a chat
 // export's messages do: a "timestamp", "date_time", "created_at" or
-// "time" field holding a date (any form a text's header date may take)
-// or Unix seconds or milliseconds. Zero when it has none.
-func turnTime(raw json.RawMessage) (time.Time, string) {
+// "time" field holding a date (any form readDate reads) or Unix seconds
+// or milliseconds. Zero when it has none.
+func turnTime(raw json.RawMessage, order palace.DateOrder) (time.Time, string) {
 	var fields map[string]any
 	if json.Unmarshal(raw, &fields) != nil {
 		return time.Time{}, ""
 	}
-	for _, key := range []string{"timestamp", "date_time", "created_at", "time"} {
+	for _, key := range timeFields {
 		switch v := fields[key].(type) {
 		case string:
-			if when := readDate(v); !when.IsZero() {
+			if when := readDate(v, order); !when.IsZero() {
 				return when, strings.TrimSpace(v)
 			}
 		case float64:
@@ -223,6 +228,40 @@ func turnTime(raw json.RawMessage) (time.Time, string) {
 		}
 	}
 	return time.Time{}, ""
+}
+
+// dateOrder is the order a conversation's numeric dates show: "30/05/2023"
+// is day first, "5/30/2023" month first, and the other dates of one export
+// are written the same way. OrderUnknown when none shows it, or they
+// disagree.
+func dateOrder(conv map[string]json.RawMessage) palace.DateOrder {
+	seen := map[palace.DateOrder]bool{}
+	look := func(s string) { seen[palace.NumericDateOrder(s)] = true }
+	for key, raw := range conv {
+		var s string
+		if strings.HasSuffix(key, "_date_time") && json.Unmarshal(raw, &s) == nil {
+			look(s)
+			continue
+		}
+		var turns []map[string]any
+		if !sessKeyR.MatchString(key) || json.Unmarshal(raw, &turns) != nil {
+			continue
+		}
+		for _, t := range turns {
+			for _, f := range timeFields {
+				if s, ok := t[f].(string); ok {
+					look(s)
+				}
+			}
+		}
+	}
+	switch {
+	case seen[palace.DayFirst] == seen[palace.MonthFirst]:
+		return palace.OrderUnknown
+	case seen[palace.DayFirst]:
+		return palace.DayFirst
+	}
+	return palace.MonthFirst
 }
 
 var (
@@ -305,12 +344,20 @@ func agentText(d *palace.Drawer, date string, withID bool) string {
 	if i := strings.Index(date, " on "); i >= 0 {
 		date = date[i+len(" on "):]
 	}
+	// A date the text's header would not be read back as (a numeric one
+	// whose order only the rest of its conversation shows; one holding a
+	// parenthesised weekday, which would end the header's group) is
+	// written as the day it was read as.
+	if date = strings.TrimSpace(date); date != "" && !d.Timestamp.IsZero() &&
+		palace.ReadTextMeta("("+date+") .").When.IsZero() {
+		date = d.Timestamp.Format("2 January, 2006")
+	}
 	prefix := ""
 	if withID {
 		prefix = "[" + d.Meta["dia_id"].(string) + "] "
 	}
 	if date != "" {
-		prefix += "(" + strings.TrimSpace(date) + ") "
+		prefix += "(" + date + ") "
 	}
 	return prefix + d.Content
 }
@@ -320,6 +367,7 @@ func agentText(d *palace.Drawer, date string, withID bool) string {
 // where the turn carries one (turnTime).
 func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	var out []*palace.Drawer
+	order := dateOrder(conv)
 	for _, sn := range sessionNumbers(conv) {
 		var raws []json.RawMessage
 		if err := json.Unmarshal(conv[fmt.Sprintf("session_%d", sn)], &raws); err != nil {
@@ -328,7 +376,7 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 		var when time.Time
 		var date string
 		if raw, ok := conv[fmt.Sprintf("session_%d_date_time", sn)]; ok && json.Unmarshal(raw, &date) == nil {
-			when = readDate(date)
+			when = readDate(date, order)
 		}
 		for i, raw := range raws {
 			var t Turn
@@ -343,7 +391,7 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 				SenderIDs: []string{t.Speaker},
 				Meta:      map[string]any{"dia_id": id, "date": date},
 			}
-			if own, ownDate := turnTime(raw); !own.IsZero() {
+			if own, ownDate := turnTime(raw, order); !own.IsZero() {
 				// A turn with its own time, as a chat export's messages
 				// have, keeps it.
 				d.Timestamp, d.Meta["date"] = own, ownDate
@@ -354,6 +402,20 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 		}
 	}
 	return out, nil
+}
+
+// unreadDates counts the turns whose date string was not read as a time,
+// and gives one of those strings.
+func unreadDates(ds []*palace.Drawer) (int, string) {
+	n, example := 0, ""
+	for _, d := range ds {
+		if date, _ := d.Meta["date"].(string); date != "" && d.Timestamp.IsZero() {
+			if n++; example == "" {
+				example = date
+			}
+		}
+	}
+	return n, example
 }
 
 // sessionNumbers are the numbers of a conversation's sessions
@@ -1124,7 +1186,8 @@ type Options struct {
 	// variant's index.
 	Variants []Variant
 	Progress func(format string, a ...any)
-	// Warn reports an item the run skipped (always shown, unlike progress).
+	// Warn reports an item the run skipped or a date it could not read
+	// (always shown, unlike progress).
 	Warn func(format string, a ...any)
 	// LongReplies, above 1, rewrites every conversation first
 	// (LongReplies): a user–assistant-like variant of the data.
@@ -1260,6 +1323,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		ds, err := Drawers(s.Conversation)
 		if err != nil {
 			return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", s.SampleID, err)}
+		}
+		if unread, example := unreadDates(ds); unread > 0 && o.Warn != nil {
+			o.Warn("conversation %d: the dates of %d turns were not read (such as %q); they carry the time they are stored", n, unread, example)
 		}
 		// The turns' own words and the speakers' names, before ingestion
 		// rewrites them (the agent path's header), for sharesWord.

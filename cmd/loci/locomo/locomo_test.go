@@ -214,6 +214,78 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 	}
 }
 
+// Dates in the forms other datasets and chat exports write them are read,
+// a numeric date's order taken from the conversation's other dates; one
+// whose order nothing shows is left unread and counted, never guessed. The
+// agent path writes a date its header could not hold as the day it was
+// read as.
+func TestDrawersReadNumericAndExportDates(t *testing.T) {
+	conv := map[string]json.RawMessage{
+		// LongMemEval's form: a parenthesised weekday inside the date.
+		"session_1_date_time": json.RawMessage(`"2023/05/30 (Tue) 13:53"`),
+		"session_1":           json.RawMessage(`[{"speaker":"user","dia_id":"D1:1","text":"hi"}]`),
+		// Ambiguous alone; the 30th below shows the day comes first.
+		"session_2_date_time": json.RawMessage(`"03/06/2023, 09:15"`),
+		"session_2":           json.RawMessage(`[{"speaker":"user","dia_id":"D2:1","text":"hi"}]`),
+		"session_3":           json.RawMessage(`[{"speaker":"user","dia_id":"D3:1","text":"yo","timestamp":"30.06.2023 21:04:05"},{"speaker":"user","dia_id":"D3:2","text":"ok","timestamp":"30/06/2023, 21:05"}]`),
+	}
+	ds, err := Drawers(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Time{
+		time.Date(2023, 5, 30, 13, 53, 0, 0, time.UTC),
+		time.Date(2023, 6, 3, 9, 15, 0, 0, time.UTC),
+		time.Date(2023, 6, 30, 21, 4, 5, 0, time.UTC),
+		time.Date(2023, 6, 30, 21, 5, 0, 0, time.UTC),
+	}
+	for i, d := range ds {
+		if !d.Timestamp.Equal(want[i]) {
+			t.Errorf("turn %s at %v, want %v", d.Meta["dia_id"], d.Timestamp, want[i])
+		}
+	}
+	if got := agentText(ds[0], ds[0].Meta["date"].(string), false); got != "(30 May, 2023) user: hi" {
+		t.Errorf("agent text %q", got)
+	}
+	if got := agentText(ds[3], ds[3].Meta["date"].(string), false); got != "(30/06/2023, 21:05) user: ok" {
+		t.Errorf("agent text %q", got)
+	}
+
+	// Nothing shows the order: the dates stay unread, and are counted.
+	delete(conv, "session_3")
+	ds, err = Drawers(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ds[1].Timestamp.IsZero() {
+		t.Errorf("03/06/2023 read as %v with nothing to show its order", ds[1].Timestamp)
+	}
+	if n, example := unreadDates(ds); n != 1 || example != "03/06/2023, 09:15" {
+		t.Errorf("unreadDates = %d %q", n, example)
+	}
+	if got := agentText(ds[1], ds[1].Meta["date"].(string), false); got != "(03/06/2023, 09:15) user: hi" {
+		t.Errorf("agent text of an unread date %q", got)
+	}
+
+	// A run says so on its warnings, and goes on.
+	file := t.TempDir() + "/chat.json"
+	data, _ := json.Marshal(map[string]any{"name": "chat", "session_1_date_time": "03/06/2023, 09:15",
+		"session_1": []map[string]string{{"speaker": "user", "dia_id": "D1:1", "text": "I adopted a greyhound"}},
+		"qa":        []map[string]any{{"question": "Which dog did I adopt?", "category": 1, "evidence": []string{"D1:1"}}}})
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	rows, _, _, err := Run(context.Background(), Options{Data: []string{file}, Method: palace.ModeKeyword, Embedder: embed.Default(), Ks: []int{1},
+		Warn: func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }})
+	if err != nil || len(rows) != 1 || rows[0].Top[0] != "D1:1" {
+		t.Fatalf("run: %v, %+v", err, rows)
+	}
+	if want := `conversation 1: the dates of 1 turns were not read (such as "03/06/2023, 09:15")`; len(warned) != 1 || !strings.HasPrefix(warned[0], want) {
+		t.Errorf("warnings %q, want one starting %q", warned, want)
+	}
+}
+
 // Load reads every form the reference script (../shared/eval/locomo_bm25.py)
 // reads: a list of conversations, or one conversation whose sessions and
 // questions are at the top level; a turn's clean_text where it has no
