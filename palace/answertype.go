@@ -150,15 +150,18 @@ func (q question) names(speaker string) bool {
 // Only a speaker recorded by its role is named this way; between two
 // people, "I" names no one. The lift is the one a name gives: the same
 // sign, read another way. The roles are those the chat formats in use
-// record (OpenAI's user and assistant, Anthropic's human, Gemini's model)
-// and the generic names an export gives the other side; an assistant's
-// product name is not among them, since Claude and Gemini are also
-// people's names.
+// record (OpenAI's user and assistant, Anthropic's human, Gemini's model,
+// ShareGPT's human and gpt, OpenAssistant's prompter) and the generic
+// names an export gives the other side; an assistant's product name is
+// not among them where it is also a person's name (Claude, Gemini).
 var rolePronouns = map[string][]string{
 	"user":      firstPerson,
 	"human":     firstPerson,
+	"prompter":  firstPerson,
 	"assistant": secondPerson,
 	"model":     secondPerson,
+	"gpt":       secondPerson,
+	"chatgpt":   secondPerson,
 	"ai":        secondPerson,
 	"agent":     secondPerson,
 	"bot":       secondPerson,

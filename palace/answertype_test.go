@@ -80,15 +80,15 @@ func TestQuestionNamesRoleByPronoun(t *testing.T) {
 		question string
 		named    []string
 	}{
-		{"What did I decide about the schema?", []string{"user", "Human", "human"}},
-		{"When is my deadline?", []string{"user", "Human", "human"}},
-		{"What did you suggest for caching?", []string{"assistant", "AI", "agent", "model"}},
-		{"Which of your ideas did I take?", []string{"user", "Human", "human", "assistant", "AI", "agent", "model"}},
+		{"What did I decide about the schema?", []string{"user", "Human", "human", "prompter"}},
+		{"When is my deadline?", []string{"user", "Human", "human", "prompter"}},
+		{"What did you suggest for caching?", []string{"assistant", "AI", "agent", "model", "gpt", "ChatGPT"}},
+		{"Which of your ideas did I take?", []string{"user", "Human", "human", "prompter", "assistant", "AI", "agent", "model", "gpt", "ChatGPT"}},
 		{"What did we decide about the schema?", nil},
 		{"What did Caroline research?", []string{"Caroline"}},
 	} {
 		q := readQuestion(c.question)
-		for _, speaker := range []string{"user", "Human", "human", "assistant", "AI", "agent", "model", "Caroline", "Melanie", "i"} {
+		for _, speaker := range []string{"user", "Human", "human", "prompter", "assistant", "AI", "agent", "model", "gpt", "ChatGPT", "Caroline", "Melanie", "i"} {
 			want := slices.Contains(c.named, speaker)
 			if got := q.names(speaker); got != want {
 				t.Errorf("%q names(%q) = %v, want %v", c.question, speaker, got, want)

@@ -21,6 +21,8 @@ func TestReadTextMeta(t *testing.T) {
 		{"2024-03-02T09:15: deploy failed", day(2024, 3, 2, 9, 15), ""},
 		{"[assistant] The cache is keyed by tenant.", time.Time{}, "assistant"},
 		{"[model] Try a partial index.", time.Time{}, "model"},
+		{"human: which index?", time.Time{}, "human"},
+		{"gpt: a partial one", time.Time{}, "gpt"},
 		{"May 8, 2023: Jon Snow: winter is coming", day(2023, 5, 8, 12, 0), "Jon Snow"},
 		{"[March 3rd, 2022] we moved the office", day(2022, 3, 3, 12, 0), ""},
 		// RFC 3339 and SQL-style stamps, with seconds and a zone.
