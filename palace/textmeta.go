@@ -47,7 +47,10 @@ var (
 	reWeekdayAfter = regexp.MustCompile(`(?i)^\s*\(` + weekdayRe + `\)`)
 	reClockAfter   = regexp.MustCompile(`(?i)^(?:t|,?\s+at\s+|,\s*|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:\s*([ap]\.?m\.?))?` +
 		`(?:\s*(?:z|utc|gmt)\b)?(?:\s*([+-]\d{2}:?\d{2}))?`)
-	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}'.\-]*){0,2}|user|assistant|system|human|gpt):\s`)
+	// A speaker label: a name of up to three capitalised words, the last
+	// of which may be a number ("Speaker 2", as anonymised transcripts
+	// write it), or a chat role.
+	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}_'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}_'.\-]*){0,2}(?:\s\d{1,3})?|user|assistant|system|human|gpt):\s`)
 )
 
 // headerLabels are words that end in a colon in a note's first line

@@ -23,6 +23,8 @@ func TestReadTextMeta(t *testing.T) {
 		{"[model] Try a partial index.", time.Time{}, "model"},
 		{"human: which index?", time.Time{}, "human"},
 		{"gpt: a partial one", time.Time{}, "gpt"},
+		{"(8 May, 2023) Speaker 2: the lease is signed", day(2023, 5, 8, 12, 0), "Speaker 2"},
+		{"Mike_T: on my way", time.Time{}, "Mike_T"},
 		{"May 8, 2023: Jon Snow: winter is coming", day(2023, 5, 8, 12, 0), "Jon Snow"},
 		{"[March 3rd, 2022] we moved the office", day(2022, 3, 3, 12, 0), ""},
 		// RFC 3339 and SQL-style stamps, with seconds and a zone.
