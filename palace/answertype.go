@@ -48,7 +48,7 @@ var (
 )
 
 // The lifts, each chosen on LoCoMo conversations 1-5 (session path,
-// hybrid any@10; README.md, "Recall quality") and checked on 6-10 and
+// hybrid any@10; RECALL.md, "What each method is worth") and checked on 6-10 and
 // on the agent path.
 const (
 	// whenLift: a candidate that names a time, for a question that asks

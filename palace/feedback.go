@@ -52,7 +52,7 @@ const (
 	// hybrid any@10): 0.4, 0.5, 0.65 and 0.8 give .866, .863, .864, .864
 	// on LoCoMo (.865 without) and .723, .729, .714, .712 on its rewrite
 	// with replies that restate the 8 turns before them (.703 without);
-	// the README has the held-out halves.
+	// RECALL.md has the held-out halves.
 	feedbackRestates = 0.5
 	// feedbackRestateWords: a text of fewer words beyond the query's
 	// ("yes, the camping trip!") is too short to call a restatement: one

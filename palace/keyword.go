@@ -267,7 +267,7 @@ func episodeWord(when time.Time, content string, ep episode) string {
 // best hits share it. Not an episode word beside the day word: an
 // episode of one day would count twice in the feedback, as a header's
 // date would. Measured with eval --no-dates and --one-thread, on both
-// ingestion paths (README, "Sessions, not days"). The hash keeps an id
+// ingestion paths (RECALL.md, "Sessions, not days"). The hash keeps an id
 // (which a client chooses) out of the index and makes the word one token.
 func (ep episode) word(when time.Time) string {
 	h := fnv.New64a()

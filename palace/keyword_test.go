@@ -22,7 +22,7 @@ func docCorpus(t *testing.T) []string {
 	t.Helper()
 	var out []string
 	for _, f := range []string{"../README.md", "../INTEGRATION.md", "../server/FACES.md", "../dreamer/README.md",
-		"../server/httpapi/README.md", "../palace/index/README.md", "../palace/embed/README.md"} {
+		"../server/httpapi/README.md", "../palace/index/README.md", "../palace/embed/README.md", "RECALL.md"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -30,7 +30,7 @@ import (
 // and a phrase is never split by every window. Both windows are published
 // or derived defaults, not parameters fitted to an evaluation set; the
 // vector window was checked on LoCoMo 1–5, 6–10 and both ingestion paths
-// (README, "Recall quality").
+// (RECALL.md, "Vector passages of 50 words").
 const (
 	PassageWords  = 150
 	PassageStride = 75

@@ -37,7 +37,7 @@ const (
 	// 0.8 and 1: LoCoMo .872, .864, .866 (.865 without), its rewrite with
 	// replies that restate eight turns .789, .802, .802 (.758 without),
 	// four turns .827, .829, .829 (.813), short messages .751, .750, .750
-	// (.749); the README has the held-out halves.
+	// (.749); RECALL.md has the held-out halves.
 	restatedShare = 0.8
 	// restatedMinWords: a sentence of fewer words is a formula ("Thanks,
 	// Nate!", "Sounds great."), not a statement to restate; the feedback

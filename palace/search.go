@@ -79,7 +79,7 @@ type Fusion struct {
 }
 
 // DefaultFusion is used when a request names none. Chosen by measurement
-// on LoCoMo conversations 1-5 (see README.md, "Recall quality").
+// on LoCoMo conversations 1-5 (see RECALL.md, "What each method is worth").
 var DefaultFusion = Fusion{K: 10, KeywordWeight: 1, VectorWeight: 0.7}
 
 // vectorFusionDepth is how deep a hybrid search's vector lists (the
@@ -94,7 +94,7 @@ var DefaultFusion = Fusion{K: 10, KeywordWeight: 1, VectorWeight: 0.7}
 // 50 already reach (4×58, see vectorSearch), so it reads no more vectors.
 // Chosen on LoCoMo conversations 1–5 as the depth where recall stops
 // changing (session path, hybrid frac@10: 50 .813, 100 .814, 150 .815,
-// 250 .815); held out in README.md, "Recall quality".
+// 250 .815); held out in RECALL.md, "Vector lists 150 deep".
 const vectorFusionDepth = 150
 
 func (f Fusion) valid() bool {

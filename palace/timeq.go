@@ -53,7 +53,7 @@ var weekdayNames = map[string]time.Weekday{"sunday": time.Sunday, "monday": time
 // still tells of it ("yesterday I went bowling", "the day before
 // yesterday"). Chosen on LoCoMo 1–5 (session path, hybrid any@10: the day
 // alone .865, two days after .867, a week centred on it .866; .862 without
-// day windows) and held on 6–10 and the agent path (README).
+// day windows) and held on 6–10 and the agent path (RECALL.md, "Named days").
 const daysTold = 2
 
 var smallNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}

@@ -35,7 +35,7 @@ const maxBorrowTurns = 16
 // web analytics kept. Turns a few seconds or minutes apart, as recorded
 // conversations have, are untouched; on LoCoMo as one thread of dated
 // messages (eval --one-thread), where its sessions are days apart, the
-// rule gives back LoCoMo's own figures (README, "Sessions, not days").
+// rule gives back LoCoMo's own figures (RECALL.md, "Sessions, not days").
 const episodeSilence = 30 * time.Minute
 
 // untilSilence walks back through the texts before d (earlier returns
@@ -172,7 +172,7 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 // (lastSaid). On LoCoMo's rewrite whose replies open with the user's last
 // eight turns, session hybrid any@10 rose .729 → .758 (1–5) and .691 →
 // .718 (6–10); LoCoMo itself, whose turns are short, moved by at most
-// .004 (README, "Borrowing the end of a long text").
+// .004 (RECALL.md, "Borrowing the end of a long text").
 //
 // What is borrowed is what the earlier texts say (saidText): a header's
 // date and tags are the drawer's metadata, not words to be found by.
@@ -271,7 +271,7 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 // on the short-message rewrite, where most misses share no word with
 // their evidence, session hybrid any@10 / frac@10 rose .736 / .641 →
 // .751 / .663 (1–5) and .748 / .639 → .751 / .648 (6–10); LoCoMo, whose
-// turns carry their own topic, moved within ±.006 (README).
+// turns carry their own topic, moved within ±.006 (RECALL.md, "Topic words").
 const (
 	topicWordsSaid = 2
 	topicWordsMax  = 5

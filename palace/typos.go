@@ -15,7 +15,7 @@ import (
 // the word the writer meant, at the weight of what they wrote. (Its
 // vector is made from the text as written: the encoder's hash part reads
 // character trigrams, and adding the word changed vector-only recall by
-// nothing on misspelt LoCoMo; README, "A check on misspellings".)
+// nothing on misspelt LoCoMo; RECALL.md, "A check on misspellings".)
 //
 // A word is taken for a misspelling when the lexicon (embed.Lexicon: the
 // built-in encoder's 90,000 words) lacks it and exactly one lexicon word
@@ -42,7 +42,7 @@ import (
 // --typos 0.1`, session path, hybrid any@10): 4 letters .848, 5 .850,
 // 6 .854 (.841 without corrections); on LoCoMo as written .868, .869,
 // .869 (.870 without). (Measured with the word placed at the half weight
-// of borrowed context; README, "A check on misspellings".)
+// of borrowed context; RECALL.md, "A check on misspellings".)
 const minTypoLetters = 6
 
 // typoFixes returns the lexicon word each misspelt word of text stands
