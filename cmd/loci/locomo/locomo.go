@@ -1389,8 +1389,18 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			if len(variants) == 0 {
 				variants = []Variant{{Method: o.Method}}
 			}
+			var got []Row
 			for vi, v := range variants {
 				hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: v.Method, Fusion: v.Fusion})
+				if palace.ErrorCode(err) == palace.CodeInvalid {
+					// A question the palace refuses (empty, too long) is
+					// reported and left out, as a refused turn is.
+					got = nil
+					if o.Warn != nil {
+						o.Warn("conversation %d: question %q not asked: %v", n, qa.Question, err)
+					}
+					break
+				}
 				if err != nil {
 					return nil, 0, 0, fmt.Errorf("%s: %q: %w", s.SampleID, qa.Question, err)
 				}
@@ -1400,9 +1410,12 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 						top = append(top, id)
 					}
 				}
-				rows = append(rows, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: top, SharesWord: &shares})
+				got = append(got, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: top, SharesWord: &shares})
 			}
-			asked++
+			if len(got) > 0 {
+				rows = append(rows, got...)
+				asked++
+			}
 		}
 		if o.Progress != nil {
 			o.Progress("conversation %d (%s): %d turns, %d questions", n, s.SampleID, len(ds), asked)

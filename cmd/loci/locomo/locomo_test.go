@@ -286,6 +286,34 @@ func TestDrawersReadNumericAndExportDates(t *testing.T) {
 	}
 }
 
+// A question the palace refuses (an empty one) is reported and left out;
+// the run asks the others, as it stores the turns it can.
+func TestRunSkipsAQuestionThePalaceRefuses(t *testing.T) {
+	file := t.TempDir() + "/chat.json"
+	data, _ := json.Marshal(map[string]any{"name": "chat",
+		"session_1": []map[string]string{{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a greyhound named Pixel"}},
+		"qa": []map[string]any{
+			{"question": "  ", "category": 1, "evidence": []string{"D1:1"}},
+			{"question": "What is Ann's dog called?", "category": 1, "evidence": []string{"D1:1"}},
+		}})
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	rows, _, _, err := Run(context.Background(), Options{Data: []string{file}, Method: palace.ModeKeyword, Embedder: embed.Default(), Ks: []int{1},
+		Variants: []Variant{{Method: palace.ModeKeyword}, {Method: palace.ModeHybrid}},
+		Warn:     func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Question != "What is Ann's dog called?" || rows[1].Variant != 1 {
+		t.Errorf("rows %+v, want the second question once for each variant", rows)
+	}
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], `conversation 1: question "  " not asked: `) {
+		t.Errorf("warnings %q", warned)
+	}
+}
+
 // Load reads every form the reference script (../shared/eval/locomo_bm25.py)
 // reads: a list of conversations, or one conversation whose sessions and
 // questions are at the top level; a turn's clean_text where it has no
