@@ -191,11 +191,7 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 			{"speaker":"Bo","dia_id":"D4:2","text":"now I am","created_at":1709600400000},
 			{"speaker":"Ann","dia_id":"D4:3","text":"ok","time":"later"}]`),
 	}
-	ds, err := Drawers(conv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []time.Time{
+	turnTimes(t, conv,
 		time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
 		time.Date(2024, 3, 2, 9, 15, 0, 0, time.UTC),
 		time.Date(2024, 3, 2, 9, 15, 1, 0, time.UTC),
@@ -203,6 +199,16 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 		time.Date(2024, 3, 4, 22, 50, 0, 0, time.UTC),
 		time.Date(2024, 3, 5, 1, 0, 0, 0, time.UTC),
 		time.Date(2024, 3, 4, 12, 0, 2, 0, time.UTC), // "later" is no time: the session's
+	)
+}
+
+// turnTimes reads conv's turns and checks their times against want, in
+// order; it returns the turns.
+func turnTimes(t *testing.T, conv map[string]json.RawMessage, want ...time.Time) []*palace.Drawer {
+	t.Helper()
+	ds, err := Drawers(conv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(ds) != len(want) {
 		t.Fatalf("%d turns, want %d", len(ds), len(want))
@@ -212,6 +218,7 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 			t.Errorf("turn %s at %v, want %v", d.Meta["dia_id"], d.Timestamp, want[i])
 		}
 	}
+	return ds
 }
 
 // Dates in the forms other datasets and chat exports write them are read,
@@ -229,21 +236,12 @@ func TestDrawersReadNumericAndExportDates(t *testing.T) {
 		"session_2":           json.RawMessage(`[{"speaker":"user","dia_id":"D2:1","text":"hi"}]`),
 		"session_3":           json.RawMessage(`[{"speaker":"user","dia_id":"D3:1","text":"yo","timestamp":"30.06.2023 21:04:05"},{"speaker":"user","dia_id":"D3:2","text":"ok","timestamp":"30/06/2023, 21:05"}]`),
 	}
-	ds, err := Drawers(conv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []time.Time{
+	ds := turnTimes(t, conv,
 		time.Date(2023, 5, 30, 13, 53, 0, 0, time.UTC),
 		time.Date(2023, 6, 3, 9, 15, 0, 0, time.UTC),
 		time.Date(2023, 6, 30, 21, 4, 5, 0, time.UTC),
 		time.Date(2023, 6, 30, 21, 5, 0, 0, time.UTC),
-	}
-	for i, d := range ds {
-		if !d.Timestamp.Equal(want[i]) {
-			t.Errorf("turn %s at %v, want %v", d.Meta["dia_id"], d.Timestamp, want[i])
-		}
-	}
+	)
 	if got := agentText(ds[0], ds[0].Meta["date"].(string), false); got != "(30 May, 2023) user: hi" {
 		t.Errorf("agent text %q", got)
 	}
@@ -253,13 +251,7 @@ func TestDrawersReadNumericAndExportDates(t *testing.T) {
 
 	// Nothing shows the order: the dates stay unread, and are counted.
 	delete(conv, "session_3")
-	ds, err = Drawers(conv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ds[1].Timestamp.IsZero() {
-		t.Errorf("03/06/2023 read as %v with nothing to show its order", ds[1].Timestamp)
-	}
+	ds = turnTimes(t, conv, time.Date(2023, 5, 30, 13, 53, 0, 0, time.UTC), time.Time{})
 	if n, example := unreadDates(ds); n != 1 || example != "03/06/2023, 09:15" {
 		t.Errorf("unreadDates = %d %q", n, example)
 	}
