@@ -45,9 +45,90 @@ type Sample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
 	QA           []QA                       `json:"qa"`
+	// Dropped says which items of the file could not be read and were
+	// left out (a turn or a question that is not an object, a session
+	// that is not a list); Run reports them.
+	Dropped []string `json:"-"`
 }
 
-// QA is one question of a conversation.
+// UnmarshalJSON reads a conversation, leaving out, and noting in Dropped,
+// the items that cannot be read: one bad item costs that item, never the
+// run.
+func (s *Sample) UnmarshalJSON(b []byte) error {
+	var v struct {
+		SampleID     text                       `json:"sample_id"`
+		Conversation map[string]json.RawMessage `json:"conversation"`
+		QA           json.RawMessage            `json:"qa"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Sample{SampleID: string(v.SampleID), Conversation: v.Conversation}
+	s.QA, s.Dropped = readQA(v.QA)
+	s.Dropped = append(s.Dropped, readableSessions(s.Conversation)...)
+	return nil
+}
+
+// readQA reads a conversation's questions, leaving out those that are not
+// objects.
+func readQA(raw json.RawMessage) ([]QA, []string) {
+	var items []json.RawMessage
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, []string{"qa: not a list"}
+	}
+	var out []QA
+	var dropped []string
+	for i, item := range items {
+		var q QA
+		if !isObject(item) || json.Unmarshal(item, &q) != nil {
+			dropped = append(dropped, fmt.Sprintf("question %d: not an object", i+1))
+			continue
+		}
+		out = append(out, q)
+	}
+	return out, dropped
+}
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw json.RawMessage) bool {
+	b := bytes.TrimSpace(raw)
+	return len(b) > 0 && b[0] == '{'
+}
+
+// readableSessions leaves out of conv's sessions what cannot be a turn
+// (anything but an object), and a session that is not a list, and says
+// what it left out.
+func readableSessions(conv map[string]json.RawMessage) []string {
+	var dropped []string
+	for _, sn := range sessionNumbers(conv) {
+		key := fmt.Sprintf("session_%d", sn)
+		var turns []json.RawMessage
+		if err := json.Unmarshal(conv[key], &turns); err != nil {
+			dropped = append(dropped, key+": not a list of turns")
+			delete(conv, key)
+			continue
+		}
+		kept := turns[:0]
+		for i, t := range turns {
+			if !isObject(t) {
+				dropped = append(dropped, fmt.Sprintf("%s, turn %d: not an object", key, i+1))
+				continue
+			}
+			kept = append(kept, t)
+		}
+		if len(kept) < len(turns) {
+			conv[key], _ = json.Marshal(kept)
+		}
+	}
+	return dropped
+}
+
+// QA is one question of a conversation. Its question is read leniently
+// (text): a number as it is written, null or a list as "", which the run
+// then reports as a question it cannot ask.
 type QA struct {
 	Question string   `json:"question"`
 	Category Category `json:"category"`
@@ -55,6 +136,41 @@ type QA struct {
 	Answer   any      `json:"answer"`
 	// AdversarialAnswer is what category 5 questions carry instead.
 	AdversarialAnswer any `json:"adversarial_answer"`
+}
+
+func (q *QA) UnmarshalJSON(b []byte) error {
+	type plain QA
+	var v struct {
+		plain
+		Question text `json:"question"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*q = QA(v.plain)
+	q.Question = string(v.Question)
+	return nil
+}
+
+// text is a string field of a dataset converted to LoCoMo's schema, read
+// leniently, as one bad field should cost one item, never the run: a
+// number or a boolean as it is written, null, an object or a list as "".
+type text string
+
+func (t *text) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case string:
+		*t = text(v)
+	case float64, bool:
+		*t = text(bytes.TrimSpace(b))
+	default:
+		*t = ""
+	}
+	return nil
 }
 
 // Category is a question's category number. Another dataset converted to
@@ -138,8 +254,8 @@ func Load(paths ...string) ([]Sample, error) {
 			continue
 		}
 		var one struct {
-			Name any  `json:"name"` // a string, or whatever the file holds
-			QA   []QA `json:"qa"`
+			Name any             `json:"name"` // a string, or whatever the file holds
+			QA   json.RawMessage `json:"qa"`
 		}
 		var conv map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &conv); err != nil {
@@ -152,7 +268,10 @@ func Load(paths ...string) ([]Sample, error) {
 		if one.Name != nil && fmt.Sprint(one.Name) != "" {
 			id = fmt.Sprint(one.Name)
 		}
-		out = append(out, Sample{SampleID: id, Conversation: conv, QA: one.QA})
+		qa, dropped := readQA(one.QA)
+		delete(conv, "qa")
+		dropped = append(dropped, readableSessions(conv)...)
+		out = append(out, Sample{SampleID: id, Conversation: conv, QA: qa, Dropped: dropped})
 	}
 	return out, nil
 }
@@ -165,19 +284,21 @@ type Turn struct {
 }
 
 // UnmarshalJSON reads a turn; one without text takes its clean_text, as
-// the reference script reads it.
+// the reference script reads it. Its fields are read leniently (text).
 func (t *Turn) UnmarshalJSON(b []byte) error {
-	type plain Turn
 	var v struct {
-		plain
-		CleanText string `json:"clean_text"`
+		Speaker     text `json:"speaker"`
+		DiaID       text `json:"dia_id"`
+		Text        text `json:"text"`
+		BlipCaption text `json:"blip_caption"`
+		CleanText   text `json:"clean_text"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*t = Turn(v.plain)
+	*t = Turn{Speaker: string(v.Speaker), DiaID: string(v.DiaID), Text: string(v.Text), BlipCaption: string(v.BlipCaption)}
 	if t.Text == "" {
-		t.Text = v.CleanText
+		t.Text = string(v.CleanText)
 	}
 	return nil
 }
@@ -1323,6 +1444,11 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		ds, err := Drawers(s.Conversation)
 		if err != nil {
 			return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", s.SampleID, err)}
+		}
+		if o.Warn != nil {
+			for _, d := range s.Dropped {
+				o.Warn("conversation %d: left out %s", n, d)
+			}
 		}
 		if unread, example := unreadDates(ds); unread > 0 && o.Warn != nil {
 			o.Warn("conversation %d: the dates of %d turns were not read (such as %q); they carry the time they are stored", n, unread, example)

@@ -306,6 +306,65 @@ func TestRunSkipsAQuestionThePalaceRefuses(t *testing.T) {
 	}
 }
 
+// A file converted from another dataset may hold items of the wrong shape.
+// Each costs only itself: a turn or a question that is not an object, or a
+// session that is not a list, is left out and reported; a field of the
+// wrong type (a number for a text, null for a speaker) is read as well as
+// it can be.
+func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	list, one := dir+"/list.json", dir+"/one.json"
+	for path, data := range map[string]string{
+		list: `[{"sample_id":7,"conversation":{
+			"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a greyhound named Pixel"},
+				"a line of the export",{"speaker":null,"dia_id":"D1:2","text":42}],
+			"session_2":{"speaker":"Bo"}},
+			"qa":["what?",{"question":"What is Ann's dog called?","category":1,"evidence":["D1:1"]},{"question":42,"evidence":["D1:2"]}]}]`,
+		one: `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},[]],"qa":[{"question":"hi?","evidence":["D1:1"]},null]}`,
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	samples, err := Load(list, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := samples[0], samples[1]
+	if a.SampleID != "7" || len(a.QA) != 2 || a.QA[1].Question != "42" || len(b.QA) != 1 {
+		t.Errorf("read %q with questions %+v, and %+v", a.SampleID, a.QA, b.QA)
+	}
+	wantDropped := [][]string{
+		{"question 1: not an object", "session_1, turn 2: not an object", "session_2: not a list of turns"},
+		{"question 2: not an object", "session_1, turn 2: not an object"},
+	}
+	for i, s := range samples {
+		if len(s.Dropped) != len(wantDropped[i]) {
+			t.Errorf("conversation %d dropped %q, want %q", i+1, s.Dropped, wantDropped[i])
+			continue
+		}
+		for j, w := range wantDropped[i] {
+			if s.Dropped[j] != w {
+				t.Errorf("conversation %d dropped %q, want %q", i+1, s.Dropped, wantDropped[i])
+			}
+		}
+	}
+	ds, err := Drawers(a.Conversation)
+	if err != nil || len(ds) != 2 || ds[1].Content != ": 42" {
+		t.Fatalf("turns %v, %v", ds, err)
+	}
+
+	var warned []string
+	rows, _, _, err := Run(context.Background(), Options{Data: []string{list, one}, Method: palace.ModeKeyword, Embedder: embed.Default(), Ks: []int{1},
+		Warn: func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }})
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("run: %d questions asked, %v", len(rows), err)
+	}
+	if len(warned) != 5 || warned[0] != "conversation 1: left out question 1: not an object" {
+		t.Errorf("warnings %q", warned)
+	}
+}
+
 // Load reads every form the reference script (../shared/eval/locomo_bm25.py)
 // reads: a list of conversations, or one conversation whose sessions and
 // questions are at the top level; a turn's clean_text where it has no
