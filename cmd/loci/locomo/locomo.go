@@ -1495,7 +1495,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			ids[d.Meta["dia_id"].(string)] = true
 			diaOf[d.ID] = d.Meta["dia_id"].(string)
 		}
-		asked := 0
+		asked, unmatched, example := 0, 0, ""
 		for _, qa := range s.QA {
 			var gold []string
 			for _, e := range normEvidence(qa.Evidence) {
@@ -1504,6 +1504,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				}
 			}
 			if len(gold) == 0 {
+				// Evidence that names no turn of the conversation (ids
+				// written another way than the turns' dia_id) is counted.
+				if len(qa.Evidence) > 0 {
+					if unmatched++; example == "" {
+						example = fmt.Sprint(qa.Evidence...)
+					}
+				}
 				continue
 			}
 			evidence := make([]string, len(gold))
@@ -1542,6 +1549,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				rows = append(rows, got...)
 				asked++
 			}
+		}
+		if unmatched > 0 && o.Warn != nil {
+			o.Warn("conversation %d: %d questions not asked: their evidence names no turn of the conversation (such as %q; turns are matched by dia_id, D1:3)", n, unmatched, example)
 		}
 		if o.Progress != nil {
 			o.Progress("conversation %d (%s): %d turns, %d questions", n, s.SampleID, len(ds), asked)

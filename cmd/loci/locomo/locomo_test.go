@@ -278,8 +278,9 @@ func TestDrawersReadNumericAndExportDates(t *testing.T) {
 	}
 }
 
-// A question the palace refuses (an empty one) is reported and left out;
-// the run asks the others, as it stores the turns it can.
+// A question the palace refuses (an empty one) is reported and left out,
+// and so are questions whose evidence names no turn (ids written another
+// way); the run asks the others, as it stores the turns it can.
 func TestRunSkipsAQuestionThePalaceRefuses(t *testing.T) {
 	file := t.TempDir() + "/chat.json"
 	data, _ := json.Marshal(map[string]any{"name": "chat",
@@ -287,6 +288,7 @@ func TestRunSkipsAQuestionThePalaceRefuses(t *testing.T) {
 		"qa": []map[string]any{
 			{"question": "  ", "category": 1, "evidence": []string{"D1:1"}},
 			{"question": "What is Ann's dog called?", "category": 1, "evidence": []string{"D1:1"}},
+			{"question": "Which breed is Pixel?", "category": 1, "evidence": []string{"1:1"}}, // not a dia_id
 		}})
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
@@ -301,7 +303,8 @@ func TestRunSkipsAQuestionThePalaceRefuses(t *testing.T) {
 	if len(rows) != 2 || rows[0].Question != "What is Ann's dog called?" || rows[1].Variant != 1 {
 		t.Errorf("rows %+v, want the second question once for each variant", rows)
 	}
-	if len(warned) != 1 || !strings.HasPrefix(warned[0], `conversation 1: question "  " not asked: `) {
+	if len(warned) != 2 || !strings.HasPrefix(warned[0], `conversation 1: question "  " not asked: `) ||
+		!strings.HasPrefix(warned[1], `conversation 1: 1 questions not asked: their evidence names no turn of the conversation (such as "1:1"`) {
 		t.Errorf("warnings %q", warned)
 	}
 }
