@@ -234,7 +234,7 @@ func dateAt(s string, order DateOrder) (time.Time, int, bool) {
 	clockFirst := false
 	if sm := reClockFirst.FindStringSubmatchIndex(s[at:]); sm != nil {
 		g := groups(s[at:], sm)
-		hour, minute, clockFirst = clock(atoi(g(1)), atoi(g(2)), g(3)), atoi(g(2)), true
+		hour, minute, clockFirst = clock(atoi(g(1)), g(3)), atoi(g(2)), true
 		if hour < 0 {
 			return time.Time{}, 0, false
 		}
@@ -250,7 +250,7 @@ func dateAt(s string, order DateOrder) (time.Time, int, bool) {
 	}
 	if sm := reClockAfter.FindStringSubmatchIndex(s[at:]); sm != nil && !clockFirst {
 		g := groups(s[at:], sm)
-		if hour = clock(atoi(g(1)), atoi(g(2)), g(4)); hour < 0 {
+		if hour = clock(atoi(g(1)), g(4)); hour < 0 {
 			return time.Time{}, 0, false
 		}
 		minute, second = atoi(g(2)), atoi(g(3))
@@ -319,8 +319,8 @@ func calendarDate(s string, order DateOrder) (y int, mon time.Month, d, n int) {
 	return 0, 0, 0, 0
 }
 
-// clock is the hour of h:m with its am or pm, or -1 when that is no time.
-func clock(h, m int, ampm string) int {
+// clock is the hour h with its am or pm, or -1 when that is no hour.
+func clock(h int, ampm string) int {
 	switch strings.ToLower(strings.ReplaceAll(ampm, ".", "")) {
 	case "pm":
 		if h < 1 || h > 12 {

@@ -305,9 +305,9 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 
 // readDate reads a date as LoCoMo writes it ("1:56 pm on 8 May, 2023"),
 // or in any other form a text's header date may take ("2024-03-02T09:15:00Z",
-// "March 2, 2024", "2023/05/30 (Tue) 13:53", "30/05/2023, 13:53"), a
-// numeric date that does not show its order read in order; zero when it
-// is none of these.
+// "March 2, 2024", "2023/05/30 (Tue) 13:53", "30/05/2023, 13:53"); a
+// numeric date that does not show its order is read in the given order.
+// Zero when it is none of these.
 func readDate(s string, order palace.DateOrder) time.Time {
 	s = strings.TrimSpace(s)
 	if s == "" {
