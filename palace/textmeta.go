@@ -100,8 +100,7 @@ func readHeader(text string) (TextMeta, string) {
 	for steps := 0; steps < 4 && rest != ""; steps++ {
 		switch rest[0] {
 		case '[', '(':
-			closer := map[byte]byte{'[': ']', '(': ')'}[rest[0]]
-			end := strings.IndexByte(rest, closer)
+			end := closing(rest)
 			if end < 0 || end > 64 {
 				return m.withSpeaker(rest), rest
 			}
@@ -126,6 +125,25 @@ func readHeader(text string) (TextMeta, string) {
 		}
 	}
 	return m.withSpeaker(rest), rest
+}
+
+// closing is the offset of the bracket that closes the one s opens with
+// (a group may hold another: "(2023/05/30 (Tue) 13:53)"), or -1.
+func closing(s string) int {
+	open := s[0]
+	closer := map[byte]byte{'[': ']', '(': ')'}[open]
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case open:
+			depth++
+		case closer:
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func (m TextMeta) withSpeaker(rest string) TextMeta {

@@ -34,6 +34,7 @@ func TestReadTextMeta(t *testing.T) {
 		// Chat exports, mail and JavaScript stamps, LongMemEval's sessions.
 		{"2023/05/30 (Tue) 13:53 user: I adopted a greyhound", day(2023, 5, 30, 13, 53), "user"},
 		{"[2023/05/30 (Tue) 13:53] assistant: congratulations", day(2023, 5, 30, 13, 53), "assistant"},
+		{"(2023/05/30 (Tue) 13:53) user: a group may hold another", day(2023, 5, 30, 13, 53), "user"},
 		{"[30/05/2023, 13:53:12] Ana: the flat is ours", day(2023, 5, 30, 13, 53).Add(12 * time.Second), "Ana"},
 		{"5/30/23, 1:53 PM - Ana: we signed", day(2023, 5, 30, 13, 53), "Ana"},
 		{"(Mon, 02 Mar 2024 09:15:00 +0100) Bo: the lease", day(2024, 3, 2, 8, 15), "Bo"},

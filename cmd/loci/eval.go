@@ -67,6 +67,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	typos := fs.Float64("typos", 0, "rewrite the conversations last: misspell this share (0-1) of the turns' words of three letters or more, each by one letter left out, added, changed or swapped (text typed in haste; questions unchanged; 0: off)")
 	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
 	noDates := fs.Bool("no-dates", false, "rewrite the conversations first: drop the sessions' dates and the turns' own times, so every drawer carries the time it was stored (a chat exported or converted without its times; questions unchanged)")
+	dateForm := fs.String("date-form", "", "rewrite the conversations first: write every session date and turn time in this Go time layout (\"2006/01/02 (Mon) 15:04\", LongMemEval's; \"02/01/2006, 15:04\", a chat export's), to see that dates written as other datasets write them are read")
 	oneThread := fs.Bool("one-thread", false, "rewrite the conversations first: every session's turns become one thread (session_1), each turn carrying its session's date as its own time (a chat app's export; evidence unchanged; with --no-dates, without the times)")
 	noIDs := fs.Bool("no-ids", false, "agent path: store each turn without its \"[D1:3]\" id, as an agent's own notes carry none (the id's session number is a word every text of its session shares)")
 	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
@@ -144,12 +145,15 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *path != locomo.PathSession && *path != locomo.PathAgent {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
 	}
+	if other := time.Date(2001, 11, 22, 9, 8, 7, 0, time.UTC); *dateForm != "" && other.Format(*dateForm) == *dateForm {
+		return nil, invalidArgs("--date-form "+*dateForm+" is no Go time layout", `Write the reference time Mon Jan 2 15:04:05 2006 as the dates should be written, e.g. --date-form "2006/01/02 (Mon) 15:04"`)
+	}
 	if *noIDs && *path != locomo.PathAgent && !*matrix {
 		return nil, invalidArgs("--no-ids applies to the agent path", "Add --path agent (or --matrix, whose agent runs it changes)")
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, WriteData: *writeData}
+		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -48,6 +48,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--pastes", dir, "--data", oneSpeaker, "--k", "1"},    // only small files
 		{"eval", "locomo", "--pastes-in-turn", "--data", oneSpeaker, "--k", "1"}, // without --pastes
 		{"eval", "locomo", "--no-ids", "--data", oneSpeaker, "--k", "1"},         // the session path
+		{"eval", "locomo", "--date-form", "no layout", "--data", oneSpeaker, "--k", "1"},
 	} {
 		if o := runCLI(t, home, "json", args...); o.code != 2 || o.env.Error.Type != "invalid_args" {
 			t.Errorf("%v: exit %d %s", args, o.code, o.stdout)

@@ -466,9 +466,8 @@ func agentText(d *palace.Drawer, date string, withID bool) string {
 		date = date[i+len(" on "):]
 	}
 	// A date the text's header would not be read back as (a numeric one
-	// whose order only the rest of its conversation shows; one holding a
-	// parenthesised weekday, which would end the header's group) is
-	// written as the day it was read as.
+	// whose order only the rest of its conversation shows) is written as
+	// the day it was read as.
 	if date = strings.TrimSpace(date); date != "" && !d.Timestamp.IsZero() &&
 		palace.ReadTextMeta("("+date+") .").When.IsZero() {
 		date = d.Timestamp.Format("2 January, 2006")
@@ -972,6 +971,42 @@ func NoDates(s *Sample) error {
 	return s.rewriteSessions(func(_ string, turns []Turn) []Turn { return turns })
 }
 
+// DateForm rewrites every date of a conversation (its sessions' and its
+// turns' own times) in the given Go time layout, as another dataset or a
+// chat export writes them ("2006/01/02 (Mon) 15:04", LongMemEval's;
+// "02/01/2006, 15:04"), so that a run shows whether they are read. A date
+// that is not read before the rewrite is left as it is.
+func DateForm(s *Sample, layout string) error {
+	order := dateOrder(s.Conversation)
+	form := func(v string) string {
+		if when := readDate(v, order); !when.IsZero() {
+			return when.Format(layout)
+		}
+		return v
+	}
+	for key, raw := range s.Conversation {
+		var v string
+		switch {
+		case strings.HasSuffix(key, "_date_time") && json.Unmarshal(raw, &v) == nil:
+			s.Conversation[key], _ = json.Marshal(form(v))
+		case sessKeyR.MatchString(key):
+			var turns []map[string]any
+			if err := json.Unmarshal(raw, &turns); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			for _, t := range turns {
+				for _, f := range timeFields {
+					if v, ok := t[f].(string); ok {
+						t[f] = form(v)
+					}
+				}
+			}
+			s.Conversation[key], _ = json.Marshal(turns)
+		}
+	}
+	return nil
+}
+
 // OneThread rewrites a conversation as one thread, as a chat app exports
 // it: every session's turns, in order, become one session (session_1),
 // each turn carrying its session's date as its own time (date_time), so
@@ -1323,6 +1358,9 @@ type Options struct {
 	// NoDates drops every date and time of the conversations (NoDates),
 	// after OneThread and before the other rewrites.
 	NoDates bool
+	// DateForm, when set, writes every date in this Go time layout
+	// (DateForm), after OneThread and NoDates.
+	DateForm string
 	// ShortMessages rewrites every conversation first (ShortMessages): a
 	// messaging-app-like variant of the data. It applies before LongReplies.
 	ShortMessages bool
@@ -1380,6 +1418,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	}{
 		{o.OneThread, OneThread},
 		{o.NoDates, NoDates},
+		{o.DateForm != "", func(s *Sample) error { return DateForm(s, o.DateForm) }},
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
 		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},

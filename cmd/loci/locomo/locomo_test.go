@@ -223,9 +223,7 @@ func turnTimes(t *testing.T, conv map[string]json.RawMessage, want ...time.Time)
 
 // Dates in the forms other datasets and chat exports write them are read,
 // a numeric date's order taken from the conversation's other dates; one
-// whose order nothing shows is left unread and counted, never guessed. The
-// agent path writes a date its header could not hold as the day it was
-// read as.
+// whose order nothing shows is left unread and counted, never guessed.
 func TestDrawersReadNumericAndExportDates(t *testing.T) {
 	conv := map[string]json.RawMessage{
 		// LongMemEval's form: a parenthesised weekday inside the date.
@@ -242,11 +240,12 @@ func TestDrawersReadNumericAndExportDates(t *testing.T) {
 		time.Date(2023, 6, 30, 21, 4, 5, 0, time.UTC),
 		time.Date(2023, 6, 30, 21, 5, 0, 0, time.UTC),
 	)
-	if got := agentText(ds[0], ds[0].Meta["date"].(string), false); got != "(30 May, 2023) user: hi" {
-		t.Errorf("agent text %q", got)
-	}
-	if got := agentText(ds[3], ds[3].Meta["date"].(string), false); got != "(30/06/2023, 21:05) user: ok" {
-		t.Errorf("agent text %q", got)
+	// The agent path writes a date as the file does, unless its header
+	// alone could not say which day it is.
+	for i, want := range []string{"(2023/05/30 (Tue) 13:53) user: hi", "(3 June, 2023) user: hi", "(30.06.2023 21:04:05) user: yo", "(30/06/2023, 21:05) user: ok"} {
+		if got := agentText(ds[i], ds[i].Meta["date"].(string), false); got != want {
+			t.Errorf("agent text %q, want %q", got, want)
+		}
 	}
 
 	// Nothing shows the order: the dates stay unread, and are counted.
@@ -307,6 +306,34 @@ func TestRunSkipsAQuestionThePalaceRefuses(t *testing.T) {
 		!strings.HasPrefix(warned[1], `conversation 1: 1 questions not asked: their evidence names no turn of the conversation (such as "1:1"`) {
 		t.Errorf("warnings %q", warned)
 	}
+}
+
+// DateForm writes every date of a conversation in another form, and the
+// turns are read at the same times as before.
+func TestDateForm(t *testing.T) {
+	conv := map[string]json.RawMessage{
+		"session_1_date_time": json.RawMessage(`"1:56 pm on 8 May, 2023"`),
+		"session_1":           json.RawMessage(`[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},{"speaker":"Bo","dia_id":"D1:2","text":"yo","timestamp":"2023-05-30T21:04:00Z"}]`),
+		"session_2_date_time": json.RawMessage(`"sometime"`),
+		"session_2":           json.RawMessage(`[{"speaker":"Ann","dia_id":"D2:1","text":"bye"}]`),
+	}
+	s := Sample{Conversation: conv}
+	if err := DateForm(&s, "02/01/2006, 15:04"); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"session_1_date_time": `"08/05/2023, 13:56"`, "session_2_date_time": `"sometime"`} {
+		if got := string(s.Conversation[key]); got != want { // a date not read is left as it is
+			t.Errorf("%s written %s, want %s", key, got, want)
+		}
+	}
+	if !strings.Contains(string(s.Conversation["session_1"]), `"timestamp":"30/05/2023, 21:04"`) {
+		t.Errorf("turns written %s", s.Conversation["session_1"])
+	}
+	turnTimes(t, s.Conversation,
+		time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
+		time.Date(2023, 5, 30, 21, 4, 0, 0, time.UTC),
+		time.Time{},
+	)
 }
 
 // A file converted from another dataset may hold items of the wrong shape.
