@@ -1488,6 +1488,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			for _, d := range s.Dropped {
 				o.Warn("conversation %d: left out %s", n, d)
 			}
+			if len(ds) == 0 {
+				o.Warn("conversation %d (%s) has no turns: LoCoMo's schema keeps them in lists session_1, session_2, …", n, s.SampleID)
+			}
 		}
 		if unread, example := unreadDates(ds); unread > 0 && o.Warn != nil {
 			o.Warn("conversation %d: the dates of %d turns were not read (such as %q); they carry the time they are stored", n, unread, example)

@@ -393,6 +393,21 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 	if len(warned) != 5 || warned[0] != "conversation 1: left out question 1: not an object" {
 		t.Errorf("warnings %q", warned)
 	}
+
+	// A conversation whose turns are not where LoCoMo keeps them is said
+	// to have none.
+	other := dir + "/other.json"
+	if err := os.WriteFile(other, []byte(`{"name":"x","sessions":[[{"speaker":"Ann","text":"hi"}]],"qa":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warned = nil
+	if _, _, _, err := Run(context.Background(), Options{Data: []string{other}, Method: palace.ModeKeyword, Embedder: embed.Default(), Ks: []int{1},
+		Warn: func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.HasPrefix(warned[0], "conversation 1 (x) has no turns") {
+		t.Errorf("warnings %q", warned)
+	}
 }
 
 // Load reads every form the reference script (../shared/eval/locomo_bm25.py)
