@@ -304,7 +304,8 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 }
 
 // readDate reads a date as LoCoMo writes it ("1:56 pm on 8 May, 2023"),
-// or in any other form a text's header date may take ("2024-03-02T09:15:00Z",
+// as Unix seconds or milliseconds written as a string, or in any other
+// form a text's header date may take ("2024-03-02T09:15:00Z",
 // "March 2, 2024", "2023/05/30 (Tue) 13:53", "30/05/2023, 13:53"); a
 // numeric date that does not show its order is read in the given order.
 // Zero when it is none of these.
@@ -316,7 +317,18 @@ func readDate(s string, order palace.DateOrder) time.Time {
 	if when, err := time.Parse("3:04 pm on 2 January, 2006", s); err == nil {
 		return when
 	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && len(s) >= 9 && len(s) <= 13 {
+		return epoch(n)
+	}
 	return palace.ReadDate(s, order)
+}
+
+// epoch reads Unix seconds, or milliseconds (from 10^12 on).
+func epoch(n int64) time.Time {
+	if n >= 1e12 {
+		return time.UnixMilli(n).UTC()
+	}
+	return time.Unix(n, 0).UTC()
 }
 
 // timeFields are the fields a turn's own time may be in.
@@ -338,12 +350,8 @@ func turnTime(raw json.RawMessage, order palace.DateOrder) (time.Time, string) {
 				return when, strings.TrimSpace(v)
 			}
 		case float64:
-			sec := int64(v)
-			if v > 1e12 {
-				sec = int64(v / 1000)
-			}
-			if sec > 0 {
-				when := time.Unix(sec, 0).UTC()
+			if v > 0 {
+				when := epoch(int64(v))
 				return when, when.Format(time.RFC3339)
 			}
 		}

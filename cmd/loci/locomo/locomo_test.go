@@ -190,6 +190,9 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 		"session_4": json.RawMessage(`[{"speaker":"Ann","dia_id":"D4:1","text":"up?","timestamp":"2024-03-04T23:50:00+01:00"},
 			{"speaker":"Bo","dia_id":"D4:2","text":"now I am","created_at":1709600400000},
 			{"speaker":"Ann","dia_id":"D4:3","text":"ok","time":"later"}]`),
+		// Unix seconds written as a string.
+		"session_5_date_time": json.RawMessage(`"1683554160"`),
+		"session_5":           json.RawMessage(`[{"speaker":"Bo","dia_id":"D5:1","text":"back"}]`),
 	}
 	turnTimes(t, conv,
 		time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
@@ -199,6 +202,7 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 		time.Date(2024, 3, 4, 22, 50, 0, 0, time.UTC),
 		time.Date(2024, 3, 5, 1, 0, 0, 0, time.UTC),
 		time.Date(2024, 3, 4, 12, 0, 2, 0, time.UTC), // "later" is no time: the session's
+		time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
 	)
 }
 
