@@ -62,6 +62,9 @@ var headerLabels = map[string]bool{
 	"action": true, "result": true, "example": true, "nb": true, "ps": true, "fact": true, "preference": true,
 	"re": true, "subject": true, "title": true, "date": true, "time": true, "source": true, "tags": true,
 	"warn": true, "done": true, "next": true, "plan": true, "problem": true, "solution": true, "why": true,
+	// A day names when, not who: "Monday: standup moved to 10".
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true,
+	"sunday": true, "today": true, "tomorrow": true, "yesterday": true, "tonight": true,
 }
 
 // ReadTextMeta reads the header of a text.

@@ -60,6 +60,8 @@ func TestReadTextMeta(t *testing.T) {
 		{"2023-02-31: not a day", time.Time{}, ""},
 		{"(2024-03-02T09:15:61Z) no such second", time.Time{}, ""},
 		{"TODO: rotate the keys", time.Time{}, ""},
+		{"Monday: standup moved to 10", time.Time{}, ""},
+		{"Tomorrow: ship the release", time.Time{}, ""},
 		{"I think: maybe", time.Time{}, ""},
 	} {
 		m := palace.ReadTextMeta(c.text)
