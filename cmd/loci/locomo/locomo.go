@@ -154,7 +154,10 @@ func (q *QA) UnmarshalJSON(b []byte) error {
 
 // text is a string field of a dataset converted to LoCoMo's schema, read
 // leniently, as one bad field should cost one item, never the run: a
-// number or a boolean as it is written, null, an object or a list as "".
+// number or a boolean as it is written; a list of content parts, as chat
+// APIs write a message's content ([{"type":"text","text":"…"}, …]), as
+// the text of its parts, one to a line; an object as its "text"; null, or
+// anything else, as "".
 type text string
 
 func (t *text) UnmarshalJSON(b []byte) error {
@@ -162,15 +165,35 @@ func (t *text) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	switch v := v.(type) {
-	case string:
-		*t = text(v)
-	case float64, bool:
+	*t = text(partsText(v))
+	if _, ok := v.(float64); ok {
 		*t = text(bytes.TrimSpace(b))
-	default:
-		*t = ""
 	}
 	return nil
+}
+
+// partsText is the text v holds: a string, a boolean, a part's "text", or
+// a list of those, one to a line.
+func partsText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case map[string]any:
+		if s, ok := v["text"].(string); ok {
+			return s
+		}
+	case []any:
+		var parts []string
+		for _, p := range v {
+			if s := partsText(p); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
 }
 
 // Category is a question's category number. Another dataset converted to

@@ -343,15 +343,16 @@ func TestDateForm(t *testing.T) {
 // A file converted from another dataset may hold items of the wrong shape.
 // Each costs only itself: a turn or a question that is not an object, or a
 // session that is not a list, is left out and reported; a field of the
-// wrong type (a number for a text, null for a speaker) is read as well as
-// it can be.
+// wrong type (a number for a text, null for a speaker, a list of content
+// parts as chat APIs write a message) is read as well as it can be.
 func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 	dir := t.TempDir()
 	list, one := dir+"/list.json", dir+"/one.json"
 	for path, data := range map[string]string{
 		list: `[{"sample_id":7,"conversation":{
 			"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a greyhound named Pixel"},
-				"a line of the export",{"speaker":null,"dia_id":"D1:2","text":42}],
+				"a line of the export",{"speaker":null,"dia_id":"D1:2","text":42},
+				{"speaker":"Bo","dia_id":"D1:3","text":[{"type":"text","text":"Pixel is a greyhound?"},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"cute"}]}],
 			"session_2":{"speaker":"Bo"}},
 			"qa":["what?",{"question":"What is Ann's dog called?","category":1,"evidence":["D1:1"]},{"question":42,"evidence":["D1:2"]}]}]`,
 		one: `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},[]],"qa":[{"question":"hi?","evidence":["D1:1"]},null]}`,
@@ -384,7 +385,7 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 		}
 	}
 	ds, err := Drawers(a.Conversation)
-	if err != nil || len(ds) != 2 || ds[1].Content != ": 42" {
+	if err != nil || len(ds) != 3 || ds[1].Content != ": 42" || ds[2].Content != "Bo: Pixel is a greyhound?\ncute" {
 		t.Fatalf("turns %v, %v", ds, err)
 	}
 
