@@ -9,6 +9,7 @@ package locomo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -307,7 +308,9 @@ type Turn struct {
 }
 
 // UnmarshalJSON reads a turn; one without text takes its clean_text, as
-// the reference script reads it. Its fields are read leniently (text).
+// the reference script reads it, or its content, and one without a
+// speaker its role, as chat APIs name them. Its fields are read leniently
+// (text).
 func (t *Turn) UnmarshalJSON(b []byte) error {
 	var v struct {
 		Speaker     text `json:"speaker"`
@@ -315,14 +318,15 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 		Text        text `json:"text"`
 		BlipCaption text `json:"blip_caption"`
 		CleanText   text `json:"clean_text"`
+		// A chat API's names for the speaker and the text.
+		Role    text `json:"role"`
+		Content text `json:"content"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*t = Turn{Speaker: string(v.Speaker), DiaID: string(v.DiaID), Text: string(v.Text), BlipCaption: string(v.BlipCaption)}
-	if t.Text == "" {
-		t.Text = string(v.CleanText)
-	}
+	*t = Turn{Speaker: string(cmp.Or(v.Speaker, v.Role)), DiaID: string(v.DiaID), Text: string(cmp.Or(v.Text, v.CleanText, v.Content)),
+		BlipCaption: string(v.BlipCaption)}
 	return nil
 }
 

@@ -355,7 +355,7 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 				{"speaker":"Bo","dia_id":"D1:3","text":[{"type":"text","text":"Pixel is a greyhound?"},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"cute"}]}],
 			"session_2":{"speaker":"Bo"}},
 			"qa":["what?",{"question":"What is Ann's dog called?","category":1,"evidence":["D1:1"]},{"question":42,"evidence":["D1:2"]}]}]`,
-		one: `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},[]],"qa":[{"question":"hi?","evidence":["D1:1"]},null]}`,
+		one: `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},[],{"role":"assistant","dia_id":"D1:3","content":"hello"}],"qa":[{"question":"hi?","evidence":["D1:1"]},null]}`,
 	} {
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -387,6 +387,10 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 	ds, err := Drawers(a.Conversation)
 	if err != nil || len(ds) != 3 || ds[1].Content != ": 42" || ds[2].Content != "Bo: Pixel is a greyhound?\ncute" {
 		t.Fatalf("turns %v, %v", ds, err)
+	}
+
+	if ds, err := Drawers(b.Conversation); err != nil || len(ds) != 2 || ds[1].Content != "assistant: hello" {
+		t.Errorf("a chat API's turn read as %v, %v", ds, err)
 	}
 
 	var warned []string
