@@ -67,7 +67,34 @@ func (s *Sample) UnmarshalJSON(b []byte) error {
 	*s = Sample{SampleID: string(v.SampleID), Conversation: v.Conversation}
 	s.QA, s.Dropped = readQA(v.QA)
 	s.Dropped = append(s.Dropped, readableSessions(s.Conversation)...)
+	sessionDates(s.Conversation)
 	return nil
+}
+
+// sessionDateKeys are the other names a converted file may give a
+// session's date (session_N_date, …), read as session_N_date_time.
+var sessionDateKeys = []string{"_date", "_datetime", "_timestamp", "_time"}
+
+// sessionDates gives each session's date LoCoMo's key, session_N_date_time,
+// where the file names it another way, and writes a date given as a
+// number (Unix seconds or milliseconds) as a string, as LoCoMo writes
+// dates.
+func sessionDates(conv map[string]json.RawMessage) {
+	for _, sn := range sessionNumbers(conv) {
+		key := fmt.Sprintf("session_%d_date_time", sn)
+		for _, alt := range sessionDateKeys {
+			if _, ok := conv[key]; ok {
+				break
+			}
+			if raw, ok := conv[fmt.Sprintf("session_%d%s", sn, alt)]; ok {
+				conv[key] = raw
+			}
+		}
+		var n json.Number
+		if raw, ok := conv[key]; ok && json.Unmarshal(raw, &n) == nil {
+			conv[key], _ = json.Marshal(n.String())
+		}
+	}
 }
 
 // readQA reads a conversation's questions, leaving out those that are not
@@ -295,6 +322,7 @@ func Load(paths ...string) ([]Sample, error) {
 		qa, dropped := readQA(one.QA)
 		delete(conv, "qa")
 		dropped = append(dropped, readableSessions(conv)...)
+		sessionDates(conv)
 		out = append(out, Sample{SampleID: id, Conversation: conv, QA: qa, Dropped: dropped})
 	}
 	return out, nil

@@ -355,7 +355,8 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 				{"speaker":"Bo","dia_id":"D1:3","text":[{"type":"text","text":"Pixel is a greyhound?"},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"cute"}]}],
 			"session_2":{"speaker":"Bo"}},
 			"qa":["what?",{"question":"What is Ann's dog called?","category":1,"evidence":["D1:1"]},{"question":42,"evidence":["D1:2"]}]}]`,
-		one: `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},[],{"role":"assistant","dia_id":"D1:3","content":"hello"}],"qa":[{"question":"hi?","evidence":["D1:1"]},null]}`,
+		one: `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"},[],{"role":"assistant","dia_id":"D1:3","content":"hello"}],"session_1_date":1683554160,
+			"qa":[{"question":"hi?","evidence":["D1:1"]},null]}`,
 	} {
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -389,8 +390,11 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 		t.Fatalf("turns %v, %v", ds, err)
 	}
 
-	if ds, err := Drawers(b.Conversation); err != nil || len(ds) != 2 || ds[1].Content != "assistant: hello" {
-		t.Errorf("a chat API's turn read as %v, %v", ds, err)
+	// Turns named as a chat API names them, in a session whose date has
+	// another key and is a number.
+	if ds, err := Drawers(b.Conversation); err != nil || len(ds) != 2 || ds[1].Content != "assistant: hello" ||
+		!ds[0].Timestamp.Equal(time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)) {
+		t.Errorf("a chat API's turns read as %v, %v", ds, err)
 	}
 
 	var warned []string
