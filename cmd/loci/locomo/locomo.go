@@ -386,13 +386,14 @@ func epoch(n int64) time.Time {
 	return time.Unix(n, 0).UTC()
 }
 
-// timeFields are the fields a turn's own time may be in.
-var timeFields = []string{"timestamp", "date_time", "created_at", "time"}
+// timeFields are the fields a turn's own time may be in: LoCoMo-like
+// files' and chat exports' (Telegram's "date", ChatGPT's "create_time").
+var timeFields = []string{"timestamp", "date_time", "created_at", "time", "date", "datetime", "create_time", "sent_at"}
 
 // turnTime reads the time of a turn that carries its own, as a chat
-// export's messages do: a "timestamp", "date_time", "created_at" or
-// "time" field holding a date (any form readDate reads) or Unix seconds
-// or milliseconds. Zero when it has none.
+// export's messages do: a field of timeFields holding a date (any form
+// readDate reads) or Unix seconds or milliseconds (from 1973 on: a
+// smaller number is no such time). Zero when it has none.
 func turnTime(raw json.RawMessage, order palace.DateOrder) (time.Time, string) {
 	var fields map[string]any
 	if json.Unmarshal(raw, &fields) != nil {
@@ -405,7 +406,7 @@ func turnTime(raw json.RawMessage, order palace.DateOrder) (time.Time, string) {
 				return when, strings.TrimSpace(v)
 			}
 		case float64:
-			if v > 0 {
+			if v >= 1e8 {
 				when := epoch(int64(v))
 				return when, when.Format(time.RFC3339)
 			}

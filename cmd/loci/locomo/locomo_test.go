@@ -192,7 +192,10 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 			{"speaker":"Ann","dia_id":"D4:3","text":"ok","time":"later"}]`),
 		// Unix seconds written as a string.
 		"session_5_date_time": json.RawMessage(`"1683554160"`),
-		"session_5":           json.RawMessage(`[{"speaker":"Bo","dia_id":"D5:1","text":"back"}]`),
+		"session_5": json.RawMessage(`[{"speaker":"Bo","dia_id":"D5:1","text":"back"},
+			{"speaker":"Ann","dia_id":"D5:2","text":"ok","create_time":1683554170.5},
+			{"speaker":"Bo","dia_id":"D5:3","text":"so","date":"2023-05-08T13:57:00"},
+			{"speaker":"Ann","dia_id":"D5:4","text":"yes","time":13}]`),
 	}
 	turnTimes(t, conv,
 		time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
@@ -203,6 +206,9 @@ func TestDrawersReadOtherDateForms(t *testing.T) {
 		time.Date(2024, 3, 5, 1, 0, 0, 0, time.UTC),
 		time.Date(2024, 3, 4, 12, 0, 2, 0, time.UTC), // "later" is no time: the session's
 		time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC),
+		time.Date(2023, 5, 8, 13, 56, 10, 0, time.UTC), // ChatGPT's create_time
+		time.Date(2023, 5, 8, 13, 57, 0, 0, time.UTC),  // Telegram's date
+		time.Date(2023, 5, 8, 13, 56, 3, 0, time.UTC),  // 13 is no time: the session's
 	)
 }
 
