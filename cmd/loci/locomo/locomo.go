@@ -1530,11 +1530,15 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		return time.Now()
 	}
-	reg, err := palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop(), Now: clock})
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	defer reg.Close()
+	// One registry a conversation, closed before the next is stored: a
+	// closed palace's indexes are freed, so a file of many conversations
+	// runs in the memory of one.
+	var reg *palace.Registry
+	defer func() {
+		if reg != nil {
+			reg.Close()
+		}
+	}()
 
 	var rows []Row
 	var ingest time.Duration
@@ -1569,6 +1573,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 					names[t] = true
 				}
 			}
+		}
+		if reg != nil {
+			reg.Close()
+		}
+		reg, err = palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop(), Now: clock})
+		if err != nil {
+			return nil, 0, 0, err
 		}
 		p, err := reg.Create(ctx, fmt.Sprintf("locomo-%d", n), "LoCoMo "+s.SampleID)
 		if err != nil {
