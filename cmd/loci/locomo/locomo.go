@@ -588,6 +588,25 @@ func Drawers(conv map[string]json.RawMessage) ([]*palace.Drawer, error) {
 	return out, nil
 }
 
+// maxWarnings is how many items a conversation's warnings name one by
+// one; the rest are counted.
+const maxWarnings = 5
+
+// warnItems reports what happened to items of conversation n, naming up
+// to maxWarnings of them and counting the rest.
+func (o Options) warnItems(n int, what string, items []string) {
+	if o.Warn == nil {
+		return
+	}
+	for i, it := range items {
+		if i == maxWarnings {
+			o.Warn("conversation %d: %s %d more items", n, what, len(items)-i)
+			return
+		}
+		o.Warn("conversation %d: %s %s", n, what, it)
+	}
+}
+
 // unreadDates counts the turns whose date string was not read as a time,
 // and gives one of those strings.
 func unreadDates(ds []*palace.Drawer) (int, string) {
@@ -1553,9 +1572,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", s.SampleID, err)}
 		}
 		if o.Warn != nil {
-			for _, d := range s.Dropped {
-				o.Warn("conversation %d: left out %s", n, d)
-			}
+			o.warnItems(n, "left out", s.Dropped)
 			if len(ds) == 0 {
 				o.Warn("conversation %d (%s) has no turns: LoCoMo's schema keeps them in lists session_1, session_2, …", n, s.SampleID)
 			}
@@ -1591,11 +1608,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		for _, sk := range skipped {
-			if o.Warn != nil {
-				o.Warn("conversation %d: skipped %s", n, sk)
-			}
-		}
+		o.warnItems(n, "skipped", skipped)
 		// As `loci serve` does for every palace it opens: queries then use
 		// the in-memory keyword index, as the server's do.
 		if err := p.WarmIndex(ctx); err != nil {
@@ -1613,6 +1626,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			diaOf[d.ID] = d.Meta["dia_id"].(string)
 		}
 		asked, unmatched, example := 0, 0, ""
+		var refused []string
 		for _, qa := range s.QA {
 			var gold []string
 			for _, e := range normEvidence(qa.Evidence) {
@@ -1646,9 +1660,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 					// A question the palace refuses (empty, too long) is
 					// reported and left out, as a refused turn is.
 					got = nil
-					if o.Warn != nil {
-						o.Warn("conversation %d: question %q not asked: %v", n, qa.Question, err)
-					}
+					refused = append(refused, fmt.Sprintf("%q (%v)", qa.Question, err))
 					break
 				}
 				if err != nil {
@@ -1667,6 +1679,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				asked++
 			}
 		}
+		o.warnItems(n, "did not ask", refused)
 		if unmatched > 0 && o.Warn != nil {
 			o.Warn("conversation %d: %d questions not asked: their evidence names no turn of the conversation (such as %q; turns are matched by dia_id, D1:3)", n, unmatched, example)
 		}

@@ -312,7 +312,7 @@ func TestRunSkipsAQuestionThePalaceRefuses(t *testing.T) {
 	if len(rows) != 2 || rows[0].Question != "What is Ann's dog called?" || rows[1].Variant != 1 {
 		t.Errorf("rows %+v, want the second question once for each variant", rows)
 	}
-	if len(warned) != 2 || !strings.HasPrefix(warned[0], `conversation 1: question "  " not asked: `) ||
+	if len(warned) != 2 || warned[0] != `conversation 1: did not ask "  " (query is empty)` ||
 		!strings.HasPrefix(warned[1], `conversation 1: 1 questions not asked: their evidence names no turn of the conversation (such as "1:1"`) {
 		t.Errorf("warnings %q", warned)
 	}
@@ -410,6 +410,20 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 		t.Fatalf("run: %d questions asked, %v", len(rows), err)
 	}
 	if len(warned) != 5 || warned[0] != "conversation 1: left out question 1: not an object" {
+		t.Errorf("warnings %q", warned)
+	}
+
+	// Many bad items are named up to a few, and counted.
+	many := dir + "/many.json"
+	if err := os.WriteFile(many, []byte(`{"session_1":[1,2,3,4,5,6,7,{"speaker":"Ann","dia_id":"D1:8","text":"hi"}],"qa":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warned = nil
+	if _, _, _, err := Run(context.Background(), Options{Data: []string{many}, Method: palace.ModeKeyword, Embedder: embed.Default(), Ks: []int{1},
+		Warn: func(format string, a ...any) { warned = append(warned, fmt.Sprintf(format, a...)) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != maxWarnings+1 || warned[maxWarnings] != "conversation 1: left out 2 more items" {
 		t.Errorf("warnings %q", warned)
 	}
 
