@@ -208,9 +208,13 @@ func NumericDateOrder(s string) DateOrder {
 	if sm == nil || sm[6] == "" {
 		return OrderUnknown
 	}
-	a, b := atoi(sm[6]), atoi(sm[8])
+	return shownOrder(atoi(sm[6]), atoi(sm[8]), sm[7])
+}
+
+// shownOrder is the order a numeric date a<sep>b<sep>year shows.
+func shownOrder(a, b int, sep string) DateOrder {
 	switch {
-	case sm[7] == ".", a > 12 && b <= 12:
+	case sep == ".", a > 12 && b <= 12:
 		return DayFirst
 	case b > 12 && a <= 12:
 		return MonthFirst
@@ -218,6 +222,7 @@ func NumericDateOrder(s string) DateOrder {
 	return OrderUnknown
 }
 
+// stripWeekday is s without the weekday it may open with ("Monday, ").
 func stripWeekday(s string) string {
 	if loc := reWeekdayFirst.FindStringIndex(s); loc != nil {
 		return s[loc[1]:]
@@ -247,10 +252,7 @@ func ReadDate(s string, order DateOrder) time.Time {
 func leadingDate(s string) (time.Time, int, bool) { return dateAt(s, OrderUnknown) }
 
 func dateAt(s string, order DateOrder) (time.Time, int, bool) {
-	at := 0
-	if loc := reWeekdayFirst.FindStringIndex(s); loc != nil {
-		at = loc[1]
-	}
+	at := len(s) - len(stripWeekday(s))
 	hour, minute, second, zone := 12, 0, 0, time.UTC
 	clockFirst := false
 	if sm := reClockFirst.FindStringSubmatchIndex(s[at:]); sm != nil {
@@ -328,7 +330,7 @@ func calendarDate(s string, order DateOrder) (y int, mon time.Month, d, n int) {
 			y -= 100
 		}
 	}
-	if shown := NumericDateOrder(s[:sm[1]]); shown != OrderUnknown {
+	if shown := shownOrder(a, b, g(7)); shown != OrderUnknown {
 		order = shown
 	}
 	switch order {

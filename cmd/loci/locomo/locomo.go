@@ -194,18 +194,17 @@ func (t *text) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*t = text(partsText(v))
-	if _, ok := v.(float64); ok {
-		*t = text(bytes.TrimSpace(b))
-	}
 	return nil
 }
 
-// partsText is the text v holds: a string, a boolean, a part's "text", or
-// a list of those, one to a line.
+// partsText is the text v holds: a string, a number, a boolean, a part's
+// "text", or a list of those, one to a line.
 func partsText(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	case bool:
 		return strconv.FormatBool(v)
 	case map[string]any:
