@@ -120,9 +120,9 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			}
 			// A long drawer is indexed as passages: the passage that
 			// matched is the feedback document, not the whole text.
-			text := d.Content
+			text := unaddressed(d.Content, addressedBy(d)) // as it is indexed
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
-				text = d.Content[sp.Start:sp.End]
+				text = text[sp.Start:sp.End]
 			}
 			// With its episode's or day's word, as it is indexed
 			// (episodeWord).

@@ -201,9 +201,10 @@ type kwRow struct {
 // its text that restate an earlier text (restated.go) count with its
 // keywords, in the whole text or the passage that holds them. A misspelt
 // word is indexed with the word it stands for as well, in its field
-// (typos.go).
+// (typos.go). The names the text addresses are not indexed (address.go).
 func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep episode, known embed.Lexicon) []bm25.Doc {
 	mark := episodeWord(when, content, ep)
+	content = unaddressed(content, addressedOf(keywords))
 	keywords, restated := splitRestated(keywords)
 	ranges := restatedRanges(content, restated)
 	doc := func(start, end int) bm25.Doc {

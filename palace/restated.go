@@ -70,13 +70,17 @@ func withRestated(kw string, restated []string) string {
 }
 
 // splitRestated is the reverse of withRestated: the borrowed keywords and
-// the restated sentences.
+// the restated sentences (keywords may end in the names the text
+// addresses, withAddressed).
 func splitRestated(keywords string) (string, []string) {
+	keywords, names := splitAddressed(keywords)
 	kw, rest, ok := strings.Cut(keywords, restatedMark)
 	if !ok {
 		return keywords, nil
 	}
-	return kw, strings.Split(rest, "\n")
+	// As the text they are found in is read: without the names it
+	// addresses (address.go).
+	return kw, strings.Split(unaddressed(rest, names), "\n")
 }
 
 // ownWords is content[start:end] without the restated sentences wholly

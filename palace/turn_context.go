@@ -137,9 +137,40 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 		if err != nil {
 			return err
 		}
-		d.Keywords = withRestated(kw, restatedSentences(spokenWords(d.Content), window))
+		to, err := addressee(d, earlier())
+		if err != nil {
+			return err
+		}
+		d.Keywords = withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content), window)), to)
 	}
 	return nil
+}
+
+// addressee returns the words of the name of the person d addresses
+// (address.go): the speaker of the message it answers, the first of the
+// texts before it (earlier, newest first, at most maxBorrowTurns) whose
+// speaker is not d's. A silence does not end the search: the person a
+// conversation comes back to is the one it left. None for a drawer
+// without a speaker, one that answers nothing within reach, and a
+// speaker recorded by a chat role (nameWords).
+func addressee(d *Drawer, earlier func() (*Drawer, error)) ([]string, error) {
+	who := speakerOf(d)
+	if who == "" {
+		return nil, nil
+	}
+	for range maxBorrowTurns {
+		x, err := earlier()
+		if err != nil || x == nil {
+			return nil, err
+		}
+		if s := speakerOf(x); s != who {
+			if s == "" {
+				return nil, nil
+			}
+			return nameWords(s), nil
+		}
+	}
+	return nil, nil
 }
 
 // borrowedContext is what d borrows from the drawers before it (earlier
@@ -198,7 +229,8 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 					readErr = err
 					return
 				}
-				read = append(read, said{saidText(x.Content), speakerOf(x)})
+				// As it is indexed: without the names it addressed.
+				read = append(read, said{unaddressed(saidText(x.Content), addressedBy(x)), speakerOf(x)})
 			}
 			if !yield(read[i]) {
 				return

@@ -347,10 +347,10 @@ func redactDrawer(d *Drawer) {
 }
 
 // embedText is the text a drawer's vector is made from: what it says
-// (saidText) less the sentences that restate an earlier text (ownWords),
-// and the context it borrowed.
+// (saidText) less the names it addresses (address.go) and the sentences
+// that restate an earlier text (ownWords), and the context it borrowed.
 func embedText(d *Drawer) string {
-	said := saidText(d.Content)
+	said := unaddressed(saidText(d.Content), addressedBy(d))
 	kw, restated := splitRestated(d.Keywords)
 	if len(restated) > 0 {
 		said = ownWords(said, 0, len(said), restatedRanges(said, restated))
@@ -381,9 +381,10 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 			out[i].Passages = make([][]float32, len(spans))
 		}
 		_, restated := splitRestated(d.Keywords)
-		ranges := restatedRanges(d.Content, restated)
+		content := unaddressed(d.Content, addressedBy(d))
+		ranges := restatedRanges(content, restated)
 		for j, sp := range spans {
-			texts = append(texts, ownWords(d.Content, sp.Start, sp.End, ranges))
+			texts = append(texts, ownWords(content, sp.Start, sp.End, ranges))
 			refs = append(refs, ref{i, j + 1})
 		}
 	}

@@ -1,0 +1,137 @@
+package palace
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Forms of address. People in a conversation call each other by name
+// ("Thanks, Melanie!", "hey Cal", "What do you think, Ana?"), and a name
+// said to its bearer says whom a message is for, not what it is about.
+// Indexed as a word, it makes every message addressed to a person match a
+// question that names them, and those messages (the other speaker's news,
+// their reply to it) outrank what the person said about themselves. So a
+// conversation's text is indexed without the name of the person it
+// answers, its addressee: the speaker of the message it answers (the
+// other speaker's last message, as borrowedContext finds it), whose words
+// it borrows. What it borrows is taken without the names those texts
+// addressed, and its vector is made without them too. The text itself is
+// stored as written.
+//
+// Only the addressee's name goes: a third person named in a conversation
+// is what a message is about. And only a name: a speaker recorded by a
+// chat role ("user", "assistant") is not addressed by it, so those words
+// keep their sense ("the user table"). A name is matched as a word,
+// whatever its case, as people chatting write them ("thanks ana").
+//
+// There is nothing to choose. On LoCoMo (hybrid any@10 / frac@10) the
+// session path went .867 / .799 → .878 / .807 on conversations 6–10 and
+// the agent path .866 / .801 → .873 / .807, both within ±.003 on 1–5;
+// multi-hop questions, which ask about one person across sessions, gain
+// most (RECALL.md, "Forms of address").
+
+// addressMark separates, at the end of a drawer's keywords, the names its
+// text addresses, space-separated. Like restatedMark it is a control
+// character (record separator) that no text keeps (withAddressed drops
+// it from what comes before).
+const addressMark = "\x1e"
+
+// withAddressed is a drawer's keywords with the names its text
+// addresses.
+func withAddressed(keywords string, names []string) string {
+	keywords = strings.ReplaceAll(keywords, addressMark, " ")
+	if len(names) == 0 {
+		return keywords
+	}
+	return keywords + addressMark + strings.Join(names, " ")
+}
+
+// splitAddressed is the reverse of withAddressed: the keywords and the
+// names.
+func splitAddressed(keywords string) (string, []string) {
+	kw, names, ok := strings.Cut(keywords, addressMark)
+	if !ok {
+		return keywords, nil
+	}
+	return kw, strings.Fields(names)
+}
+
+// addressedBy returns the names d's text addresses (from its keywords).
+func addressedBy(d *Drawer) []string { return addressedOf(d.Keywords) }
+
+// addressedOf returns the names a drawer's keywords hold.
+func addressedOf(keywords string) []string {
+	_, names := splitAddressed(keywords)
+	return names
+}
+
+// nameWords returns the words of a speaker's name by which they are
+// addressed ("Ana Souza": "Ana", "Souza"), or none for a speaker recorded
+// by a chat role or by anything but words ("Speaker 2", an id).
+func nameWords(speaker string) []string {
+	if _, role := rolePronouns[strings.ToLower(strings.TrimSpace(speaker))]; role {
+		return nil
+	}
+	ws := strings.FieldsFunc(speaker, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == ',' })
+	for _, w := range ws {
+		for _, r := range w {
+			if !unicode.IsLetter(r) && r != '-' && r != '\'' {
+				return nil
+			}
+		}
+	}
+	var out []string
+	for _, w := range ws {
+		if utf8.RuneCountInString(w) >= 2 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// unaddressed blanks, in text, every word that is one of names (case
+// aside), each byte with a space, so that offsets into text (its
+// passages, its restated sentences) still hold. A word is a run of
+// letters, digits and combining marks: "Melanie's" holds "Melanie".
+func unaddressed(text string, names []string) string {
+	if len(names) == 0 {
+		return text
+	}
+	var b []byte // a copy, made at the first name found
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !inWord(r) {
+			i += n
+			continue
+		}
+		j := i + n
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if !inWord(r) {
+				break
+			}
+			j += n
+		}
+		for _, name := range names {
+			if strings.EqualFold(text[i:j], name) {
+				if b == nil {
+					b = []byte(text)
+				}
+				for k := i; k < j; k++ {
+					b[k] = ' '
+				}
+				break
+			}
+		}
+		i = j
+	}
+	if b == nil {
+		return text
+	}
+	return string(b)
+}
+
+func inWord(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
