@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // Forms of address. People in a conversation call each other by name
@@ -90,48 +92,30 @@ func nameWords(speaker string) []string {
 	return out
 }
 
-// unaddressed blanks, in text, every word that is one of names (case
-// aside), each byte with a space, so that offsets into text (its
-// passages, its restated sentences) still hold. A word is a run of
-// letters, digits and combining marks: "Melanie's" holds "Melanie".
+// unaddressed blanks, in text, every word (palace/words) that is one of
+// names (case aside), each byte with a space, so that offsets into text
+// (its passages, its restated sentences) still hold. "Melanie's" holds
+// the word "Melanie".
 func unaddressed(text string, names []string) string {
 	if len(names) == 0 {
 		return text
 	}
 	var b []byte // a copy, made at the first name found
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !inWord(r) {
-			i += n
-			continue
-		}
-		j := i + n
-		for j < len(text) {
-			r, n := utf8.DecodeRuneInString(text[j:])
-			if !inWord(r) {
-				break
-			}
-			j += n
-		}
+	words.Each(text, 0, func(w words.Word) {
 		for _, name := range names {
-			if strings.EqualFold(text[i:j], name) {
+			if strings.EqualFold(w.Text, name) {
 				if b == nil {
 					b = []byte(text)
 				}
-				for k := i; k < j; k++ {
+				for k := w.Start; k < w.End; k++ {
 					b[k] = ' '
 				}
-				break
+				return
 			}
 		}
-		i = j
-	}
+	})
 	if b == nil {
 		return text
 	}
 	return string(b)
-}
-
-func inWord(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }

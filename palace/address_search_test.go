@@ -2,6 +2,7 @@ package palace_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -52,7 +53,7 @@ func TestNameSaidToItsBearerIsNotAKeyword(t *testing.T) {
 	}
 	// The opening message answers no one, so its "Ana" stays (and the
 	// reply to it borrows it); the answer to Ana does not match her name.
-	if got := keyword("Ana"); len(got) == 0 || got[0] != ds[0].ID || contains(got, ds[2].ID) {
+	if got := keyword("Ana"); len(got) == 0 || got[0] != ds[0].ID || slices.Contains(got, ds[2].ID) {
 		t.Errorf(`keyword search "Ana" matched %v, want %s first and not %s`, got, ds[0].ID, ds[2].ID)
 	}
 	if got := keyword("quilt"); len(got) == 0 || got[0] != ds[1].ID {
@@ -72,13 +73,4 @@ func TestNameSaidToItsBearerIsNotAKeyword(t *testing.T) {
 	if got.Content != turns[1].text {
 		t.Errorf("stored %q, not the text as written %q", got.Content, turns[1].text)
 	}
-}
-
-func contains(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }

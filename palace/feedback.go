@@ -120,10 +120,11 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			}
 			// A long drawer is indexed as passages: the passage that
 			// matched is the feedback document, not the whole text.
-			text := unaddressed(d.Content, addressedBy(d)) // as it is indexed
+			text := d.Content
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
-				text = text[sp.Start:sp.End]
+				text = d.Content[sp.Start:sp.End]
 			}
+			text = unaddressed(text, addressedBy(d)) // as it is indexed
 			// With its episode's or day's word, as it is indexed
 			// (episodeWord).
 			toks := bm25.AppendTokens(nil, episodeWord(d.Timestamp, d.Content, episode{d.SessionID, d.Connection}))
