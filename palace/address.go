@@ -60,11 +60,8 @@ func splitAddressed(keywords string) (string, []string) {
 }
 
 // addressedBy returns the names d's text addresses (from its keywords).
-func addressedBy(d *Drawer) []string { return addressedOf(d.Keywords) }
-
-// addressedOf returns the names a drawer's keywords hold.
-func addressedOf(keywords string) []string {
-	_, names := splitAddressed(keywords)
+func addressedBy(d *Drawer) []string {
+	_, names := splitAddressed(d.Keywords)
 	return names
 }
 
@@ -75,16 +72,13 @@ func nameWords(speaker string) []string {
 	if _, role := rolePronouns[strings.ToLower(strings.TrimSpace(speaker))]; role {
 		return nil
 	}
-	ws := strings.FieldsFunc(speaker, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == ',' })
-	for _, w := range ws {
+	var out []string
+	for _, w := range strings.FieldsFunc(speaker, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == ',' }) {
 		for _, r := range w {
 			if !unicode.IsLetter(r) && r != '-' && r != '\'' {
 				return nil
 			}
 		}
-	}
-	var out []string
-	for _, w := range ws {
 		if utf8.RuneCountInString(w) >= 2 {
 			out = append(out, w)
 		}

@@ -204,7 +204,8 @@ type kwRow struct {
 // (typos.go). The names the text addresses are not indexed (address.go).
 func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep episode, known embed.Lexicon) []bm25.Doc {
 	mark := episodeWord(when, content, ep)
-	content = unaddressed(content, addressedOf(keywords))
+	_, names := splitAddressed(keywords)
+	content = unaddressed(content, names)
 	keywords, restated := splitRestated(keywords)
 	ranges := restatedRanges(content, restated)
 	doc := func(start, end int) bm25.Doc {
