@@ -89,6 +89,34 @@ func TestFirstPersonQuestionsFavourTheUsersWords(t *testing.T) {
 	}
 }
 
+// A text that only asks states nothing: the answer to "What superhero is
+// a favorite?" is the turn that names one, not the turn that asks for
+// one, though the asking turn holds more of the question's words; without
+// the lift (LOCI_ASKS=0) the asking turn stays ahead.
+func TestTextsThatOnlyAskGiveWayToAnswers(t *testing.T) {
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	turn := func(sender, text string) *palace.Drawer {
+		n++
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
+			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{sender}})
+	}
+	turn("Nate", "Do you have a favorite superhero?")
+	answer := turn("Joanna", "Spider-Man has always been a favorite of mine.")
+	for i := range 6 {
+		turn("Nate", fmt.Sprintf("The comic shop downtown restocked its shelves, aisle %d", i))
+	}
+	rank := func() int { return rankOf(t, p, "What superhero is a favorite?", answer.ID) }
+	if r := rank(); r != 1 {
+		t.Fatalf("the answer is at rank %d, want 1", r)
+	}
+	t.Setenv("LOCI_ASKS", "0")
+	if r := rank(); r == 1 {
+		t.Fatalf("without the lift the answer is still first: the test shows nothing")
+	}
+}
+
 // rankOf is the 1-based rank of drawer id among the ten results for
 // query (0: absent).
 func rankOf(t *testing.T, p *palace.Palace, query, id string) int {

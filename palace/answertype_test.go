@@ -100,3 +100,43 @@ func TestQuestionNamesRoleByPronoun(t *testing.T) {
 		t.Error("LOCI_SPEAKER=0 still lifts by pronoun")
 	}
 }
+
+func TestOnlyAsks(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Do you have a favorite superhero?":                      true,
+		"Wow! Is that your third one?":                           false, // "Wow!" is said, not asked
+		"What's it about? 😊":                                     true,
+		"Where is the internship? How're you feelin' about it?":  true,
+		"[D1:3] (8 May, 2023) Nate: What's your favorite genre?": true,
+		"Caroline: Did you go?":                                  true,
+		"How do I deploy my app to the Pi?":                      false, // tells of the asker
+		"Should we go hiking this weekend?":                      false,
+		"I love fantasy and sci-fi movies.":                      false,
+		"Spider-Man has always been a favorite of mine":          false,
+		"":     false,
+		"🎉 !!": false,
+	} {
+		if got := onlyAsks(text); got != want {
+			t.Errorf("onlyAsks(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestQuestionsAboutAskingKeepQuestions(t *testing.T) {
+	ask := &Drawer{Content: "Do you have a favorite superhero?"}
+	tell := &Drawer{Content: "Spider-Man has always been a favorite of mine."}
+	q := readQuestion("What superhero is Joanna a fan of?")
+	if f := q.lift(ask, nil); f != askLift {
+		t.Errorf("a text that only asks: lift %v, want %v", f, askLift)
+	}
+	if f := q.lift(tell, nil); f != 1 {
+		t.Errorf("a text that tells: lift %v, want 1", f)
+	}
+	if f := readQuestion("What did Nate ask Joanna about superheroes?").lift(ask, nil); f != 1 {
+		t.Errorf("a question about what was asked: lift %v, want 1", f)
+	}
+	t.Setenv("LOCI_ASKS", "0")
+	if f := readQuestion("What superhero is Joanna a fan of?").lift(ask, nil); f != 1 {
+		t.Errorf("LOCI_ASKS=0: lift %v, want 1", f)
+	}
+}
