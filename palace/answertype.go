@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"context"
 	"os"
 	"regexp"
 	"strings"
@@ -170,6 +171,45 @@ func onlyAsks(text string) bool {
 		}
 	}
 	return true
+}
+
+// answersTo are the texts that answer d, a text that only asks: the run
+// of texts of the next other speaker after it, as far as the context
+// budget a turn borrows within (turnContextBytes; at most maxBorrowTurns
+// texts). What the asker adds before the answer is passed over. A
+// question and its answer are the adjacency pair of conversation analysis
+// (Schegloff and Sacks 1973); the answer often shares no word with the
+// question ("Spider-Man has always been a favorite of mine"), and it may
+// take a few messages to come. A silence ends the search (apart), and a
+// text outside a session or connection, or with no speaker, has none.
+func (p *Palace) answersTo(ctx context.Context, d *Drawer) ([]*Drawer, error) {
+	if d == nil || (d.SessionID == "" && d.Connection == "") || len(d.SenderIDs) == 0 {
+		return nil, nil
+	}
+	var out []*Drawer
+	asker, answerer, size := d.SenderIDs[0], "", 0
+	at := d
+	for steps := 0; steps < maxBorrowTurns && size < turnContextBytes; steps++ {
+		_, next, err := p.st.Drawers().Adjacent(ctx, at, contextKinds)
+		if err != nil {
+			return out, storeErr("read adjacent drawers", err)
+		}
+		if next == nil || apart(next, at) || len(next.SenderIDs) == 0 {
+			break
+		}
+		switch sp := next.SenderIDs[0]; {
+		case sp == asker && answerer == "":
+			// the asker goes on before anyone answers
+		case sp == asker || (answerer != "" && sp != answerer):
+			return out, nil
+		default:
+			answerer = sp
+			out = append(out, next)
+			size += len(next.Content)
+		}
+		at = next
+	}
+	return out, nil
 }
 
 // selfWords are the words by which a speaker speaks of themselves.

@@ -2,6 +2,7 @@ package palace_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,6 +115,41 @@ func TestTextsThatOnlyAskGiveWayToAnswers(t *testing.T) {
 	t.Setenv("LOCI_ASKS", "0")
 	if r := rank(); r == 1 {
 		t.Fatalf("without the lift the answer is still first: the test shows nothing")
+	}
+}
+
+// The answer to a question that matched rises with it: Joanna's reply
+// shares no word with "Which superhero does she love?" but answers the
+// turn that asks it. The asking turn is among the best matches and is
+// lowered for only asking; its answer takes a share of the score it had
+// and stands above it and above turns that say both words. Without the
+// lifts (LOCI_ASKS=0) the reply, which matches nothing itself, is below
+// its question.
+func TestAnswersRiseWithTheirQuestion(t *testing.T) {
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	turn := func(session, sender, text string) *palace.Drawer {
+		n++
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: session,
+			Timestamp: t0.Add(time.Duration(n) * time.Minute), SenderIDs: []string{sender}})
+	}
+	question := turn("s1", "Nate", "Which superhero do you love?")
+	// Too long to borrow its question's words (turnContextBytes): it is
+	// found by nothing of its own.
+	answer := turn("s1", "Joanna", "Spider-Man, for sure. "+strings.Repeat("Peter Parker is a student by day, always short of money "+
+		"and late for everything, who still shows up for his neighbours in Queens every night. ", 5))
+	for i := range 12 {
+		turn(fmt.Sprintf("f%d", i), "Nate", "We love superhero films"+strings.Repeat(" at the cinema", i))
+	}
+	const query = "Which superhero does she love?"
+	rq, ra := rankIn(t, p, query, 16, question.ID), rankIn(t, p, query, 16, answer.ID)
+	if ra == 0 || ra > 10 || ra > rq {
+		t.Fatalf("the answer is at rank %d and its question at %d; want the answer in the first ten, above the question", ra, rq)
+	}
+	t.Setenv("LOCI_ASKS", "0")
+	if rq, ra := rankIn(t, p, query, 16, question.ID), rankIn(t, p, query, 16, answer.ID); ra < rq {
+		t.Fatalf("without the lifts the question is at rank %d and the answer at %d: the test shows nothing", rq, ra)
 	}
 }
 

@@ -323,6 +323,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		return err
 	}
+	type askedHit struct {
+		c     *cand
+		score float64
+	}
+	var asked []askedHit
 	// The question's answer type and the speakers it names
 	// (answertype.go) lift the head's drawers that fit them.
 	if q := readQuestion(req.Query); req.Mode == ModeHybrid && len(all) > 0 && q.lifts() {
@@ -341,8 +346,14 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			return nil, err
 		}
 		lifted := false
+		// A text that only asks and was among the neighbour pass's hits
+		// before the lifts keeps that score for its answers (below).
+		third := head[min(neighbourHits, len(head))-1].rrf
 		for _, c := range head {
 			if d := loaded[c.rid]; d != nil {
+				if q.asks && c.rrf >= third && onlyAsks(d.Content) {
+					asked = append(asked, askedHit{c, c.rrf})
+				}
 				if f := q.lift(d, bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass)); f != 1 {
 					c.rrf *= f
 					lifted = true
@@ -377,6 +388,25 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				loaded[n.RID] = n
 				nc := get(n.RID)
 				if s := neighbourLift * c.rrf; s > nc.rrf {
+					nc.rrf, lifted = s, true
+				}
+			}
+		}
+		// A question among the best hits, lowered for only asking, is
+		// answered by the turns after it (answersTo); they rise as its
+		// neighbours would.
+		for _, a := range asked {
+			answers, err := p.answersTo(ctx, loaded[a.c.rid])
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range answers {
+				if allowed != nil && !allowed.hasRID(n.RID) {
+					continue
+				}
+				loaded[n.RID] = n
+				nc := get(n.RID)
+				if s := neighbourLift * a.score; s > nc.rrf {
 					nc.rrf, lifted = s, true
 				}
 			}
@@ -679,7 +709,8 @@ func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, er
 // Neighbour propagation: what a conversation says about one thing it
 // usually says over consecutive turns (a question and its answer, a
 // statement and its elaboration), so the turns on either side of a strong
-// hit are likely evidence too. Each of the neighbourHits best drawers of
+// hit are likely evidence too.
+// Each of the neighbourHits best drawers of
 // the fused ranking lifts the turn before it and the turn after it in its
 // session, or its connection (store.DrawerReader.Adjacent), to
 // neighbourLift of its own fused score, unless the neighbour already
