@@ -1,0 +1,130 @@
+package palace_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// recallFiles are the files whose constants shape what recall returns;
+// each of their numeric constants, and each variable named in
+// recallVars, has a row in RECALL.md's "Every parameter, and how it was
+// set" with the value the code has.
+var recallFiles = []string{
+	"answertype.go", "feedback.go", "restated.go", "turn_context.go", "search.go",
+	"timeq.go", "typos.go", "closet.go", "passages.go", "address.go",
+	"bm25/index.go", "embed/glove/glove.go", "embed/builtin/builtin.go",
+}
+
+// recallVars are parameters kept in variables: BM25's (so they round at
+// run time as FTS5's do), the fusion default and the encoder's mix.
+var recallVars = map[string]bool{"k1": true, "b": true, "DefaultFusion": true, "HybridWeights": true}
+
+func TestEveryRecallParameterIsAccounted(t *testing.T) {
+	code := map[string]string{} // name -> value as written
+	for _, f := range recallFiles {
+		src, err := os.ReadFile(f)
+		if os.IsNotExist(err) {
+			continue // a file the list names ahead of time
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		af, err := parser.ParseFile(fset, f, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || (g.Tok != token.CONST && g.Tok != token.VAR) {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if i >= len(vs.Values) || (g.Tok == token.VAR && !recallVars[n.Name]) {
+						continue // an enumeration's next name, a zero value
+					}
+					v := vs.Values[i]
+					text := string(src[fset.Position(v.Pos()).Offset:fset.Position(v.End()).Offset])
+					if lit, ok := v.(*ast.BasicLit); (ok && lit.Kind == token.STRING) || strings.Contains(text, "iota") {
+						continue // a mark or a name, or an enumeration
+					}
+					code[n.Name] = text
+				}
+			}
+		}
+	}
+	for name := range recallVars {
+		if code[name] == "" {
+			t.Errorf("the variable %s is not in the files named", name)
+		}
+	}
+
+	doc, err := os.ReadFile("RECALL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "## Every parameter, and how it was set\n")
+	if !ok {
+		t.Fatal(`RECALL.md has no section "Every parameter, and how it was set"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("(?m)^\\| `([A-Za-z0-9_]+)` \\| ([^|]+) \\|")
+	ledger := map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		ledger[m[1]] = strings.TrimSpace(m[2])
+	}
+	if len(ledger) == 0 {
+		t.Fatal("the section has no rows")
+	}
+	for name, v := range code {
+		l, ok := ledger[name]
+		if !ok {
+			t.Errorf("%s = %s has no row in RECALL.md's parameters: say how it was set", name, v)
+			continue
+		}
+		if !sameValue(v, l) {
+			t.Errorf("%s is %s in the code and %q in RECALL.md", name, v, l)
+		}
+	}
+	for name := range ledger {
+		if _, ok := code[name]; !ok {
+			t.Errorf("RECALL.md names %s, which the files named do not declare", name)
+		}
+	}
+}
+
+var number = regexp.MustCompile(`\d+(?:\.\d+)?(?:e-?\d+)?`)
+
+// sameValue compares a value as the code writes it with the ledger's: the
+// same expression (spaces aside), or, for a composite value (the fusion,
+// the encoder's mix), the same numbers in the same order.
+func sameValue(code, ledger string) bool {
+	squeeze := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+	if squeeze(code) == squeeze(ledger) {
+		return true
+	}
+	if !strings.Contains(code, "{") {
+		return false
+	}
+	_, elems, _ := strings.Cut(code, "{")
+	a, b := number.FindAllString(elems, -1), number.FindAllString(ledger, -1)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, err1 := strconv.ParseFloat(a[i], 64)
+		y, err2 := strconv.ParseFloat(b[i], 64)
+		if err1 != nil || err2 != nil || x != y {
+			return false
+		}
+	}
+	return true
+}
