@@ -154,13 +154,13 @@ func onlyAsks(text string) bool {
 	asks := false
 	for _, s := range extract.Sentences(body) {
 		s = strings.TrimRightFunc(s, func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(".!?", r)
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(".!?？", r)
 		})
 		if s == "" {
 			continue // an emoji or a symbol alone
 		}
-		if !strings.HasSuffix(s, "?") {
-			return false
+		if s = strings.TrimRight(s, "!"); !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "？") {
+			return false // "Really?!" asks
 		}
 		asks = true
 	}

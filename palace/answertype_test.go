@@ -113,8 +113,11 @@ func TestOnlyAsks(t *testing.T) {
 		"Should we go hiking this weekend?":                      false,
 		"I love fantasy and sci-fi movies.":                      false,
 		"Spider-Man has always been a favorite of mine":          false,
-		"":     false,
-		"🎉 !!": false,
+		"Really?!":   true,
+		"Great!":     false,
+		"你喜欢哪个超级英雄？": true,
+		"":           false,
+		"🎉 !!":       false,
 	} {
 		if got := onlyAsks(text); got != want {
 			t.Errorf("onlyAsks(%q) = %v, want %v", text, got, want)
