@@ -5,7 +5,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/words"
@@ -29,10 +28,10 @@ import (
 //     the question's words and answers nothing; "Spider-Man has always
 //     been a favorite of mine" answers it. A text whose every sentence is
 //     a question, and which says nothing of its speaker (no "I", "my",
-//     "we"), is lowered, unless the question asks what was asked. In a
-//     conversation a question is answered in the turns after it, which
-//     the neighbour lift reaches. "How do I deploy my app?" tells of the
-//     asker and keeps its place.
+//     "we"), is lowered, unless the question asks what was asked; if it
+//     was among the best hits, its answer (answersTo) rises with it as a
+//     neighbour would. "How do I deploy my app?" tells of the asker and
+//     keeps its place.
 //
 // A lift multiplies a candidate's fused score; nothing is dropped.
 
@@ -154,7 +153,7 @@ func onlyAsks(text string) bool {
 	asks := false
 	for _, s := range extract.Sentences(body) {
 		s = strings.TrimRightFunc(s, func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(".!?？", r)
+			return !words.IsWordRune(r) && !strings.ContainsRune(".!?？", r)
 		})
 		if s == "" {
 			continue // an emoji or a symbol alone

@@ -324,8 +324,8 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		return err
 	}
 	type askedHit struct {
-		c     *cand
-		score float64
+		rid   int64
+		score float64 // before the lifts
 	}
 	var asked []askedHit
 	// The question's answer type and the speakers it names
@@ -352,7 +352,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		for _, c := range head {
 			if d := loaded[c.rid]; d != nil {
 				if q.asks && c.rrf >= third && onlyAsks(d.Content) {
-					asked = append(asked, askedHit{c, c.rrf})
+					asked = append(asked, askedHit{c.rid, c.rrf})
 				}
 				if f := q.lift(d, bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass)); f != 1 {
 					c.rrf *= f
@@ -396,7 +396,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		// answered by the turns after it (answersTo); they rise as its
 		// neighbours would.
 		for _, a := range asked {
-			answers, err := p.answersTo(ctx, loaded[a.c.rid])
+			answers, err := p.answersTo(ctx, loaded[a.rid])
 			if err != nil {
 				return nil, err
 			}
@@ -709,8 +709,7 @@ func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, er
 // Neighbour propagation: what a conversation says about one thing it
 // usually says over consecutive turns (a question and its answer, a
 // statement and its elaboration), so the turns on either side of a strong
-// hit are likely evidence too.
-// Each of the neighbourHits best drawers of
+// hit are likely evidence too. Each of the neighbourHits best drawers of
 // the fused ranking lifts the turn before it and the turn after it in its
 // session, or its connection (store.DrawerReader.Adjacent), to
 // neighbourLift of its own fused score, unless the neighbour already
