@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loci-mem/loci/palace/embed"
 )
 
 func TestUnaddressed(t *testing.T) {
@@ -77,15 +75,7 @@ func TestAddressedKeywords(t *testing.T) {
 // answers no one, a note without a speaker and a chat role record none.
 func TestTextsRecordWhomTheyAddress(t *testing.T) {
 	ctx := context.Background()
-	reg, err := OpenRegistry(Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(ctx, "p", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newTestPalace(t)
 	chat := []string{
 		"Bob: Hey Ana, I repaired the old fence today",
 		"Ana: Nice work, Bob! My quilt is finished",

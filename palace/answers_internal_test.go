@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loci-mem/loci/palace/embed"
 )
 
 // The answer to a text that only asks is the next other speaker's run
@@ -15,15 +13,7 @@ import (
 // context budget.
 func TestAnswersTo(t *testing.T) {
 	ctx := context.Background()
-	reg, err := OpenRegistry(Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(ctx, "p", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newTestPalace(t)
 	at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
 	session := func(id string, lines ...string) []*Drawer {
 		t.Helper()

@@ -15,16 +15,10 @@ import (
 // they stay ahead of it.
 func TestWhenQuestionsFavourTextsThatNameATime(t *testing.T) {
 	p := MustOpenPalace(t)
-	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
-	n := 0
-	turn := func(text string) *palace.Drawer {
-		n++
-		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
-			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{"ann"}})
-	}
-	answer := turn("We finally moved into the new house last spring.")
+	turn := conversation(t, p)
+	answer := turn("", "ann", "We finally moved into the new house last spring.")
 	for i := range 6 {
-		turn(fmt.Sprintf("Audrey loves the new house and its big garden, room %d", i))
+		turn("", "ann", fmt.Sprintf("Audrey loves the new house and its big garden, room %d", i))
 	}
 	rank := func() int { return rankOf(t, p, "When did Audrey move into the new house?", answer.ID) }
 	if r := rank(); r != 1 {
@@ -41,17 +35,11 @@ func TestWhenQuestionsFavourTextsThatNameATime(t *testing.T) {
 // evenings; without the lift (LOCI_SPEAKER=0) the remark stays ahead.
 func TestQuestionsNamingASpeakerFavourTheirWords(t *testing.T) {
 	p := MustOpenPalace(t)
-	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
-	n := 0
-	turn := func(sender, text string) *palace.Drawer {
-		n++
-		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
-			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{sender}})
-	}
-	own := turn("Melanie", "In the evenings I paint landscapes to relax after work.")
-	turn("Caroline", "Melanie, your evenings sound busy. Do you ever relax after work?")
+	turn := conversation(t, p)
+	own := turn("", "Melanie", "In the evenings I paint landscapes to relax after work.")
+	turn("", "Caroline", "Melanie, your evenings sound busy. Do you ever relax after work?")
 	for i := range 6 {
-		turn("Caroline", fmt.Sprintf("The gallery downtown shows landscapes, hall %d", i))
+		turn("", "Caroline", fmt.Sprintf("The gallery downtown shows landscapes, hall %d", i))
 	}
 	rank := func() int { return rankOf(t, p, "What does Melanie do in the evenings to relax?", own.ID) }
 	if r := rank(); r != 1 {
@@ -68,17 +56,11 @@ func TestQuestionsNamingASpeakerFavourTheirWords(t *testing.T) {
 // question about the same evenings; without the lift they do not.
 func TestFirstPersonQuestionsFavourTheUsersWords(t *testing.T) {
 	p := MustOpenPalace(t)
-	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
-	n := 0
-	turn := func(sender, text string) *palace.Drawer {
-		n++
-		return mustAdd(t, p, &palace.Drawer{Content: sender + ": " + text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
-			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{sender}})
-	}
-	own := turn("user", "In the evenings I paint landscapes to relax after work.")
-	turn("assistant", "Your evenings sound busy. Do you ever relax in the evenings after work?")
+	turn := conversation(t, p)
+	own := turn("", "user", "user: In the evenings I paint landscapes to relax after work.")
+	turn("", "assistant", "assistant: Your evenings sound busy. Do you ever relax in the evenings after work?")
 	for i := range 6 {
-		turn("assistant", fmt.Sprintf("The gallery downtown shows landscapes, hall %d", i))
+		turn("", "assistant", fmt.Sprintf("assistant: The gallery downtown shows landscapes, hall %d", i))
 	}
 	rank := func() int { return rankOf(t, p, "What do I do in the evenings to relax?", own.ID) }
 	if r := rank(); r != 1 {
@@ -96,17 +78,11 @@ func TestFirstPersonQuestionsFavourTheUsersWords(t *testing.T) {
 // the lift (LOCI_ASKS=0) the asking turn stays ahead.
 func TestTextsThatOnlyAskGiveWayToAnswers(t *testing.T) {
 	p := MustOpenPalace(t)
-	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
-	n := 0
-	turn := func(sender, text string) *palace.Drawer {
-		n++
-		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", n),
-			Timestamp: t0.Add(time.Duration(n) * time.Hour), SenderIDs: []string{sender}})
-	}
-	turn("Nate", "Do you have a favorite superhero?")
-	answer := turn("Joanna", "Spider-Man has always been a favorite of mine.")
+	turn := conversation(t, p)
+	turn("", "Nate", "Do you have a favorite superhero?")
+	answer := turn("", "Joanna", "Spider-Man has always been a favorite of mine.")
 	for i := range 6 {
-		turn("Nate", fmt.Sprintf("The comic shop downtown restocked its shelves, aisle %d", i))
+		turn("", "Nate", fmt.Sprintf("The comic shop downtown restocked its shelves, aisle %d", i))
 	}
 	rank := func() int { return rankOf(t, p, "What superhero is a favorite?", answer.ID) }
 	if r := rank(); r != 1 {
@@ -127,20 +103,14 @@ func TestTextsThatOnlyAskGiveWayToAnswers(t *testing.T) {
 // its question.
 func TestAnswersRiseWithTheirQuestion(t *testing.T) {
 	p := MustOpenPalace(t)
-	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
-	n := 0
-	turn := func(session, sender, text string) *palace.Drawer {
-		n++
-		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: session,
-			Timestamp: t0.Add(time.Duration(n) * time.Minute), SenderIDs: []string{sender}})
-	}
+	turn := conversation(t, p)
 	question := turn("s1", "Nate", "Which superhero do you love?")
 	// Too long to borrow its question's words (turnContextBytes): it is
 	// found by nothing of its own.
 	answer := turn("s1", "Joanna", "Spider-Man, for sure. "+strings.Repeat("Peter Parker is a student by day, always short of money "+
 		"and late for everything, who still shows up for his neighbours in Queens every night. ", 5))
 	for i := range 12 {
-		turn(fmt.Sprintf("f%d", i), "Nate", "We love superhero films"+strings.Repeat(" at the cinema", i))
+		turn("", "Nate", "We love superhero films"+strings.Repeat(" at the cinema", i))
 	}
 	const query = "Which superhero does she love?"
 	rq, ra := rankIn(t, p, query, 16, question.ID), rankIn(t, p, query, 16, answer.ID)
@@ -150,6 +120,21 @@ func TestAnswersRiseWithTheirQuestion(t *testing.T) {
 	t.Setenv("LOCI_ASKS", "0")
 	if rq, ra := rankIn(t, p, query, 16, question.ID), rankIn(t, p, query, 16, answer.ID); ra < rq {
 		t.Fatalf("without the lifts the question is at rank %d and the answer at %d: the test shows nothing", rq, ra)
+	}
+}
+
+// conversation returns a function that writes turns into p a minute
+// apart; a turn written with no session is a session of its own.
+func conversation(t *testing.T, p *palace.Palace) func(session, sender, text string) *palace.Drawer {
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	n := 0
+	return func(session, sender, text string) *palace.Drawer {
+		n++
+		if session == "" {
+			session = fmt.Sprintf("s%d", n)
+		}
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: session,
+			Timestamp: t0.Add(time.Duration(n) * time.Minute), SenderIDs: []string{sender}})
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/loci-mem/loci/palace/embed"
 )
 
 // A palace of an earlier release embedded long texts in the keyword
@@ -18,15 +16,7 @@ import (
 func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	reg, err := OpenRegistry(Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reg.Close()
-	p, err := reg.Create(ctx, "p", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newTestPalace(t)
 	filler := func(tag string, n int) []string {
 		w := make([]string, n)
 		for i := range w {
@@ -67,7 +57,7 @@ func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 
 	// Make it a palace of the earlier release: passage vectors in the
 	// keyword window, no window recorded.
-	err = p.Write(ctx, func(tx *Tx) error {
+	err := p.Write(ctx, func(tx *Tx) error {
 		for _, d := range ds {
 			spans := Passages(d.Content)
 			texts := []string{embedText(d)}
