@@ -233,13 +233,32 @@ func TestBurstBorrowsTheMessageItAnswers(t *testing.T) {
 // minutes after the message it answers borrows it as always.
 func TestSilenceEndsWhatATextBorrows(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	chat := []string{
+	checkBorrowedOnEveryPath(t, []string{
 		"(2024-03-02 09:15) Ana: Do you still go rock climbing on weekends?",
 		"(2024-03-02 09:17) Ben: every spring, in Yosemite",
 		"(2024-03-02 13:40) Ben: back from lunch, the build is green",
-	}
-	want := []string{"", "Ana: Do you still go rock climbing on weekends?", ""}
+	}, []string{"", "Ana: Do you still go rock climbing on weekends?", ""})
+}
+
+// A reply answers the message before it however late it comes within a
+// day (replyWindow): Ben's answer the next morning borrows Ana's question
+// of the evening before. A message of another speaker two days later
+// opens a new conversation and borrows nothing.
+func TestAReplyBorrowsAcrossASilence(t *testing.T) {
+	t.Parallel()
+	checkBorrowedOnEveryPath(t, []string{
+		"(2024-03-02 21:05) Ana: How was the trip to Norway?",
+		"(2024-03-03 08:40) Ben: amazing, we saw the fjords",
+		"(2024-03-05 10:00) Ana: Hey, are you free on Friday?",
+	}, []string{"", "Ana: How was the trip to Norway?", ""})
+}
+
+// checkBorrowedOnEveryPath writes chat (texts that open with their time,
+// "(2024-03-02 09:15) ") on every path (through a connection, in a session
+// one text at a time, in a batch of session turns) and checks what each
+// text borrowed.
+func checkBorrowedOnEveryPath(t *testing.T, chat, want []string) {
+	t.Helper()
 	for _, through := range []string{"connection", "session"} {
 		t.Run(through, func(t *testing.T) {
 			t.Parallel()
@@ -256,7 +275,7 @@ func TestSilenceEndsWhatATextBorrows(t *testing.T) {
 			ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, SessionID: "s1", Content: text[len("(2024-03-02 09:15) "):],
 				SenderIDs: []string{m.Speaker}, Timestamp: m.When})
 		}
-		if err := p.AddMany(ctx, ds); err != nil {
+		if err := p.AddMany(context.Background(), ds); err != nil {
 			t.Fatal(err)
 		}
 		checkBorrowed(t, readBack(t, p, ds), want)

@@ -27,8 +27,9 @@ const maxBorrowTurns = 16
 // text stored this long after the one before it starts a new one, and
 // borrows from, restates and lifts nothing before the silence
 // (untilSilence, apart). A thread of a chat export holds weeks of
-// conversation in one session, and a person who comes back to an agent
-// after lunch does not answer what was said before it. Dividing a stream
+// conversation in one session, and what one speaker writes after a pause
+// (a note saved after lunch, "back from lunch, the build is green") does
+// not continue what came before it. Dividing a stream
 // of events into sessions at an inactivity timeout is the standard
 // sessionization: Catledge and Pitkow (1995) derived 25.5 minutes from
 // the gaps between a browser's events, and 30 minutes is the convention
@@ -36,7 +37,21 @@ const maxBorrowTurns = 16
 // conversations have, are untouched; on LoCoMo as one thread of dated
 // messages (eval --one-thread), where its sessions are days apart, the
 // rule gives back LoCoMo's own figures (RECALL.md, "Sessions, not days").
+// A reply is the exception (replyWindow).
 const episodeSilence = 30 * time.Minute
+
+// replyWindow: a text of another speaker than the text before it answers
+// that text across a silence shorter than this. Between people a chat is
+// asynchronous: "How was the trip?" at nine in the evening is answered
+// "Amazing, we saw the fjords" the next morning, and the answer borrows
+// the question as a reply sent a minute later does. A message a day or
+// more later opens a new conversation, as a session of LoCoMo written as
+// one thread does (its sessions are days apart). A day is the period of
+// people's lives, not a value chosen on the evaluation; with no bound at
+// all, LoCoMo as one thread lost .004 / .007 (RECALL.md, "Replies across a
+// silence"). A text with no speaker (a note) answers no one, and the
+// silence stands before it.
+const replyWindow = 24 * time.Hour
 
 // untilSilence walks back through the texts before d (earlier returns
 // them newest first, and nil when there are no more) until the first
@@ -55,13 +70,19 @@ func untilSilence(d *Drawer, earlier func() (*Drawer, error)) func() (*Drawer, e
 }
 
 // apart reports whether a silence of episodeSilence or more lies between
-// two texts' times (never when either has no time).
+// two texts' times (never when either has no time), unless one answers
+// the other: their speakers differ and the silence is shorter than
+// replyWindow.
 func apart(a, b *Drawer) bool {
 	if a.Timestamp.IsZero() || b.Timestamp.IsZero() {
 		return false
 	}
-	gap := a.Timestamp.Sub(b.Timestamp)
-	return gap >= episodeSilence || gap <= -episodeSilence
+	gap := a.Timestamp.Sub(b.Timestamp).Abs()
+	if gap < episodeSilence {
+		return false
+	}
+	replies := len(a.SenderIDs) > 0 && len(b.SenderIDs) > 0 && a.SenderIDs[0] != b.SenderIDs[0]
+	return !replies || gap >= replyWindow
 }
 
 // contextKinds are the kinds whose drawers, written in a session, are

@@ -1125,6 +1125,63 @@ func OneThread(s *Sample) error {
 	return nil
 }
 
+// SlowReplies gives every turn a time of its own, as a chat export's
+// messages have, and makes the conversation asynchronous, as people write
+// to each other in a messaging app: a turn of the same speaker follows the
+// one before by 40 seconds, a reply (a turn of another speaker) by 1 to
+// 10 minutes, and share of the replies by 45 minutes to 10 hours (an
+// answer the same evening or the next morning). A turn keeps its own time
+// when that is later (a thread's next session). A session with no date,
+// and no time on its first turn, is left as it is. Texts and evidence are
+// unchanged; the delays are fixed by the conversation and the session.
+func SlowReplies(s *Sample, share float64) error {
+	order := dateOrder(s.Conversation)
+	for _, n := range sessionNumbers(s.Conversation) {
+		key := fmt.Sprintf("session_%d", n)
+		var turns []map[string]any
+		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		var at time.Time
+		if raw, ok := s.Conversation[key+"_date_time"]; ok {
+			var date string
+			if json.Unmarshal(raw, &date) == nil {
+				at = readDate(date, order)
+			}
+		}
+		rng := seeded(s.SampleID, key)
+		prev := ""
+		for i, t := range turns {
+			raw, _ := json.Marshal(t)
+			own, _ := turnTime(raw, order)
+			speaker := fmt.Sprint(cmp.Or(t["speaker"], t["role"]))
+			switch {
+			case i == 0:
+			case speaker == prev:
+				at = at.Add(40 * time.Second)
+			case rng.Float64() < share:
+				at = at.Add(time.Duration(45+rng.IntN(556)) * time.Minute)
+			default:
+				at = at.Add(time.Duration(1+rng.IntN(10)) * time.Minute)
+			}
+			if own.After(at) {
+				at = own
+			}
+			if at.IsZero() {
+				break
+			}
+			t["timestamp"] = at.UTC().Format(time.RFC3339)
+			prev = speaker
+		}
+		b, err := json.Marshal(turns)
+		if err != nil {
+			return err
+		}
+		s.Conversation[key] = b
+	}
+	return nil
+}
+
 // ChatRoles rewrites a conversation so that it reads like a person talking
 // with an assistant, as a chat export records one: the first speaker's
 // turns become the user's, the second's the assistant's, and every
@@ -1463,8 +1520,12 @@ type Options struct {
 	// after every other rewrite.
 	Typos float64
 	// QuestionTypos, above 0, misspells that share of the questions'
-	// words (QuestionTypos), after every other rewrite.
+	// words (QuestionTypos), after the other rewrites of the text.
 	QuestionTypos float64
+	// SlowReplies, above 0, gives every turn its own time and delays that
+	// share of the replies by hours (SlowReplies), last: the rewrites
+	// before it write turns without their own times.
+	SlowReplies float64
 	// WriteData, when set, names a file that receives the selected
 	// conversations as rewritten, in LoCoMo's schema (for another tool,
 	// such as the plain BM25 script, to read the same data).
@@ -1508,6 +1569,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.ChatRoles, ChatRoles},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
+		{o.SlowReplies > 0, func(s *Sample) error { return SlowReplies(s, o.SlowReplies) }},
 	}
 	for _, r := range rewrites {
 		if !r.on {

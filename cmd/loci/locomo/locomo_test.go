@@ -1031,3 +1031,54 @@ func TestQuestionTypos(t *testing.T) {
 		}
 	}
 }
+
+// SlowReplies gives each turn a time of its own: a speaker's next turn 40
+// seconds on, a reply minutes on, and with share 1 every reply hours on;
+// texts, evidence and the turns' other fields stay, and a session with no
+// date gets no times.
+func TestSlowReplies(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"9:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"How was the trip?"},
+			{"speaker":"Ann","dia_id":"D1:2","text":"Norway, right?"},
+			{"speaker":"Bo","dia_id":"D1:3","text":"Amazing, we saw the fjords","blip_caption":"a fjord"}],
+		"session_2":[{"speaker":"Ann","dia_id":"D2:1","text":"hi"},{"speaker":"Bo","dia_id":"D2:2","text":"yo"}]},
+		"qa":[{"question":"Where did Bo travel?","category":4,"evidence":["D1:3"]}]}`
+	times := func(share float64) []time.Time {
+		t.Helper()
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := SlowReplies(&s, share); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(s.Conversation["session_1"]), `"blip_caption":"a fjord"`) ||
+			!strings.Contains(string(s.Conversation["session_1"]), `"text":"Amazing, we saw the fjords"`) {
+			t.Fatalf("a turn lost a field: %s", s.Conversation["session_1"])
+		}
+		if strings.Contains(string(s.Conversation["session_2"]), "timestamp") {
+			t.Errorf("a session with no date got times: %s", s.Conversation["session_2"])
+		}
+		ds, err := Drawers(s.Conversation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []time.Time
+		for _, d := range ds[:3] {
+			out = append(out, d.Timestamp)
+		}
+		return out
+	}
+	start := time.Date(2023, 5, 8, 21, 0, 0, 0, time.UTC)
+	for _, share := range []float64{0, 1} {
+		got := times(share)
+		if !got[0].Equal(start) || got[1].Sub(got[0]) != 40*time.Second {
+			t.Errorf("share %g: the first turns at %v and %v, want %v and 40 s later", share, got[0], got[1], start)
+		}
+		reply := got[2].Sub(got[1])
+		if slow := reply >= 45*time.Minute; slow != (share == 1) || reply < time.Minute || reply > 10*time.Hour {
+			t.Errorf("share %g: the reply came %v later", share, reply)
+		}
+	}
+}
