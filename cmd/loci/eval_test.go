@@ -43,6 +43,8 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--typos", "1.5", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--typos", "-0.1", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--question-typos", "2", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--slow-replies", "1.5", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--slow-replies", "-0.2", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--write-data", filepath.Join(dir, "no", "such", "dir.json"), "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--pastes", filepath.Join(dir, "no-such-dir"), "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--pastes", dir, "--data", oneSpeaker, "--k", "1"},    // only small files
