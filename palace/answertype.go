@@ -117,9 +117,10 @@ func (q question) most() float64 {
 }
 
 // lift is the factor by which d rises for the question; passage, when not
-// nil, is the part of a long drawer that matched.
-func (q question) lift(d *Drawer, passage *Span) float64 {
-	f := 1.0
+// nil, is the part of a long drawer that matched. asks reports whether d
+// was lowered for only asking (its answers may rise: answersTo).
+func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
+	f = 1.0
 	if q.when {
 		text := d.Content
 		if passage != nil {
@@ -132,10 +133,10 @@ func (q question) lift(d *Drawer, passage *Span) float64 {
 	if len(d.SenderIDs) > 0 && q.names(d.SenderIDs[0]) {
 		f *= speakerLift
 	}
-	if q.asks && onlyAsks(d.Content) {
+	if asks = q.asks && onlyAsks(d.Content); asks {
 		f *= askLift
 	}
-	return f
+	return f, asks
 }
 
 // reAboutAsking matches a question about what was asked ("What did she

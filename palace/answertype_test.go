@@ -129,17 +129,17 @@ func TestQuestionsAboutAskingKeepQuestions(t *testing.T) {
 	ask := &Drawer{Content: "Do you have a favorite superhero?"}
 	tell := &Drawer{Content: "Spider-Man has always been a favorite of mine."}
 	q := readQuestion("What superhero is Joanna a fan of?")
-	if f := q.lift(ask, nil); f != askLift {
-		t.Errorf("a text that only asks: lift %v, want %v", f, askLift)
+	if f, asks := q.lift(ask, nil); f != askLift || !asks {
+		t.Errorf("a text that only asks: lift %v (asks %v), want %v", f, asks, askLift)
 	}
-	if f := q.lift(tell, nil); f != 1 {
-		t.Errorf("a text that tells: lift %v, want 1", f)
+	if f, asks := q.lift(tell, nil); f != 1 || asks {
+		t.Errorf("a text that tells: lift %v (asks %v), want 1", f, asks)
 	}
-	if f := readQuestion("What did Nate ask Joanna about superheroes?").lift(ask, nil); f != 1 {
+	if f, _ := readQuestion("What did Nate ask Joanna about superheroes?").lift(ask, nil); f != 1 {
 		t.Errorf("a question about what was asked: lift %v, want 1", f)
 	}
 	t.Setenv("LOCI_ASKS", "0")
-	if f := readQuestion("What superhero is Joanna a fan of?").lift(ask, nil); f != 1 {
+	if f, _ := readQuestion("What superhero is Joanna a fan of?").lift(ask, nil); f != 1 {
 		t.Errorf("LOCI_ASKS=0: lift %v, want 1", f)
 	}
 }

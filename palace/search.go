@@ -351,10 +351,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		third := head[min(neighbourHits, len(head))-1].rrf
 		for _, c := range head {
 			if d := loaded[c.rid]; d != nil {
-				if q.asks && c.rrf >= third && onlyAsks(d.Content) {
+				f, asks := q.lift(d, bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass))
+				if asks && c.rrf >= third {
 					asked = append(asked, askedHit{c.rid, c.rrf})
 				}
-				if f := q.lift(d, bestPassage(d, c.krank, c.kpass, c.vrank, c.vpass)); f != 1 {
+				if f != 1 {
 					c.rrf *= f
 					lifted = true
 				}
