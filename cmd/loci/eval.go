@@ -69,6 +69,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	noDates := fs.Bool("no-dates", false, "rewrite the conversations first: drop the sessions' dates and the turns' own times, so every drawer carries the time it was stored (a chat exported or converted without its times; questions unchanged)")
 	dateForm := fs.String("date-form", "", "rewrite the conversations first: write every session date and turn time in this Go time layout (\"2006/01/02 (Mon) 15:04\", LongMemEval's; \"02/01/2006, 15:04\", a chat export's), to see that dates written as other datasets write them are read")
 	slowReplies := fs.Float64("slow-replies", 0, "rewrite the conversations last: every turn gets a time of its own, minutes after the one before, and this share (0-1) of the replies (turns of another speaker) come 45 minutes to 10 hours later, as people answer in a messaging app (texts and evidence unchanged; 0: off)")
+	haystack := fs.Int("haystack", 0, "rewrite the conversations first: each gains the sessions of the N conversations after it in the file, their speakers renamed to its own and their dates moved into its span, so a question must be found in a palace N+1 times as large (its evidence unchanged; 0: off)")
 	oneThread := fs.Bool("one-thread", false, "rewrite the conversations first: every session's turns become one thread (session_1), each turn carrying its session's date as its own time (a chat app's export; evidence unchanged; with --no-dates, without the times)")
 	noIDs := fs.Bool("no-ids", false, "agent path: store each turn without its \"[D1:3]\" id, as an agent's own notes carry none (the id's session number is a word every text of its session shares)")
 	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
@@ -103,6 +104,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		if !(share >= 0 && share <= 1) {
 			return nil, invalidArgs(fmt.Sprintf("bad --%s %g", flag, share), "Use the share of words to misspell, in 0..1 (0.1: one word in ten)")
 		}
+	}
+	if *haystack < 0 {
+		return nil, invalidArgs(fmt.Sprintf("bad --haystack %d", *haystack), "Use the number of other conversations to add to each, 0 or more (and fewer than the file holds)")
 	}
 	if !(*slowReplies >= 0 && *slowReplies <= 1) {
 		return nil, invalidArgs(fmt.Sprintf("bad --slow-replies %g", *slowReplies), "Use the share of replies that come hours later, in 0..1 (0.2: one in five)")
@@ -157,7 +161,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, WriteData: *writeData}
+		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}
@@ -372,6 +376,9 @@ func (f *fileList) Set(v string) error {
 func evalErr(err error) error {
 	var de *locomo.DataError
 	if errors.As(err, &de) {
+		if de.Hint != "" {
+			return invalidArgs(de.Error(), de.Hint)
+		}
 		return invalidArgs(de.Error(), "Give files in LoCoMo's schema: a list of conversations, or one conversation with its sessions and qa at the top level (README, \"Recall quality\")")
 	}
 	return err

@@ -32,7 +32,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 	}
 	if err := os.WriteFile(oneSpeaker, []byte(`[{"sample_id":"s","conversation":{"speaker_a":"Ann",
 		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]},
-		"qa":[{"question":"What did Ann say?","category":4,"evidence":["D1:1"]}]}]`), 0o644); err != nil {
+		"qa":[{"question":"What did Ann say?","category":4,"evidence":["D1:1"]},{"question":"Who is Bo?","category":5,"evidence":[]}]}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
@@ -45,6 +45,8 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--question-typos", "2", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--slow-replies", "1.5", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--slow-replies", "-0.2", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--haystack", "-1", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--haystack", "1", "--data", oneSpeaker, "--k", "1"}, // a file of one conversation
 		{"eval", "locomo", "--write-data", filepath.Join(dir, "no", "such", "dir.json"), "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--pastes", filepath.Join(dir, "no-such-dir"), "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--pastes", dir, "--data", oneSpeaker, "--k", "1"},    // only small files
@@ -62,7 +64,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 	if o := runCLI(t, home, "json", "eval", "locomo", "--data", oneSpeaker, "--k", "1", "--method", "keyword", "--write-data", out); o.code != 0 {
 		t.Errorf("eval of a one-speaker file: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
-	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), `"text":"hi"`) {
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), `"text":"hi"`) || !strings.Contains(string(b), `"evidence":[]`) {
 		t.Errorf("--write-data wrote %q (%v)", b, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -274,10 +275,23 @@ func (e *Evidence) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MarshalJSON writes no evidence as an empty list, as LoCoMo does (the
+// reference script reads a list), for --write-data.
+func (e Evidence) MarshalJSON() ([]byte, error) {
+	if e == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]any(e))
+}
+
 // DataError is a problem with the data a run was given (a file that is
 // not LoCoMo's schema, a conversation a rewrite cannot apply to), as
-// opposed to a failure of the run itself.
-type DataError struct{ Err error }
+// opposed to a failure of the run itself. Hint, when set, says what to
+// do instead.
+type DataError struct {
+	Err  error
+	Hint string
+}
 
 func (e *DataError) Error() string { return e.Err.Error() }
 func (e *DataError) Unwrap() error { return e.Err }
@@ -298,7 +312,7 @@ func Load(paths ...string) ([]Sample, error) {
 		if bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("[")) {
 			var ss []Sample
 			if err := json.Unmarshal(raw, &ss); err != nil {
-				return nil, &DataError{fmt.Errorf("%s: %w", path, err)}
+				return nil, &DataError{Err: fmt.Errorf("%s: %w", path, err)}
 			}
 			out = append(out, ss...)
 			continue
@@ -309,10 +323,10 @@ func Load(paths ...string) ([]Sample, error) {
 		}
 		var conv map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &conv); err != nil {
-			return nil, &DataError{fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)}
+			return nil, &DataError{Err: fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)}
 		}
 		if err := json.Unmarshal(raw, &one); err != nil {
-			return nil, &DataError{fmt.Errorf("%s: %w", path, err)}
+			return nil, &DataError{Err: fmt.Errorf("%s: %w", path, err)}
 		}
 		id := path
 		if one.Name != nil && fmt.Sprint(one.Name) != "" {
@@ -1125,6 +1139,163 @@ func OneThread(s *Sample) error {
 	return nil
 }
 
+// Haystack makes every conversation longer with talk that answers none of
+// its questions, as a chat of many months holds far more than the part a
+// question is about: each conversation gains the sessions of the n
+// conversations after it in the file (the first ones again past the end),
+// their speakers renamed to its own speakers, in their turns' texts too,
+// and their dates moved into its own span, so that the sessions of all of
+// them interleave in time. Every session is then numbered in the order of
+// its date; the turns keep their dia_id (the borrowed ones get fresh ids,
+// D<100·k+j>:<i> for the j-th session of the k-th conversation borrowed),
+// so questions and evidence are unchanged, and the borrowed conversations'
+// questions are not asked. It shows how recall and its parameters hold as
+// a palace grows, which LoCoMo's conversations of 400 to 700 turns cannot.
+// Conversations whose sessions are not all dated get the borrowed
+// sessions after their own, undated.
+func Haystack(samples []Sample, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	if n >= len(samples) {
+		return fmt.Errorf("--haystack %d needs more than %d conversations in the data; the file has %d", n, n, len(samples))
+	}
+	orig := make([]map[string]json.RawMessage, len(samples))
+	for i := range samples {
+		orig[i] = maps.Clone(samples[i].Conversation)
+	}
+	for i := range samples {
+		into := &samples[i]
+		type session struct {
+			turns json.RawMessage
+			date  string
+			at    time.Time
+		}
+		var all []session
+		own, dated := span(orig[i])
+		for _, num := range sessionNumbers(orig[i]) {
+			key := fmt.Sprintf("session_%d", num)
+			var date string
+			_ = json.Unmarshal(orig[i][key+"_date_time"], &date) // no date is ""
+			all = append(all, session{orig[i][key], date, readDate(date, palace.OrderUnknown)})
+		}
+		for k := 1; k <= n; k++ {
+			from := orig[(i+k)%len(samples)]
+			names := map[string]string{}
+			for _, key := range []string{"speaker_a", "speaker_b"} {
+				var was, is string
+				_ = json.Unmarshal(from[key], &was)
+				_ = json.Unmarshal(orig[i][key], &is)
+				if was != "" && is != "" {
+					names[was] = is
+				}
+			}
+			rename := renamer(names)
+			theirs, theirsDated := span(from)
+			for j, num := range sessionNumbers(from) {
+				key := fmt.Sprintf("session_%d", num)
+				var turns []map[string]any
+				if err := json.Unmarshal(from[key], &turns); err != nil {
+					return fmt.Errorf("%s: %w", key, err)
+				}
+				for t, turn := range turns {
+					for _, f := range []string{"speaker", "role", "text", "clean_text", "content", "blip_caption"} {
+						if v, ok := turn[f].(string); ok {
+							turn[f] = rename(v)
+						}
+					}
+					turn["dia_id"] = fmt.Sprintf("D%d:%d", 100*k+j+1, t+1)
+					for _, f := range timeFields {
+						delete(turn, f) // the session's date, moved, is its time
+					}
+				}
+				b, err := json.Marshal(turns)
+				if err != nil {
+					return err
+				}
+				s := session{turns: b}
+				var date string
+				_ = json.Unmarshal(from[key+"_date_time"], &date)
+				if when := readDate(date, palace.OrderUnknown); dated && theirsDated && !when.IsZero() {
+					s.at = moved(when, theirs, own)
+					s.date = s.at.Format("3:04 pm on 2 January, 2006")
+				}
+				all = append(all, s)
+			}
+		}
+		if dated {
+			// Undated sessions (of a conversation borrowed that has none)
+			// go last.
+			sort.SliceStable(all, func(a, b int) bool {
+				x, y := all[a].at, all[b].at
+				return !x.IsZero() && (y.IsZero() || x.Before(y))
+			})
+		}
+		conv := map[string]json.RawMessage{}
+		for key, raw := range orig[i] {
+			if !strings.HasPrefix(key, "session_") {
+				conv[key] = raw
+			}
+		}
+		for j, s := range all {
+			key := fmt.Sprintf("session_%d", j+1)
+			conv[key] = s.turns
+			if s.date != "" {
+				conv[key+"_date_time"], _ = json.Marshal(s.date)
+			}
+		}
+		into.Conversation = conv
+	}
+	return nil
+}
+
+// span is the first and last of a conversation's session dates, and
+// whether every session has one.
+func span(conv map[string]json.RawMessage) ([2]time.Time, bool) {
+	var sp [2]time.Time
+	nums := sessionNumbers(conv)
+	for _, num := range nums {
+		var date string
+		_ = json.Unmarshal(conv[fmt.Sprintf("session_%d_date_time", num)], &date)
+		when := readDate(date, palace.OrderUnknown)
+		if when.IsZero() {
+			return sp, false
+		}
+		if sp[0].IsZero() || when.Before(sp[0]) {
+			sp[0] = when
+		}
+		if when.After(sp[1]) {
+			sp[1] = when
+		}
+	}
+	return sp, len(nums) > 0
+}
+
+// moved places when, a time within span from, at the same point of span
+// to.
+func moved(when time.Time, from, to [2]time.Time) time.Time {
+	if d := from[1].Sub(from[0]); d > 0 {
+		share := float64(when.Sub(from[0])) / float64(d)
+		return to[0].Add(time.Duration(share * float64(to[1].Sub(to[0])))).Round(time.Minute)
+	}
+	return to[0]
+}
+
+// renamer replaces each name of names, as a whole word, by the name it
+// maps to, in one pass (so that two speakers can trade names).
+func renamer(names map[string]string) func(string) string {
+	if len(names) == 0 {
+		return func(s string) string { return s }
+	}
+	var alts []string
+	for was := range names {
+		alts = append(alts, regexp.QuoteMeta(was))
+	}
+	sort.Strings(alts)
+	re := regexp.MustCompile(`\b(` + strings.Join(alts, "|") + `)\b`)
+	return func(s string) string { return re.ReplaceAllStringFunc(s, func(m string) string { return names[m] }) }
+}
+
 // SlowReplies gives every turn a time of its own, as a chat export's
 // messages have, and makes the conversation asynchronous, as people write
 // to each other in a messaging app: a turn of the same speaker follows the
@@ -1526,6 +1697,9 @@ type Options struct {
 	// share of the replies by hours (SlowReplies), last: the rewrites
 	// before it write turns without their own times.
 	SlowReplies float64
+	// Haystack, above 0, gives every conversation the sessions of that
+	// many others (Haystack), before every other rewrite.
+	Haystack int
 	// WriteData, when set, names a file that receives the selected
 	// conversations as rewritten, in LoCoMo's schema (for another tool,
 	// such as the plain BM25 script, to read the same data).
@@ -1554,6 +1728,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	if err := Haystack(samples, o.Haystack); err != nil {
+		return nil, 0, 0, &DataError{err, "Give --haystack fewer conversations than the files hold, or more files (--data)"}
+	}
 	// The rewrites, in the order they apply.
 	rewrites := []struct {
 		on      bool
@@ -1577,7 +1754,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		for i := range samples {
 			if err := r.rewrite(&samples[i]); err != nil {
-				return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", samples[i].SampleID, err)}
+				return nil, 0, 0, &DataError{Err: fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
 		}
 	}
@@ -1630,7 +1807,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		ds, err := Drawers(s.Conversation)
 		if err != nil {
-			return nil, 0, 0, &DataError{fmt.Errorf("%s: %w", s.SampleID, err)}
+			return nil, 0, 0, &DataError{Err: fmt.Errorf("%s: %w", s.SampleID, err)}
 		}
 		if o.Warn != nil {
 			o.warnItems(n, "left out", s.Dropped)

@@ -1082,3 +1082,77 @@ func TestSlowReplies(t *testing.T) {
 		}
 	}
 }
+
+func TestHaystack(t *testing.T) {
+	raw := `[{"sample_id":"a","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"9:00 am on 1 May, 2023","session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I moved to Oslo"}],
+		"session_2_date_time":"9:00 am on 1 June, 2023","session_2":[{"speaker":"Bo","dia_id":"D2:1","text":"Welcome home"}]},
+		"qa":[{"question":"Where did Ann move?","category":4,"evidence":["D1:1"]}]},
+	{"sample_id":"b","conversation":{"speaker_a":"Cy","speaker_b":"Di",
+		"session_1_date_time":"1:00 pm on 1 January, 2020","session_1":[{"speaker":"Cy","dia_id":"D1:1","text":"Di, meet Cyrus","timestamp":"2020-01-01T13:00:00Z"}],
+		"session_2_date_time":"1:00 pm on 1 March, 2020","session_2":[{"speaker":"Di","dia_id":"D2:1","text":"Cy and Di went sailing"}],
+		"session_3_date_time":"1:00 pm on 1 May, 2020","session_3":[{"speaker":"Di","dia_id":"D3:1","text":"Bye"}]},
+		"qa":[{"question":"What did Cy and Di do?","category":4,"evidence":["D2:1"]}]}]`
+	load := func() []Sample {
+		var ss []Sample
+		if err := json.Unmarshal([]byte(raw), &ss); err != nil {
+			t.Fatal(err)
+		}
+		return ss
+	}
+	ss := load()
+	if err := Haystack(ss, 1); err != nil {
+		t.Fatal(err)
+	}
+	type turn struct{ when, speaker, id, text string }
+	turns := func(s Sample) []turn {
+		t.Helper()
+		var out []turn
+		for _, n := range sessionNumbers(s.Conversation) {
+			key := fmt.Sprintf("session_%d", n)
+			var date string
+			json.Unmarshal(s.Conversation[key+"_date_time"], &date)
+			var ts []map[string]any
+			if err := json.Unmarshal(s.Conversation[key], &ts); err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range ts {
+				if _, ok := tr["timestamp"]; ok && strings.HasPrefix(tr["dia_id"].(string), "D10") {
+					t.Errorf("a borrowed turn kept its own time: %v", tr)
+				}
+				out = append(out, turn{date, tr["speaker"].(string), tr["dia_id"].(string), tr["text"].(string)})
+			}
+		}
+		return out
+	}
+	// b's span (January to May 2020) is moved onto a's (May to June
+	// 2023): its sessions fall on a's first day, 60/121 of the way to its
+	// last, and on its last, after a's own session of that day.
+	want := []turn{
+		{"9:00 am on 1 May, 2023", "Ann", "D1:1", "I moved to Oslo"},
+		{"9:00 am on 1 May, 2023", "Ann", "D101:1", "Bo, meet Cyrus"},
+		{"5:56 pm on 16 May, 2023", "Bo", "D102:1", "Ann and Bo went sailing"},
+		{"9:00 am on 1 June, 2023", "Bo", "D2:1", "Welcome home"},
+		{"9:00 am on 1 June, 2023", "Bo", "D103:1", "Bye"},
+	}
+	if got := turns(ss[0]); !reflect.DeepEqual(got, want) {
+		t.Errorf("conversation a with b's sessions:\n got %v\nwant %v", got, want)
+	}
+	// b borrows a as a was in the file, not a with b's sessions.
+	if got := turns(ss[1]); len(got) != 5 || got[0].speaker != "Cy" || got[0].text != "Di, meet Cyrus" {
+		t.Errorf("conversation b with a's sessions: %v", got)
+	}
+	if len(ss[0].QA) != 1 || ss[0].QA[0].Question != "Where did Ann move?" || len(ss[1].QA) != 1 {
+		t.Errorf("the questions changed: %+v, %+v", ss[0].QA, ss[1].QA)
+	}
+	if ds, err := Drawers(ss[0].Conversation); err != nil || len(ds) != 5 {
+		t.Errorf("Drawers: %d, %v", len(ds), err)
+	}
+	ss = load()
+	if err := Haystack(ss, 2); err == nil || !strings.Contains(err.Error(), "the file has 2") {
+		t.Errorf("two borrowed from a file of two: %v", err)
+	}
+	if err := Haystack(ss, 0); err != nil || len(turns(ss[0])) != 2 {
+		t.Errorf("no haystack changed the data: %v", err)
+	}
+}
