@@ -69,6 +69,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	noDates := fs.Bool("no-dates", false, "rewrite the conversations first: drop the sessions' dates and the turns' own times, so every drawer carries the time it was stored (a chat exported or converted without its times; questions unchanged)")
 	dateForm := fs.String("date-form", "", "rewrite the conversations first: write every session date and turn time in this Go time layout (\"2006/01/02 (Mon) 15:04\", LongMemEval's; \"02/01/2006, 15:04\", a chat export's), to see that dates written as other datasets write them are read")
 	slowReplies := fs.Float64("slow-replies", 0, "rewrite the conversations last: every turn gets a time of its own, minutes after the one before, and this share (0-1) of the replies (turns of another speaker) come 45 minutes to 10 hours later, as people answer in a messaging app (texts and evidence unchanged; 0: off)")
+	askHow := fs.String("ask", locomo.AskRecall, "how the questions are asked: recall (memory_recall's first k) or hook (as the Claude Code prompt hook chooses what to inject: its search, its relevance threshold, at most five memories)")
 	haystack := fs.Int("haystack", 0, "rewrite the conversations first: each gains the sessions of the N conversations after it in the file, their speakers renamed to its own and their dates moved into its span, so a question must be found in a palace N+1 times as large (its evidence unchanged; 0: off)")
 	oneThread := fs.Bool("one-thread", false, "rewrite the conversations first: every session's turns become one thread (session_1), each turn carrying its session's date as its own time (a chat app's export; evidence unchanged; with --no-dates, without the times)")
 	noIDs := fs.Bool("no-ids", false, "agent path: store each turn without its \"[D1:3]\" id, as an agent's own notes carry none (the id's session number is a word every text of its session shares)")
@@ -153,6 +154,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *path != locomo.PathSession && *path != locomo.PathAgent {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
 	}
+	if *askHow != locomo.AskRecall && *askHow != locomo.AskHook {
+		return nil, invalidArgs("unknown --ask "+*askHow, "Use --ask recall or --ask hook")
+	}
 	if other := time.Date(2001, 11, 22, 9, 8, 7, 0, time.UTC); *dateForm != "" && other.Format(*dateForm) == *dateForm {
 		return nil, invalidArgs("--date-form "+*dateForm+" is no Go time layout", `Write the reference time Mon Jan 2 15:04:05 2006 as the dates should be written, e.g. --date-form "2006/01/02 (Mon) 15:04"`)
 	}
@@ -160,7 +164,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		return nil, invalidArgs("--no-ids applies to the agent path", "Add --path agent (or --matrix, whose agent runs it changes)")
 	}
 	// What every run shares: the data, its rewrites and the questions.
-	opts := locomo.Options{Data: data, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
+	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
 		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.

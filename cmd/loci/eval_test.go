@@ -46,6 +46,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--slow-replies", "1.5", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--slow-replies", "-0.2", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--haystack", "-1", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--ask", "sideways", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--haystack", "1", "--data", oneSpeaker, "--k", "1"}, // a file of one conversation
 		{"eval", "locomo", "--write-data", filepath.Join(dir, "no", "such", "dir.json"), "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--pastes", filepath.Join(dir, "no-such-dir"), "--data", oneSpeaker, "--k", "1"},

@@ -3,7 +3,6 @@ package claudecode
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -55,39 +54,68 @@ type Recalled struct {
 	Relevance float64
 }
 
-// Select keeps the hits whose Relevance reaches min, most relevant first
-// (ties keep the search order), skips any that repeats a memory already
-// kept, and returns at most max.
+// Select keeps the hits whose Relevance reaches min, in the order the
+// search ranked them, skips any that repeats a memory already kept, and
+// returns at most max.
+//
+// Relevance decides whether a memory is injected at all, never its place:
+// the search's rank is what every method of the palace agrees on (fusion,
+// relevance feedback, the neighbour and answer-type lifts), and re-sorting
+// its first 30 by coverage and cosine threw that away. On LoCoMo
+// conversations 1-5, asked through this hook (`loci eval locomo --ask
+// hook`), re-sorting gave any@5 .586 where the search's own order gives
+// .787. A repeat is judged on what the memories say themselves
+// (Drawer.Content), not on the words a turn borrows from the turn before
+// it (Drawer.Keywords), which made an answer a "repeat" of its question.
 func Select(prompt string, hits []palace.Hit, lexical bool, min float64, max int) []Recalled {
 	q := terms(prompt)
-	type cand struct {
-		Recalled
-		terms map[string]bool
-	}
-	var cands []cand
-	for _, h := range hits {
-		ts := hitTerms(h)
-		if rel := relevance(q, ts, h.Cosine, lexical); rel >= min {
-			cands = append(cands, cand{Recalled{Drawer: h.Drawer, Relevance: rel}, ts})
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Relevance > cands[j].Relevance })
 	var out []Recalled
 	var kept []map[string]bool
 next:
-	for _, c := range cands {
+	for _, h := range hits {
 		if len(out) == max {
 			break
 		}
+		rel := relevance(q, hitTerms(h), h.Cosine, lexical)
+		if rel < min {
+			continue
+		}
+		own := termSet(h.Drawer.Content)
 		for _, k := range kept {
-			if similar(c.terms, k) {
+			if similar(own, k) {
 				continue next
 			}
 		}
-		out = append(out, c.Recalled)
-		kept = append(kept, c.terms)
+		out = append(out, Recalled{Drawer: h.Drawer, Relevance: rel})
+		kept = append(kept, own)
 	}
 	return out
+}
+
+// PromptSearch is the search the prompt hook runs for a prompt: the
+// first searchDepth (30) hybrid hits, not counted as accesses.
+func PromptSearch(prompt string) palace.SearchRequest {
+	return palace.SearchRequest{Query: prompt, K: searchDepth, NoAccess: true}
+}
+
+// Choose is what the prompt hook injects for a prompt, given the hits of
+// PromptSearch: nothing for a prompt under MinPromptWords words; else the
+// hits outside the current session (sessionID; its own turns are already
+// in Claude's context), chosen by Select with p's embedder.
+func Choose(p *palace.Palace, prompt, sessionID string, found []palace.Hit, min float64, max int) []Recalled {
+	if CountWords(prompt) < MinPromptWords {
+		return nil
+	}
+	// Dropped after the search rather than filtered in it: a filter would
+	// make the vector side enumerate every allowed drawer first.
+	hits := make([]palace.Hit, 0, len(found))
+	for _, h := range found {
+		if sessionID == "" || h.Drawer.SessionID != sessionID {
+			hits = append(hits, h)
+		}
+	}
+	lexical := strings.HasPrefix(p.Embedder().ID(), "hash")
+	return Select(prompt, hits, lexical, min, max)
 }
 
 // PromptSubmit injects the memories relevant to the user's prompt and lists
@@ -105,22 +133,12 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 	}
 	// NoAccess: an automatic recall is not a use of the memory, and
 	// recording it would cost a write on every prompt.
-	found, err := r.search(ctx, p, palace.SearchRequest{Query: prompt, K: searchDepth, NoAccess: true})
+	found, err := r.search(ctx, p, PromptSearch(prompt))
 	if err != nil {
 		return FailOpen(), err
 	}
-	// This session's own turns are already in Claude's context. They are
-	// dropped after the search rather than filtered in it: a filter would
-	// make the vector side enumerate every allowed drawer first.
-	hits := found[:0]
-	for _, h := range found {
-		if in.SessionID == "" || h.Drawer.SessionID != in.SessionID {
-			hits = append(hits, h)
-		}
-	}
-	lexical := strings.HasPrefix(p.Embedder().ID(), "hash")
-	picked := Select(prompt, hits, lexical, r.cfg.MinRelevance, r.cfg.MaxRecall)
-	r.log.Debug().Int("hits", len(hits)).Int("picked", len(picked)).Float64("min_relevance", r.cfg.MinRelevance).Msg("recall")
+	picked := Choose(p, prompt, in.SessionID, found, r.cfg.MinRelevance, r.cfg.MaxRecall)
+	r.log.Debug().Int("hits", len(found)).Int("picked", len(picked)).Float64("min_relevance", r.cfg.MinRelevance).Msg("recall")
 	if len(picked) == 0 {
 		return FailOpen(), nil
 	}

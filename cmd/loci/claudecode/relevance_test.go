@@ -164,3 +164,39 @@ func TestRelevanceSemanticMean(t *testing.T) {
 		t.Errorf("lexical relevance = %v, want coverage 0.5", got)
 	}
 }
+
+// Relevance decides whether a memory is injected, the search's rank where:
+// a hit the search ranked second stays second however many of the
+// prompt's words it holds.
+func TestSelectKeepsTheSearchOrder(t *testing.T) {
+	t.Parallel()
+	d := func(s string) *palace.Drawer { return &palace.Drawer{Content: s} }
+	hits := []palace.Hit{
+		{Drawer: d("Rotation runs nightly from cron; the vault token is renewed then.")},
+		{Drawer: d("How do we rotate the vault token? Rotate the vault token with vault token rotate.")},
+		{Drawer: d("Nothing to do with the question at all.")},
+	}
+	got := hooks.Select("how do we rotate the vault token", hits, true, 0.4, 5)
+	if len(got) != 2 || got[0].Drawer != hits[0].Drawer || got[1].Drawer != hits[1].Drawer {
+		for _, g := range got {
+			t.Logf("%.2f %s", g.Relevance, g.Drawer.Content)
+		}
+		t.Fatalf("want the first two hits in the search's order, got %d", len(got))
+	}
+	if got[0].Relevance >= got[1].Relevance {
+		t.Errorf("the case does not test the order: relevances %.2f and %.2f", got[0].Relevance, got[1].Relevance)
+	}
+}
+
+// An answer indexed with the question it answers (its keywords) is not a
+// repeat of the question: what a memory says is its own text.
+func TestSelectJudgesRepeatsByOwnText(t *testing.T) {
+	t.Parallel()
+	question := &palace.Drawer{Content: "Ann: which database did we pick for the billing service?"}
+	answer := &palace.Drawer{Content: "Bo: Postgres, with the ledger in its own schema.",
+		Keywords: "Ann: which database did we pick for the billing service?"}
+	got := hooks.Select("which database did we pick for billing", []palace.Hit{{Drawer: question}, {Drawer: answer}}, true, 0.4, 5)
+	if len(got) != 2 {
+		t.Fatalf("picked %d of the question and its answer, want both", len(got))
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/embed"
@@ -1631,6 +1632,17 @@ const (
 	PathAgent = "agent"
 )
 
+// Ways of asking the questions.
+const (
+	// AskRecall asks through memory_recall's path (Palace.Recall): the
+	// first k drawers.
+	AskRecall = "recall"
+	// AskHook asks as the Claude Code prompt hook does: its search and
+	// its choice of at most five memories above its relevance threshold
+	// (claudecode.PromptSearch and Choose, with the hook's defaults).
+	AskHook = "hook"
+)
+
 // Variant is one way of asking the questions: a ranking method and,
 // for hybrid, a fusion (nil: the default).
 type Variant struct {
@@ -1643,6 +1655,7 @@ type Variant struct {
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
 	Path     string   // PathSession (default) or PathAgent
+	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
 	Ks       []int
@@ -1893,7 +1906,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			}
 			var got []Row
 			for vi, v := range variants {
-				hits, err := p.Recall(ctx, palace.RecallRequest{Query: qa.Question, K: maxK, Mode: v.Method, Fusion: v.Fusion})
+				hits, err := ask(ctx, p, o.Ask, qa.Question, maxK, v)
 				if palace.ErrorCode(err) == palace.CodeInvalid {
 					// A question the palace refuses (empty, too long) is
 					// reported and left out, as a refused turn is.
@@ -1905,8 +1918,8 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 					return nil, 0, 0, fmt.Errorf("%s: %q: %w", s.SampleID, qa.Question, err)
 				}
 				top := make([]string, 0, len(hits))
-				for _, h := range hits {
-					if id, ok := diaOf[h.Drawer.ID]; ok {
+				for _, d := range hits {
+					if id, ok := diaOf[d.ID]; ok {
 						top = append(top, id)
 					}
 				}
@@ -1929,6 +1942,29 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 	}
 	return rows, ingest, turns, nil
+}
+
+// ask asks a question of p the way o.Ask names, with the variant's
+// method and fusion, and returns the drawers answered, best first.
+func ask(ctx context.Context, p *palace.Palace, how, question string, k int, v Variant) ([]*palace.Drawer, error) {
+	var out []*palace.Drawer
+	if how == AskHook {
+		req := claudecode.PromptSearch(question)
+		req.Mode, req.Fusion = v.Method, v.Fusion
+		found, err := p.Search(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range claudecode.Choose(p, question, "", found, claudecode.DefaultMinRelevance, claudecode.DefaultMaxRecall) {
+			out = append(out, r.Drawer)
+		}
+		return out, nil
+	}
+	hits, err := p.Recall(ctx, palace.RecallRequest{Query: question, K: k, Mode: v.Method, Fusion: v.Fusion})
+	for _, h := range hits {
+		out = append(out, h.Drawer)
+	}
+	return out, err
 }
 
 // lastTime is the latest event time of ds (zero when none has one).
