@@ -51,7 +51,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	var data fileList
 	fs.Var(&data, "data", "a file in LoCoMo's schema (default: ../shared/data/locomo10.json); repeat it, or name files after the flags, to run several")
 	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
-	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns) or agent (standalone texts through memory_remember's path)")
+	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, as the Claude Code Stop hook saves them; use with --chat-roles)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
@@ -151,8 +151,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	warn := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: warning: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
-	if *path != locomo.PathSession && *path != locomo.PathAgent {
-		return nil, invalidArgs("unknown --path "+*path, "Use --path session or --path agent")
+	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook {
+		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent or hook")
 	}
 	if *askHow != locomo.AskRecall && *askHow != locomo.AskHook {
 		return nil, invalidArgs("unknown --ask "+*askHow, "Use --ask recall or --ask hook")

@@ -104,10 +104,15 @@ func (r *Runner) Stop(ctx context.Context, in Input) (Output, error) {
 }
 
 // turnText is the searchable text of a turn drawer.
-func turnText(t Turn) string {
-	s := turnUserPrefix + clipBytes(t.User, maxTurnSide)
-	if t.Assistant != "" {
-		s += "\n\n" + turnAssistantPrefix + clipBytes(t.Assistant, maxTurnSide)
+func turnText(t Turn) string { return TurnText(t.User, t.Assistant) }
+
+// TurnText is the searchable text of the turn drawer the Stop hook saves
+// for a prompt and the assistant's reply to it (the evaluation's hook
+// path writes the same).
+func TurnText(user, assistant string) string {
+	s := turnUserPrefix + clipBytes(user, maxTurnSide)
+	if assistant != "" {
+		s += "\n\n" + turnAssistantPrefix + clipBytes(assistant, maxTurnSide)
 	}
 	return s
 }

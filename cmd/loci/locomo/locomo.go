@@ -1630,6 +1630,13 @@ const (
 	// memory_remember: a standalone text "[D1:3] (8 May, 2023) Caroline:
 	// …", one connection per LoCoMo session.
 	PathAgent = "agent"
+	// PathHook writes each conversation as the Claude Code Stop hook saves
+	// a session: one drawer for each prompt and the reply to it (a run of
+	// the first speaker's turns and the run of the other's after it), its
+	// text "User: …\n\nAssistant: …" (claudecode.TurnText), with no
+	// speakers, stored one at a time. A hit on such a drawer ranks all of
+	// its turns, in order, so k counts turns read.
+	PathHook = "hook"
 )
 
 // Ways of asking the questions.
@@ -1855,7 +1862,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		start := time.Now()
 		asOf.Store(0)
-		ds, skipped, err := ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n)
+		ds, skipped, err := ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
 		if err != nil {
 			return nil, 0, 0, err
 		}
@@ -1871,10 +1878,10 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			asOf.Store(last.UnixNano())
 		}
 		ids := map[string]bool{}
-		diaOf := map[string]string{} // drawer id -> LoCoMo turn id
+		diaOf := map[string][]string{} // drawer id -> its LoCoMo turn ids
 		for _, d := range ds {
 			ids[d.Meta["dia_id"].(string)] = true
-			diaOf[d.ID] = d.Meta["dia_id"].(string)
+			diaOf[d.ID] = append(diaOf[d.ID], d.Meta["dia_id"].(string))
 		}
 		asked, unmatched, example := 0, 0, ""
 		var refused []string
@@ -1919,9 +1926,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				}
 				top := make([]string, 0, len(hits))
 				for _, d := range hits {
-					if id, ok := diaOf[d.ID]; ok {
-						top = append(top, id)
-					}
+					top = append(top, diaOf[d.ID]...)
 				}
 				got = append(got, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: top, SharesWord: &shares})
 			}
@@ -1982,7 +1987,10 @@ func lastTime(ds []*palace.Drawer) time.Time {
 // texts with their ids when withIDs) and returns the drawers stored. A
 // turn the palace refuses (too long, say) is reported and left out; the
 // run goes on.
-func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, path string, withIDs bool, n int) ([]*palace.Drawer, []string, error) {
+func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, path string, withIDs bool, n int, user string) ([]*palace.Drawer, []string, error) {
+	if path == PathHook {
+		return ingestExchanges(ctx, p, ds, n, user)
+	}
 	if path != PathAgent {
 		if err := p.AddMany(ctx, ds); err == nil {
 			return ds, nil, nil
@@ -2019,6 +2027,62 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 		}
 		stored.Meta = d.Meta // the evaluation's own bookkeeping, kept in memory only
 		kept = append(kept, stored)
+	}
+	return kept, skipped, nil
+}
+
+// ingestExchanges stores a conversation as the Stop hook does (PathHook):
+// within each session, the turns of user (the first speaker; the first
+// turn's speaker when the file names none) and the turns of the other
+// speaker after them make one exchange, saved as one drawer, its texts
+// without the speakers' names (the roles name them). It returns
+// the turns stored, each carrying its exchange's drawer id.
+func ingestExchanges(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int, user string) ([]*palace.Drawer, []string, error) {
+	if user == "" && len(ds) > 0 && len(ds[0].SenderIDs) > 0 {
+		user = ds[0].SenderIDs[0]
+	}
+	var kept []*palace.Drawer
+	var skipped []string
+	for i := 0; i < len(ds); {
+		// One exchange: the prompt's turns, then the reply's.
+		j := i
+		var prompt, reply []string
+		for ; j < len(ds) && ds[j].SessionID == ds[i].SessionID; j++ {
+			who := ""
+			if len(ds[j].SenderIDs) > 0 {
+				who = ds[j].SenderIDs[0]
+			}
+			if who == user && len(reply) > 0 {
+				break
+			}
+			// A prompt and a reply are the words typed, without a name.
+			text := strings.TrimPrefix(ds[j].Content, who+": ")
+			if who == user {
+				prompt = append(prompt, text)
+			} else {
+				reply = append(reply, text)
+			}
+		}
+		turns := ds[i:j]
+		i = j
+		d := &palace.Drawer{
+			Kind:      palace.KindTurn,
+			Content:   claudecode.TurnText(strings.Join(prompt, "\n"), strings.Join(reply, "\n\n")),
+			Tags:      []string{claudecode.TagClaudeCode},
+			SessionID: fmt.Sprintf("conv-%d-%s", n, turns[0].SessionID),
+			Timestamp: turns[0].Timestamp,
+		}
+		if err := p.Add(ctx, d); err != nil {
+			if palace.ErrorCode(err) != palace.CodeInvalid {
+				return nil, nil, err
+			}
+			skipped = append(skipped, fmt.Sprintf("%s: %v", turns[0].Meta["dia_id"], err))
+			continue
+		}
+		for _, t := range turns {
+			t.ID = d.ID
+			kept = append(kept, t)
+		}
 	}
 	return kept, skipped, nil
 }

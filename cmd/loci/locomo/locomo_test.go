@@ -14,6 +14,7 @@ import (
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
 	_ "github.com/loci-mem/loci/palace/embed/builtin" // the default embedder, as loci links it
+	"github.com/rs/zerolog"
 )
 
 // TestLocomoHybridBeatsKeyword runs the evaluation on LoCoMo's first
@@ -1154,5 +1155,64 @@ func TestHaystack(t *testing.T) {
 	}
 	if err := Haystack(ss, 0); err != nil || len(turns(ss[0])) != 2 {
 		t.Errorf("no haystack changed the data: %v", err)
+	}
+}
+
+// The hook path saves a prompt and the reply to it as one drawer, as the
+// Stop hook does: the user's run of turns, then the other speaker's, the
+// names left out, one exchange at a time within each session.
+func TestIngestExchanges(t *testing.T) {
+	conv := map[string]json.RawMessage{}
+	conv["session_1"], _ = json.Marshal([]Turn{
+		{Speaker: "assistant", DiaID: "D1:1", Text: "Welcome back."},
+		{Speaker: "user", DiaID: "D1:2", Text: "I adopted a greyhound."},
+		{Speaker: "user", DiaID: "D1:3", Text: "Her name is Pixel."},
+		{Speaker: "assistant", DiaID: "D1:4", Text: "Lovely name!"},
+		{Speaker: "user", DiaID: "D1:5", Text: "What should she eat?"},
+		{Speaker: "assistant", DiaID: "D1:6", Text: "Ask your vet."},
+		{Speaker: "assistant", DiaID: "D1:7", Text: "Greyhounds need lean food."},
+	})
+	conv["session_2"], _ = json.Marshal([]Turn{{Speaker: "user", DiaID: "D2:1", Text: "Pixel loves the beach."}})
+	ds, err := Drawers(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.Default(), Logger: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	ctx := context.Background()
+	p, err := reg.Create(ctx, "hook", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, skipped, err := ingestExchanges(ctx, p, ds, 1, "user")
+	if err != nil || len(skipped) > 0 || len(kept) != 8 {
+		t.Fatalf("stored %d turns, skipped %v: %v", len(kept), skipped, err)
+	}
+	var got []string // each drawer's text, with the turns it holds
+	for i, d := range kept {
+		if i > 0 && kept[i-1].ID == d.ID {
+			got[len(got)-1] += " " + d.Meta["dia_id"].(string)
+			continue
+		}
+		stored, err := p.Get(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored.Kind != palace.KindTurn || len(stored.SenderIDs) != 0 || stored.SessionID != "conv-1-session_"+d.Meta["dia_id"].(string)[1:2] {
+			t.Errorf("drawer %q: kind %s, senders %v, session %s", stored.Content, stored.Kind, stored.SenderIDs, stored.SessionID)
+		}
+		got = append(got, stored.Content+" | "+d.Meta["dia_id"].(string))
+	}
+	want := []string{
+		"User: \n\nAssistant: Welcome back. | D1:1",
+		"User: I adopted a greyhound.\nHer name is Pixel.\n\nAssistant: Lovely name! | D1:2 D1:3 D1:4",
+		"User: What should she eat?\n\nAssistant: Ask your vet.\n\nGreyhounds need lean food. | D1:5 D1:6 D1:7",
+		"User: Pixel loves the beach. | D2:1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("exchanges:\n got %q\nwant %q", got, want)
 	}
 }
