@@ -1166,19 +1166,19 @@ func Haystack(samples []Sample, n int) error {
 		orig[i] = maps.Clone(samples[i].Conversation)
 	}
 	for i := range samples {
-		into := &samples[i]
 		type session struct {
 			turns json.RawMessage
 			date  string
 			at    time.Time
 		}
 		var all []session
-		own, dated := span(orig[i])
+		order := dateOrder(orig[i])
+		own, dated := span(orig[i], order)
 		for _, num := range sessionNumbers(orig[i]) {
 			key := fmt.Sprintf("session_%d", num)
 			var date string
 			_ = json.Unmarshal(orig[i][key+"_date_time"], &date) // no date is ""
-			all = append(all, session{orig[i][key], date, readDate(date, palace.OrderUnknown)})
+			all = append(all, session{orig[i][key], date, readDate(date, order)})
 		}
 		for k := 1; k <= n; k++ {
 			from := orig[(i+k)%len(samples)]
@@ -1192,7 +1192,8 @@ func Haystack(samples []Sample, n int) error {
 				}
 			}
 			rename := renamer(names)
-			theirs, theirsDated := span(from)
+			theirOrder := dateOrder(from)
+			theirs, theirsDated := span(from, theirOrder)
 			for j, num := range sessionNumbers(from) {
 				key := fmt.Sprintf("session_%d", num)
 				var turns []map[string]any
@@ -1217,7 +1218,7 @@ func Haystack(samples []Sample, n int) error {
 				s := session{turns: b}
 				var date string
 				_ = json.Unmarshal(from[key+"_date_time"], &date)
-				if when := readDate(date, palace.OrderUnknown); dated && theirsDated && !when.IsZero() {
+				if when := readDate(date, theirOrder); dated && theirsDated && !when.IsZero() {
 					s.at = moved(when, theirs, own)
 					s.date = s.at.Format("3:04 pm on 2 January, 2006")
 				}
@@ -1245,20 +1246,20 @@ func Haystack(samples []Sample, n int) error {
 				conv[key+"_date_time"], _ = json.Marshal(s.date)
 			}
 		}
-		into.Conversation = conv
+		samples[i].Conversation = conv
 	}
 	return nil
 }
 
-// span is the first and last of a conversation's session dates, and
-// whether every session has one.
-func span(conv map[string]json.RawMessage) ([2]time.Time, bool) {
+// span is the first and last of a conversation's session dates (numeric
+// ones read in order), and whether every session has one.
+func span(conv map[string]json.RawMessage, order palace.DateOrder) ([2]time.Time, bool) {
 	var sp [2]time.Time
 	nums := sessionNumbers(conv)
 	for _, num := range nums {
 		var date string
 		_ = json.Unmarshal(conv[fmt.Sprintf("session_%d_date_time", num)], &date)
-		when := readDate(date, palace.OrderUnknown)
+		when := readDate(date, order)
 		if when.IsZero() {
 			return sp, false
 		}
