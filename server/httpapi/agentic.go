@@ -17,11 +17,12 @@ import (
 //     round found, each searched in turn; the fused list is reranked by the
 //     model. A model failure falls back to the non-LLM path.
 //   - without one: the query is decomposed into sub-queries (split at
-//     question marks, semicolons and commas, and at the conjunctions
-//     "and", "or", "also", "then", "plus", "versus" where a new question
-//     follows them; parts of two words or more), each a hybrid round. At
-//     most three extra rounds; a query of one part is the hybrid search
-//     alone.
+//     question marks, semicolons and exclamation marks, at a comma or one
+//     of the conjunctions "and", "or", "also", "then", "plus", "versus"
+//     where a new question follows, and at every comma of a list of
+//     topics that asks nothing; parts of two words or more), each a
+//     hybrid round. At most three extra rounds; a query of one part is
+//     the hybrid search alone.
 //
 // Fused score: the sum of 1/(60+rank) over the rounds, divided by its
 // maximum (rank 1 in every round), so it lies in (0,1]. A hit's cosine is
@@ -135,30 +136,46 @@ func (a *API) llmRerank(ctx context.Context, query string, hits []palace.Hit) []
 	return out
 }
 
-// conjoined matches a conjunction that joins two questions: one followed
-// by a question word or an auxiliary ("where do I climb and what coffee do
-// I like"), not one inside a question's noun phrase ("what did Ann and Bo
-// build"), which splits nothing a search can use. The question word is
-// kept, in group 1. LoCoMo's questions conjoin names and things, not
-// questions, and splitting them at every "and" cost .008 any@10 on 1-5.
-var conjoined = regexp.MustCompile(`(?i)\s+(?:and|or|also|then|plus|versus|vs)\s+((?:what|where|when|who|whom|whose|which|why|how|do|does|did|is|are|was|were|can|could|should|will|would|have|has|had)\b)`)
+// qwords are the words a question begins with: a question word or an
+// auxiliary.
+const qwords = `what|where|when|who|whom|whose|which|why|how|do|does|did|is|are|was|were|can|could|should|will|would|have|has|had`
+
+// joined matches where one question ends and another begins within a
+// sentence: a comma or a conjunction (or both) followed by a question word
+// ("where do I climb and what coffee do I like", "when did we ship it,
+// and who reviewed it"), which it keeps in group 1. A conjunction or a
+// comma inside a question ("what did Ann and Bo build", "on October 13,
+// 2023", "her friends, family, and mentors") splits nothing a search can
+// use; LoCoMo's questions hold such commas and conjunctions, and splitting
+// them all cost .007 any@10 on 1-5.
+var joined = regexp.MustCompile(`(?i)(?:\s*,\s*(?:(?:and|or|also|then|plus|versus|vs)\s+)?|\s+(?:and|or|also|then|plus|versus|vs)\s+)((?:` + qwords + `)\b)`)
+
+// asks matches a text that begins as a question does.
+var asks = regexp.MustCompile(`(?i)^\s*(?:` + qwords + `)\b`)
 
 // decompose splits a query into sub-queries for the non-LLM agentic path.
 // It adds no keyword round over the query's content words: the hybrid
 // round's keyword leg already searches them, and a second list of the
 // same words outvoted the vectors in the fusion (LoCoMo 1-5, session path,
-// any@10 .854 with it and every conjunction split, .869 now; hybrid
-// search alone .874).
+// any@10 .854 with it and every comma and conjunction split, .874 now, as
+// the hybrid search alone).
 func decompose(query string) []subQuery {
 	var out []subQuery
 	// A part is keyed without the punctuation around it, so the whole of
 	// a query of one part ("What is her job?") is no sub-query of itself.
 	key := func(s string) string { return strings.ToLower(strings.Trim(s, " \t\n?!.;,")) }
 	seen := map[string]bool{key(query): true}
-	parts := strings.FieldsFunc(query, func(r rune) bool { return r == '?' || r == ';' || r == ',' || r == '!' })
+	// Sentences end at ? ; and !. Within one, a question splits where
+	// another question begins; a list of topics, which asks nothing
+	// ("deploy schedule, rollback plan"), at its commas as well.
+	parts := strings.FieldsFunc(query, func(r rune) bool { return r == '?' || r == ';' || r == '!' })
 	var pieces []string
 	for _, p := range parts {
-		pieces = append(pieces, strings.Split(conjoined.ReplaceAllString(p, "\x00$1"), "\x00")...)
+		p = joined.ReplaceAllString(p, "\x00$1")
+		if !asks.MatchString(p) {
+			p = strings.ReplaceAll(p, ",", "\x00")
+		}
+		pieces = append(pieces, strings.Split(p, "\x00")...)
 	}
 	for _, p := range pieces {
 		p = strings.TrimSpace(p)

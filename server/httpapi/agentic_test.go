@@ -23,9 +23,12 @@ func TestDecompose(t *testing.T) {
 		"pnpm":                                 nil,
 		"What is Caroline's identity?":         nil, // one part: the hybrid search alone
 		"What did Caroline and Melanie build?": nil, // names joined, not questions
-		"When did we ship the API, and who reviewed it?":   {"hybrid:When did we ship the API", "hybrid:who reviewed it"},
-		"Which database did we pick or how do we migrate?": {"hybrid:Which database did we pick", "hybrid:how do we migrate"},
-		"deploy schedule, rollback plan; on-call rota":     {"hybrid:deploy schedule", "hybrid:rollback plan", "hybrid:on-call rota"},
+		"When did Caroline meet her friends, family, and mentors?": nil, // a list within a question
+		"What did Ann paint on October 13, 2023?":                  nil,
+		"According to Gina, what makes Jon a good mentor?":         {"hybrid:According to Gina", "hybrid:what makes Jon a good mentor"},
+		"When did we ship the API, and who reviewed it?":           {"hybrid:When did we ship the API", "hybrid:who reviewed it"},
+		"Which database did we pick or how do we migrate?":         {"hybrid:Which database did we pick", "hybrid:how do we migrate"},
+		"deploy schedule, rollback plan; on-call rota":             {"hybrid:deploy schedule", "hybrid:rollback plan", "hybrid:on-call rota"},
 	} {
 		if got := httpapi.Decompose(q); !reflect.DeepEqual(got, want) {
 			t.Errorf("decompose(%q) = %q, want %q", q, got, want)
