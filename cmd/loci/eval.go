@@ -21,7 +21,7 @@ func init() {
 	commands["eval"] = command{"measure recall quality on an evaluation set (locomo)", cli(evalCmd)}
 }
 
-// evalCmd is `loci eval locomo [--data PATH]... [--path session|agent] [--method M] [--matrix]
+// evalCmd is `loci eval locomo [--data PATH]... [--path session|agent|hook] [--ask recall|hook] [--method M] [--matrix]
 // [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]
 // [--no-ids] [--one-thread] [--no-dates] [--long-replies N] [--short-messages]
 // [--chat-roles] [PATH...]` (and the other rewrites below).
