@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
 )
@@ -48,10 +50,12 @@ func hitTerms(h palace.Hit) map[string]bool {
 	return termSet(text)
 }
 
-// Recalled is a memory chosen for a prompt.
+// Recalled is a memory chosen for a prompt. Passage, for a long memory,
+// is the part of its text the search matched (palace.Hit.Passage).
 type Recalled struct {
 	Drawer    *palace.Drawer
 	Relevance float64
+	Passage   *palace.Span
 }
 
 // Select keeps the hits whose Relevance reaches min, in the order the
@@ -86,7 +90,7 @@ next:
 				continue next
 			}
 		}
-		out = append(out, Recalled{Drawer: h.Drawer, Relevance: rel})
+		out = append(out, Recalled{Drawer: h.Drawer, Relevance: rel, Passage: h.Passage})
 		kept = append(kept, own)
 	}
 	return out
@@ -150,7 +154,7 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 	for i, m := range picked {
 		age := RelativeAge(m.Drawer.Timestamp, now)
 		fmt.Fprintf(&ctxt, "[%d] (%s, %s, relevance %.2f) %s\n", i+1, age, m.Drawer.Kind, m.Relevance,
-			clip(strings.TrimSpace(m.Drawer.Content), 800))
+			excerpt(m.Drawer.Content, m.Passage, memoryChars))
 		fmt.Fprintf(&msg, "\n• [%.2f] (%s) %s", m.Relevance, age, clip(subject(m.Drawer), 70))
 	}
 	ctxt.WriteString("</loci-memories>")
@@ -162,6 +166,39 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 			AdditionalContext: ctxt.String(),
 		},
 	}, nil
+}
+
+// memoryChars is about how much of one memory the prompt hook shows.
+const memoryChars = 800
+
+// excerpt is what the prompt hook shows of a memory: its text, when it
+// fits in n characters; else, when the search matched a passage that ends
+// past its first n characters (an answer deep in a long reply, a line of a
+// pasted log), its opening line cut to n/5 and that passage, so the part
+// that answers the prompt is what Claude reads; else its first n
+// characters. A passage is a window of at most 150 words (palace's
+// PassageWords), whose match may be at its end, so it is shown whole up
+// to 2n characters.
+func excerpt(content string, passage *palace.Span, n int) string {
+	text := strings.TrimSpace(content)
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	if passage == nil || passage.Start < 0 || passage.End > len(content) || passage.Start >= passage.End {
+		return clip(text, n)
+	}
+	shown := len(content) - len(strings.TrimLeftFunc(content, unicode.IsSpace)) // where text starts
+	for range n {                                                               // past the first n characters of text
+		_, size := utf8.DecodeRuneInString(content[shown:])
+		if size == 0 {
+			break
+		}
+		shown += size
+	}
+	if passage.End <= shown {
+		return clip(text, n)
+	}
+	return clip(oneLine(text), n/5) + "\n…\n" + clip(strings.TrimSpace(content[passage.Start:passage.End]), 2*n)
 }
 
 // subject is a one-line title for a memory: a session's first prompt, a

@@ -2,6 +2,7 @@ package claudecode_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -190,5 +191,39 @@ func TestSessionEndAndStart(t *testing.T) {
 	ac := out.HookSpecificOutput.AdditionalContext
 	if !strings.Contains(ac, "Last session (2 hours ago, 2 turns): "+turn1User) || !strings.Contains(ac, "Recent memories (") {
 		t.Errorf("additionalContext = %s", ac)
+	}
+}
+
+// A long memory shows the passage the search matched, not only its start:
+// the answer deep in a long reply is what reaches Claude's context.
+func TestPromptSubmitShowsTheMatchedPassage(t *testing.T) {
+	t.Parallel()
+	reg := mustRegistry(t)
+	ctx := context.Background()
+	p, err := reg.OpenOrCreate(ctx, "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var filler []string
+	for i := range 120 {
+		filler = append(filler, fmt.Sprintf("Step %d of the pipeline copies artefacts between stages and logs their sizes.", i))
+	}
+	answer := "The fix was to pin the base image to alpine 3.19 in the Dockerfile."
+	d := &palace.Drawer{Kind: palace.KindTurn, SessionID: "earlier",
+		Content: "User: why does the nightly deploy fail?\n\nAssistant: " + strings.Join(filler, " ") + " " + answer}
+	if err := p.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(reg, mustTime(t, "2026-02-11T03:00:00Z"))
+	out, err := r.Run(ctx, hooks.EventUserPromptSubmit, hooks.Input{SessionID: "now", Prompt: "which alpine base image did we pin in the Dockerfile?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.HookSpecificOutput == nil {
+		t.Fatalf("nothing recalled: %+v", out)
+	}
+	ac := out.HookSpecificOutput.AdditionalContext
+	if !strings.Contains(ac, answer) || !strings.Contains(ac, "User: why does the nightly deploy fail?\n…\n") {
+		t.Errorf("additionalContext lacks the matched passage or the memory's opening: %q", ac)
 	}
 }
