@@ -58,6 +58,15 @@ type Span struct {
 	End   int `json:"end"`
 }
 
+// Of is the part of text s spans, and whether s is a non-empty span within
+// it (a nil span is none).
+func (s *Span) Of(text string) (string, bool) {
+	if s == nil || s.Start < 0 || s.End > len(text) || s.Start >= s.End {
+		return "", false
+	}
+	return text[s.Start:s.End], true
+}
+
 // Passages returns the keyword passages of a drawer's text, or nil when
 // the text fits in one (it is then indexed whole). Words are runs of
 // non-space characters; passages start and end on word boundaries, and

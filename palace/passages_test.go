@@ -112,3 +112,22 @@ func TestLongTextFoundByItsMiddle(t *testing.T) {
 		t.Fatal("a text over the limit was stored")
 	}
 }
+
+func TestSpanOf(t *testing.T) {
+	text := "hello world"
+	for _, c := range []struct {
+		sp   *palace.Span
+		want string
+		ok   bool
+	}{
+		{&palace.Span{Start: 6, End: 11}, "world", true},
+		{nil, "", false},
+		{&palace.Span{Start: 3, End: 3}, "", false},
+		{&palace.Span{Start: -1, End: 4}, "", false},
+		{&palace.Span{Start: 6, End: 12}, "", false},
+	} {
+		if got, ok := c.sp.Of(text); got != c.want || ok != c.ok {
+			t.Errorf("%+v.Of = %q, %v; want %q, %v", c.sp, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -72,8 +72,8 @@ func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep boo
 			Tags: d.Tags, Importance: d.Importance, Room: d.Room, Kind: d.Kind,
 			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp,
 		}
-		if sp := h.Passage; sp != nil && sp.Start >= 0 && sp.End <= len(d.Content) && sp.Start < sp.End {
-			r.Passage, r.Excerpt = sp, d.Content[sp.Start:sp.End]
+		if text, ok := h.Passage.Of(d.Content); ok {
+			r.Passage, r.Excerpt = h.Passage, text
 		}
 		results = append(results, r)
 	}

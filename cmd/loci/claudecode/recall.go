@@ -184,21 +184,12 @@ func excerpt(content string, passage *palace.Span, n int) string {
 	if utf8.RuneCountInString(text) <= n {
 		return text
 	}
-	if passage == nil || passage.Start < 0 || passage.End > len(content) || passage.Start >= passage.End {
-		return clip(text, n)
+	matched, ok := passage.Of(content)
+	lead := len(content) - len(strings.TrimLeftFunc(content, unicode.IsSpace)) // where text starts
+	if !ok || passage.End <= lead || utf8.RuneCountInString(content[lead:passage.End]) <= n {
+		return clip(text, n) // no passage, or it ends within the first n characters
 	}
-	shown := len(content) - len(strings.TrimLeftFunc(content, unicode.IsSpace)) // where text starts
-	for range n {                                                               // past the first n characters of text
-		_, size := utf8.DecodeRuneInString(content[shown:])
-		if size == 0 {
-			break
-		}
-		shown += size
-	}
-	if passage.End <= shown {
-		return clip(text, n)
-	}
-	return clip(oneLine(text), n/5) + "\n…\n" + clip(strings.TrimSpace(content[passage.Start:passage.End]), 2*n)
+	return clip(oneLine(text), n/5) + "\n…\n" + clip(strings.TrimSpace(matched), 2*n)
 }
 
 // subject is a one-line title for a memory: a session's first prompt, a
