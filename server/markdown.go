@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/facts"
@@ -18,6 +19,13 @@ import (
 // memMinCosine is the vector similarity at which a memory that shares no
 // search term with the query still counts as relevant in mem_* results.
 const memMinCosine = 0.35
+
+// memoryChars is about how much of one memory the markdown shows, as much
+// as the Claude Code prompt hook shows: a longer memory shows its opening
+// line and the passage the search matched (palace.Excerpt), and its detail
+// line says how long it is, so a 4 MiB drawer is not spliced into a
+// model's context whole. memory_recall and the REST API return it whole.
+const memoryChars = 800
 
 // maxContextFacts bounds the promoted facts mem_context and mem://profile
 // list.
@@ -124,7 +132,7 @@ func renderProfile(ctx context.Context, p *palace.Palace) (string, error) {
 		b.WriteString("_No memories yet._\n")
 	}
 	for i, d := range top {
-		writeMemory(&b, i+1, d)
+		writeMemory(&b, i+1, d, nil)
 	}
 	return b.String(), nil
 }
@@ -166,14 +174,17 @@ func writeHits(b *strings.Builder, query string, hits []palace.Hit) {
 		return
 	}
 	for i, h := range hits {
-		writeMemory(b, i+1, h.Drawer)
+		writeMemory(b, i+1, h.Drawer, h.Passage)
 	}
 }
 
 // writeMemory renders one memory as a numbered item with a detail line:
-// room, kind (fact kind for facts), the date it happened, the engram id.
-func writeMemory(b *strings.Builder, n int, d *palace.Drawer) {
-	fmt.Fprintf(b, "%d. %s\n", n, itemMD(d.Content))
+// room, kind (fact kind for facts), the date it happened, the engram id,
+// and for a memory shown in part, how long it is. passage is the part the
+// search matched, nil when there was no search.
+func writeMemory(b *strings.Builder, n int, d *palace.Drawer, passage *palace.Span) {
+	shown := palace.Excerpt(d.Content, passage, memoryChars)
+	fmt.Fprintf(b, "%d. %s\n", n, itemMD(shown))
 	detail := []string{d.Room, d.Kind}
 	if d.Kind == palace.KindFact {
 		f := facts.FromDrawer(d)
@@ -181,6 +192,9 @@ func writeMemory(b *strings.Builder, n int, d *palace.Drawer) {
 	}
 	if !d.Timestamp.IsZero() {
 		detail = append(detail, d.Timestamp.UTC().Format("2006-01-02"))
+	}
+	if shown != strings.TrimSpace(d.Content) {
+		detail = append(detail, fmt.Sprintf("part of %d characters", utf8.RuneCountInString(strings.TrimSpace(d.Content))))
 	}
 	fmt.Fprintf(b, "   _%s_\n", strings.Join(detail, " · "))
 }

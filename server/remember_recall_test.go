@@ -9,7 +9,8 @@ import (
 
 // Texts remembered one after another through one stdio connection are
 // neighbours (the second borrows the first as context); a long text is
-// recalled with the passage that matched.
+// recalled with the passage that matched, and the markdown faces show
+// that passage instead of the whole text.
 func TestRememberNeighboursAndPassages(t *testing.T) {
 	t.Parallel()
 	ps := startPipeServer(t, "p")
@@ -58,6 +59,22 @@ func TestRememberNeighboursAndPassages(t *testing.T) {
 	for _, r := range rec.Results[1:] {
 		if r.Passage != nil {
 			t.Errorf("short drawer %s has a passage %+v", r.DrawerID, r.Passage)
+		}
+	}
+
+	long := strings.Join(words, " ")
+	for i, tool := range []string{"mem_search", "mem_context"} {
+		md, failed := ps.rpc(t, 5+i, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{"query": "zeppelin rudder hinge"}})
+		if failed {
+			t.Fatalf("%s: %s", tool, md)
+		}
+		item := md[strings.Index(md, "1. "):]
+		if !strings.HasPrefix(item, "1. filler0 filler1") || !strings.Contains(item, "zeppelin rudder hinge") ||
+			!strings.Contains(item, fmt.Sprintf("part of %d characters", len(long))) {
+			t.Errorf("%s: the long text's item does not show its opening, the matched passage and its length:\n%.600s", tool, item)
+		}
+		if len(md) > 4000 {
+			t.Errorf("%s: %d bytes of markdown for a %d-byte text; want the passage, not the whole text", tool, len(md), len(long))
 		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
 )
@@ -154,7 +152,7 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 	for i, m := range picked {
 		age := RelativeAge(m.Drawer.Timestamp, now)
 		fmt.Fprintf(&ctxt, "[%d] (%s, %s, relevance %.2f) %s\n", i+1, age, m.Drawer.Kind, m.Relevance,
-			excerpt(m.Drawer.Content, m.Passage, memoryChars))
+			palace.Excerpt(m.Drawer.Content, m.Passage, memoryChars))
 		fmt.Fprintf(&msg, "\n• [%.2f] (%s) %s", m.Relevance, age, clip(subject(m.Drawer), 70))
 	}
 	ctxt.WriteString("</loci-memories>")
@@ -168,29 +166,10 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 	}, nil
 }
 
-// memoryChars is about how much of one memory the prompt hook shows.
+// memoryChars is about how much of one memory the prompt hook shows
+// (palace.Excerpt: a long memory shows its opening line and the passage
+// the search matched).
 const memoryChars = 800
-
-// excerpt is what the prompt hook shows of a memory: its text, when it
-// fits in n characters; else, when the search matched a passage that ends
-// past its first n characters (an answer deep in a long reply, a line of a
-// pasted log), its opening line cut to n/5 and that passage, so the part
-// that answers the prompt is what Claude reads; else its first n
-// characters. A passage is a window of at most 150 words (palace's
-// PassageWords), whose match may be at its end, so it is shown whole up
-// to 2n characters.
-func excerpt(content string, passage *palace.Span, n int) string {
-	text := strings.TrimSpace(content)
-	if utf8.RuneCountInString(text) <= n {
-		return text
-	}
-	matched, ok := passage.Of(content)
-	lead := len(content) - len(strings.TrimLeftFunc(content, unicode.IsSpace)) // where text starts
-	if !ok || passage.End <= lead || utf8.RuneCountInString(content[lead:passage.End]) <= n {
-		return clip(text, n) // no passage, or it ends within the first n characters
-	}
-	return clip(oneLine(text), n/5) + "\n…\n" + clip(strings.TrimSpace(matched), 2*n)
-}
 
 // subject is a one-line title for a memory: a session's first prompt, a
 // turn's user text, or the first line of anything else.

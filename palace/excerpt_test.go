@@ -1,4 +1,4 @@
-package claudecode
+package palace_test
 
 import (
 	"strings"
@@ -9,6 +9,7 @@ import (
 
 func TestExcerpt(t *testing.T) {
 	t.Parallel()
+	const n = 800 // the prompt hook's
 	long := "User: why does the deploy fail?\n\nAssistant: " + strings.Repeat("Some background on the pipeline. ", 60) +
 		"The fix: pin the base image to alpine 3.19."
 	at := strings.Index(long, "The fix")
@@ -27,12 +28,12 @@ func TestExcerpt(t *testing.T) {
 		{"long, passage past the start: the opening line and the passage", long, late, "User: why does the deploy fail?\n…\nThe fix: pin the base image to alpine 3.19.", "background on the pipeline. Some"},
 		{"a passage out of range is ignored", long, &palace.Span{Start: 10, End: len(long) + 5}, "User: why", "alpine"},
 	} {
-		got := excerpt(c.content, c.passage, memoryChars)
+		got := palace.Excerpt(c.content, c.passage, n)
 		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
 			t.Errorf("%s: %q", c.name, got)
 		}
-		if n := len([]rune(got)); n > 2*memoryChars+memoryChars/5+3 {
-			t.Errorf("%s: %d characters", c.name, n)
+		if m := len([]rune(got)); m > 2*n+n/5+3 {
+			t.Errorf("%s: %d characters", c.name, m)
 		}
 	}
 }
