@@ -32,6 +32,14 @@ import (
 //     was among the best hits, its answer (answersTo) rises with it as a
 //     neighbour would. "How do I deploy my app?" tells of the asker and
 //     keeps its place.
+//   - A text that only reacts. "lol", "Wow, that's awesome!", "Thanks,
+//     Caroline!" say nothing of their own: all they have in common with
+//     a question is the text they answer, which they borrow as context
+//     (turn_context.go), and that text is the one to find. A text whose
+//     every word is a function word or a word of reaction
+//     (words.IsReaction), once the names it addresses are left out, is
+//     lowered as a text that only asks is, and rises as a hit's
+//     neighbour by that much less.
 //
 // A lift multiplies a candidate's fused score; nothing is dropped.
 
@@ -68,14 +76,17 @@ const (
 	// 1.1, 1.25, 1.5 and 2 gave .856, .861, .859, .856 and .845 (.852
 	// without); 1.1-1.5 is a plateau and 1.25 its middle.
 	speakerLift = 1.25
-	// askLift: a candidate that only asks (onlyAsks). On the
-	// short-message rewrite, where a question is a message of its own,
-	// 0.7, 0.5 and 0.3 gave .762, .765 and .766 (.754 without; measured
-	// before questions in the first person were excepted, which gives
-	// .763 at 0.5). LoCoMo's own turns almost never only ask, and it
-	// moved none of them. 0.5 is near the rate at which such messages
-	// hold evidence, against all messages' (.080 against .171).
-	askLift = 0.5
+	// quietLift: a candidate that tells nothing, because it only asks
+	// (onlyAsks) or only reacts (onlyReacts). On the short-message
+	// rewrite, where a question is a message of its own, 0.7, 0.5 and
+	// 0.3 for texts that only ask gave .762, .765 and .766 (.754 without;
+	// measured before questions in the first person were excepted, which
+	// gives .763 at 0.5). 0.5 is near the rate at which such messages
+	// hold evidence, against all messages' (.080 against .171). For texts
+	// that only react 0.7, 0.5, 0.3 and 0.1 then gave .779, .781, .781
+	// and .781 (.769 without), so they share it. LoCoMo's own turns
+	// almost never only ask or react, and it moved none of them.
+	quietLift = 0.5
 )
 
 // questionCandidates bounds how many of the first ranking's candidates
@@ -88,13 +99,14 @@ const whenBytes = 4 << 10
 
 // question is what a query says about its answer.
 type question struct {
-	when  bool            // it asks for a time
-	words map[string]bool // its words, lower case (for speakers' names)
-	asks  bool            // it lowers texts that only ask
+	when   bool            // it asks for a time
+	words  map[string]bool // its words, lower case (for speakers' names)
+	asks   bool            // it lowers texts that only ask
+	reacts bool            // and texts that only react
 }
 
 func readQuestion(query string) question {
-	q := question{when: whenOn() && asksWhen(query), asks: askOn() && !reAboutAsking.MatchString(query)}
+	q := question{when: whenOn() && asksWhen(query), asks: askOn() && !reAboutAsking.MatchString(query), reacts: reactOn()}
 	if speakerOn() {
 		q.words = map[string]bool{}
 		for _, w := range words.Lower(query, 0) {
@@ -105,7 +117,7 @@ func readQuestion(query string) question {
 }
 
 // lifts reports whether the question can lift anything.
-func (q question) lifts() bool { return q.when || len(q.words) > 0 || q.asks }
+func (q question) lifts() bool { return q.when || len(q.words) > 0 || q.asks || q.reacts }
 
 // most is the largest lift the question can give.
 func (q question) most() float64 {
@@ -134,7 +146,9 @@ func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
 		f *= speakerLift
 	}
 	if asks = q.asks && onlyAsks(d.Content); asks {
-		f *= askLift
+		f *= quietLift
+	} else if q.reacts && onlyReacts(d) {
+		f *= quietLift
 	}
 	return f, asks
 }
@@ -142,6 +156,28 @@ func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
 // reAboutAsking matches a question about what was asked ("What did she
 // ask him?"), which a question answers.
 var reAboutAsking = regexp.MustCompile(`(?i)\b(?:ask|asks|asked|asking|question|questions|wonder|wonders|wondered|wondering|inquire|inquired)\b`)
+
+// onlyReacts reports whether a text only reacts: every word of what it
+// says, the names it addresses left out, is a stopword or a word of
+// reaction ("Wow, Caroline! That's so cool!", "hahaha", an emoji alone).
+// A text of more than reactionBytes says more than a reaction.
+func onlyReacts(d *Drawer) bool {
+	body := spokenWords(d.Content)
+	if len(body) > reactionBytes {
+		return false
+	}
+	body = unaddressed(body, addressedBy(d))
+	for _, w := range words.Lower(body, 0) {
+		if !words.IsStopword(w) && !words.IsReaction(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// reactionBytes bounds the text read for a reaction: a few dozen words,
+// far more than a message that only reacts holds.
+const reactionBytes = 200
 
 // onlyAsks reports whether a text asks and tells nothing of its speaker:
 // every sentence of what it says is a question, and none of its words is
@@ -288,9 +324,10 @@ func namesTime(text string) bool {
 	return reNamesTime.MatchString(body)
 }
 
-// whenOn, speakerOn and askOn report whether each lift is used
-// (LOCI_WHEN=0, LOCI_SPEAKER=0 and LOCI_ASKS=0 turn them off, for
-// comparisons).
+// whenOn, speakerOn, askOn and reactOn report whether each lift is used
+// (LOCI_WHEN=0, LOCI_SPEAKER=0, LOCI_ASKS=0 and LOCI_REACTS=0 turn them
+// off, for comparisons).
 func whenOn() bool    { return os.Getenv("LOCI_WHEN") != "0" }
 func speakerOn() bool { return os.Getenv("LOCI_SPEAKER") != "0" }
 func askOn() bool     { return os.Getenv("LOCI_ASKS") != "0" }
+func reactOn() bool   { return os.Getenv("LOCI_REACTS") != "0" }

@@ -1,7 +1,9 @@
 package palace_test
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +145,40 @@ func conversation(t *testing.T, p *palace.Palace) func(session, sender, text str
 func rankOf(t *testing.T, p *palace.Palace, query, id string) int {
 	t.Helper()
 	return rankIn(t, p, query, 10, id)
+}
+
+// A text that only reacts gives way: the reply "Wow, Melanie! That's so
+// cool!" borrows the painting it answers and ranks by it; with the lift
+// it scores half of what it scores without it (LOCI_REACTS=0), against
+// the turn it answers, which stays first.
+func TestTextsThatOnlyReactGiveWay(t *testing.T) {
+	p := MustOpenPalace(t)
+	turn := conversation(t, p)
+	first := turn("s1", "Melanie", "I painted a sunset over the lake last weekend.")
+	reaction := turn("s1", "Caroline", "Wow, Melanie! That's so cool!")
+	for i := range 6 {
+		turn("", "Caroline", fmt.Sprintf("The bakery on Main Street sells rye bread, loaf %d", i))
+	}
+	share := func() float64 {
+		t.Helper()
+		hits, err := p.Search(context.Background(), palace.SearchRequest{Query: "What did Melanie paint at the lake?", K: 5, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) < 2 || hits[0].Drawer.ID != first.ID {
+			t.Fatalf("the painting is not first: %+v", hits)
+		}
+		for _, h := range hits {
+			if h.Drawer.ID == reaction.ID {
+				return h.Score / hits[0].Score
+			}
+		}
+		return 0
+	}
+	with := share()
+	t.Setenv("LOCI_REACTS", "0")
+	without := share()
+	if without == 0 || math.Abs(with-without/2) > 1e-9 {
+		t.Fatalf("the reaction scores %.4f of the painting, and %.4f without the lift; want half", with, without)
+	}
 }

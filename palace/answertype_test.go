@@ -2,6 +2,7 @@ package palace
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -129,8 +130,8 @@ func TestQuestionsAboutAskingKeepQuestions(t *testing.T) {
 	ask := &Drawer{Content: "Do you have a favorite superhero?"}
 	tell := &Drawer{Content: "Spider-Man has always been a favorite of mine."}
 	q := readQuestion("What superhero is Joanna a fan of?")
-	if f, asks := q.lift(ask, nil); f != askLift || !asks {
-		t.Errorf("a text that only asks: lift %v (asks %v), want %v", f, asks, askLift)
+	if f, asks := q.lift(ask, nil); f != quietLift || !asks {
+		t.Errorf("a text that only asks: lift %v (asks %v), want %v", f, asks, quietLift)
 	}
 	if f, asks := q.lift(tell, nil); f != 1 || asks {
 		t.Errorf("a text that tells: lift %v (asks %v), want 1", f, asks)
@@ -141,5 +142,31 @@ func TestQuestionsAboutAskingKeepQuestions(t *testing.T) {
 	t.Setenv("LOCI_ASKS", "0")
 	if f, _ := readQuestion("What superhero is Joanna a fan of?").lift(ask, nil); f != 1 {
 		t.Errorf("LOCI_ASKS=0: lift %v, want 1", f)
+	}
+}
+
+func TestOnlyReacts(t *testing.T) {
+	for _, c := range []struct {
+		text      string
+		addressed []string
+		want      bool
+	}{
+		{"lol", nil, true},
+		{"Wow, that's so cool!!", nil, true},
+		{"Hahaha yesss 😂", nil, true},
+		{"🎉🎉", nil, true},
+		{"Thanks, Caroline!", []string{"Caroline"}, true},
+		{"Thanks, Caroline!", nil, false}, // a name it does not address is what it is about
+		{"[D1:4] (8 May, 2023) Melanie: Aww, congrats!", nil, true},
+		{"Wow, I painted the lake too!", nil, false},
+		{"Great, see you at 5", nil, false},
+		{"Yes! I got the job at the bakery.", nil, false},
+		{"Do you have a favorite superhero?", nil, false},
+		{strings.Repeat("wow ", 60), nil, false}, // longer than a reaction
+	} {
+		d := &Drawer{Content: c.text, Keywords: withAddressed("", c.addressed)}
+		if got := onlyReacts(d); got != c.want {
+			t.Errorf("onlyReacts(%q, addressing %v) = %v, want %v", c.text, c.addressed, got, c.want)
+		}
 	}
 }

@@ -388,7 +388,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				}
 				loaded[n.RID] = n
 				nc := get(n.RID)
-				if s := neighbourLift * c.rrf; s > nc.rrf {
+				lift := neighbourLift
+				if reactOn() && onlyReacts(n) {
+					lift *= quietLift // it says nothing of its own (answertype.go)
+				}
+				if s := lift * c.rrf; s > nc.rrf {
 					nc.rrf, lifted = s, true
 				}
 			}
@@ -715,7 +719,9 @@ func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, er
 // session, or its connection (store.DrawerReader.Adjacent), to
 // neighbourLift of its own fused score, unless the neighbour already
 // scores higher; a neighbour the filter excludes, or one a silence of
-// episodeSilence parts from the hit, stays out. Both values were chosen
+// episodeSilence parts from the hit, stays out; a neighbour that only
+// reacts ("lol", "Wow, so cool!": answertype.go) rises to quietLift of
+// that share, since it says nothing of its own. Both values were chosen
 // on LoCoMo conversations 1–5 (λ 0.5–0.8 × hits 1, 3, 5, 10; 0.6–0.7
 // with 3 hits best, a plateau) and held on 6–10, hybrid any@10 /
 // frac@10: session path 1–5 .840/.788 → .847/.798, 6–10 .832/.766 →

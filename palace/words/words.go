@@ -163,3 +163,74 @@ var stopwords = func() map[string]bool {
 // IsStopword reports whether w (lower case) is one of the function words
 // that queries and word comparisons drop.
 func IsStopword(w string) bool { return stopwords[w] }
+
+// reactions are the words of a message that reacts and says nothing of
+// its own: English interjections and backchannels ("wow", "lol", "yep"),
+// greetings and thanks, and the adjectives a chat answers with alone
+// ("cool", "awesome", "congrats"). The list was written down before it was
+// measured, as a closed class (palace/RECALL.md, "Texts that only react").
+// They are kept with their doubled letters folded ("awww", "yesss",
+// "coool" are the same reaction).
+var reactions = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`oh ah aw wow whoa woah yay yes yeah yea yep yup ya yah nope nah
+	ok okay okey k kk lol lmao lmfao rofl haha hah hehe heh hmm hm mm mhm uh um uhm er oops ugh huh omg
+	gosh geez jeez damn dang thanks thank thx ty tysm np cool nice great awesome sure totally definitely
+	absolutely indeed right true exactly agreed agree same congrats congratulations wonderful amazing
+	sweet perfect good glad fun lovely fantastic brilliant bye hi hey hello hiya cheers welcome please
+	sorry xoxo xd wtf`) {
+		m[squeeze(w)] = true
+	}
+	return m
+}()
+
+// IsReaction reports whether w (lower case) is a word of reaction: one of
+// the reactions above, however many times its letters are doubled, or
+// laughter ("haha", "ahahah", "hehe", "lolol").
+func IsReaction(w string) bool {
+	w = squeeze(w)
+	return reactions[w] || isLaughter(w)
+}
+
+// squeeze folds each run of one letter to a single letter.
+func squeeze(w string) string {
+	var b strings.Builder
+	var last rune
+	for i, r := range w {
+		if i > 0 && r == last {
+			continue
+		}
+		b.WriteRune(r)
+		last = r
+	}
+	return b.String()
+}
+
+// isLaughter reports whether a squeezed word is laughter: "ha" or "he"
+// repeated (after an optional "a", before an optional "h"), or "lol"
+// extended ("lolol").
+func isLaughter(w string) bool {
+	s := strings.TrimPrefix(w, "a")
+	s = strings.TrimSuffix(s, "h")
+	if len(s) >= 2 && len(s)%2 == 0 {
+		ok := true
+		for i := 0; i < len(s); i += 2 {
+			if s[i] != 'h' || (s[i+1] != 'a' && s[i+1] != 'e') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	if len(w) >= 3 && len(w)%2 == 1 && w[0] == 'l' {
+		for i := 1; i < len(w); i += 2 {
+			if w[i] != 'o' || w[i+1] != 'l' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

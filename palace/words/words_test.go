@@ -58,3 +58,16 @@ func TestFoldAndStem(t *testing.T) {
 		t.Error("IsStopword")
 	}
 }
+
+func TestIsReaction(t *testing.T) {
+	for w, want := range map[string]bool{
+		"wow": true, "wooow": true, "lol": true, "lolol": true, "haha": true, "ahahahah": true,
+		"hehe": true, "yesss": true, "awww": true, "coool": true, "congrats": true, "thx": true,
+		"painted": false, "lake": false, "hallo": false, "lola": false, "hahax": false, "l": false,
+		"h": false, "": false, "yesterday": false,
+	} {
+		if got := words.IsReaction(w); got != want {
+			t.Errorf("IsReaction(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
