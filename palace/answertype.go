@@ -162,6 +162,9 @@ var reAboutAsking = regexp.MustCompile(`(?i)\b(?:ask|asks|asked|asking|question|
 // reaction ("Wow, Caroline! That's so cool!", "hahaha", an emoji alone).
 // A text of more than reactionBytes says more than a reaction.
 func onlyReacts(d *Drawer) bool {
+	if len(d.Content) > 4*reactionBytes {
+		return false // not read for a header: no header is that long (readHeader)
+	}
 	body := spokenWords(d.Content)
 	if len(body) > reactionBytes {
 		return false
