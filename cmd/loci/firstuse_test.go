@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -186,5 +187,45 @@ func TestStats(t *testing.T) {
 	}
 	if missing := runCLI(t, home, "json", "stats", "--palace", "nope"); missing.code != 1 || missing.env.Error.Type != "not_found" {
 		t.Errorf("stats of a missing palace: %s", missing.stdout)
+	}
+}
+
+// `loci recall --all` finds a long memory by a phrase from its middle:
+// JSON gives the whole text with the matched passage (as memory_recall
+// does), and a line of text shows its opening and that passage, not the
+// whole text.
+func TestRecallAllShowsTheMatchedPassage(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	runCLI(t, home, "json", "remember", "--palace", "p", "We deploy on Tuesdays")
+	runCLI(t, home, "json", "review", "approve", "mem-0001", "--palace", "p")
+	stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "export", "--palace", "p")
+	if code != 0 || !strings.Contains(stdout, "We deploy on Tuesdays") {
+		t.Fatalf("export: exit %d\n%.400s", code, stdout)
+	}
+	var filler []string
+	for i := range 2000 {
+		filler = append(filler, fmt.Sprintf("filler%d", i%97))
+	}
+	filler[1200] = "the zeppelin rudder hinge cracked during inspection"
+	long := strings.Join(filler, " ")
+	file := t.TempDir() + "/long.jsonl"
+	if err := os.WriteFile(file, []byte(strings.Replace(stdout, "We deploy on Tuesdays", long, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, home, "json", "import", "--palace", "q", file)
+
+	out := runCLI(t, home, "json", "recall", "--all", "--palace", "q", "zeppelin rudder hinge")
+	results, _ := out.env.Data["results"].([]any)
+	if len(results) != 1 {
+		t.Fatalf("recall --all: want the long memory once: %+v", out.env.Data)
+	}
+	m := results[0].(map[string]any)
+	if m["content"] != long || !strings.Contains(fmt.Sprint(m["excerpt"]), "zeppelin rudder hinge") || m["passage"] == nil {
+		t.Errorf("recall --all JSON: want the whole text, the matched passage and its excerpt; excerpt %q passage %v", m["excerpt"], m["passage"])
+	}
+	text := runCLI(t, home, "text", "recall", "--all", "--palace", "q", "zeppelin rudder hinge").stdout
+	if !strings.Contains(text, "filler0 filler1") || !strings.Contains(text, "zeppelin rudder hinge") || len(text) > 1000 {
+		t.Errorf("recall --all text: want the opening and the matched passage on one short line, got %d bytes:\n%.600s", len(text), text)
 	}
 }

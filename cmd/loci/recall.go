@@ -32,7 +32,17 @@ type recallMemory struct {
 	Layer      int      `json:"layer"`
 	Importance float64  `json:"importance"`
 	Timestamp  string   `json:"timestamp"`
+	// Passage and Excerpt are, for a long memory (indexed in passages),
+	// where the best-matching passage lies in content and its text, as
+	// memory_recall gives them.
+	Passage *palace.Span `json:"passage,omitempty"`
+	Excerpt string       `json:"excerpt,omitempty"`
 }
+
+// lineChars is about how much of a memory one line of `loci recall --all`
+// text shows: a long memory shows its opening words and the passage that
+// matched (palace.Excerpt), never its whole text.
+const lineChars = 200
 
 // recallCmd is `loci recall [QUERY...] [--limit N] [--all]`.
 func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
@@ -81,14 +91,18 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		out := make([]recallMemory, 0, len(hits))
 		for _, h := range hits {
 			d := h.Drawer
-			out = append(out, recallMemory{ID: d.ID, Content: d.Content, Kind: d.Kind, Room: d.Room, Tags: d.Tags,
+			m := recallMemory{ID: d.ID, Content: d.Content, Kind: d.Kind, Room: d.Room, Tags: d.Tags,
 				Score: float64(int64(h.Score*10000+0.5)) / 10000, Layer: h.Layer, Importance: d.Importance,
-				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")})
+				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")}
+			if text, ok := h.Passage.Of(d.Content); ok {
+				m.Passage, m.Excerpt = h.Passage, text
+			}
+			out = append(out, m)
 		}
 		return &result{data: map[string]any{"query": query, "palace": p.Name(), "results": out, "pending_review": pending}, count: countOf(len(out)),
 			text: func(w io.Writer) {
 				for _, m := range out {
-					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], palace.RoomLabel(m.Room), m.Kind, oneLineText(m.Content))
+					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], palace.RoomLabel(m.Room), m.Kind, oneLineText(palace.Excerpt(m.Content, m.Passage, lineChars)))
 				}
 				notes(w, len(out))
 			}}, nil
