@@ -78,12 +78,7 @@ func TestExportToStdout(t *testing.T) {
 func TestRoomsAsNamedInText(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	runCLI(t, home, "json", "remember", "--palace", "p", "We deploy on Tuesdays")
-	runCLI(t, home, "json", "review", "approve", "mem-0001", "--palace", "p")
-	stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "export", "--palace", "p")
-	if code != 0 || !strings.Contains(stdout, `"room":"General"`) {
-		t.Fatalf("export: exit %d\n%.400s", code, stdout)
-	}
+	stdout := exportedFact(t, home, "We deploy on Tuesdays")
 	file := t.TempDir() + "/ops.jsonl"
 	if err := os.WriteFile(file, []byte(strings.ReplaceAll(stdout, `"room":"General"`, `"room":"Custom(Ops)"`)), 0o600); err != nil {
 		t.Fatal(err)
@@ -197,12 +192,7 @@ func TestStats(t *testing.T) {
 func TestRecallAllShowsTheMatchedPassage(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	runCLI(t, home, "json", "remember", "--palace", "p", "We deploy on Tuesdays")
-	runCLI(t, home, "json", "review", "approve", "mem-0001", "--palace", "p")
-	stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "export", "--palace", "p")
-	if code != 0 || !strings.Contains(stdout, "We deploy on Tuesdays") {
-		t.Fatalf("export: exit %d\n%.400s", code, stdout)
-	}
+	stdout := exportedFact(t, home, "We deploy on Tuesdays")
 	var filler []string
 	for i := range 2000 {
 		filler = append(filler, fmt.Sprintf("filler%d", i%97))
@@ -228,4 +218,18 @@ func TestRecallAllShowsTheMatchedPassage(t *testing.T) {
 	if !strings.Contains(text, "filler0 filler1") || !strings.Contains(text, "zeppelin rudder hinge") || len(text) > 1000 {
 		t.Errorf("recall --all text: want the opening and the matched passage on one short line, got %d bytes:\n%.600s", len(text), text)
 	}
+}
+
+// exportedFact remembers fact in palace p of home, approves it, and
+// returns `loci export` of p: one approved fact in the General room, as
+// JSONL to rewrite and import elsewhere.
+func exportedFact(t *testing.T, home, fact string) string {
+	t.Helper()
+	runCLI(t, home, "json", "remember", "--palace", "p", fact)
+	runCLI(t, home, "json", "review", "approve", "mem-0001", "--palace", "p")
+	stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "export", "--palace", "p")
+	if code != 0 || !strings.Contains(stdout, `"room":"General"`) || !strings.Contains(stdout, fact) {
+		t.Fatalf("export: exit %d\n%.400s", code, stdout)
+	}
+	return stdout
 }
