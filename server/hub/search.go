@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // SearchHit is one search result.
@@ -50,8 +51,12 @@ func (h *Hub) search(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, x := range res {
+			d := toDrawerJSON(p.Name(), x.Drawer)
+			if d.Truncated {
+				d.Content = hitText(x.Drawer.Content, x.Passage, query)
+			}
 			hits = append(hits, SearchHit{Palace: p.Name(), Score: x.Score, KeywordRank: x.KeywordRank,
-				VectorRank: x.VectorRank, Drawer: toDrawerJSON(p.Name(), x.Drawer)})
+				VectorRank: x.VectorRank, Drawer: d})
 		}
 	}
 	// Each palace's list is already in its own order; a stable sort by
@@ -62,3 +67,45 @@ func (h *Hub) search(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"query": query, "mode": mode, "hits": hits})
 }
+
+// hitText is what a search hit shows of a long drawer: palace.Excerpt (its
+// opening line and the passage the search matched, when that lies past its
+// first listTextRunes), with the passage taken from a few words before the
+// first of the query's words it holds, since the list shows the first
+// lines of a hit.
+func hitText(content string, passage *palace.Span, query string) string {
+	matched, ok := passage.Of(content)
+	if !ok {
+		return palace.Excerpt(content, nil, listTextRunes)
+	}
+	want := map[string]bool{}
+	for _, w := range words.Lower(query, 0) {
+		if !words.IsStopword(w) {
+			want[words.Stem(w)] = true
+		}
+	}
+	var before [leadWords]int // the starts of the last words before the match
+	n, from := 0, -1
+	words.Each(matched, 0, func(w words.Word) {
+		if from >= 0 {
+			return
+		}
+		if want[words.Stem(strings.ToLower(w.Text))] {
+			from = before[n%leadWords]
+			if n < leadWords {
+				from = 0
+			}
+			return
+		}
+		before[n%leadWords] = w.Start
+		n++
+	})
+	if from > 0 {
+		passage = &palace.Span{Start: passage.Start + from, End: passage.End}
+	}
+	return palace.Excerpt(content, passage, listTextRunes)
+}
+
+// leadWords is how many words a hit shows before the first query word it
+// matched.
+const leadWords = 8
