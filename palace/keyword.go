@@ -97,7 +97,8 @@ func (k *keywordState) warm(ctx context.Context) error {
 // directory. The name carries what its documents hold beyond the stored
 // keywords: the passage window, whose keys it holds; "episodes" for the
 // episode or day word (episodeWord); and "spelt" where a misspelt word
-// is indexed with the word it misspells (typos.go), which is read as a
+// is indexed with the word it misspells, and "standard" where an informal
+// word or a British spelling is indexed with its standard word (typos.go), which are read as a
 // text is indexed and never stored. A snapshot of another name was
 // written by an earlier release, or with corrections off, and is rebuilt
 // from the store.
@@ -105,6 +106,9 @@ func keywordFile(spelt bool) string {
 	name := fmt.Sprintf("keywords-p%d-%d-episodes", PassageWords, PassageStride)
 	if spelt {
 		name += "-spelt"
+	}
+	if standardOn() {
+		name += "-standard"
 	}
 	return name + ".bm25"
 }
@@ -216,7 +220,7 @@ func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep epi
 		if moved != "" {
 			beside += "\n" + moved
 		}
-		return an.Analyze(mark+withTypoFixes(own, known), withTypoFixes(beside, known))
+		return an.Analyze(mark+withWordFixes(own, known), withWordFixes(beside, known))
 	}
 	spans := Passages(content)
 	if spans == nil {

@@ -174,7 +174,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	feedback := req.Mode == ModeHybrid && feedbackOn() && p.kw.docs() >= feedbackMinDocs
 	// A misspelt word of the query asks for the word it misspells too
 	// (typos.go), as a text is indexed.
-	terms := queryTerms(withTypoFixes(req.Query, p.lex))
+	terms := queryTerms(withWordFixes(req.Query, p.lex))
 	if req.Mode != ModeVector {
 		best += fu.KeywordWeight / (fu.K + 1)
 		wg.Add(1)

@@ -35,15 +35,15 @@ func TestTypoFixes(t *testing.T) {
 		{"vacaton and vacation", "vacation"},                              // its word said as well
 		{"Stories about a vacaton: the awesoem kind", "vacation awesome"}, // in order
 	} {
-		if got := typoFixes(c.text, known); got != c.want {
-			t.Errorf("typoFixes(%q) = %q, want %q", c.text, got, c.want)
+		if got := wordFixes(c.text, known); got != c.want {
+			t.Errorf("wordFixes(%q) = %q, want %q", c.text, got, c.want)
 		}
 	}
-	if got := typoFixes("vacaton", nil); got != "" {
+	if got := wordFixes("vacaton", nil); got != "" {
 		t.Errorf("without a lexicon: %q", got)
 	}
-	if got, want := withTypoFixes("we went on vacaton", known), "we went on vacaton\nvacation"; got != want {
-		t.Errorf("withTypoFixes = %q, want %q", got, want)
+	if got, want := withWordFixes("we went on vacaton", known), "we went on vacaton\nvacation"; got != want {
+		t.Errorf("withWordFixes = %q, want %q", got, want)
 	}
 }
 
@@ -63,7 +63,7 @@ func BenchmarkTypoFixes(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				typoFixes(c.text, known)
+				wordFixes(c.text, known)
 			}
 		})
 	}

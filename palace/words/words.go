@@ -234,3 +234,189 @@ func isLaughter(w string) bool {
 	}
 	return false
 }
+
+// standard maps the forms of English words that a question about them
+// rarely writes to the word it does. First the informal forms people
+// write in chats: clippings
+// ("fam", "pic", "convo", "vacay"), texting spellings ("tmrw", "bday",
+// "ppl") and the family words of speech ("mom", "dad", "hubby"). Only
+// content words with one common sense are listed; a form with two
+// ("doc": doctor or document, "app": an application of software or for a
+// job, "sec", "pro") is left out, as a wrong word matches questions the
+// text is not about. This is lexical normalisation of short messages
+// (Han and Baldwin 2011), from a closed list written down as a whole
+// before it was measured (palace/RECALL.md, "Informal words"). Then
+// British spellings, read as the American ones ("favourite", "organised",
+// "travelling", "centre"): a conversation written in one and a question in
+// the other share no word otherwise, and Porter's stemmer does not join
+// them ("organis", "organiz"). Either side may be written either way; both
+// are read in the one spelling.
+var standard, standardLongest = func() (map[string]string, int) {
+	m, longest := map[string]string{}, 0
+	for _, line := range strings.Split(`fam=family
+	fav fave=favorite
+	favs faves=favorites
+	pic pix=photo picture
+	pics=photos pictures
+	vid=video
+	vids=videos
+	convo=conversation
+	convos=conversations
+	vacay=vacation
+	bday=birthday
+	bdays=birthdays
+	xmas=christmas
+	congrats=congratulations
+	info=information
+	uni=university
+	prof=professor
+	profs=professors
+	apt=apartment
+	grad=graduate
+	grads=graduates
+	gf=girlfriend
+	bf=boyfriend
+	bff=best friend
+	hubby=husband
+	bro=brother
+	bros=brothers
+	sis=sister
+	mom mum mommy mummy=mother
+	moms mums=mothers
+	dad daddy=father
+	dads=fathers
+	grandma granny=grandmother
+	grandpa gramps=grandfather
+	kiddo=child
+	kiddos=children
+	tmrw tmr tmrow 2moro 2morrow=tomorrow
+	tonite=tonight
+	nite=night
+	wknd=weekend
+	yr=year
+	yrs=years
+	wk=week
+	wks=weeks
+	hr=hour
+	hrs=hours
+	min=minute
+	mins=minutes
+	ppl=people
+	govt=government
+	biz=business
+	rehab=rehabilitation
+	chem=chemistry
+	psych=psychology
+	econ=economics
+	maths=mathematics
+	deets=details
+	veggie=vegetable
+	veggies=vegetables
+	brekkie=breakfast
+	hols=holidays
+	mag=magazine
+	mags=magazines
+	mic=microphone
+	celeb=celebrity
+	celebs=celebrities
+	champ=champion
+	champs=champions
+	limo=limousine
+	fridge=refrigerator
+	bike=bicycle
+	bikes=bicycles
+	intro=introduction
+	insta=instagram
+	hw=homework
+	luv=love
+	colour=color
+	colours=colors
+	coloured=colored
+	colourful=colorful
+	favourite=favorite
+	favourites=favorites
+	honour=honor
+	honoured=honored
+	neighbour=neighbor
+	neighbours=neighbors
+	neighbourhood=neighborhood
+	humour=humor
+	flavour=flavor
+	flavours=flavors
+	behaviour=behavior
+	labour=labor
+	harbour=harbor
+	rumour=rumor
+	endeavour=endeavor
+	organise=organize
+	organised=organized
+	organising=organizing
+	organisation=organization
+	organisations=organizations
+	organiser=organizer
+	realise=realize
+	realised=realized
+	recognise=recognize
+	recognised=recognized
+	apologise=apologize
+	apologised=apologized
+	analyse=analyze
+	analysed=analyzed
+	centre=center
+	centres=centers
+	theatre=theater
+	theatres=theaters
+	metre=meter
+	metres=meters
+	litre=liter
+	litres=liters
+	fibre=fiber
+	catalogue=catalog
+	travelled=traveled
+	travelling=traveling
+	traveller=traveler
+	travellers=travelers
+	cancelled=canceled
+	cancelling=canceling
+	jewellery=jewelry
+	defence=defense
+	licence=license
+	offence=offense
+	grey=gray
+	tyre=tire
+	tyres=tires
+	cheque=check
+	programme=program
+	programmes=programs
+	pyjamas=pajamas
+	mould=mold
+	ageing=aging
+	storey=story
+	judgement=judgment
+	aeroplane=airplane
+	aluminium=aluminum
+	cosy=cozy
+	sceptical=skeptical
+	moustache=mustache
+	skilful=skillful
+	paediatrician=pediatrician
+	anaesthesia=anesthesia
+	encyclopaedia=encyclopedia`, "\n") {
+		forms, std, _ := strings.Cut(strings.TrimSpace(line), "=")
+		for _, f := range strings.Fields(forms) {
+			m[f] = std
+			longest = max(longest, len(f))
+		}
+	}
+	return m, longest
+}()
+
+// Standard returns the standard word or words that w stands for, in any
+// case ("fam" and "Fam": "family", "bff": "best friend", "favourite":
+// "favorite"), or "" when w is not one of the forms above.
+func Standard(w string) string {
+	if len(w) > standardLongest {
+		return "" // no need to fold its case
+	}
+	return standard[strings.ToLower(w)]
+}

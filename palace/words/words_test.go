@@ -71,3 +71,19 @@ func TestIsReaction(t *testing.T) {
 		}
 	}
 }
+
+func TestStandard(t *testing.T) {
+	for w, want := range map[string]string{
+		"fam": "family", "fave": "favorite", "fav": "favorite", "pics": "photos pictures",
+		"bday": "birthday", "tmrw": "tomorrow", "2moro": "tomorrow", "bff": "best friend",
+		"mom": "mother", "mum": "mother", "gf": "girlfriend", "vacay": "vacation", "Fam": "family",
+		"BDAY": "birthday", "favourite": "favorite", "Organised": "organized", "travelling": "traveling",
+		"centre": "center",
+		// standard words, and forms with two senses
+		"family": "", "doc": "", "app": "", "pro": "", "": "", "famous": "", "birthdays!": "",
+	} {
+		if got := words.Standard(w); got != want {
+			t.Errorf("Standard(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package palace_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest"
+)
+
+// An informal word ("fam", "pics", "bday") or a British spelling
+// ("organised") is found by the standard word a question uses, and such a
+// word of a query asks for its standard word too, with or without a
+// spelling lexicon. The text is unchanged.
+func TestWordsAreFoundByTheirStandardForm(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		lex  func([]byte) bool
+	}{{"with a lexicon", func(w []byte) bool { return len(w) > 0 }}, {"without", nil}} {
+		p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{Lexicon: c.lex}), "p")
+		camping := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Went camping with my fam two weekends ago"})
+		party := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Here are some pics from the bday party"})
+		book := palacetest.MustAdd(t, p, &palace.Drawer{Content: "My favorite book is still Dune"})
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: "The book club meets on Monday; camping gear is in the garage"})
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: "The party went on past midnight"})
+		street := palacetest.MustAdd(t, p, &palace.Drawer{Content: "We organised a street party for the whole neighbourhood"})
+		for _, q := range []struct {
+			query string
+			want  *palace.Drawer
+		}{
+			{"family", camping},
+			{"birthday photos", party},
+			{"my fav", book},
+			{"my favourite", book},
+			{"who organized it", street},
+			{"neighborhood", street},
+		} {
+			hits, err := p.Search(ctx, palace.SearchRequest{Query: q.query, Mode: palace.ModeKeyword, NoAccess: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) == 0 || hits[0].Drawer.ID != q.want.ID {
+				first := ""
+				if len(hits) > 0 {
+					first = hits[0].Drawer.Content
+				}
+				t.Errorf("%s: %q finds %q first, want %q", c.name, q.query, first, q.want.Content)
+			}
+		}
+		d, err := p.Get(ctx, camping.ID)
+		if err != nil || d.Content != camping.Content {
+			t.Errorf("%s: stored text %q (%v)", c.name, d.Content, err)
+		}
+	}
+}

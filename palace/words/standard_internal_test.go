@@ -1,0 +1,28 @@
+package words
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every form is read as words of their own: no standard word is itself a
+// form of another, none is its own form, and no form is a stopword (which
+// no query keeps) or a word of reaction.
+func TestStandardFormsAreClosed(t *testing.T) {
+	if len(standard) < 100 {
+		t.Fatalf("the list holds %d forms", len(standard))
+	}
+	for form, std := range standard {
+		if form == std || form != strings.ToLower(form) || std == "" {
+			t.Errorf("%q = %q", form, std)
+		}
+		for _, w := range strings.Fields(std) {
+			if _, ok := standard[w]; ok {
+				t.Errorf("%q stands for %q, itself a form of %q", form, w, standard[w])
+			}
+		}
+		if IsStopword(form) || IsReaction(form) && form != "congrats" {
+			t.Errorf("%q is a stopword or a reaction", form)
+		}
+	}
+}
