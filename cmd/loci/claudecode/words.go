@@ -64,7 +64,9 @@ var hookStopwords = func() map[string]bool {
 // terms splits text into the units used for lexical coverage: its words
 // (words.Each) of at least two characters, lower-cased and stemmed
 // (words.Stem), stopwords dropped, and the character bigrams of each CJK
-// run (a lone CJK character counts as itself). Each term appears once.
+// run (a lone CJK character counts as itself). An informal word or a
+// British spelling is read as its standard word (words.Standard: "fam" as
+// "family"), as the palace indexes and asks for it. Each term appears once.
 func terms(s string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -84,7 +86,12 @@ func terms(s string) []string {
 				add(string(run[i : i+2]))
 			}
 		case len(run) >= 2:
-			if t := string(run); !hookStopwords[t] {
+			t := string(run)
+			if std := words.Standard(t); std != "" {
+				for _, f := range strings.Fields(std) {
+					add(words.Stem(f))
+				}
+			} else if !hookStopwords[t] {
 				add(words.Stem(t))
 			}
 		}

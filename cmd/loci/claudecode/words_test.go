@@ -53,6 +53,10 @@ func TestCoverage(t *testing.T) {
 		{"the and of", "the and of", 0}, // stopwords only: no terms
 		{"如何使用", "使用方法", 1.0 / 3},
 		{"vault token", "", 0},
+		// informal words and British spellings, either side
+		{"family weekend", "camping with my fam this weekend", 1},
+		{"my fav colour", "my favorite color is green", 1},
+		{"bff", "my best friend", 1},
 	}
 	for _, c := range cases {
 		if got := hooks.Coverage(c.q, c.text); got < c.want-1e-9 || got > c.want+1e-9 {
