@@ -318,13 +318,14 @@ var (
 func asksWhen(query string) bool { return reAsksWhen.MatchString(query) }
 
 // namesTime reports whether a text names a time in its body; the date in
-// its header (when it was written) does not count.
+// its header (when it was written) does not count. Informal words are read
+// as their standard word ("tmrw", "this wknd"; standardText).
 func namesTime(text string) bool {
 	body := textBody(text)
 	if len(body) > whenBytes {
 		body = body[:whenBytes]
 	}
-	return reNamesTime.MatchString(body)
+	return reNamesTime.MatchString(standardText(body))
 }
 
 // whenOn, speakerOn, askOn and reactOn report whether each lift is used

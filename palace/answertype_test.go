@@ -46,6 +46,11 @@ func TestNamesTime(t *testing.T) {
 		"[D1:4] (8 May, 2023) Caroline: I went there yesterday.":      true,
 		"2024-03-02 — user: the build is red again":                   false,
 		"2024-03-02 — user: the build has been red since last Friday": true,
+		// informal words, read as their standard word
+		"see u tmrw!":                     true,
+		"we're off to the lake this wknd": true,
+		"been doing it for 2 yrs now":     true,
+		"the fam loved it":                false,
 	} {
 		if got := namesTime(text); got != want {
 			t.Errorf("namesTime(%q) = %v, want %v", text, got, want)

@@ -96,6 +96,30 @@ func wordFixes(text string, known embed.Lexicon) string {
 	return strings.Join(fixes, " ")
 }
 
+// standardText is text with each informal word and British spelling
+// replaced by its standard word ("see u tmrw" reads "see u tomorrow"), for
+// the patterns that read a text's words in place (namesTime); text itself
+// when it holds none, or when the lists are off.
+func standardText(text string) string {
+	if !standardOn() {
+		return text
+	}
+	var b strings.Builder
+	at := 0
+	words.Each(text, 0, func(wd words.Word) {
+		if std := words.Standard(wd.Text); std != "" {
+			b.WriteString(text[at:wd.Start])
+			b.WriteString(std)
+			at = wd.End
+		}
+	})
+	if at == 0 {
+		return text
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
 // withWordFixes is text followed by the words its informal and misspelt
 // words stand for (wordFixes), as it is indexed.
 func withWordFixes(text string, known embed.Lexicon) string {

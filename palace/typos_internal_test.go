@@ -68,3 +68,20 @@ func BenchmarkTypoFixes(b *testing.B) {
 		})
 	}
 }
+
+// standardText writes each informal word and British spelling as its
+// standard word, in place, and leaves every other byte as it was.
+func TestStandardText(t *testing.T) {
+	for in, want := range map[string]string{
+		"see u tmrw!":               "see u tomorrow!",
+		"My Fav colour, for 2 yrs.": "My favorite color, for 2 years.",
+		"nothing informal here":     "nothing informal here",
+		"":                          "",
+		"pics of the bday":          "photos pictures of the birthday",
+		"caf\u00e9 tonite — gr8":    "caf\u00e9 tonight — gr8",
+	} {
+		if got := standardText(in); got != want {
+			t.Errorf("standardText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
