@@ -18,6 +18,17 @@ const turnContextBytes = 600
 // borrows nothing.
 const minBorrowBytes = 40
 
+// maxBorrowBytes bounds what a drawer borrows, whatever it lacks of
+// turnContextBytes: about two turns of a chat. A short statement after a
+// long reply ("Went with Postgres in the end.") borrowed the reply's last
+// 570 bytes, and was indexed and embedded mostly as the reply's words.
+// Chosen on conversations 1–5 (session path, hybrid any@10 / frac@10)
+// from 200, 300 and 400 bytes: LoCoMo .874 / .820, .875 / .822, .877 /
+// .823 (.877 / .823 without); the rewrite whose replies restate eight
+// turns .841 / .794, .838 / .790, .824 / .779 (.825 / .775). RECALL.md,
+// "Borrowing at most two turns", has the held-out halves.
+const maxBorrowBytes = 300
+
 // maxBorrowTurns bounds how many earlier drawers one drawer reads while
 // borrowing (a bound on work: the byte budget ends the walk first unless
 // the messages are a few bytes each).
@@ -208,9 +219,9 @@ func addressee(d *Drawer, earlier func() (*Drawer, error)) ([]string, error) {
 // after another, unrelated more often than not) borrows only the text
 // before it.
 //
-// It borrows only as much as d lacks to reach turnContextBytes. A short
-// answer borrows the question it answers; a long text, which carries its
-// own words, borrows little or nothing. Borrowing by need keeps a long
+// It borrows only as much as d lacks to reach turnContextBytes, and at
+// most maxBorrowBytes. A short answer borrows the question it answers; a
+// long text, which carries its own words, borrows little or nothing. Borrowing by need keeps a long
 // reply from taking on the words of the short statement before it and
 // outranking that statement for them — the statement is usually the
 // memory (in user–assistant chats most evidence is the user's own words,
@@ -232,7 +243,7 @@ func addressee(d *Drawer, earlier func() (*Drawer, error)) ([]string, error) {
 // A drawer with a speaker also takes its conversation's topic words
 // (topicWords), on a line after what it borrows.
 func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error) {
-	left := turnContextBytes - len(d.Content)
+	left := min(turnContextBytes-len(d.Content), maxBorrowBytes)
 	if left < minBorrowBytes {
 		return "", nil
 	}
