@@ -26,3 +26,17 @@ func TestStandardFormsAreClosed(t *testing.T) {
 		}
 	}
 }
+
+// Every form is ASCII and shorter than the buffer Standard folds it in.
+func TestStandardFormsFitTheFold(t *testing.T) {
+	for form := range standard {
+		for i := 0; i < len(form); i++ {
+			if form[i] >= 0x80 {
+				t.Errorf("%q is not ASCII", form)
+			}
+		}
+		if len(form) > 24 {
+			t.Errorf("%q is longer than Standard folds", form)
+		}
+	}
+}

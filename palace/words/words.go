@@ -415,8 +415,19 @@ var standard, standardLongest = func() (map[string]string, int) {
 // case ("fam" and "Fam": "family", "bff": "best friend", "favourite":
 // "favorite"), or "" when w is not one of the forms above.
 func Standard(w string) string {
-	if len(w) > standardLongest {
-		return "" // no need to fold its case
+	var low [24]byte // longer than any form: folded here without an allocation
+	if len(w) > standardLongest || len(w) > len(low) {
+		return ""
 	}
-	return standard[strings.ToLower(w)]
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 0x80 {
+			return "" // every form is ASCII
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	return standard[string(low[:len(w)])]
 }
