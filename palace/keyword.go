@@ -96,10 +96,10 @@ func (k *keywordState) warm(ctx context.Context) error {
 // keywordFile names the keyword index snapshot in the palace's cache
 // directory. The name carries what its documents hold beyond the stored
 // keywords: the passage window, whose keys it holds; "episodes" for the
-// episode or day word (episodeWord); and "spelt" where a misspelt word
-// is indexed with the word it misspells, and "standard" where an informal
-// word or a British spelling is indexed with its standard word (typos.go), which are read as a
-// text is indexed and never stored. A snapshot of another name was
+// episode or day word (episodeWord); "spelt" where a misspelt word is
+// indexed with the word it misspells, and "standard" where an informal
+// word or a British spelling is indexed with its standard word (typos.go),
+// which are read as a text is indexed and never stored. A snapshot of another name was
 // written by an earlier release, or with corrections off, and is rebuilt
 // from the store.
 func keywordFile(spelt bool) string {

@@ -172,8 +172,8 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	var kwErr, vecErr error
 	var wg sync.WaitGroup
 	feedback := req.Mode == ModeHybrid && feedbackOn() && p.kw.docs() >= feedbackMinDocs
-	// A misspelt word of the query asks for the word it misspells too
-	// (typos.go), as a text is indexed.
+	// A misspelt or informal word of the query asks for the word it
+	// stands for too (typos.go), as a text is indexed.
 	terms := queryTerms(withWordFixes(req.Query, p.lex))
 	if req.Mode != ModeVector {
 		best += fu.KeywordWeight / (fu.K + 1)

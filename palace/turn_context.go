@@ -221,11 +221,13 @@ func addressee(d *Drawer, earlier func() (*Drawer, error)) ([]string, error) {
 //
 // It borrows only as much as d lacks to reach turnContextBytes, and at
 // most maxBorrowBytes. A short answer borrows the question it answers; a
-// long text, which carries its own words, borrows little or nothing. Borrowing by need keeps a long
-// reply from taking on the words of the short statement before it and
-// outranking that statement for them — the statement is usually the
-// memory (in user–assistant chats most evidence is the user's own words,
-// and the assistant's long replies around it repeat their vocabulary).
+// long text, which carries its own words, borrows little or nothing.
+// Borrowing by need keeps a long reply from taking on the words of the
+// short statement before it and outranking that statement for them — the
+// statement is usually the memory (in user–assistant chats most evidence
+// is the user's own words, and the assistant's long replies around it
+// repeat their vocabulary); the bound keeps that statement from being
+// indexed as mostly the reply before it.
 //
 // Of an earlier text longer than what is left, d borrows the end: a
 // reply answers the last thing said to it (the question a long reply

@@ -36,9 +36,9 @@ import (
 // "pics", "bday", "my fav" and "favourite" are indexed with "family",
 // "photos pictures", "birthday" and "favorite" beside them (words.Standard,
 // a closed English list), and such a word of a query asks for its standard
-// word too. These need no lexicon. The vector is made from the text as written here too: on
-// LoCoMo, adding the standard words to it moved vector-only recall by
-// .001 (RECALL.md, "Informal words").
+// word too. These need no lexicon. The vector is made from the text as
+// written here too: on LoCoMo, adding the standard words to it moved
+// vector-only recall by .001 (RECALL.md, "Informal words").
 //
 // Nothing is stored: the corrections are made again whenever a text is
 // indexed, from its text and the lexicon. The lexicon's words are decoded
