@@ -237,9 +237,9 @@ func isLaughter(w string) bool {
 
 // standard maps the forms of English words that a question about them
 // rarely writes to the word it does. First the informal forms people
-// write in chats: clippings
-// ("fam", "pic", "convo", "vacay"), texting spellings ("tmrw", "bday",
-// "ppl") and the family words of speech ("mom", "dad", "hubby"). Only
+// write in chats: clippings ("fam", "pic", "convo", "vacay"), texting
+// spellings ("tmrw", "bday", "ppl") and the family words of speech
+// ("mom", "dad", "hubby"). Only
 // content words with one common sense are listed; a form with two
 // ("doc": doctor or document, "app": an application of software or for a
 // job, "sec", "pro") is left out, as a wrong word matches questions the
