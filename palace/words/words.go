@@ -239,13 +239,15 @@ func isLaughter(w string) bool {
 // rarely writes to the word it does. First the informal forms people
 // write in chats: clippings ("fam", "pic", "convo", "vacay"), texting
 // spellings ("tmrw", "bday", "ppl") and the family words of speech
-// ("mom", "dad", "hubby"). Only
-// content words with one common sense are listed; a form with two
-// ("doc": doctor or document, "app": an application of software or for a
-// job, "sec", "pro") is left out, as a wrong word matches questions the
-// text is not about. This is lexical normalisation of short messages
-// (Han and Baldwin 2011), from a closed list written down as a whole
-// before it was measured (palace/RECALL.md, "Informal words"). Then
+// ("mom", "dad", "hubby"). Only content words with one common sense are
+// listed; a form with two is left out ("doc": doctor or document, "app":
+// software or a job application, "min": minute or minimum, "hr": hour or
+// human resources, "bro": a brother or anyone addressed, "bike", "hw",
+// "apt", "sec", "pro"), as a wrong word matches questions the text is not
+// about. This is lexical normalisation of short messages (Han and Baldwin
+// 2011), from a closed list written down as a whole before it was
+// measured, then read again for forms of two senses (palace/RECALL.md,
+// "Informal words"). Then
 // British spellings, read as the American ones ("favourite", "organised",
 // "travelling", "centre"): a conversation written in one and a question in
 // the other share no word otherwise, and Porter's stemmer does not join
@@ -271,15 +273,12 @@ var standard, standardLongest = func() (map[string]string, int) {
 	uni=university
 	prof=professor
 	profs=professors
-	apt=apartment
 	grad=graduate
 	grads=graduates
 	gf=girlfriend
 	bf=boyfriend
 	bff=best friend
 	hubby=husband
-	bro=brother
-	bros=brothers
 	sis=sister
 	mom mum mommy mummy=mother
 	moms mums=mothers
@@ -297,16 +296,12 @@ var standard, standardLongest = func() (map[string]string, int) {
 	yrs=years
 	wk=week
 	wks=weeks
-	hr=hour
 	hrs=hours
-	min=minute
-	mins=minutes
 	ppl=people
 	govt=government
 	biz=business
 	rehab=rehabilitation
 	chem=chemistry
-	psych=psychology
 	econ=economics
 	maths=mathematics
 	deets=details
@@ -323,11 +318,8 @@ var standard, standardLongest = func() (map[string]string, int) {
 	champs=champions
 	limo=limousine
 	fridge=refrigerator
-	bike=bicycle
-	bikes=bicycles
 	intro=introduction
 	insta=instagram
-	hw=homework
 	luv=love
 	colour=color
 	colours=colors
