@@ -423,3 +423,18 @@ func Standard(w string) string {
 	}
 	return standard[string(low[:len(w)])]
 }
+
+// EachStandard calls fn with each standard word w stands for (Standard:
+// "fam" gives "family", "pics" gives "photos" and "pictures"), or with w
+// itself when it stands for none: the words that compare a text with a
+// question the way the keyword index does.
+func EachStandard(w string, fn func(string)) {
+	std := Standard(w)
+	if std == "" {
+		fn(w)
+		return
+	}
+	for _, s := range strings.Fields(std) {
+		fn(s)
+	}
+}

@@ -2,6 +2,7 @@ package words_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/words"
@@ -84,6 +85,18 @@ func TestStandard(t *testing.T) {
 	} {
 		if got := words.Standard(w); got != want {
 			t.Errorf("Standard(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+func TestEachStandard(t *testing.T) {
+	for w, want := range map[string]string{
+		"fam": "family", "pics": "photos pictures", "favourite": "favorite", "lake": "lake", "": "",
+	} {
+		var got []string
+		words.EachStandard(w, func(s string) { got = append(got, s) })
+		if strings.Join(got, " ") != want || len(got) == 0 {
+			t.Errorf("EachStandard(%q) gave %q, want %q", w, got, want)
 		}
 	}
 }

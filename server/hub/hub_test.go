@@ -212,35 +212,41 @@ func TestSearch(t *testing.T) {
 }
 
 // A search hit deep in a long drawer shows the passage that matched,
-// after the drawer's opening line, not only the drawer's start.
+// after the drawer's opening line, not only the drawer's start. A word is
+// matched as the index reads it: "bday" is where "birthday" matched.
 func TestSearchShowsTheMatchedPassage(t *testing.T) {
 	t.Parallel()
-	f := seed(t)
-	var filler []string
-	for i := range 2000 {
-		filler = append(filler, fmt.Sprintf("filler%d", i%97))
-	}
-	filler[1230] = "the zeppelin rudder hinge cracked during inspection" // inside a passage, not at its start
-	long := &palace.Drawer{Content: strings.Join(filler, " ")}
-	if err := f.alpha.Add(context.Background(), long); err != nil {
-		t.Fatal(err)
-	}
-	srv := serve(t, f)
-	var res struct {
-		Hits []hub.SearchHit
-	}
-	call(t, srv, "GET", "/hub/api/search?q="+url.QueryEscape("zeppelin rudder hinge"), "", &res)
-	if len(res.Hits) == 0 || res.Hits[0].Drawer.ID != long.ID {
-		t.Fatalf("hits = %+v; want the long drawer first", res.Hits)
-	}
-	d := res.Hits[0].Drawer
-	if !d.Truncated || !strings.HasPrefix(d.Content, "filler0 filler1") || !strings.Contains(d.Content, "zeppelin rudder hinge") || len(d.Content) > 3000 {
-		t.Errorf("the hit shows %d bytes (truncated %v): want its opening and the matched passage:\n%.400s", len(d.Content), d.Truncated, d.Content)
-	}
-	// The list shows a hit's first lines: what it shows of the passage
-	// starts at most a few words before the match.
-	if _, tail, ok := strings.Cut(d.Content, "\n…\n"); !ok || !strings.Contains(tail[:min(len(tail), 120)], "zeppelin") {
-		t.Errorf("the passage shown does not start a few words before the match:\n%.400s", tail)
+	for _, c := range []struct{ said, query, shown string }{
+		{"the zeppelin rudder hinge cracked during inspection", "zeppelin rudder hinge", "zeppelin"},
+		{"we threw a surprise bday for the airship crew", "birthday", "bday"},
+	} {
+		f := seed(t)
+		var filler []string
+		for i := range 2000 {
+			filler = append(filler, fmt.Sprintf("filler%d", i%97))
+		}
+		filler[1230] = c.said // inside a passage, not at its start
+		long := &palace.Drawer{Content: strings.Join(filler, " ")}
+		if err := f.alpha.Add(context.Background(), long); err != nil {
+			t.Fatal(err)
+		}
+		srv := serve(t, f)
+		var res struct {
+			Hits []hub.SearchHit
+		}
+		call(t, srv, "GET", "/hub/api/search?q="+url.QueryEscape(c.query), "", &res)
+		if len(res.Hits) == 0 || res.Hits[0].Drawer.ID != long.ID {
+			t.Fatalf("%q: hits = %+v; want the long drawer first", c.query, res.Hits)
+		}
+		d := res.Hits[0].Drawer
+		if !d.Truncated || !strings.HasPrefix(d.Content, "filler0 filler1") || !strings.Contains(d.Content, c.said) || len(d.Content) > 3000 {
+			t.Errorf("%q: the hit shows %d bytes (truncated %v): want its opening and the matched passage:\n%.400s", c.query, len(d.Content), d.Truncated, d.Content)
+		}
+		// The list shows a hit's first lines: what it shows of the passage
+		// starts at most a few words before the match.
+		if _, tail, ok := strings.Cut(d.Content, "\n…\n"); !ok || !strings.Contains(tail[:min(len(tail), 120)], c.shown) {
+			t.Errorf("%q: the passage shown does not start a few words before the match:\n%.400s", c.query, tail)
+		}
 	}
 }
 

@@ -78,11 +78,19 @@ func hitText(content string, passage *palace.Span, query string) string {
 	if !ok {
 		return palace.Excerpt(content, nil, listTextRunes)
 	}
+	// Words are compared as the keyword index reads them: an informal
+	// word or a British spelling as its standard word.
 	want := map[string]bool{}
 	for _, w := range words.Lower(query, 0) {
-		if !words.IsStopword(w) {
-			want[words.Stem(w)] = true
-		}
+		words.EachStandard(w, func(s string) {
+			if !words.IsStopword(s) {
+				want[words.Stem(s)] = true
+			}
+		})
+	}
+	matches := func(w string) (hit bool) {
+		words.EachStandard(strings.ToLower(w), func(s string) { hit = hit || want[words.Stem(s)] })
+		return hit
 	}
 	var before [leadWords]int // the starts of the last words before the match
 	n, from := 0, -1
@@ -90,7 +98,7 @@ func hitText(content string, passage *palace.Span, query string) string {
 		if from >= 0 {
 			return
 		}
-		if want[words.Stem(strings.ToLower(w.Text))] {
+		if matches(w.Text) {
 			from = before[n%leadWords]
 			if n < leadWords {
 				from = 0

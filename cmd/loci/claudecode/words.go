@@ -86,14 +86,11 @@ func terms(s string) []string {
 				add(string(run[i : i+2]))
 			}
 		case len(run) >= 2:
-			t := string(run)
-			if std := words.Standard(t); std != "" {
-				for _, f := range strings.Fields(std) {
-					add(words.Stem(f))
+			words.EachStandard(string(run), func(t string) {
+				if !hookStopwords[t] {
+					add(words.Stem(t))
 				}
-			} else if !hookStopwords[t] {
-				add(words.Stem(t))
-			}
+			})
 		}
 	})
 	return out
