@@ -90,6 +90,18 @@ func evalCompare(env *cliEnv, args []string) (*result, error) {
 			groups = append(groups, compareRows(g.name, a, b, *k))
 		}
 	}
+	// By who said the evidence, where the first run's file records it.
+	for _, g := range locomo.EvidenceGroups {
+		var a, b []locomo.Row
+		for i, r := range runs[0] {
+			if r.EvidenceBy == g.By {
+				a, b = append(a, r), append(b, runs[1][i])
+			}
+		}
+		if len(a) > 0 {
+			groups = append(groups, compareRows(g.Name, a, b, *k))
+		}
+	}
 	data := map[string]any{"before": files[0], "after": files[1], "k": *k, "questions": len(runs[0]),
 		"resamples": compareResamples, "groups": groups}
 	return &result{data: data, text: func(w io.Writer) { printComparison(w, files, *k, groups) }}, nil

@@ -184,6 +184,35 @@ func TestEvalCompareSplitsBySharedWord(t *testing.T) {
 	}
 }
 
+// Where the runs record who said each question's evidence, the
+// comparison reports those groups apart too.
+func TestEvalCompareSplitsByWhoSaidTheEvidence(t *testing.T) {
+	t.Parallel()
+	var before, after []locomo.Row
+	for i, by := range []string{locomo.EvidenceFirst, locomo.EvidenceFirst, locomo.EvidenceSecond} {
+		q := locomo.Row{Sample: 1, Category: 4, Question: fmt.Sprintf("question %d?", i), Gold: []string{"D1:1"}, EvidenceBy: by}
+		b, a := q, q
+		b.Top, a.Top = []string{"D1:2"}, []string{"D1:1"}
+		if by == locomo.EvidenceSecond {
+			a.Top = []string{"D1:2"}
+		}
+		before, after = append(before, b), append(after, a)
+	}
+	got := map[string]comparison{}
+	for _, g := range compareRuns(t, before, after, 1) {
+		got[g.Group] = g
+	}
+	if g := got[locomo.EvidenceGroups[0].Name]; g.N != 2 || g.Gained != 2 {
+		t.Errorf("%s: %+v", locomo.EvidenceGroups[0].Name, g)
+	}
+	if g := got[locomo.EvidenceGroups[1].Name]; g.N != 1 || g.Gained != 0 {
+		t.Errorf("%s: %+v", locomo.EvidenceGroups[1].Name, g)
+	}
+	if _, ok := got[locomo.EvidenceGroups[2].Name]; ok {
+		t.Errorf("a group with no question: %+v", got)
+	}
+}
+
 // compareRuns writes two runs' rows and returns `loci eval compare`'s
 // groups for them at k.
 func compareRuns(t *testing.T, before, after []locomo.Row, k int) []comparison {

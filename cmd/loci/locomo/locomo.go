@@ -1491,6 +1491,44 @@ type Row struct {
 	// any of its evidence turns (sharesWord); nil in a file written
 	// before it was recorded.
 	SharesWord *bool `json:",omitempty"`
+	// EvidenceBy says who said the question's evidence: EvidenceFirst
+	// (all of it the conversation's first speaker, speaker_a), or
+	// EvidenceSecond, or EvidenceBoth; "" where turns name no speaker, and
+	// in a file written before it was recorded.
+	EvidenceBy string `json:",omitempty"`
+}
+
+// Who said a question's evidence (Row.EvidenceBy). In a chat between a
+// person and an assistant the person is the first speaker, and most of
+// what is asked is what they said themselves (../shared/RETRIEVAL.md), so
+// the report gives these questions apart.
+const (
+	EvidenceFirst  = "first"
+	EvidenceSecond = "second"
+	EvidenceBoth   = "both"
+)
+
+// evidenceBy is who said the evidence turns (their speakers, spoke) against
+// the conversation's first speaker.
+func evidenceBy(gold []string, spoke map[string]string, first string) string {
+	firsts, seconds := 0, 0
+	for _, g := range gold {
+		switch sp := spoke[g]; {
+		case sp == "" || first == "":
+			return ""
+		case sp == first:
+			firsts++
+		default:
+			seconds++
+		}
+	}
+	switch {
+	case seconds == 0:
+		return EvidenceFirst
+	case firsts == 0:
+		return EvidenceSecond
+	}
+	return EvidenceBoth
 }
 
 // contentTokens are the BM25 tokens (lower-cased, Porter-stemmed) of
@@ -1612,7 +1650,27 @@ func Groups(rows []Row, ks []int) []Group {
 	if len(shares)+len(none) > 0 {
 		out = append(out, Aggregate(GroupSharesWord, shares, ks), Aggregate(GroupSharesNoWord, none, ks))
 	}
+	// Questions by who said their evidence, where the rows say.
+	for _, g := range EvidenceGroups {
+		var sel []Row
+		for _, r := range rows {
+			if r.EvidenceBy == g.By {
+				sel = append(sel, r)
+			}
+		}
+		if len(sel) > 0 {
+			out = append(out, Aggregate(g.Name, sel, ks))
+		}
+	}
 	return out
+}
+
+// EvidenceGroups name the report's groups of questions by who said their
+// evidence (Row.EvidenceBy).
+var EvidenceGroups = []struct{ Name, By string }{
+	{"evidence by 1st", EvidenceFirst},
+	{"evidence by 2nd", EvidenceSecond},
+	{"evidence by both", EvidenceBoth},
 }
 
 // The groups of questions by whether they share a content word with their
@@ -1841,9 +1899,16 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		// The turns' own words and the speakers' names, before ingestion
 		// rewrites them (the agent path's header), for sharesWord.
-		said, names := map[string]string{}, map[string]bool{}
+		said, spoke, names := map[string]string{}, map[string]string{}, map[string]bool{}
+		first := s.speaker("speaker_a")
 		for _, d := range ds {
 			said[d.Meta["dia_id"].(string)] = strings.ReplaceAll(d.Content, imageLead, " ")
+			if len(d.SenderIDs) > 0 {
+				spoke[d.Meta["dia_id"].(string)] = d.SenderIDs[0]
+				if first == "" {
+					first = d.SenderIDs[0] // the file names no speaker_a: who spoke first
+				}
+			}
 			for _, who := range d.SenderIDs {
 				for t := range contentTokens(who, nil) {
 					names[t] = true
@@ -1908,6 +1973,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				evidence[i] = said[g]
 			}
 			shares := sharesWord(qa.Question, evidence, names)
+			by := evidenceBy(gold, spoke, first)
 			variants := o.Variants
 			if len(variants) == 0 {
 				variants = []Variant{{Method: o.Method}}
@@ -1929,7 +1995,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				for _, d := range hits {
 					top = append(top, diaOf[d.ID]...)
 				}
-				got = append(got, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: top, SharesWord: &shares})
+				got = append(got, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: top, SharesWord: &shares, EvidenceBy: by})
 			}
 			if len(got) > 0 {
 				rows = append(rows, got...)

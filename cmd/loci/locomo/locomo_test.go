@@ -847,6 +847,46 @@ func TestGroupsBySharedWord(t *testing.T) {
 	}
 }
 
+// Who said a question's evidence is read against the conversation's first
+// speaker; a turn without a speaker, or no first speaker, says nothing.
+func TestEvidenceBy(t *testing.T) {
+	spoke := map[string]string{"D1:1": "user", "D1:2": "assistant", "D1:3": "user", "D1:4": ""}
+	for _, c := range []struct {
+		gold  []string
+		first string
+		want  string
+	}{
+		{[]string{"D1:1", "D1:3"}, "user", EvidenceFirst},
+		{[]string{"D1:2"}, "user", EvidenceSecond},
+		{[]string{"D1:1", "D1:2"}, "user", EvidenceBoth},
+		{[]string{"D1:1", "D1:4"}, "user", ""},
+		{[]string{"D1:1"}, "", ""},
+	} {
+		if got := evidenceBy(c.gold, spoke, c.first); got != c.want {
+			t.Errorf("evidenceBy(%v, first %q) = %q, want %q", c.gold, c.first, got, c.want)
+		}
+	}
+	rows := []Row{
+		{Category: 4, Gold: []string{"D1:1"}, Top: []string{"D1:1"}, EvidenceBy: EvidenceFirst},
+		{Category: 4, Gold: []string{"D1:2"}, Top: []string{"D1:9"}, EvidenceBy: EvidenceSecond},
+		{Category: 4, Gold: []string{"D1:3"}, Top: []string{"D1:3"}, EvidenceBy: EvidenceSecond},
+		{Category: 4, Gold: []string{"D1:4"}, Top: []string{"D1:4"}},
+	}
+	byName := map[string]Group{}
+	for _, g := range Groups(rows, []int{10}) {
+		byName[g.Name] = g
+	}
+	for _, g := range EvidenceGroups {
+		want := map[string]int{EvidenceFirst: 1, EvidenceSecond: 2, EvidenceBoth: 0}[g.By]
+		if got, ok := byName[g.Name]; got.N != want || ok != (want > 0) {
+			t.Errorf("%s: %+v, want %d questions", g.Name, got, want)
+		}
+	}
+	if g := byName[EvidenceGroups[1].Name]; g.Metrics["any@10"] != 0.5 {
+		t.Errorf("%s: %+v", EvidenceGroups[1].Name, g)
+	}
+}
+
 // Reworded restates a text in other words: "You mentioned that" before
 // every sentence, first person made second, every third word left out and
 // every fourth kept, of four letters or more, made vague.
