@@ -247,12 +247,11 @@ func isLaughter(w string) bool {
 // about. This is lexical normalisation of short messages (Han and Baldwin
 // 2011), from a closed list written down as a whole before it was
 // measured, then read again for forms of two senses (palace/RECALL.md,
-// "Informal words"). Then
-// British spellings, read as the American ones ("favourite", "organised",
-// "travelling", "centre"): a conversation written in one and a question in
-// the other share no word otherwise, and Porter's stemmer does not join
-// them ("organis", "organiz"). Either side may be written either way; both
-// are read in the one spelling.
+// "Informal words"). Then British spellings, read as the American ones
+// ("favourite", "organised", "travelling", "centre"): a conversation
+// written in one and a question in the other share no word otherwise, and
+// Porter's stemmer does not join them ("organis", "organiz"). Either side
+// may be written either way; both are read in the one spelling.
 var standard, standardLongest = func() (map[string]string, int) {
 	m, longest := map[string]string{}, 0
 	for _, line := range strings.Split(`fam=family
