@@ -145,7 +145,7 @@ func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
 	if len(d.SenderIDs) > 0 && q.names(d.SenderIDs[0]) {
 		f *= speakerLift
 	}
-	if asks = q.asks && onlyAsks(d.Content); asks {
+	if asks = q.asks && onlyAsks(d); asks {
 		f *= quietLift
 	} else if q.reacts && onlyReacts(d) {
 		f *= quietLift
@@ -169,8 +169,13 @@ func onlyReacts(d *Drawer) bool {
 	if len(body) > reactionBytes {
 		return false
 	}
-	body = unaddressed(body, addressedBy(d))
-	for _, w := range words.Lower(body, 0) {
+	return onlyReactsIn(unaddressed(body, addressedBy(d)))
+}
+
+// onlyReactsIn reports whether every word of text is a stopword or a word
+// of reaction.
+func onlyReactsIn(text string) bool {
+	for _, w := range words.Lower(text, 0) {
 		if !words.IsStopword(w) && !words.IsReaction(w) {
 			return false
 		}
@@ -183,13 +188,16 @@ func onlyReacts(d *Drawer) bool {
 const reactionBytes = 200
 
 // onlyAsks reports whether a text asks and tells nothing of its speaker:
-// every sentence of what it says is a question, and none of its words is
-// in the first person ("How do I deploy my app?" tells of the asker).
-func onlyAsks(text string) bool {
-	body := spokenWords(text)
+// every sentence of what it says is a question or only reacts ("Cool! Who's
+// your favorite player?", "Wow, Mel! Did you go?", the names it addresses
+// left out), at least one asks, and none of its words is in the first
+// person ("How do I deploy my app?" tells of the asker).
+func onlyAsks(d *Drawer) bool {
+	body := spokenWords(d.Content)
 	if len(body) > whenBytes {
 		return false
 	}
+	names := addressedBy(d)
 	asks := false
 	for _, s := range extract.Sentences(body) {
 		s = strings.TrimRightFunc(s, func(r rune) bool {
@@ -199,6 +207,9 @@ func onlyAsks(text string) bool {
 			continue // an emoji or a symbol alone
 		}
 		if s = strings.TrimRight(s, "!"); !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "？") {
+			if onlyReactsIn(unaddressed(s, names)) {
+				continue // "Wow, Mel!" before the question
+			}
 			return false // "Really?!" asks
 		}
 		asks = true

@@ -108,25 +108,38 @@ func TestQuestionNamesRoleByPronoun(t *testing.T) {
 }
 
 func TestOnlyAsks(t *testing.T) {
-	for text, want := range map[string]bool{
-		"Do you have a favorite superhero?":                      true,
-		"Wow! Is that your third one?":                           false, // "Wow!" is said, not asked
-		"What's it about? 😊":                                     true,
-		"Where is the internship? How're you feelin' about it?":  true,
-		"[D1:3] (8 May, 2023) Nate: What's your favorite genre?": true,
-		"Caroline: Did you go?":                                  true,
-		"How do I deploy my app to the Pi?":                      false, // tells of the asker
-		"Should we go hiking this weekend?":                      false,
-		"I love fantasy and sci-fi movies.":                      false,
-		"Spider-Man has always been a favorite of mine":          false,
-		"Really?!":   true,
-		"Great!":     false,
-		"你喜欢哪个超级英雄？": true,
-		"":           false,
-		"🎉 !!":       false,
+	for _, c := range []struct {
+		text      string
+		addressed []string
+		want      bool
+	}{
+		{"Do you have a favorite superhero?", nil, true},
+		{"What's it about? 😊", nil, true},
+		{"Where is the internship? How're you feelin' about it?", nil, true},
+		{"[D1:3] (8 May, 2023) Nate: What's your favorite genre?", nil, true},
+		{"Caroline: Did you go?", nil, true},
+		{"How do I deploy my app to the Pi?", nil, false}, // tells of the asker
+		{"Should we go hiking this weekend?", nil, false},
+		{"I love fantasy and sci-fi movies.", nil, false},
+		{"Spider-Man has always been a favorite of mine", nil, false},
+		{"Really?!", nil, true},
+		{"Great!", nil, false},
+		{"你喜欢哪个超级英雄？", nil, true},
+		{"", nil, false},
+		{"🎉 !!", nil, false},
+		// A sentence that only reacts says nothing the question does not.
+		{"Wow! Is that your third one?", nil, true},
+		{"Cool! Who's your favorite basketball team/player?", nil, true},
+		{"Haha, congrats!! What game were you playing?", nil, true},
+		{"Wow, Mel! Did you go?", []string{"Mel"}, true},
+		{"Wow, Mel! Did you go?", nil, false}, // a name it does not address is what it is about
+		{"Learning an instrument is really cool. What are you playing?", nil, false},
+		{"Nice! That must have been a surprise. How did it feel?", nil, false},
+		{"Thanks! I will. Did you go?", nil, false},
 	} {
-		if got := onlyAsks(text); got != want {
-			t.Errorf("onlyAsks(%q) = %v, want %v", text, got, want)
+		d := &Drawer{Content: c.text, Keywords: withAddressed("", c.addressed)}
+		if got := onlyAsks(d); got != c.want {
+			t.Errorf("onlyAsks(%q, addressing %v) = %v, want %v", c.text, c.addressed, got, c.want)
 		}
 	}
 }
