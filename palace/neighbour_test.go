@@ -80,3 +80,52 @@ func puppyResults(t *testing.T, p *palace.Palace) map[string]bool {
 	}
 	return out
 }
+
+
+// A turn sent as several messages rises with its hit: the hit is long, so
+// the messages after it borrow none of its matching words, and relevance
+// feedback is off, so what lifts them is the hit alone. The message after
+// the next, still the hit's speaker's, rises to 0.6² of the hit's score;
+// without the lift (LOCI_NEIGHBOUR=0) it scores far less.
+func TestABurstRisesWithItsHit(t *testing.T) {
+	t.Setenv("LOCI_FEEDBACK", "0")
+	p := MustOpenPalace(t)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	at := 0
+	say := func(session, who, text string) *palace.Drawer {
+		at++
+		return mustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindTurn, SessionID: session,
+			Timestamp: t0.Add(time.Duration(at) * time.Minute), SenderIDs: []string{who}})
+	}
+	say("s1", "bo", "Any news from the weekend?")
+	hit := say("s1", "ann", "We adopted a beagle puppy and named him Biscuit."+
+		strings.Repeat(" The shelter said he likes long walks, cold carrots and sleeping on warm laundry.", 5))
+	say("s1", "ann", "He already chewed through two shoes")
+	m2 := say("s1", "ann", "and the sofa cushion too")
+	say("s1", "bo", "Oh no, what a rascal")
+	for i := range 14 {
+		say(fmt.Sprintf("d%d", i), "cy", "The puppy in the park"+strings.Repeat(" barked at the neighbours", i))
+	}
+	share := func() float64 {
+		t.Helper()
+		hits, err := p.Search(context.Background(), palace.SearchRequest{Query: "beagle puppy Biscuit", K: 40, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores := map[string]float64{}
+		for _, h := range hits {
+			scores[h.Drawer.ID] = h.Score
+		}
+		if scores[hit.ID] == 0 {
+			t.Fatalf("the hit is not found: %v", hitContents(hits))
+		}
+		return scores[m2.ID] / scores[hit.ID]
+	}
+	if s := share(); s < 0.36-1e-9 {
+		t.Errorf("the message after the next scores %.4f of the hit, want at least 0.36", s)
+	}
+	t.Setenv("LOCI_NEIGHBOUR", "0")
+	if s := share(); s >= 0.36-1e-9 {
+		t.Errorf("without the lift the message after the next still scores %.4f of the hit: the test shows nothing", s)
+	}
+}

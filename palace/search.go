@@ -378,17 +378,18 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			if d == nil || (d.SessionID == "" && d.Connection == "") {
 				continue
 			}
-			prev, next, err := p.st.Drawers().Adjacent(ctx, d, contextKinds)
+			near, err := p.neighbours(ctx, d)
 			if err != nil {
-				return nil, storeErr("read adjacent drawers", err)
+				return nil, err
 			}
-			for _, n := range []*Drawer{prev, next} {
-				if n == nil || (allowed != nil && !allowed.hasRID(n.RID)) || apart(n, d) {
+			for _, nb := range near {
+				n := nb.d
+				if allowed != nil && !allowed.hasRID(n.RID) {
 					continue
 				}
 				loaded[n.RID] = n
 				nc := get(n.RID)
-				lift := neighbourLift
+				lift := nb.lift
 				if reactOn() && onlyReacts(n) {
 					lift *= quietLift // it says nothing of its own (answertype.go)
 				}
@@ -721,7 +722,10 @@ func (p *Palace) Recent(ctx context.Context, f Filter, limit int) ([]*Drawer, er
 // scores higher; a neighbour the filter excludes, or one a silence of
 // episodeSilence parts from the hit, stays out; a neighbour that only
 // reacts ("lol", "Wow, so cool!": answertype.go) rises to quietLift of
-// that share, since it says nothing of its own. Both values were chosen
+// that share, since it says nothing of its own. A turn sent as several
+// messages is one turn: the lift goes on through the rest of the hit's
+// run of messages and one text beyond it, each step a further
+// neighbourLift of the last (see neighbours). Both values were chosen
 // on LoCoMo conversations 1–5 (λ 0.5–0.8 × hits 1, 3, 5, 10; 0.6–0.7
 // with 3 hits best, a plateau) and held on 6–10, hybrid any@10 /
 // frac@10: session path 1–5 .840/.788 → .847/.798, 6–10 .832/.766 →
@@ -735,6 +739,52 @@ const (
 )
 
 func neighbourOn() bool { return os.Getenv("LOCI_NEIGHBOUR") != "0" }
+
+// neighbour is a text a hit lifts, and the share of the hit's score it
+// rises to.
+type neighbour struct {
+	d    *Drawer
+	lift float64
+}
+
+// neighbours are the texts d lifts: on each side, the text next to it,
+// and while that text is d's speaker's too (one turn said in several
+// messages, as people write in a chat), the one after it, as far as the
+// first text of another speaker or turnContextBytes of d's run, whichever
+// comes first. A step away from d multiplies the share by neighbourLift
+// again: the neighbour of a neighbour, lifted as a neighbour is. A
+// silence (apart) ends a side. Where speakers take turns, or a text has
+// no speaker, that is one text on each side at neighbourLift. Measured
+// on the short-message rewrite (session path, hybrid frac@10: 1–5 .692 →
+// .695, 6–10 .672 → .673; agent 6–10 .668 → .669), and LoCoMo, whose
+// speakers take turns, the same question by question (RECALL.md, "A turn
+// in several messages").
+func (p *Palace) neighbours(ctx context.Context, d *Drawer) ([]neighbour, error) {
+	prev, next, err := p.st.Drawers().Adjacent(ctx, d, contextKinds)
+	if err != nil {
+		return nil, storeErr("read adjacent drawers", err)
+	}
+	var out []neighbour
+	speaker := speakerOf(d)
+	for side, n := range []*Drawer{prev, next} {
+		at, lift, size := d, neighbourLift, 0
+		for steps := 0; n != nil && !apart(n, at) && steps < maxBorrowTurns; steps++ {
+			out = append(out, neighbour{n, lift})
+			size += len(n.Content)
+			if speaker == "" || speakerOf(n) != speaker || size >= turnContextBytes {
+				break
+			}
+			at, lift = n, lift*neighbourLift
+			if prev, next, err = p.st.Drawers().Adjacent(ctx, at, contextKinds); err != nil {
+				return out, storeErr("read adjacent drawers", err)
+			}
+			if n = prev; side == 1 {
+				n = next
+			}
+		}
+	}
+	return out, nil
+}
 
 // seqMemo is the store's latest change-log seq, read once per search and
 // shared by both indexes: when it equals an index's high-water mark the
