@@ -81,7 +81,6 @@ func puppyResults(t *testing.T, p *palace.Palace) map[string]bool {
 	return out
 }
 
-
 // A turn sent as several messages rises with its hit: the hit is long, so
 // the messages after it borrow none of its matching words, and relevance
 // feedback is off, so what lifts them is the hit alone. The message after
