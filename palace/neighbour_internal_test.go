@@ -35,9 +35,10 @@ func TestNeighboursFollowTheHitsRun(t *testing.T) {
 		text string
 		lift float64
 	}
+	least := 0.0
 	check := func(name string, hit *Drawer, wants []want) {
 		t.Helper()
-		got, err := p.neighbours(ctx, hit)
+		got, err := p.neighbours(ctx, hit, least)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,6 +67,12 @@ func TestNeighboursFollowTheHitsRun(t *testing.T) {
 	say("run", "bo", "name?", 0)
 	check("a run", hit, []want{{"guess what", l1}, {"so", l2}, {"how was the weekend?", l3},
 		{"a beagle", l1}, {"no way!", l2}})
+	// A share that could not reach the results is not read.
+	least = l2
+	check("a run, down to 0.6²", hit, []want{{"guess what", l1}, {"so", l2}, {"a beagle", l1}, {"no way!", l2}})
+	least = l1 + 0.01
+	check("a run, above 0.6", hit, nil)
+	least = 0
 
 	// Speakers taking turns: one text on each side.
 	say("turns", "bo", "one", 0)

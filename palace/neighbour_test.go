@@ -128,3 +128,26 @@ func TestABurstRisesWithItsHit(t *testing.T) {
 		t.Errorf("without the lift the message after the next still scores %.4f of the hit: the test shows nothing", s)
 	}
 }
+
+// BenchmarkSearchInRunsOfMessages searches a chat of one speaker's short
+// messages, where every hit's neighbours are a run to walk (RECALL.md, "A
+// turn in several messages"); LOCI_NEIGHBOUR=0 gives the search without
+// the lift:
+//
+//	go test -tags sqlite_fts5 -run '^$' -bench SearchInRunsOfMessages -count 3 ./palace/
+func BenchmarkSearchInRunsOfMessages(b *testing.B) {
+	p := MustOpenPalace(b)
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	topics := []string{"puppy", "garden", "coffee", "concert", "painting", "hiking", "bakery", "guitar", "beach", "novel"}
+	for i := range 3000 {
+		mustAdd(b, p, &palace.Drawer{Content: fmt.Sprintf("msg %d about the %s", i, topics[i%10]), Kind: palace.KindTurn,
+			SessionID: fmt.Sprintf("s%d", i/500), Timestamp: t0.Add(time.Duration(i) * time.Second), SenderIDs: []string{"ann"}})
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := p.Search(ctx, palace.SearchRequest{Query: "the " + topics[i%10] + " msg", K: 10, NoAccess: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -372,13 +372,21 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		if err := load(top); err != nil {
 			return nil, err
 		}
+		// A text lifted below the K-th score cannot be returned, so no
+		// lift smaller than that is worth a read of the store. One that
+		// ties with it may be (the tie-breakers order ties), hence the
+		// slack.
+		floor := 0.0
+		if len(all) >= req.K {
+			floor = all[req.K-1].rrf * (1 - 1e-9)
+		}
 		lifted := false
 		for _, c := range top {
 			d := loaded[c.rid]
 			if d == nil || (d.SessionID == "" && d.Connection == "") {
 				continue
 			}
-			near, err := p.neighbours(ctx, d)
+			near, err := p.neighbours(ctx, d, floor/c.rrf)
 			if err != nil {
 				return nil, err
 			}
@@ -753,13 +761,18 @@ type neighbour struct {
 // first text of another speaker or turnContextBytes of d's run, whichever
 // comes first. A step away from d multiplies the share by neighbourLift
 // again: the neighbour of a neighbour, lifted as a neighbour is. A
-// silence (apart) ends a side. Where speakers take turns, or a text has
-// no speaker, that is one text on each side at neighbourLift. Measured
+// silence (apart) ends a side, and so does a share below least, which
+// could not carry a text into the results. Where speakers take turns, or
+// a text has no speaker, that is one text on each side at neighbourLift.
+// Measured
 // on the short-message rewrite (session path, hybrid frac@10: 1–5 .692 →
 // .695, 6–10 .672 → .673; agent 6–10 .668 → .669), and LoCoMo, whose
 // speakers take turns, the same question by question (RECALL.md, "A turn
 // in several messages").
-func (p *Palace) neighbours(ctx context.Context, d *Drawer) ([]neighbour, error) {
+func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]neighbour, error) {
+	if neighbourLift < least {
+		return nil, nil
+	}
 	prev, next, err := p.st.Drawers().Adjacent(ctx, d, contextKinds)
 	if err != nil {
 		return nil, storeErr("read adjacent drawers", err)
@@ -774,7 +787,9 @@ func (p *Palace) neighbours(ctx context.Context, d *Drawer) ([]neighbour, error)
 			if speaker == "" || speakerOf(n) != speaker || size >= turnContextBytes {
 				break
 			}
-			at, lift = n, lift*neighbourLift
+			if at, lift = n, lift*neighbourLift; lift < least {
+				break
+			}
 			if prev, next, err = p.st.Drawers().Adjacent(ctx, at, contextKinds); err != nil {
 				return out, storeErr("read adjacent drawers", err)
 			}
