@@ -410,6 +410,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		// answered by the turns after it (answersTo); they rise as its
 		// neighbours would.
 		for _, a := range asked {
+			if neighbourLift*a.score < floor {
+				continue // no answer could reach the results
+			}
 			answers, err := p.answersTo(ctx, loaded[a.rid])
 			if err != nil {
 				return nil, err
