@@ -767,11 +767,10 @@ type neighbour struct {
 // silence (apart) ends a side, and so does a share below least, which
 // could not carry a text into the results. Where speakers take turns, or
 // a text has no speaker, that is one text on each side at neighbourLift.
-// Measured
-// on the short-message rewrite (session path, hybrid frac@10: 1–5 .692 →
-// .695, 6–10 .672 → .673; agent 6–10 .668 → .669), and LoCoMo, whose
-// speakers take turns, the same question by question (RECALL.md, "A turn
-// in several messages").
+// Measured on the short-message rewrite (session path, hybrid frac@10:
+// 1–5 .692 → .695, 6–10 .672 → .673; agent 6–10 .668 → .669), and on
+// LoCoMo, whose speakers take turns, the same question by question
+// (RECALL.md, "A turn in several messages").
 func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]neighbour, error) {
 	if neighbourLift < least {
 		return nil, nil
