@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +23,7 @@ func init() {
 	commands["eval"] = command{"measure recall quality on an evaluation set (locomo)", cli(evalCmd)}
 }
 
-// evalCmd is `loci eval locomo [--data PATH]... [--path session|agent|hook] [--ask recall|hook] [--method M] [--matrix]
+// evalCmd is `loci eval locomo [--data PATH]... [--path session|agent|hook|facts] [--ask recall|hook] [--method M] [--matrix]
 // [--fusion LIST] [--embedder NAME] [--k 1,5,10,20] [--conversations 1-5] [--json FILE]
 // [--no-ids] [--one-thread] [--no-dates] [--long-replies N] [--short-messages]
 // [--chat-roles] [PATH...]` (and the other rewrites below).
@@ -51,7 +53,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	var data fileList
 	fs.Var(&data, "data", "a file in LoCoMo's schema (default: ../shared/data/locomo10.json); repeat it, or name files after the flags, to run several")
 	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
-	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, as the Claude Code Stop hook saves them; use with --chat-roles)")
+	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
@@ -151,8 +153,24 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	warn := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: warning: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
-	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook {
-		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent or hook")
+	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook && *path != locomo.PathFacts {
+		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, hook or facts")
+	}
+	if *path == locomo.PathFacts {
+		// The facts path stores the file's observations, not its turns,
+		// and asks as the recall tool does: a rewrite of the turns changes
+		// nothing it stores, and the tool has one ranking.
+		rewrites := map[string]bool{"short-messages": *shortMessages, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
+			"echo-replies": *echoReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "no-dates": *noDates, "date-form": *dateForm != "",
+			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
+		for _, name := range slices.Sorted(maps.Keys(rewrites)) {
+			if rewrites[name] {
+				return nil, invalidArgs("--"+name+" does not apply to --path facts", "The facts path stores the file's observations and asks as the recall tool does; of the rewrites only --question-typos applies to it")
+			}
+		}
+		if mode != palace.ModeHybrid || *askHow != locomo.AskRecall {
+			return nil, invalidArgs("--path facts asks as the recall tool does", "Leave out --method and --ask: the recall tool's ranking is hybrid")
+		}
 	}
 	if *askHow != locomo.AskRecall && *askHow != locomo.AskHook {
 		return nil, invalidArgs("unknown --ask "+*askHow, "Use --ask recall or --ask hook")

@@ -54,6 +54,10 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--pastes-in-turn", "--data", oneSpeaker, "--k", "1"}, // without --pastes
 		{"eval", "locomo", "--no-ids", "--data", oneSpeaker, "--k", "1"},         // the session path
 		{"eval", "locomo", "--date-form", "no layout", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--path", "facts", "--short-messages", "--data", oneSpeaker, "--k", "1"}, // turns the facts path does not store
+		{"eval", "locomo", "--path", "facts", "--method", "keyword", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--path", "facts", "--matrix", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--path", "sideways", "--data", oneSpeaker, "--k", "1"},
 	} {
 		if o := runCLI(t, home, "json", args...); o.code != 2 || o.env.Error.Type != "invalid_args" {
 			t.Errorf("%v: exit %d %s", args, o.code, o.stdout)

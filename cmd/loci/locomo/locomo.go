@@ -1,8 +1,9 @@
 // Package locomo runs the retrieval evaluation on LoCoMo, or on any file in
 // LoCoMo's schema: it ingests each conversation into a fresh palace along
-// one of two paths (recorded sessions, or an agent's one-at-a-time
-// memory_remember texts), asks every question with evidence through the
-// recall path the servers use, and scores the evidence turns' ranks
+// one of its paths (recorded sessions, an agent's one-at-a-time
+// memory_remember texts, the Claude Code Stop hook's exchanges, or the
+// file's observations as facts), asks every question with evidence through
+// the recall path the servers use, and scores the evidence turns' ranks
 // (any@k, all@k, frac@k; ../shared/data/README.md) per category and per
 // conversation range. `loci eval locomo` is its command line.
 package locomo
@@ -19,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +33,7 @@ import (
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/facts"
 	"github.com/loci-mem/loci/palace/words"
 	"github.com/rs/zerolog"
 )
@@ -48,6 +51,12 @@ type Sample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
 	QA           []QA                       `json:"qa"`
+	// Observations are the facts the file states about its conversation
+	// (LoCoMo's "observation": per session and speaker, a sentence and the
+	// turns it rests on), in session order; the facts path stores them.
+	Observations []Observation `json:"-"`
+	// Observation is the file's own field, as read, for --write-data.
+	Observation json.RawMessage `json:"observation,omitempty"`
 	// Dropped says which items of the file could not be read and were
 	// left out (a turn or a question that is not an object, a session
 	// that is not a list); Run reports them.
@@ -62,15 +71,76 @@ func (s *Sample) UnmarshalJSON(b []byte) error {
 		SampleID     text                       `json:"sample_id"`
 		Conversation map[string]json.RawMessage `json:"conversation"`
 		QA           json.RawMessage            `json:"qa"`
+		Observation  json.RawMessage            `json:"observation"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*s = Sample{SampleID: string(v.SampleID), Conversation: v.Conversation}
+	*s = Sample{SampleID: string(v.SampleID), Conversation: v.Conversation, Observation: v.Observation}
 	s.QA, s.Dropped = readQA(v.QA)
+	s.Observations = readObservations(v.Observation)
 	s.Dropped = append(s.Dropped, readableSessions(s.Conversation)...)
 	sessionDates(s.Conversation)
 	return nil
+}
+
+// Observation is one fact a file states about its conversation and the
+// turns (dia_ids) it rests on.
+type Observation struct {
+	Text     string
+	Evidence []string
+}
+
+// readObservations reads LoCoMo's observation field, {"session_N_observation":
+// {speaker: [[sentence, evidence], …]}}, sessions in their order and
+// speakers by name, so a run stores them in the same order every time. An
+// item that is not a sentence with evidence is left out: the facts are
+// what the facts path is scored on, and a fact that rests on no turn
+// cannot be scored.
+func readObservations(raw json.RawMessage) []Observation {
+	var sessions map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &sessions) != nil {
+		return nil
+	}
+	keys := slices.Collect(maps.Keys(sessions))
+	num := func(k string) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(k, "_observation"), "session_"))
+		return n
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(num(a), num(b)), cmp.Compare(a, b)) })
+	var out []Observation
+	for _, k := range keys {
+		var bySpeaker map[string]json.RawMessage
+		if json.Unmarshal(sessions[k], &bySpeaker) != nil {
+			continue
+		}
+		for _, who := range slices.Sorted(maps.Keys(bySpeaker)) {
+			var items []json.RawMessage
+			if json.Unmarshal(bySpeaker[who], &items) != nil {
+				continue
+			}
+			for _, item := range items {
+				var pair []any
+				if json.Unmarshal(item, &pair) != nil || len(pair) < 2 {
+					continue
+				}
+				text := strings.TrimSpace(partsText(pair[0]))
+				ev := normEvidence(Evidence(evidenceList(pair[1])))
+				if text != "" && len(ev) > 0 {
+					out = append(out, Observation{Text: text, Evidence: ev})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// evidenceList is an observation's evidence as a list: one id, or several.
+func evidenceList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
 }
 
 // sessionDateKeys are the other names a converted file may give a
@@ -1696,6 +1766,13 @@ const (
 	// speakers, stored one at a time. A hit on such a drawer ranks all of
 	// its turns, in order, so k counts turns read.
 	PathHook = "hook"
+	// PathFacts stores the file's observations (LoCoMo's facts about each
+	// session, each resting on the turns it cites) as facts through the
+	// remember tool's path (seed 004: staged, then approved as a reviewer
+	// would), and asks through the recall tool's (promoted facts, weak
+	// matches dropped). A fact found counts for every turn it cites; the
+	// turns no fact cites cannot be found this way.
+	PathFacts = "facts"
 )
 
 // Ways of asking the questions.
@@ -1707,6 +1784,9 @@ const (
 	// its choice of at most five memories above its relevance threshold
 	// (claudecode.PromptSearch and Choose, with the hook's defaults).
 	AskHook = "hook"
+	// askFacts asks as the recall tool does (facts.Recall), the only way
+	// the facts path can be asked.
+	askFacts = "facts"
 )
 
 // Variant is one way of asking the questions: a ranking method and,
@@ -1720,7 +1800,7 @@ type Variant struct {
 // Options configures a run.
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default) or PathAgent
+	Path     string   // PathSession (default), PathAgent, PathHook or PathFacts
 	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
@@ -1890,6 +1970,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		if o.Warn != nil {
 			o.warnItems(n, "left out", s.Dropped)
+			if o.Path == PathFacts && len(s.Observations) == 0 {
+				o.Warn("conversation %d (%s) has no observations: the facts path stores LoCoMo's \"observation\" field, {\"session_1_observation\": {speaker: [[fact, \"D1:3\"], …]}}", n, s.SampleID)
+			}
 			if len(ds) == 0 {
 				o.Warn("conversation %d (%s) has no turns: LoCoMo's schema keeps them in lists session_1, session_2, …", n, s.SampleID)
 			}
@@ -1928,7 +2011,17 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		start := time.Now()
 		asOf.Store(0)
-		ds, skipped, err := ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
+		var cites map[string][]string // PathFacts: fact drawer id -> the turns it cites
+		var skipped []string
+		if o.Path == PathFacts {
+			var tally factTally
+			cites, tally, skipped, err = ingestFacts(ctx, p, s.Observations)
+			if o.Progress != nil {
+				o.Progress("conversation %d: %d observations: %d facts promoted, %d duplicates of another, %d superseded by a later one", n, len(s.Observations), tally.promoted, tally.duplicates, tally.superseded)
+			}
+		} else {
+			ds, skipped, err = ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
+		}
 		if err != nil {
 			return nil, 0, 0, err
 		}
@@ -1948,6 +2041,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		for _, d := range ds {
 			ids[d.Meta["dia_id"].(string)] = true
 			diaOf[d.ID] = append(diaOf[d.ID], d.Meta["dia_id"].(string))
+		}
+		if cites != nil {
+			diaOf = cites
 		}
 		asked, unmatched, example := 0, 0, ""
 		var refused []string
@@ -1980,7 +2076,11 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			}
 			var got []Row
 			for vi, v := range variants {
-				hits, err := ask(ctx, p, o.Ask, qa.Question, maxK, v)
+				how := o.Ask
+				if o.Path == PathFacts {
+					how = askFacts
+				}
+				hits, err := ask(ctx, p, how, qa.Question, maxK, v)
 				if palace.ErrorCode(err) == palace.CodeInvalid {
 					// A question the palace refuses (empty, too long) is
 					// reported and left out, as a refused turn is.
@@ -2020,6 +2120,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 // method and fusion, and returns the drawers answered, best first.
 func ask(ctx context.Context, p *palace.Palace, how, question string, k int, v Variant) ([]*palace.Drawer, error) {
 	var out []*palace.Drawer
+	if how == askFacts {
+		found, err := facts.Of(p).Recall(ctx, question, k)
+		for _, f := range found {
+			out = append(out, &palace.Drawer{ID: f.DrawerID})
+		}
+		return out, err
+	}
 	if how == AskHook {
 		req := claudecode.PromptSearch(question)
 		req.Mode, req.Fusion = v.Method, v.Fusion
@@ -2096,6 +2203,56 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 		kept = append(kept, stored)
 	}
 	return kept, skipped, nil
+}
+
+// factTally counts what staging a conversation's observations did.
+type factTally struct{ promoted, duplicates, superseded int }
+
+// ingestFacts stores observations as the remember tool stores facts
+// (facts.Queue.Stage, with its write hygiene) and approves each staged one,
+// as a reviewer who accepts them all would. A fact that restates one
+// already stored is not stored twice: the turns it cites are credited to
+// the one it restates. A fact that contradicts a promoted one supersedes
+// it on approval, as in use; the superseded fact leaves recall, and the
+// turns only it cited can no longer be found. It returns the turns each
+// stored fact cites, by drawer id; an observation the queue refuses (too
+// long, say) is reported and left out.
+func ingestFacts(ctx context.Context, p *palace.Palace, obs []Observation) (map[string][]string, factTally, []string, error) {
+	q := facts.Of(p)
+	cites := map[string][]string{}
+	var tally factTally
+	var skipped []string
+	for _, ob := range obs {
+		res, err := q.Stage(ctx, facts.Input{Text: ob.Text, Confidence: facts.DefaultConfidence, Source: "loci eval"})
+		if err != nil {
+			if palace.ErrorCode(err) != palace.CodeInvalid {
+				return nil, tally, nil, err
+			}
+			skipped = append(skipped, fmt.Sprintf("%s: %v", strings.Join(ob.Evidence, ","), err))
+			continue
+		}
+		id := res.Fact.DrawerID
+		switch res.Outcome {
+		case facts.OutcomeDuplicate, facts.OutcomeReconfirmed:
+			tally.duplicates++
+		case facts.OutcomeStaged:
+			if _, err := q.Approve(ctx, res.Fact.ID); err != nil {
+				return nil, tally, nil, err
+			}
+			if res.Conflict != nil {
+				tally.superseded++
+			}
+			fallthrough
+		default:
+			tally.promoted++
+		}
+		for _, e := range ob.Evidence {
+			if !slices.Contains(cites[id], e) {
+				cites[id] = append(cites[id], e)
+			}
+		}
+	}
+	return cites, tally, skipped, nil
 }
 
 // ingestExchanges stores a conversation as the Stop hook does (PathHook):
