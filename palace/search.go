@@ -84,7 +84,8 @@ var DefaultFusion = Fusion{K: 10, KeywordWeight: 1, VectorWeight: 0.7}
 
 // vectorFusionDepth is how deep a hybrid search's vector lists (the
 // query's and a named time's) go into the fusion; its keyword lists
-// stop at max(3K, 50). A drawer a list leaves out gets nothing from it.
+// stop at max(K, keywordFusionDepth). A drawer a list leaves out gets
+// nothing from it.
 // A keyword list ends where the query's words stop matching, but cosine
 // similarity ranks every drawer, and 1/(K+r) falls slowly: cut at 50, the
 // list denied a drawer ranked just below it VectorWeight/61 ≈ 0.0115 of
@@ -96,6 +97,19 @@ var DefaultFusion = Fusion{K: 10, KeywordWeight: 1, VectorWeight: 0.7}
 // changing (session path, hybrid frac@10: 50 .813, 100 .814, 150 .815,
 // 250 .815); held out in RECALL.md, "Vector lists 150 deep".
 const vectorFusionDepth = 150
+
+// keywordFusionDepth is how deep a hybrid search's keyword lists go into
+// the fusion, or as deep as the results asked for when more are. The
+// lists went three times as deep as the results asked for, so how many
+// were asked for decided the first ones: a search for 20 read 60 deep
+// and gave a drawer its words ranked 55th a share that a search for 10
+// did not, and the prompt hook (30), memory_recall (10) and the recall
+// tool (40 for its 20) ranked the same memories differently. Now every
+// search for up to 50 results reads the same lists and returns the first
+// results of any other. Lists as deep as the vector lists (150) were a
+// wash on recall and cost a quarter more time at 100k drawers (RECALL.md,
+// "Keyword lists: one depth for any number of results").
+const keywordFusionDepth = 50
 
 func (f Fusion) valid() bool {
 	return f.K >= 0 && f.KeywordWeight >= 0 && f.VectorWeight >= 0 && f.KeywordWeight+f.VectorWeight > 0
@@ -136,7 +150,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if !fu.valid() {
 		return nil, Invalidf("invalid fusion weights %+v", fu)
 	}
-	depth := max(req.K*3, 50)
+	depth := max(req.K, keywordFusionDepth)
 	vdepth := max(depth, vectorFusionDepth)
 	ctx = withSeqMemo(ctx) // both indexes check the store's seq with one read
 
@@ -171,7 +185,10 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	var kwScores *bm25.Scored // kept for relevance feedback's second pass
 	var kwErr, vecErr error
 	var wg sync.WaitGroup
-	feedback := req.Mode == ModeHybrid && feedbackOn() && p.kw.docs() >= feedbackMinDocs
+	// Relevance feedback keeps the first keyword pass's scores for its
+	// second; whether the palace is large enough for it is known once the
+	// keyword index is (below), which a process's first search builds.
+	keep := req.Mode == ModeHybrid && feedbackOn()
 	// A misspelt or informal word of the query asks for the word it
 	// stands for too (typos.go), as a text is indexed.
 	terms := queryTerms(withWordFixes(req.Query, p.lex))
@@ -180,7 +197,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			kw, kwScores, kwErr = p.keywordRank(ctx, terms, nil, nil, feedback, allowed, depth)
+			kw, kwScores, kwErr = p.keywordRank(ctx, terms, nil, nil, keep, allowed, depth)
 		}()
 	}
 	if req.Mode != ModeKeyword {
@@ -195,6 +212,10 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	if vecErr != nil {
 		return nil, vecErr
 	}
+	// The keyword pass has built the index by now, so a palace's first
+	// search in a process (a CLI call, a hook) is expanded as every later
+	// one is.
+	feedback := keep && p.kw.docs() >= feedbackMinDocs
 	for i, r := range kw {
 		c := get(r.rid)
 		rank := tiedRank(kw, i)
