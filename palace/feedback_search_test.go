@@ -170,25 +170,29 @@ func addNotes(t *testing.T, p *palace.Palace, seed int64, at func(i int) time.Ti
 	}
 }
 
-// Relevance feedback counts texts that restate one another once. Eight
+// Relevance feedback counts texts that restate one another once. Twelve
 // replies repeat what Caroline said about a bakery job, each with the
-// words of the question; taken as eight feedback documents, their words
-// fill the expansion, and the memory that answers (the clinic, in other
-// words) is not found through the words the clinic notes share with it.
-// Passing over the restatements (LOCI_RESTATE=0 does not) leaves room
-// for the clinic notes among the ten. (Not parallel: it sets the
+// words of the question twice; taken as ten feedback documents, their
+// words fill the expansion, and the memory that answers (the clinic, in
+// other words) is not found through the words the clinic notes share with
+// it. Passing over the restatements (LOCI_RESTATE=0 does not) leaves room
+// for the clinic notes among the ten. Both searches are expanded: the
+// first search of a palace once went without feedback, and with eight
+// replies that each matched the question once, this test passed on that
+// alone (TestAFirstSearchRanksAsALaterOne). (Not parallel: it sets the
 // environment.)
 func TestFeedbackCountsRestatementsOnce(t *testing.T) {
 	p := palacetest.MustOpenPalace(t)
 	addNotes(t, p, 7, func(int) time.Time { return time.Time{} })
 	addClinicNotes(t, p)
-	for i, lead := range []string{"So", "Right", "Got it", "Noted", "Okay", "I see", "Sure", "Ah"} {
-		palacetest.MustAdd(t, p, &palace.Drawer{Content: fmt.Sprintf("%s, Caroline: your old work at the bakery meant "+
+	for i, lead := range []string{"So", "Right", "Got it", "Noted", "Okay", "I see", "Sure", "Ah", "Yes", "Oh", "Well", "Hm"} {
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: fmt.Sprintf("%s, Caroline: your old work at the bakery was hard work, Caroline, and meant "+
 			"sourdough, flour orders, oven timers, pastry trays, the delivery van, market stalls and "+
 			"cinnamon buns (%d).", lead, i)})
 	}
 	target := addClinicAnswer(t, p)
 	rank := func() int { return rankIn(t, p, "where does Caroline work?", 20, target) }
+	rank() // neither search measured below is the palace's first
 	t.Setenv("LOCI_RESTATE", "0")
 	without := rank()
 	if without != 0 && without <= 3 {
