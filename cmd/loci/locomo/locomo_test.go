@@ -68,24 +68,7 @@ const plainBM25Conv1Any, plainBM25Conv1Frac = 0.640, 0.593
 // BM25 on the same turns clearly (by .10 any@10 and frac@10; measured
 // figures are logged).
 func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
-	data := locomoData(t)
-	ks := []int{10}
-	rows, _, turns, err := Run(context.Background(), Options{
-		Data: []string{data}, Path: PathAgent, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if turns != 419 || len(rows) < 190 {
-		t.Fatalf("conversation 1: %d turns, %d questions; want 419 turns and ~197 questions", turns, len(rows))
-	}
-	g := Aggregate("overall 1-5", rows, ks).Metrics
-	t.Logf("agent path, hybrid: any@10 %.3f frac@10 %.3f; plain BM25 %.3f / %.3f",
-		g["any@10"], g["frac@10"], plainBM25Conv1Any, plainBM25Conv1Frac)
-	if g["any@10"] < plainBM25Conv1Any+0.10 || g["frac@10"] < plainBM25Conv1Frac+0.10 {
-		t.Fatalf("agent path any@10 %.3f frac@10 %.3f: not .10 above plain BM25 (%.3f, %.3f)",
-			g["any@10"], g["frac@10"], plainBM25Conv1Any, plainBM25Conv1Frac)
-	}
+	beatsPlainBM25(t, PathAgent, plainBM25Conv1Any, plainBM25Conv1Frac, 0.10)
 }
 
 // Plain BM25 over LoCoMo's observations of its first conversation, one
@@ -99,23 +82,29 @@ const plainBM25FactsConv1Any, plainBM25FactsConv1Frac = 0.558, 0.518
 // every question as the recall tool does. Recall must beat plain BM25 over
 // the same facts clearly (by .05 any@10 and frac@10; measured .634 / .596).
 func TestLocomoFactsPathBeatsPlainBM25(t *testing.T) {
-	data := locomoData(t)
+	beatsPlainBM25(t, PathFacts, plainBM25FactsConv1Any, plainBM25FactsConv1Frac, 0.05)
+}
+
+// beatsPlainBM25 runs LoCoMo's first conversation along path, asking every
+// question with hybrid ranking, and fails unless any@10 and frac@10 are
+// both at least margin above plain BM25's figures on the same texts.
+func beatsPlainBM25(t *testing.T, path string, bm25Any, bm25Frac, margin float64) {
+	t.Helper()
 	ks := []int{10}
-	rows, _, _, err := Run(context.Background(), Options{
-		Data: []string{data}, Path: PathFacts, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
+	rows, _, turns, err := Run(context.Background(), Options{
+		Data: []string{locomoData(t)}, Path: path, Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) < 190 {
-		t.Fatalf("conversation 1: %d questions; want ~197", len(rows))
+	if turns != 419 || len(rows) < 190 {
+		t.Fatalf("conversation 1: %d turns, %d questions; want 419 turns and ~197 questions", turns, len(rows))
 	}
 	g := Aggregate("overall 1-5", rows, ks).Metrics
-	t.Logf("facts path: any@10 %.3f frac@10 %.3f; plain BM25 over the facts %.3f / %.3f",
-		g["any@10"], g["frac@10"], plainBM25FactsConv1Any, plainBM25FactsConv1Frac)
-	if g["any@10"] < plainBM25FactsConv1Any+0.05 || g["frac@10"] < plainBM25FactsConv1Frac+0.05 {
-		t.Fatalf("facts path any@10 %.3f frac@10 %.3f: not .05 above plain BM25 over the same facts (%.3f, %.3f)",
-			g["any@10"], g["frac@10"], plainBM25FactsConv1Any, plainBM25FactsConv1Frac)
+	t.Logf("%s path, hybrid: any@10 %.3f frac@10 %.3f; plain BM25 %.3f / %.3f", path, g["any@10"], g["frac@10"], bm25Any, bm25Frac)
+	if g["any@10"] < bm25Any+margin || g["frac@10"] < bm25Frac+margin {
+		t.Fatalf("%s path any@10 %.3f frac@10 %.3f: not %.2f above plain BM25 (%.3f, %.3f)",
+			path, g["any@10"], g["frac@10"], margin, bm25Any, bm25Frac)
 	}
 }
 
