@@ -159,12 +159,13 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *path == locomo.PathFacts {
 		// The facts path stores the file's observations, not its turns,
 		// and asks as the recall tool does: a rewrite of the turns changes
-		// nothing it stores, and the tool has one ranking.
-		rewrites := map[string]bool{"short-messages": *shortMessages, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
+		// nothing it stores, and the tool has one ranking (no matrix of
+		// methods, no fusions to compare).
+		notForFacts := map[string]bool{"short-messages": *shortMessages, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
 			"echo-replies": *echoReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "no-dates": *noDates, "date-form": *dateForm != "",
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
-		for _, name := range slices.Sorted(maps.Keys(rewrites)) {
-			if rewrites[name] {
+		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
+			if notForFacts[name] {
 				return nil, invalidArgs("--"+name+" does not apply to --path facts", "The facts path stores the file's observations and asks as the recall tool does; of the rewrites only --question-typos applies to it")
 			}
 		}
