@@ -64,6 +64,9 @@ func openPalace(r *Registry, name string, st store.Store) *Palace {
 	p.kw = newKeywordState(p)
 	p.qcache = newQueryCache(512)
 	p.access = &accessLog{pending: map[int64]int64{}}
+	if n := removeAbandonedSnapshots(p.Dir(), time.Now()); n > 0 {
+		p.log.Info().Int("files", n).Msg("removed the temporary files of snapshots abandoned mid-write")
+	}
 	p.follow()
 	return p
 }
