@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
@@ -152,6 +154,15 @@ func runHook(ctx context.Context, env *cliEnv, args []string) int {
 		}
 	case <-work.Done():
 		log.Warn().Dur("budget", budget).Msg("hook ran out of time; failing open")
+		// Most often the palace's indexes were cold: built from the store
+		// in this process, which exits before it can save them, so the next
+		// hook would run out of time too. A process of its own builds and
+		// saves them.
+		if reg.Exists(name) {
+			if p, err := reg.Open(context.Background(), name); err == nil {
+				warmInBackground(h, p.Dir(), name, log)
+			}
+		}
 	}
 	emit() // before closing the palace (deferred above)
 	log.Debug().RawJSON("output", bytes.TrimSpace(out.Encode())).Dur("took", time.Since(start)).Msg("hook output")
@@ -303,4 +314,53 @@ func readAllContext(ctx context.Context, r io.Reader, limit int64) ([]byte, erro
 	case <-ctx.Done():
 		return nil, fmt.Errorf("no hook input on stdin: %w", ctx.Err())
 	}
+}
+
+// warmLockFile, in a palace's directory, says a warm-up of the palace
+// (`loci palace warm`) is running; the warm-up removes it when it ends.
+const warmLockFile = ".warming"
+
+// warmLockAge is how long a warm-up lock holds: one older is a warm-up
+// that died without removing it. Warming a million drawers takes a few
+// minutes.
+const warmLockAge = 15 * time.Minute
+
+// warmInBackground starts `loci palace warm NAME` as a process of its own,
+// detached from the hook's (its own session, no standard streams), unless
+// a warm-up of the palace is already running. It takes the lock the
+// warm-up releases, so a burst of prompts starts one.
+func warmInBackground(h homeFlags, dir, name string, log zerolog.Logger) {
+	lock := filepath.Join(dir, warmLockFile)
+	if st, err := os.Stat(lock); err == nil {
+		if time.Since(st.ModTime()) < warmLockAge {
+			return
+		}
+		os.Remove(lock) // a warm-up that died holding it
+	}
+	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return // another hook has just taken it, or the directory is not writable
+	}
+	f.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		os.Remove(lock)
+		return
+	}
+	args := []string{"palace", "warm", name}
+	if h.dataDir != "" {
+		args = append(args, "--data-dir", h.dataDir)
+	}
+	if h.store != "" {
+		args = append(args, "--store", h.store)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		os.Remove(lock)
+		log.Debug().Err(err).Msg("start a warm-up of the palace")
+		return
+	}
+	log.Info().Int("pid", cmd.Process.Pid).Msg("warming the palace's indexes in the background")
+	cmd.Process.Release()
 }

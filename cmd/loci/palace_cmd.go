@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/loci-mem/loci/palace"
 )
 
-// palaceCmd is `loci palace list|create|info`.
+// palaceCmd is `loci palace list|create|info|warm`.
 func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) == 0 {
-		return nil, invalidArgs("missing subcommand", "Use `loci palace list|create NAME|info [NAME]`")
+		return nil, invalidArgs("missing subcommand", "Use `loci palace list|create NAME|info [NAME]|warm [NAME]`")
 	}
 	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("palace "+sub, flag.ContinueOnError)
@@ -74,8 +77,33 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			return nil, err
 		}
 		return &result{data: in, text: func(w io.Writer) { printInfo(w, in) }}, nil
+	case "warm":
+		name := c.palace
+		if len(pos) > 0 {
+			name = pos[0]
+		}
+		if name, err = resolvePalace(name); err != nil {
+			return nil, err
+		}
+		p, err := reg.Open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		// The lock a hook took when it started this warm-up (warmInBackground)
+		// is released however the warm-up ends.
+		defer os.Remove(filepath.Join(p.Dir(), warmLockFile))
+		start := time.Now()
+		statusf(env, "warming palace %s: loading or building its indexes", name)
+		if err := p.WarmIndex(ctx); err != nil {
+			return nil, err
+		}
+		took := time.Since(start)
+		return &result{data: map[string]any{"palace": name, "took_ms": took.Milliseconds()},
+			text: func(w io.Writer) {
+				fmt.Fprintf(w, "palace %s: indexes loaded and saved in %v\n", name, took.Round(time.Millisecond))
+			}}, nil
 	default:
-		return nil, invalidArgs("unknown subcommand palace "+sub, "Use list, create or info")
+		return nil, invalidArgs("unknown subcommand palace "+sub, "Use list, create, info or warm")
 	}
 }
 

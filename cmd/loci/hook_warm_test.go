@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/rs/zerolog"
+)
+
+// A prompt hook that runs out of time on a cold palace (its indexes never
+// built and saved, so every hook process built them from the store and
+// exited before it could save them) starts a warm-up of its own, and the
+// next prompt finds the indexes saved and is answered in time. Real
+// processes: the hook, and the `loci palace warm` it starts.
+func TestAColdPalaceIsWarmedForTheNextPrompt(t *testing.T) {
+	home := t.TempDir()
+	repo := filepath.Join(home, "project")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := autoPalace(repo)
+	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := reg.OpenOrCreate(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds []*palace.Drawer
+	for i := range 3000 {
+		ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", i%50),
+			Content: fmt.Sprintf("User: how is the staging deploy %d going\n\nAssistant: the database migration %d ran on staging; rollback plan %d is ready", i, i, i)})
+	}
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	dir := p.Dir()
+	reg.Close()
+	snapshot := func() bool {
+		m, _ := filepath.Glob(filepath.Join(dir, "keywords*.bm25"))
+		return len(m) > 0
+	}
+	if snapshot() {
+		t.Fatal("the palace should start without a keyword snapshot")
+	}
+
+	prompt := func(budget string) string {
+		in, _ := json.Marshal(map[string]any{"session_id": "other", "cwd": repo, "hook_event_name": "UserPromptSubmit",
+			"prompt": "how did the database migration on staging go"})
+		cmd := exec.Command(os.Args[0], "hook", "prompt-submit", "--budget", budget)
+		cmd.Env = append(os.Environ(), "LOCI_TEST_MAIN=1", "LOCI_HOME="+home, "LOCI_EMBEDDER=hash")
+		cmd.Stdin = bytes.NewReader(in)
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("hook: %v\n%s", err, stderr.String())
+		}
+		return out.String()
+	}
+	// A budget too short to build the keyword index of 3,000 drawers.
+	if out := prompt("200ms"); strings.Contains(out, "additionalContext") {
+		t.Fatalf("the cold palace answered within 200 ms: %s (the test shows nothing)", out)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !snapshot() || fileExists(filepath.Join(dir, warmLockFile)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no keyword snapshot a minute after the hook ran out of time (lock held: %v)", fileExists(filepath.Join(dir, warmLockFile)))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if out := prompt("5s"); !strings.Contains(out, "additionalContext") {
+		t.Fatalf("after the warm-up the prompt recalled nothing: %s", out)
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
