@@ -22,7 +22,6 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +29,6 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
-	"github.com/rs/zerolog"
 )
 
 var hookBenchWords = strings.Fields(`auth token gateway jwt session cookie redis cache ttl postgres migration
@@ -67,19 +65,8 @@ func figurePromptSubmitFigure(t testing.TB) {
 	if d := os.Getenv("LOCI_BENCH_HOME"); d != "" { // keep the palace to inspect it
 		home = d
 	}
-	repo := filepath.Join(home, "project")
-	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
-	name := autoPalace(repo)
-
-	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, reg, p := projectPalace(t, home)
 	ctx := context.Background()
-	p, err := reg.OpenOrCreate(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	r := rand.New(rand.NewSource(7))
 	fallbacks := 0
 	start := time.Now()

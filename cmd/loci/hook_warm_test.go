@@ -23,20 +23,8 @@ import (
 // processes: the hook, and the `loci palace warm` it starts.
 func TestAColdPalaceIsWarmedForTheNextPrompt(t *testing.T) {
 	home := t.TempDir()
-	repo := filepath.Join(home, "project")
-	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	name := autoPalace(repo)
-	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, reg, p := projectPalace(t, home)
 	ctx := context.Background()
-	p, err := reg.OpenOrCreate(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ds []*palace.Drawer
 	for i := range 3000 {
 		ds = append(ds, &palace.Drawer{Kind: palace.KindTurn, SessionID: fmt.Sprintf("s%d", i%50),
@@ -84,7 +72,62 @@ func TestAColdPalaceIsWarmedForTheNextPrompt(t *testing.T) {
 	}
 }
 
+// projectPalace makes a git repository "project" in home and opens its
+// palace (the one the hooks of that repository use) in the data dir home.
+func projectPalace(t testing.TB, home string) (repo string, reg *palace.Registry, p *palace.Palace) {
+	t.Helper()
+	repo = filepath.Join(home, "project")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = reg.OpenOrCreate(context.Background(), autoPalace(repo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, reg, p
+}
+
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// `loci palace warm NAME` builds a palace's indexes and saves them, and
+// releases a warm-up lock it finds; a palace that does not exist is an
+// error in the CLI's envelope.
+func TestPalaceWarm(t *testing.T) {
+	home := t.TempDir()
+	_, reg, p := projectPalace(t, home)
+	// Enough for a snapshot (palace.snapshotMinEntries): below that,
+	// building from the store is instant and nothing is saved.
+	var ds []*palace.Drawer
+	for i := range 1200 {
+		ds = append(ds, &palace.Drawer{Content: fmt.Sprintf("the staging deploy %d runs on Tuesdays", i)})
+	}
+	if err := p.AddMany(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	dir, name := p.Dir(), p.Name()
+	reg.Close()
+	if err := os.WriteFile(filepath.Join(dir, warmLockFile), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runLociOnce(t, home, []string{"LOCI_EMBEDDER=hash"}, "", "palace", "warm", name, "--format", "json")
+	if code != 0 || !strings.Contains(out, `"ok":true`) || !strings.Contains(out, `"took_ms"`) {
+		t.Fatalf("palace warm: exit %d\n%s%s", code, out, stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "keywords*.bm25")); len(m) == 0 {
+		t.Error("no keyword snapshot after the warm-up")
+	}
+	if fileExists(filepath.Join(dir, warmLockFile)) {
+		t.Error("the warm-up left its lock")
+	}
+	out, _, code = runLociOnce(t, home, nil, "", "palace", "warm", "no-such-palace", "--format", "json")
+	if code == 0 || !strings.Contains(out, `"not_found"`) {
+		t.Errorf("warming a palace that does not exist: exit %d %s", code, out)
+	}
 }

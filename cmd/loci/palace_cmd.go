@@ -61,14 +61,7 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return &result{data: map[string]any{"palace_id": p.Name(), "status": "created", "data_dir": p.Dir()},
 			text: func(w io.Writer) { fmt.Fprintf(w, "created palace %s at %s\n", p.Name(), p.Dir()) }}, nil
 	case "info":
-		name := c.palace
-		if len(pos) > 0 {
-			name = pos[0]
-		}
-		if name, err = resolvePalace(name); err != nil {
-			return nil, err
-		}
-		p, err := reg.Open(ctx, name)
+		p, err := openNamed(ctx, reg, c.palace, pos)
 		if err != nil {
 			return nil, err
 		}
@@ -78,17 +71,11 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		}
 		return &result{data: in, text: func(w io.Writer) { printInfo(w, in) }}, nil
 	case "warm":
-		name := c.palace
-		if len(pos) > 0 {
-			name = pos[0]
-		}
-		if name, err = resolvePalace(name); err != nil {
-			return nil, err
-		}
-		p, err := reg.Open(ctx, name)
+		p, err := openNamed(ctx, reg, c.palace, pos)
 		if err != nil {
 			return nil, err
 		}
+		name := p.Name()
 		// The lock a hook took when it started this warm-up (warmInBackground)
 		// is released however the warm-up ends.
 		defer os.Remove(filepath.Join(p.Dir(), warmLockFile))
@@ -105,6 +92,20 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	default:
 		return nil, invalidArgs("unknown subcommand palace "+sub, "Use list, create, info or warm")
 	}
+}
+
+// openNamed opens the palace a subcommand names: its first argument, else
+// --palace, else the one of the working directory (resolvePalace).
+func openNamed(ctx context.Context, reg *palace.Registry, flagValue string, pos []string) (*palace.Palace, error) {
+	name := flagValue
+	if len(pos) > 0 {
+		name = pos[0]
+	}
+	name, err := resolvePalace(name)
+	if err != nil {
+		return nil, err
+	}
+	return reg.Open(ctx, name)
 }
 
 func printInfo(w io.Writer, in palace.Info) {
