@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace/bm25"
-	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -208,7 +207,7 @@ type kwRow struct {
 // keywords, in the whole text or the passage that holds them. A misspelt
 // word is indexed with the word it stands for as well, in its field
 // (typos.go). The names the text addresses are not indexed (address.go).
-func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep episode, known embed.Lexicon) []bm25.Doc {
+func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep episode, sp *spelling) []bm25.Doc {
 	mark := episodeWord(when, content, ep)
 	_, names := splitAddressed(keywords)
 	content = unaddressed(content, names)
@@ -220,7 +219,7 @@ func analyze(an *bm25.Analyzer, content, keywords string, when time.Time, ep epi
 		if moved != "" {
 			beside += "\n" + moved
 		}
-		return an.Analyze(mark+withWordFixes(own, known), withWordFixes(beside, known))
+		return an.Analyze(mark+withWordFixes(own, sp), withWordFixes(beside, sp))
 	}
 	spans := Passages(content)
 	if spans == nil {

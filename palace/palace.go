@@ -27,7 +27,7 @@ type Palace struct {
 	log  zerolog.Logger
 	now  func() time.Time
 	emb  embed.Embedder
-	lex  embed.Lexicon // the spelling dictionary (typos.go)
+	lex  *spelling // the spelling dictionary and its fixes (typos.go); nil: no corrections
 
 	vec    *vectorState
 	kw     *keywordState
@@ -54,7 +54,7 @@ func openPalace(r *Registry, name string, st store.Store) *Palace {
 		log:  r.cfg.Logger.With().Str("palace", name).Logger(),
 		now:  r.cfg.Now,
 		emb:  r.cfg.Embedder,
-		lex:  r.cfg.Lexicon,
+		lex:  newSpelling(r.cfg.Lexicon),
 	}
 	p.kg = kg.New(guardedTriples{st, name}, kg.WithNow(r.cfg.Now), kg.WithRedactor(func(s string) string {
 		out, _ := Scrub(s)

@@ -19,8 +19,34 @@ func lexiconOf(ws ...string) embed.Lexicon {
 // A word the lexicon lacks is read as the one lexicon word a single edit
 // away: a letter left out, added, changed, or two neighbours swapped.
 func TestTypoFixes(t *testing.T) {
-	known := lexiconOf("vacation", "receive", "support", "stories", "awesome", "yosemite",
-		"hiking", "hiked", "painted", "painter", "sister", "group", "went", "the", "with", "my", "to", "we")
+	known := newSpelling(lexiconOf("vacation", "receive", "support", "stories", "awesome", "yosemite",
+		"hiking", "hiked", "painted", "painter", "sister", "group", "went", "the", "with", "my", "to", "we"))
+	// Twice over: the second round reads the fixes the first remembered.
+	for range 2 {
+		testTypoFixes(t, known)
+	}
+	if got := wordFixes("vacaton", nil); got != "" {
+		t.Errorf("without a lexicon: %q", got)
+	}
+	if got, want := withWordFixes("we went on vacaton", known), "we went on vacaton\nvacation"; got != want {
+		t.Errorf("withWordFixes = %q, want %q", got, want)
+	}
+	// A spelling remembers only the words the lexicon lacks, and no more
+	// than maxSpellingMemo of them.
+	if n := known.size.Load(); n == 0 || n > 10 {
+		t.Errorf("the spelling remembers %d words after the table", n)
+	}
+	known.size.Store(maxSpellingMemo)
+	if got := known.fix("recieeve"); got != "" {
+		t.Errorf("recieeve: %q", got)
+	}
+	if _, ok := known.fixes.Load("recieeve"); ok {
+		t.Error("a full memo took another word")
+	}
+}
+
+func testTypoFixes(t *testing.T, known *spelling) {
+	t.Helper()
 	for _, c := range []struct{ text, want string }{
 		{"We went on vacaton to Yosemite", "vacation"},                    // left out
 		{"did you recieve it", "receive"},                                 // swapped
@@ -39,23 +65,17 @@ func TestTypoFixes(t *testing.T) {
 			t.Errorf("wordFixes(%q) = %q, want %q", c.text, got, c.want)
 		}
 	}
-	if got := wordFixes("vacaton", nil); got != "" {
-		t.Errorf("without a lexicon: %q", got)
-	}
-	if got, want := withWordFixes("we went on vacaton", known), "we went on vacaton\nvacation"; got != want {
-		t.Errorf("withWordFixes = %q, want %q", got, want)
-	}
 }
 
 // BenchmarkTypoFixes reads a chat turn of 40 words, two of them misspelt
 // (one long enough to be read), and the same turn spelt right, against the
 // built-in lexicon (GloVe's vocabulary).
 func BenchmarkTypoFixes(b *testing.B) {
-	known := embed.Lexicon(glove.New().Knows)
+	lexicon := embed.Lexicon(glove.New().Knows)
 	text := "Hey Mel! I went to the LGBTQ suppport group yesterday and it was so powerful. " +
 		"The transgender stories were inspiring, and I was so happy and thankful for all the " +
 		"support. We are planning a camping trip to Yosemite this summer, the whole famly."
-	known([]byte("warm")) // decode the vocabulary before timing
+	lexicon([]byte("warm")) // decode the vocabulary before timing
 	for _, c := range []struct{ name, text string }{
 		{"two misspelt", text},
 		{"none", strings.NewReplacer("suppport", "support", "famly", "family").Replace(text)},
@@ -63,7 +83,7 @@ func BenchmarkTypoFixes(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				wordFixes(c.text, known)
+				wordFixes(c.text, newSpelling(lexicon)) // nothing remembered from the last round
 			}
 		})
 	}
