@@ -351,10 +351,12 @@ func warmInBackground(h homeFlags, dir, name string, log zerolog.Logger) {
 	if h.dataDir != "" {
 		args = append(args, "--data-dir", h.dataDir)
 	}
-	if h.store != "" {
-		args = append(args, "--store", h.store)
-	}
 	cmd := exec.Command(exe, args...)
+	if h.store != "" {
+		// In the environment, not the arguments: a store URL may hold a
+		// password, and any local user can read a process's arguments.
+		cmd.Env = append(os.Environ(), "LOCI_STORE="+h.store)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		os.Remove(lock)
