@@ -120,27 +120,22 @@ func readObservations(raw json.RawMessage) []Observation {
 				continue
 			}
 			for _, item := range items {
-				var pair []any
-				if json.Unmarshal(item, &pair) != nil || len(pair) < 2 {
+				// A sentence and its evidence, read as a question's are.
+				var pair []json.RawMessage
+				var said text
+				var cites Evidence
+				if json.Unmarshal(item, &pair) != nil || len(pair) < 2 ||
+					json.Unmarshal(pair[0], &said) != nil || json.Unmarshal(pair[1], &cites) != nil {
 					continue
 				}
-				text := strings.TrimSpace(partsText(pair[0]))
-				ev := normEvidence(Evidence(evidenceList(pair[1])))
-				if text != "" && len(ev) > 0 {
-					out = append(out, Observation{Text: text, Evidence: ev})
+				sentence, ev := strings.TrimSpace(string(said)), normEvidence(cites)
+				if sentence != "" && len(ev) > 0 {
+					out = append(out, Observation{Text: sentence, Evidence: ev})
 				}
 			}
 		}
 	}
 	return out
-}
-
-// evidenceList is an observation's evidence as a list: one id, or several.
-func evidenceList(v any) []any {
-	if l, ok := v.([]any); ok {
-		return l
-	}
-	return []any{v}
 }
 
 // sessionDateKeys are the other names a converted file may give a
@@ -1956,6 +1951,10 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 	}()
 
+	how := o.Ask // how each question is asked
+	if o.Path == PathFacts {
+		how = askFacts
+	}
 	var rows []Row
 	var ingest time.Duration
 	turns := 0
@@ -2076,10 +2075,6 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			}
 			var got []Row
 			for vi, v := range variants {
-				how := o.Ask
-				if o.Path == PathFacts {
-					how = askFacts
-				}
 				hits, err := ask(ctx, p, how, qa.Question, maxK, v)
 				if palace.ErrorCode(err) == palace.CodeInvalid {
 					// A question the palace refuses (empty, too long) is
