@@ -320,21 +320,65 @@ func readAllContext(ctx context.Context, r io.Reader, limit int64) ([]byte, erro
 // (`loci palace warm`) is running; the warm-up removes it when it ends.
 const warmLockFile = ".warming"
 
+// warmedFile, in a palace's directory, says when the last warm-up ended
+// (its modification time) and how long it took (its text, in
+// milliseconds).
+const warmedFile = ".warmed"
+
 // warmLockAge is how long a warm-up lock holds: one older is a warm-up
 // that died without removing it. Warming a million drawers takes a few
 // minutes.
 const warmLockAge = 15 * time.Minute
 
+// warmSpacing bounds the share of time warm-ups started by hooks take: a
+// warm-up that took d starts no other for warmSpacing·d after it ended, so
+// they run at most a tenth of the time. A palace too large for any hook's
+// budget, whose every prompt runs out of time however warm its indexes
+// are, would otherwise be warmed again and again, one warm-up after the
+// other.
+const warmSpacing = 10
+
+// warmDue reports whether a hook that ran out of time at now should start
+// a warm-up of the palace in dir: none is running (a lock younger than
+// warmLockAge), and the last one ended long enough ago (warmSpacing).
+func warmDue(dir string, now time.Time) bool {
+	if st, err := os.Stat(filepath.Join(dir, warmLockFile)); err == nil && now.Sub(st.ModTime()) < warmLockAge {
+		return false
+	}
+	path := filepath.Join(dir, warmedFile)
+	st, err := os.Stat(path)
+	if err != nil {
+		return true
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return true
+	}
+	ms, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || ms < 0 {
+		return true // not written by a warm-up: no record of one
+	}
+	return now.Sub(st.ModTime()) >= warmSpacing*time.Duration(ms)*time.Millisecond
+}
+
+// warmEnded records a warm-up of the palace in dir that took d (warmedFile)
+// and only then releases its lock, so that a hook always sees one or the
+// other.
+func warmEnded(dir string, d time.Duration) {
+	os.WriteFile(filepath.Join(dir, warmedFile), []byte(strconv.FormatInt(d.Milliseconds(), 10)+"\n"), 0o600)
+	os.Remove(filepath.Join(dir, warmLockFile))
+}
+
 // warmInBackground starts `loci palace warm NAME` as a process of its own,
-// detached from the hook's (its own session, no standard streams), unless
-// a warm-up of the palace is already running. It takes the lock the
-// warm-up releases, so a burst of prompts starts one.
+// detached from the hook's (its own session, no standard streams), when a
+// warm-up is due (warmDue). It takes the lock the warm-up releases, so a
+// burst of prompts starts one.
 func warmInBackground(h homeFlags, dir, name string, log zerolog.Logger) {
+	if !warmDue(dir, time.Now()) {
+		return
+	}
 	lock := filepath.Join(dir, warmLockFile)
-	if st, err := os.Stat(lock); err == nil {
-		if time.Since(st.ModTime()) < warmLockAge {
-			return
-		}
+	if st, err := os.Stat(lock); err == nil && time.Since(st.ModTime()) >= warmLockAge {
 		os.Remove(lock) // a warm-up that died holding it
 	}
 	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)

@@ -126,8 +126,62 @@ func TestPalaceWarm(t *testing.T) {
 	if fileExists(filepath.Join(dir, warmLockFile)) {
 		t.Error("the warm-up left its lock")
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, warmedFile)); err != nil || strings.TrimSpace(string(b)) == "" {
+		t.Errorf("the warm-up left no record of how long it took: %q, %v", b, err)
+	}
 	out, _, code = runLociOnce(t, home, nil, "", "palace", "warm", "no-such-palace", "--format", "json")
 	if code == 0 || !strings.Contains(out, `"not_found"`) {
 		t.Errorf("warming a palace that does not exist: exit %d %s", code, out)
+	}
+}
+
+// A hook that runs out of time starts a warm-up unless one is running, or
+// the last one ended less than ten times its own length ago: a palace too
+// large for any hook's budget is not warmed one warm-up after the other.
+func TestWarmUpsAreSpacedOut(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	lock, warmed := filepath.Join(dir, warmLockFile), filepath.Join(dir, warmedFile)
+	at := func(path string, ago time.Duration) {
+		t.Helper()
+		if err := os.Chtimes(path, now.Add(-ago), now.Add(-ago)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !warmDue(dir, now) {
+		t.Fatal("a palace never warmed is not due a warm-up")
+	}
+	if err := os.WriteFile(lock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at(lock, time.Minute)
+	if warmDue(dir, now) {
+		t.Error("a warm-up is due while another runs")
+	}
+	at(lock, warmLockAge+time.Minute)
+	if !warmDue(dir, now) {
+		t.Error("a lock older than warmLockAge still holds")
+	}
+	os.Remove(lock)
+
+	warmEnded(dir, 3*time.Second) // a warm-up of three seconds ends now
+	if fileExists(lock) {
+		t.Error("warmEnded left the lock")
+	}
+	for _, c := range []struct {
+		ago time.Duration
+		due bool
+	}{{0, false}, {29 * time.Second, false}, {31 * time.Second, true}} {
+		at(warmed, c.ago)
+		if got := warmDue(dir, now); got != c.due {
+			t.Errorf("%v after a warm-up of 3 s: due %v, want %v", c.ago, got, c.due)
+		}
+	}
+	// A record no warm-up wrote is no record.
+	if err := os.WriteFile(warmed, []byte("soon\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !warmDue(dir, now) {
+		t.Error("an unreadable record stopped warm-ups")
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -76,10 +74,10 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			return nil, err
 		}
 		name := p.Name()
-		// The lock a hook took when it started this warm-up (warmInBackground)
-		// is released however the warm-up ends.
-		defer os.Remove(filepath.Join(p.Dir(), warmLockFile))
+		// However the warm-up ends, it records how long it took and
+		// releases the lock a hook took when it started it (warmInBackground).
 		start := time.Now()
+		defer func() { warmEnded(p.Dir(), time.Since(start)) }()
 		statusf(env, "warming palace %s: loading or building its indexes", name)
 		if err := p.WarmIndex(ctx); err != nil {
 			return nil, err
