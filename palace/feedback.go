@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"sync"
 
 	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/words"
@@ -137,7 +138,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 				}
 				own := make(map[string]bool, len(said))
 				for _, t := range said {
-					if !inQuery[t] && len(t) >= 2 && !words.IsStopword(t) {
+					if !inQuery[t] && len(t) >= 2 && !stopToken(t) {
 						own[t] = true
 					}
 				}
@@ -152,6 +153,23 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 	}
 	return docs, scores, nil
 }
+
+// stopTokens are the stopwords as BM25 tokens. Feedback reads tokens,
+// which are stemmed, and words.IsStopword knows words: "they", "this",
+// "was" and "very" are "thei", "thi", "wa" and "veri" as tokens, and
+// passed for the subject of the feedback drawers that say them most.
+var stopTokens = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range words.Stopwords() {
+		for _, t := range bm25.AppendTokens(nil, w) {
+			m[t] = true
+		}
+	}
+	return m
+})
+
+// stopToken reports whether a BM25 token is a stopword's.
+func stopToken(t string) bool { return stopTokens()[t] }
 
 // spokenWords is what a text says, for judging restatements: without the
 // header an agent's text opens with ("[D1:3] (8 May, 2023) Caroline: …"),
@@ -228,7 +246,7 @@ func expansionTerms(docs [][]string, scores []float64, queryToks []string, share
 		share := pd / (float64(len(toks)) + feedbackMu)
 		seen := make(map[string]bool, len(toks))
 		for _, t := range toks {
-			if seen[t] || inQuery[t] || len(t) < 2 || words.IsStopword(t) {
+			if seen[t] || inQuery[t] || len(t) < 2 || stopToken(t) {
 				continue
 			}
 			seen[t] = true

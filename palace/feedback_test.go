@@ -189,3 +189,29 @@ func tokenized(texts []string) [][]string {
 	}
 	return docs
 }
+
+// Stopwords are left out as the tokens the index holds, stemmed: "they",
+// "this" and "was" are "thei", "thi" and "wa" there, and a word the
+// feedback drawers say more often than the palace does is no subject of
+// theirs when it is one of these.
+func TestExpansionTermsLeaveOutStemmedStopwords(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"they said this was the adoption agency they liked, and they were very happy",
+		"they think this was a good agency; they were very sure it was",
+	}
+	share := func(tok string) float64 { return 1e-5 } // every word rarer in the palace than here
+	got := expansionTerms(tokenized(texts), []float64{0.5, 0.5}, []string{"adopt"}, share)
+	if len(got) == 0 {
+		t.Fatal("no expansion")
+	}
+	for _, e := range got {
+		switch e.Tok {
+		case "thei", "thi", "wa", "veri":
+			t.Errorf("expanded with the stopword token %q: %v", e.Tok, got)
+		}
+	}
+	if got[0].Tok != "agenc" {
+		t.Errorf("expansion %v: want the word both documents share first", got)
+	}
+}

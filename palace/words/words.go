@@ -14,6 +14,8 @@
 package words
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -163,6 +165,9 @@ var stopwords = func() map[string]bool {
 // IsStopword reports whether w (lower case) is one of the function words
 // that queries and word comparisons drop.
 func IsStopword(w string) bool { return stopwords[w] }
+
+// Stopwords lists the words IsStopword knows, in no particular order.
+func Stopwords() []string { return slices.Collect(maps.Keys(stopwords)) }
 
 // reactions are the words of a message that reacts and says nothing of
 // its own: English interjections and backchannels ("wow", "lol", "yep"),
