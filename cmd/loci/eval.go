@@ -63,6 +63,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	chatRoles := fs.Bool("chat-roles", false, "rewrite the conversations first: the first speaker becomes the user, the second the assistant, and every question is put in their voice (\"When did I…\", \"What is your…\"; a user-assistant-like variant; after the other rewrites)")
 	longReplies := fs.Int("long-replies", 0, "rewrite the conversations first: each turn of the second speaker takes in the N-1 turns after it as one long reply (a user-assistant-like variant; 0 or 1: off)")
 	echoReplies := fs.Int("echo-replies", 0, "rewrite the conversations first: each turn of the second speaker opens with the first speaker's last N turns of the session, repeated (replies that restate what they were told; evidence unchanged; 0: off)")
+	topicReplies := fs.Int("topic-replies", 0, "rewrite the conversations first: each turn of the second speaker goes on with the N texts of other sessions that share the most words with the first speaker's last turn, no question's evidence among them (replies that elaborate on the user's topic without restating it; evidence unchanged; 0: off)")
 	echoReworded := fs.Bool("echo-reworded", false, "with --echo-replies: each repeated turn is restated in other words (\"You mentioned that…\", first person made second, every third word left out, every fourth kept made vague), as a reply restates more often than it quotes")
 	pastes := fs.String("pastes", "", "rewrite the conversations first: every other session ends with a piece (3, 10, 30 or 100 KB) of a text file of this directory, pasted (\"Here is the file I was looking at:\"; never evidence), as a chat about a project holds logs and source files")
 	pastesInTurn := fs.Bool("pastes-in-turn", false, "with --pastes: the piece follows the text of one of the first speaker's turns of the session instead of being a turn of its own (a statement and the log it is about in one message; evidence unchanged)")
@@ -114,6 +115,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if !(*slowReplies >= 0 && *slowReplies <= 1) {
 		return nil, invalidArgs(fmt.Sprintf("bad --slow-replies %g", *slowReplies), "Use the share of replies that come hours later, in 0..1 (0.2: one in five)")
 	}
+	if *topicReplies < 0 || *topicReplies > 100 {
+		return nil, invalidArgs(fmt.Sprintf("bad --topic-replies %d", *topicReplies), "Use a number of texts each reply goes on with, in 1..100, or 0 for the data as it is")
+	}
 	if *echoReworded && *echoReplies == 0 {
 		return nil, invalidArgs("--echo-reworded needs --echo-replies", "Add --echo-replies N (the turns each reply restates)")
 	}
@@ -162,7 +166,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		// nothing it stores, and the tool has one ranking (no matrix of
 		// methods, no fusions to compare).
 		notForFacts := map[string]bool{"short-messages": *shortMessages, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
-			"echo-replies": *echoReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "no-dates": *noDates, "date-form": *dateForm != "",
+			"echo-replies": *echoReplies > 0, "topic-replies": *topicReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "no-dates": *noDates, "date-form": *dateForm != "",
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
 		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
 			if notForFacts[name] {
@@ -184,7 +188,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -251,7 +251,7 @@ func readEvalRows(path string) ([]locomo.Row, error) {
 // samePairs checks that two runs hold the same questions in the same
 // order, so that each question is compared with itself.
 func samePairs(a, b []locomo.Row) error {
-	hint := "Compare two runs of the same questions: the same data, rewrite (--short-messages, --chat-roles, --long-replies, --echo-replies, --echo-reworded) and --conversations"
+	hint := "Compare two runs of the same questions: the same data, rewrite (--short-messages, --chat-roles, --long-replies, --echo-replies, --echo-reworded, --topic-replies) and --conversations"
 	if len(a) != len(b) {
 		return invalidArgs(fmt.Sprintf("the files hold %d and %d questions", len(a), len(b)), hint)
 	}

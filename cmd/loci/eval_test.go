@@ -40,6 +40,9 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--chat-roles", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--echo-replies", "-1", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--echo-reworded", "--data", oneSpeaker, "--k", "1"}, // without --echo-replies
+		{"eval", "locomo", "--topic-replies", "-1", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--topic-replies", "101", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--path", "facts", "--topic-replies", "2", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--typos", "1.5", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--typos", "-0.1", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--question-typos", "2", "--data", oneSpeaker, "--k", "1"},

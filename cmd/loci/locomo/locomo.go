@@ -838,6 +838,133 @@ func EchoReplies(s *Sample, n int, reworded bool) error {
 	})
 }
 
+// TopicReplies rewrites a conversation so that the second speaker answers
+// at length on the topic it was given, without restating it. Every turn of
+// the second speaker opens with what its text says, goes on with the texts
+// of the n turns of the conversation's other sessions that share the most
+// content words (contentTokens, the speakers' names not counted) with the
+// first speaker's last turn of the session, and closes with what its text
+// asks (its sentences that end in a question mark), as an assistant's
+// reply does. No question's evidence is among the texts it goes on with.
+// An assistant's long reply elaborates on what the user said in the user's
+// own vocabulary; here the elaboration is talk that answers no question,
+// and the user's short turn must still be found among the replies. Turns
+// and evidence are unchanged. Like EchoReplies it is a check on methods
+// chosen on LoCoMo, not a dataset of its own; unlike a real reply, the
+// texts it goes on with are copies, and one text may be copied into many
+// replies.
+func TopicReplies(s *Sample, n int) error {
+	second := s.speaker("speaker_b")
+	if second == "" || n < 1 {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, k := range []string{"speaker_a", "speaker_b"} {
+		for t := range contentTokens(s.speaker(k), nil) {
+			names[t] = true
+		}
+	}
+	evidence := map[string]bool{}
+	for _, q := range s.QA {
+		for _, id := range normEvidence(q.Evidence) {
+			evidence[id] = true
+		}
+	}
+	type source struct {
+		session int
+		text    string
+		words   map[string]bool
+	}
+	var pool []source // in conversation order
+	keys := map[int]string{}
+	for k := range s.Conversation {
+		if m := sessKeyR.FindStringSubmatch(k); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			keys[n] = k
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(keys)) {
+		var turns []Turn
+		if err := json.Unmarshal(s.Conversation[keys[n]], &turns); err != nil {
+			return fmt.Errorf("%s: %w", keys[n], err)
+		}
+		for _, t := range turns {
+			if w := contentTokens(t.Text, names); len(w) > 0 && !evidence[normID(t.DiaID)] {
+				pool = append(pool, source{n, t.Text, w})
+			}
+		}
+	}
+	// elaborate gives the texts of the n sources from other sessions that
+	// share the most words with said (earlier ones first among equals).
+	elaborate := func(session int, said string) []string {
+		want := contentTokens(said, names)
+		type scored struct{ i, shared int }
+		var best []scored
+		for i, src := range pool {
+			if src.session == session {
+				continue
+			}
+			shared := 0
+			for w := range want {
+				if src.words[w] {
+					shared++
+				}
+			}
+			if shared > 0 {
+				best = append(best, scored{i, shared})
+			}
+		}
+		sort.SliceStable(best, func(a, b int) bool { return best[a].shared > best[b].shared })
+		var out []string
+		for _, b := range best[:min(n, len(best))] {
+			out = append(out, pool[b.i].text)
+		}
+		return out
+	}
+	var rerr error
+	err := s.rewriteSessions(func(key string, turns []Turn) []Turn {
+		session, err := strconv.Atoi(key)
+		if err != nil {
+			rerr = err
+			return turns
+		}
+		said := ""
+		for i, t := range turns {
+			if t.Speaker != second {
+				said = t.Text
+				continue
+			}
+			if said == "" {
+				continue
+			}
+			// An assistant's reply opens with what it says to the
+			// message, elaborates, and closes with what it asks.
+			var says, asks []string
+			for _, sen := range sentences(t.Text) {
+				if strings.HasSuffix(sen, "?") {
+					asks = append(asks, sen)
+				} else {
+					says = append(says, sen)
+				}
+			}
+			var parts []string
+			if len(says) > 0 {
+				parts = append(parts, strings.Join(says, " "))
+			}
+			parts = append(parts, elaborate(session, said)...)
+			if len(asks) > 0 {
+				parts = append(parts, strings.Join(asks, " "))
+			}
+			turns[i].Text = strings.Join(parts, "\n\n")
+		}
+		return turns
+	})
+	if err != nil {
+		return err
+	}
+	return rerr
+}
+
 // Reworded restates a text the way a reply restates what it was told,
 // mechanically, so that a restatement is not a copy: every sentence
 // opens "You mentioned that", first-person words become second-person
@@ -1841,6 +1968,9 @@ type Options struct {
 	EchoReplies int
 	// EchoReworded restates each repeated turn in other words (Reworded).
 	EchoReworded bool
+	// TopicReplies, above 0, rewrites every conversation (TopicReplies)
+	// with that many texts on the topic in each reply.
+	TopicReplies int
 	// Typos, above 0, misspells that share of the turns' words (Typos),
 	// after every other rewrite.
 	Typos float64
@@ -1896,6 +2026,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
 		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},
+		{o.TopicReplies > 0, func(s *Sample) error { return TopicReplies(s, o.TopicReplies) }},
 		{len(o.Pastes) > 0, func(s *Sample) error { return Pastes(s, o.Pastes, o.PastesInTurn) }},
 		{o.ChatRoles, ChatRoles},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},

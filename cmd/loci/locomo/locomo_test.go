@@ -785,6 +785,66 @@ func TestEchoReplies(t *testing.T) {
 	}
 }
 
+// A reply of the second speaker opens with what it says, goes on with the
+// texts of other sessions that share the most words with the first
+// speaker's last turn (no question's evidence among them, the speakers'
+// names not counted), and closes with what it asks; turns and evidence are
+// otherwise unchanged.
+func TestTopicReplies(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1_date_time":"1:00 pm on 8 May, 2023",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"Bo, we adopted a puppy from the shelter!"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Wonderful news. What breed is it?"}],
+		"session_2_date_time":"1:00 pm on 9 May, 2023",
+		"session_2":[{"speaker":"Bo","dia_id":"D2:1","text":"The shelter near me needs volunteers to walk a puppy or two."},
+			{"speaker":"Ann","dia_id":"D2:2","text":"Ann here: the shelter puppy chewed my shoes."},
+			{"speaker":"Bo","dia_id":"D2:3","text":"Ann, Bo, Ann."},
+			{"speaker":"Ann","dia_id":"D2:4","text":"I painted a lake."}]},
+		"qa":[{"question":"What did the puppy chew?","category":4,"evidence":["D2:2"]}]}`
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{1, "Wonderful news.\n\nThe shelter near me needs volunteers to walk a puppy or two.\n\nWhat breed is it?"},
+		{5, "Wonderful news.\n\nThe shelter near me needs volunteers to walk a puppy or two.\n\nWhat breed is it?"},
+	} {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := TopicReplies(&s, tc.n); err != nil {
+			t.Fatal(err)
+		}
+		var one, two []Turn
+		if err := json.Unmarshal(s.Conversation["session_1"], &one); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(s.Conversation["session_2"], &two); err != nil {
+			t.Fatal(err)
+		}
+		// D2:2 shares the most words but is evidence; D2:3 shares only
+		// names; D2:4 shares nothing.
+		if one[1].Text != tc.want {
+			t.Errorf("n=%d: the reply is %q, want %q", tc.n, one[1].Text, tc.want)
+		}
+		if one[0].Text != "Bo, we adopted a puppy from the shelter!" {
+			t.Errorf("n=%d: the first speaker's turn changed: %q", tc.n, one[0].Text)
+		}
+		// D2:3 answers D2:2 ("the shelter puppy chewed my shoes"); the only
+		// other session's text sharing a word with it is D1:1 ("shelter",
+		// "puppy"), and D1:2 shares none.
+		if want := "Ann, Bo, Ann.\n\nBo, we adopted a puppy from the shelter!"; two[1].Text != "Ann here: the shelter puppy chewed my shoes." || two[2].Text != want {
+			t.Errorf("n=%d: session 2 is %+v, want D2:3 %q", tc.n, two, want)
+		}
+		if two[0].Text != "The shelter near me needs volunteers to walk a puppy or two." {
+			t.Errorf("n=%d: a reply with nothing said before it in its session changed: %q", tc.n, two[0].Text)
+		}
+		if got := fmt.Sprint(s.QA[0].Evidence); got != "[D2:2]" {
+			t.Errorf("n=%d: evidence %s, want [D2:2]", tc.n, got)
+		}
+	}
+}
+
 // writeSamples writes the selected conversations, as they stand, in a
 // form Load reads back unchanged.
 func TestWriteSamplesRoundTrips(t *testing.T) {
