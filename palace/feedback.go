@@ -70,6 +70,11 @@ func feedbackOn() bool { return os.Getenv("LOCI_FEEDBACK") != "0" }
 // comparisons).
 func restatementsOn() bool { return os.Getenv("LOCI_RESTATE") != "0" }
 
+// longFeedbackOn reports whether drawers indexed as passages can be
+// feedback documents (LOCI_FEEDBACK_LONG=1, for comparisons; see
+// feedbackDocuments).
+func longFeedbackOn() bool { return os.Getenv("LOCI_FEEDBACK_LONG") == "1" }
+
 // feedbackCand is a drawer of the first ranking that matched the query's
 // words, with its fused score and the keyword passage that matched.
 type feedbackCand struct {
@@ -79,9 +84,23 @@ type feedbackCand struct {
 }
 
 // feedbackDocuments reads the feedback documents: the first feedbackDocs
-// of the candidates (best first) that do not restate one already taken,
-// as tokens (of the passage that matched, for a long drawer, after its
-// day's word, as it is indexed) and their first-pass scores.
+// of the candidates (best first) that are not long and do not restate one
+// already taken, as tokens (after its day's word, as it is indexed) and
+// their first-pass scores.
+//
+// The relevance model takes each feedback document for a text about the
+// question's subject, and a text of a turn or a note is about one thing.
+// A text long enough to be indexed as passages (over PassageWords words:
+// an assistant's reply of several paragraphs, a pasted file, a document)
+// is about several, and the passage of it that matched the question is a
+// window cut without regard to where one subject ends: its other words
+// are those of whatever else the text goes on to. Taken as feedback they
+// steer the expansion toward the rest of such texts, which crowd out the
+// short statement a question asks about. On the rewrite whose replies
+// elaborate on what they were told (--topic-replies 8; palace/RECALL.md,
+// "Replies that elaborate") passing them over gains .07 any@10 on both
+// halves and paths. A palace of short texts is unchanged, and one of long
+// texts only gets no feedback.
 //
 // The relevance model adds up the words of its feedback documents.
 // Where texts restate one another — a long reply that repeats the
@@ -119,10 +138,14 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			if d == nil || len(docs) == feedbackDocs {
 				continue
 			}
-			// A long drawer is indexed as passages: the passage that
-			// matched is the feedback document, not the whole text.
+			// A drawer long enough to be indexed as passages is passed
+			// over (feedbackLong), or, for comparisons, the passage
+			// that matched is its feedback document.
 			text := d.Content
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
+				if !longFeedbackOn() {
+					continue
+				}
 				text = d.Content[sp.Start:sp.End]
 			}
 			text = unaddressed(text, addressedBy(d)) // as it is indexed

@@ -240,3 +240,44 @@ func rankIn(t *testing.T, p *palace.Palace, query string, k int, id string) int 
 	}
 	return 0
 }
+
+// Relevance feedback takes no text long enough to be indexed as passages.
+// Twelve long replies each open on Caroline's work, naming it more often
+// than any note does, and go on, as a long reply does, to a story of their
+// own (words no other text uses). They are the best of the first ranking,
+// and taken as the ten feedback documents they leave no room for the
+// clinic notes, whose words would lift the memory that answers (the
+// clinic, in other words). Passing them over (LOCI_FEEDBACK_LONG=1 does
+// not) leaves the ten to the short notes. (Not parallel: it sets the
+// environment.)
+func TestFeedbackPassesOverLongTexts(t *testing.T) {
+	p := palacetest.MustOpenPalace(t)
+	addNotes(t, p, 7, func(int) time.Time { return time.Time{} })
+	addClinicNotes(t, p)
+	r := rand.New(rand.NewSource(3))
+	for i := range 12 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Caroline, your work! Caroline's work, Caroline at work, as you said.")
+		for j := range 220 {
+			if j%12 == 0 {
+				b.WriteString(".")
+			}
+			fmt.Fprintf(&b, " story%cword%c", 'a'+rune(i), 'a'+rune(r.Intn(20)))
+		}
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: b.String()})
+	}
+	target := addClinicAnswer(t, p)
+	rank := func() int { return rankIn(t, p, "where does Caroline work?", 20, target) }
+	rank() // neither search measured below is the palace's first
+	t.Setenv("LOCI_FEEDBACK_LONG", "1")
+	with := rank()
+	if with != 0 && with <= 3 {
+		t.Fatalf("with the long texts as feedback the answer already ranks %d: the test shows nothing", with)
+	}
+	t.Setenv("LOCI_FEEDBACK_LONG", "")
+	without := rank()
+	if without == 0 || (with != 0 && without >= with) {
+		t.Errorf("the answer ranks %d with long texts passed over and %d with them as feedback (0: not in the top 20)", without, with)
+	}
+	t.Logf("rank with long texts as feedback %d, passed over %d", with, without)
+}
