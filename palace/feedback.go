@@ -43,7 +43,8 @@ const (
 	// small, mostly relevant head of a large collection. In a palace of a
 	// few dozen drawers the "top ten" is most of what matched at all, and
 	// its words are noise; feedback starts where ten drawers are at most a
-	// tenth of the palace.
+	// tenth of the palace's drawers (a long drawer's passages count as one
+	// drawer: a palace of one long document and a note has two).
 	feedbackMinDocs = 10 * feedbackDocs
 	// feedbackRestates: a candidate feedback drawer that shares at least
 	// this share of its words with one already taken, counted over the

@@ -443,15 +443,19 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	return k.idx, nil
 }
 
-// docs is the number of documents in the keyword index's statistics (0
-// before it is built).
-func (k *keywordState) docs() int {
+// drawers is the number of drawers in the keyword index (0 before it is
+// built): its documents, a long drawer's passages counted as one.
+func (k *keywordState) drawers() int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.idx == nil {
 		return 0
 	}
-	return k.idx.Len()
+	n := k.idx.Len()
+	for _, passages := range k.long {
+		n -= int(passages) - 1
+	}
+	return n
 }
 
 // tokenShare is the share of the palace's keyword tokens that are the

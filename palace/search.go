@@ -215,7 +215,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// The keyword pass has built the index by now, so a palace's first
 	// search in a process (a CLI call, a hook) is expanded as every later
 	// one is.
-	feedback := keep && p.kw.docs() >= feedbackMinDocs
+	feedback := keep && p.kw.drawers() >= feedbackMinDocs
 	for i, r := range kw {
 		c := get(r.rid)
 		rank := tiedRank(kw, i)
