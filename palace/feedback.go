@@ -122,7 +122,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 	var docs [][]string
 	var scores []float64
 	var taken []map[string]bool // each taken document's words beyond the query's
-	dedup := restatementsOn()
+	dedup, long := restatementsOn(), longFeedbackOn()
 	for len(pool) > 0 && len(docs) < feedbackDocs {
 		batch := pool[:min(len(pool), feedbackDocs)]
 		pool = pool[len(batch):]
@@ -144,7 +144,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			// that matched is its feedback document.
 			text := d.Content
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {
-				if !longFeedbackOn() {
+				if !long {
 					continue
 				}
 				text = d.Content[sp.Start:sp.End]

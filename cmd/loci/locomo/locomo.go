@@ -876,17 +876,11 @@ func TopicReplies(s *Sample, n int) error {
 		words   map[string]bool
 	}
 	var pool []source // in conversation order
-	keys := map[int]string{}
-	for k := range s.Conversation {
-		if m := sessKeyR.FindStringSubmatch(k); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			keys[n] = k
-		}
-	}
-	for _, n := range slices.Sorted(maps.Keys(keys)) {
+	for _, n := range sessionNumbers(s.Conversation) {
+		key := fmt.Sprintf("session_%d", n)
 		var turns []Turn
-		if err := json.Unmarshal(s.Conversation[keys[n]], &turns); err != nil {
-			return fmt.Errorf("%s: %w", keys[n], err)
+		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
 		}
 		for _, t := range turns {
 			if w := contentTokens(t.Text, names); len(w) > 0 && !evidence[normID(t.DiaID)] {

@@ -762,13 +762,8 @@ func TestEchoReplies(t *testing.T) {
 		if err := EchoReplies(&s, tc.n, false); err != nil {
 			t.Fatal(err)
 		}
-		var one, two []Turn
-		if err := json.Unmarshal(s.Conversation["session_1"], &one); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(s.Conversation["session_2"], &two); err != nil {
-			t.Fatal(err)
-		}
+		turns := sessionTurns(t, &s)
+		one, two := turns["session_1"], turns["session_2"]
 		want1 := []Turn{{Speaker: "Ann", DiaID: "D1:1", Text: "hi"},
 			{Speaker: "Bo", DiaID: "D1:2", Text: "hi\n\nhello"},
 			{Speaker: "Ann", DiaID: "D1:3", Text: "how was the trip?"},
@@ -815,13 +810,8 @@ func TestTopicReplies(t *testing.T) {
 		if err := TopicReplies(&s, tc.n); err != nil {
 			t.Fatal(err)
 		}
-		var one, two []Turn
-		if err := json.Unmarshal(s.Conversation["session_1"], &one); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(s.Conversation["session_2"], &two); err != nil {
-			t.Fatal(err)
-		}
+		turns := sessionTurns(t, &s)
+		one, two := turns["session_1"], turns["session_2"]
 		// D2:2 shares the most words but is evidence; D2:3 shares only
 		// names; D2:4 shares nothing.
 		if one[1].Text != tc.want {
