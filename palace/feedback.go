@@ -140,7 +140,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 				continue
 			}
 			// A drawer long enough to be indexed as passages is passed
-			// over (feedbackLong), or, for comparisons, the passage
+			// over, or, for comparisons (longFeedbackOn), the passage
 			// that matched is its feedback document.
 			text := d.Content
 			if sp := bestPassage(d, c.krank, c.kpass, 0, 0); sp != nil {

@@ -63,15 +63,23 @@ func (k *keywordState) info() KeywordIndexInfo {
 		return in
 	}
 	k.mu.Lock()
-	idx, hw := k.idx, k.hw
-	docs, fromSnap := idx.Len(), k.loaded
-	for _, n := range k.long {
-		in.Passages += int(n)
-		docs -= int(n) - 1
-	}
+	idx, hw, fromSnap := k.idx, k.hw, k.loaded
+	drawers, passages := k.countLocked()
 	k.mu.Unlock()
-	in.Loaded, in.Drawers, in.Terms, in.CaughtUp, in.FromSnapshot = true, docs, idx.Terms(), hw, fromSnap
+	in.Loaded, in.Drawers, in.Passages, in.Terms, in.CaughtUp, in.FromSnapshot = true, drawers, passages, idx.Terms(), hw, fromSnap
 	return in
+}
+
+// countLocked counts the drawers of the index, a long drawer's passages
+// counted as one, and the passages of its long drawers; k.mu is held and
+// the index built.
+func (k *keywordState) countLocked() (drawers, passages int) {
+	drawers = k.idx.Len()
+	for _, n := range k.long {
+		passages += int(n)
+		drawers -= int(n) - 1
+	}
+	return drawers, passages
 }
 
 // ftsWeights are the BM25 weights of the two indexed fields: a drawer's
@@ -451,10 +459,7 @@ func (k *keywordState) drawers() int {
 	if k.idx == nil {
 		return 0
 	}
-	n := k.idx.Len()
-	for _, passages := range k.long {
-		n -= int(passages) - 1
-	}
+	n, _ := k.countLocked()
 	return n
 }
 

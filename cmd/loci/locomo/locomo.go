@@ -915,13 +915,8 @@ func TopicReplies(s *Sample, n int) error {
 		}
 		return out
 	}
-	var rerr error
-	err := s.rewriteSessions(func(key string, turns []Turn) []Turn {
-		session, err := strconv.Atoi(key)
-		if err != nil {
-			rerr = err
-			return turns
-		}
+	return s.rewriteSessions(func(key string, turns []Turn) []Turn {
+		session, _ := strconv.Atoi(key) // digits (sessKeyR), as sessionNumbers reads them
 		said := ""
 		for i, t := range turns {
 			if t.Speaker != second {
@@ -953,10 +948,6 @@ func TopicReplies(s *Sample, n int) error {
 		}
 		return turns
 	})
-	if err != nil {
-		return err
-	}
-	return rerr
 }
 
 // Reworded restates a text the way a reply restates what it was told,
