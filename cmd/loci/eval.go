@@ -52,7 +52,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	fs.String("format", "auto", "output format: auto, text, json or yaml")
 	var data fileList
 	fs.Var(&data, "data", "a file in LoCoMo's schema (default: ../shared/data/locomo10.json); repeat it, or name files after the flags, to run several")
-	method := fs.String("method", "hybrid", "keyword, vector or hybrid")
+	method := fs.String("method", "hybrid", "keyword, vector, hybrid, or plain-bm25 (the baseline every figure is read against: plain BM25 over the turns as ../shared/eval/locomo_bm25.py --stopwords ranks them; nothing is stored)")
 	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
@@ -77,7 +77,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	oneThread := fs.Bool("one-thread", false, "rewrite the conversations first: every session's turns become one thread (session_1), each turn carrying its session's date as its own time (a chat app's export; evidence unchanged; with --no-dates, without the times)")
 	noIDs := fs.Bool("no-ids", false, "agent path: store each turn without its \"[D1:3]\" id, as an agent's own notes carry none (the id's session number is a word every text of its session shares)")
 	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
-	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), by conversation split")
+	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), and plain BM25, by conversation split")
 	files, err := parseFlags(env, fs, args[1:])
 	if err != nil {
 		return nil, err
@@ -87,8 +87,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		data = fileList{locomo.DefaultDataPath()}
 	}
 	mode := palace.Mode(*method)
-	if mode != palace.ModeHybrid && mode != palace.ModeKeyword && mode != palace.ModeVector {
-		return nil, invalidArgs("unknown --method "+*method, "Use keyword, vector or hybrid")
+	if mode != palace.ModeHybrid && mode != palace.ModeKeyword && mode != palace.ModeVector && mode != locomo.MethodPlainBM25 {
+		return nil, invalidArgs("unknown --method "+*method, "Use keyword, vector, hybrid or plain-bm25")
 	}
 	var ks []int
 	for _, s := range strings.Split(*kList, ",") {
@@ -177,6 +177,20 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			return nil, invalidArgs("--path facts asks as the recall tool does", "Leave out --method and --ask: the recall tool's ranking is hybrid")
 		}
 	}
+	if mode == locomo.MethodPlainBM25 {
+		// The baseline ranks the turns as the file has them: it stores
+		// nothing, so no path, way of asking or fusion applies to it.
+		switch {
+		case *path != locomo.PathSession:
+			return nil, invalidArgs("--method plain-bm25 stores nothing, so --path "+*path+" does not apply", "Leave out --path: the baseline ranks the turns as the file has them")
+		case *askHow != locomo.AskRecall:
+			return nil, invalidArgs("--method plain-bm25 asks as the baseline script does", "Leave out --ask")
+		case *fusionList != "":
+			return nil, invalidArgs("--fusion applies to hybrid only", "Leave out --fusion, or use --method hybrid")
+		case *matrix:
+			return nil, invalidArgs("--matrix reports plain BM25 beside every method", "Leave out --method")
+		}
+	}
 	if *askHow != locomo.AskRecall && *askHow != locomo.AskHook {
 		return nil, invalidArgs("unknown --ask "+*askHow, "Use --ask recall or --ask hook")
 	}
@@ -201,6 +215,11 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		var variants []locomo.Variant
 		for _, pa := range paths {
 			var vs []locomo.Variant
+			if *matrix && pa == locomo.PathSession {
+				// The baseline, once: it stores nothing, so it has no
+				// path, and it runs beside the session path's questions.
+				vs = append(vs, locomo.Variant{Method: locomo.MethodPlainBM25})
+			}
 			for _, m := range methods {
 				if m != palace.ModeHybrid || len(fusions) == 0 {
 					vs = append(vs, locomo.Variant{Path: pa, Method: m})
@@ -229,9 +248,13 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if err != nil {
 		return nil, evalErr(err)
 	}
+	embID := emb.ID()
+	if mode == locomo.MethodPlainBM25 {
+		embID = "none"
+	}
 	report := map[string]any{
 		"method":         string(mode),
-		"embedder":       emb.ID(),
+		"embedder":       embID,
 		"questions":      len(rows),
 		"turns":          turns,
 		"ingest_seconds": round3(ingest.Seconds()),
@@ -373,14 +396,18 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 	}
 	k := ks[len(ks)-1]
 	return &result{data: map[string]any{"embedder": embID, "variants": lines}, text: func(w io.Writer) {
-		fmt.Fprintf(w, "%-8s %-8s %-18s | %-24s | %-24s | %-24s | %-24s | %s\n", "path", "method", "fusion", "conversations 1-5", "conversations 6-10", "all",
+		fmt.Fprintf(w, "%-8s %-10s %-18s | %-24s | %-24s | %-24s | %-24s | %s\n", "path", "method", "fusion", "conversations 1-5", "conversations 6-10", "all",
 			"no shared word, 1-5", "no shared word, 6-10")
 		for _, l := range lines {
 			fu := "default"
 			if f := l.Variant.Fusion; f != nil {
 				fu = fmt.Sprintf("K=%g k=%g v=%g", f.K, f.KeywordWeight, f.VectorWeight)
 			}
-			fmt.Fprintf(w, "%-8s %-8s %-18s", l.Variant.Path, l.Variant.Method, fu)
+			pa := l.Variant.Path
+			if pa == "" {
+				pa = "-" // the baseline stores nothing
+			}
+			fmt.Fprintf(w, "%-8s %-10s %-18s", pa, l.Variant.Method, fu)
 			for _, g := range []locomo.Group{l.Conv1_5, l.Conv6_, l.All, l.NoWord1_5, l.NoWord6_} {
 				fmt.Fprintf(w, " | any@%d %.3f frac@%d %.3f", k, g.Metrics[fmt.Sprintf("any@%d", k)], k, g.Metrics[fmt.Sprintf("frac@%d", k)])
 			}

@@ -61,6 +61,12 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--path", "facts", "--method", "keyword", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--path", "facts", "--matrix", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--path", "sideways", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--method", "sideways", "--data", oneSpeaker, "--k", "1"},
+		// The baseline stores nothing and asks as its script does.
+		{"eval", "locomo", "--method", "plain-bm25", "--path", "agent", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--method", "plain-bm25", "--ask", "hook", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--method", "plain-bm25", "--fusion", "10:1:1", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--method", "plain-bm25", "--matrix", "--data", oneSpeaker, "--k", "1"},
 	} {
 		if o := runCLI(t, home, "json", args...); o.code != 2 || o.env.Error.Type != "invalid_args" {
 			t.Errorf("%v: exit %d %s", args, o.code, o.stdout)
@@ -74,5 +80,10 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 	}
 	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), `"text":"hi"`) || !strings.Contains(string(b), `"evidence":[]`) {
 		t.Errorf("--write-data wrote %q (%v)", b, err)
+	}
+	// The plain BM25 baseline scores the same file without a palace.
+	if o := runCLI(t, home, "json", "eval", "locomo", "--data", oneSpeaker, "--k", "1", "--method", "plain-bm25"); o.code != 0 ||
+		!strings.Contains(o.stdout, `"method":"plain-bm25"`) || !strings.Contains(o.stdout, `"any@1":1`) {
+		t.Errorf("eval --method plain-bm25: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
 }

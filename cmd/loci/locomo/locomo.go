@@ -2071,6 +2071,12 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	if o.Path == PathFacts {
 		how = askFacts
 	}
+	variants := o.Variants
+	if len(variants) == 0 {
+		variants = []Variant{{Method: o.Method}}
+	}
+	// The baseline alone stores nothing: no palace is made.
+	plainOnly := !slices.ContainsFunc(variants, func(v Variant) bool { return v.Method != MethodPlainBM25 })
 	var rows []Row
 	var ingest time.Duration
 	turns := 0
@@ -2113,40 +2119,52 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				}
 			}
 		}
-		if reg != nil {
-			reg.Close()
-		}
-		reg, err = palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop(), Now: clock})
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		p, err := reg.Create(ctx, fmt.Sprintf("locomo-%d", n), "LoCoMo "+s.SampleID)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		start := time.Now()
-		asOf.Store(0)
-		var cites map[string][]string // PathFacts: fact drawer id -> the turns it cites
-		var skipped []string
-		if o.Path == PathFacts {
-			var tally factTally
-			cites, tally, skipped, err = ingestFacts(ctx, p, s.Observations)
-			if o.Progress != nil {
-				o.Progress("conversation %d: %d observations: %d facts promoted, %d duplicates of another, %d superseded by a later one", n, len(s.Observations), tally.promoted, tally.duplicates, tally.superseded)
+		// The plain BM25 baseline reads the turns as the file has them,
+		// before anything is stored.
+		var plain *plainIndex
+		if slices.ContainsFunc(variants, func(v Variant) bool { return v.Method == MethodPlainBM25 }) {
+			ids, texts := make([]string, len(ds)), make([]string, len(ds))
+			for i, d := range ds {
+				ids[i], texts[i] = d.Meta["dia_id"].(string), d.Content
 			}
-		} else {
-			ds, skipped, err = ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
+			plain = newPlainIndex(ids, texts)
 		}
-		if err != nil {
-			return nil, 0, 0, err
+		var p *palace.Palace
+		var cites map[string][]string // PathFacts: fact drawer id -> the turns it cites
+		if !plainOnly {
+			if reg != nil {
+				reg.Close()
+			}
+			reg, err = palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop(), Now: clock})
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			if p, err = reg.Create(ctx, fmt.Sprintf("locomo-%d", n), "LoCoMo "+s.SampleID); err != nil {
+				return nil, 0, 0, err
+			}
+			start := time.Now()
+			asOf.Store(0)
+			var skipped []string
+			if o.Path == PathFacts {
+				var tally factTally
+				cites, tally, skipped, err = ingestFacts(ctx, p, s.Observations)
+				if o.Progress != nil {
+					o.Progress("conversation %d: %d observations: %d facts promoted, %d duplicates of another, %d superseded by a later one", n, len(s.Observations), tally.promoted, tally.duplicates, tally.superseded)
+				}
+			} else {
+				ds, skipped, err = ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
+			}
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			o.warnItems(n, "skipped", skipped)
+			// As `loci serve` does for every palace it opens: queries then use
+			// the in-memory keyword index, as the server's do.
+			if err := p.WarmIndex(ctx); err != nil {
+				return nil, 0, 0, err
+			}
+			ingest += time.Since(start)
 		}
-		o.warnItems(n, "skipped", skipped)
-		// As `loci serve` does for every palace it opens: queries then use
-		// the in-memory keyword index, as the server's do.
-		if err := p.WarmIndex(ctx); err != nil {
-			return nil, 0, 0, err
-		}
-		ingest += time.Since(start)
 		turns += len(ds)
 		if last := lastTime(ds); !last.IsZero() {
 			asOf.Store(last.UnixNano())
@@ -2185,12 +2203,12 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			}
 			shares := sharesWord(qa.Question, evidence, names)
 			by := evidenceBy(gold, spoke, first)
-			variants := o.Variants
-			if len(variants) == 0 {
-				variants = []Variant{{Method: o.Method}}
-			}
 			var got []Row
 			for vi, v := range variants {
+				if v.Method == MethodPlainBM25 {
+					got = append(got, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: plain.rank(qa.Question, maxK), SharesWord: &shares, EvidenceBy: by})
+					continue
+				}
 				hits, err := ask(ctx, p, how, qa.Question, maxK, v)
 				if palace.ErrorCode(err) == palace.CodeInvalid {
 					// A question the palace refuses (empty, too long) is
