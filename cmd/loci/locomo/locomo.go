@@ -1880,6 +1880,7 @@ const (
 	// matches dropped). A fact found counts for every turn it cites; the
 	// turns no fact cites cannot be found this way.
 	PathFacts = "facts"
+	// PathEpisodes: see episodes.go.
 )
 
 // Ways of asking the questions.
@@ -1907,7 +1908,7 @@ type Variant struct {
 // Options configures a run.
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default), PathAgent, PathHook or PathFacts
+	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts or PathEpisodes
 	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
@@ -2127,7 +2128,18 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			for i, d := range ds {
 				ids[i], texts[i] = d.Meta["dia_id"].(string), d.Content
 			}
+			if o.Path == PathEpisodes {
+				ids, texts = sessionTexts(ds)
+			}
 			plain = newPlainIndex(ids, texts)
+		}
+		// PathEpisodes measures by session: each turn's session.
+		var sessionOf map[string]string
+		if o.Path == PathEpisodes {
+			sessionOf = map[string]string{}
+			for _, d := range ds {
+				sessionOf[d.Meta["dia_id"].(string)] = sessionLabel(d.SessionID)
+			}
 		}
 		var p *palace.Palace
 		var cites map[string][]string // PathFacts: fact drawer id -> the turns it cites
@@ -2151,6 +2163,8 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				if o.Progress != nil {
 					o.Progress("conversation %d: %d observations: %d facts promoted, %d duplicates of another, %d superseded by a later one", n, len(s.Observations), tally.promoted, tally.duplicates, tally.superseded)
 				}
+			} else if o.Path == PathEpisodes {
+				cites, skipped, err = ingestEpisodes(ctx, p, ds, n)
 			} else {
 				ds, skipped, err = ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
 			}
@@ -2203,6 +2217,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			}
 			shares := sharesWord(qa.Question, evidence, names)
 			by := evidenceBy(gold, spoke, first)
+			if sessionOf != nil {
+				gold = sessionsOf(gold, sessionOf)
+			}
 			var got []Row
 			for vi, v := range variants {
 				if v.Method == MethodPlainBM25 {
@@ -2222,7 +2239,11 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				}
 				top := make([]string, 0, len(hits))
 				for _, d := range hits {
-					top = append(top, diaOf[d.ID]...)
+					stands := diaOf[d.ID]
+					if sessionOf != nil && len(stands) == 0 {
+						stands = []string{"-"} // a profile: it was read, and stands for no session
+					}
+					top = append(top, stands...)
 				}
 				got = append(got, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: top, SharesWord: &shares, EvidenceBy: by})
 			}

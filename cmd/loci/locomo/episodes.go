@@ -1,0 +1,115 @@
+package locomo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/extract"
+	"github.com/loci-mem/loci/palace/session"
+)
+
+// PathEpisodes records each conversation as the faces that take a
+// conversation as it happens record it: the HTTP API's /add and the MCP
+// tool mem_save_turn append messages to a session buffer, and each closed
+// stretch of it becomes an episode (the stretch retold), atomic facts
+// (its first-person sentences) and a profile (palace/session). Here each
+// LoCoMo session is one buffer session, appended as /add appends it (each
+// turn a message of its speaker, role "assistant" for a speaker recorded
+// as the assistant and "user" for anyone else, no user id given) and then
+// flushed, with the built-in heuristic extractor.
+//
+// What such a palace can find is a stretch, not a turn, so this path is
+// measured by session: a question's evidence is the sessions its turns
+// are in, and each hit stands for the session it was extracted from (an
+// episode and its facts for the same one; a profile for none), the
+// sessions counted once each, best first, so k counts sessions. Plain
+// BM25 on this path ranks whole sessions (the baseline script's
+// --granularity session).
+const PathEpisodes = "episodes"
+
+// sessionLabel names a session as the baseline script does: "S3" for
+// session_3.
+func sessionLabel(sessionID string) string {
+	if n, ok := strings.CutPrefix(sessionID, "session_"); ok {
+		return "S" + n
+	}
+	return sessionID
+}
+
+// ingestEpisodes appends each session of ds (a conversation's turns, in
+// order) to its own buffer session and flushes it. It returns, for every
+// drawer extracted, the session it stands for (sessionLabel), and the
+// sessions the palace refused, which are reported and left out.
+func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int) (map[string][]string, []string, error) {
+	rec := session.Of(p)
+	stands := map[string][]string{}
+	var skipped []string
+	for i := 0; i < len(ds); {
+		j := i
+		var msgs []extract.Message
+		for ; j < len(ds) && ds[j].SessionID == ds[i].SessionID; j++ {
+			who := ""
+			if len(ds[j].SenderIDs) > 0 {
+				who = ds[j].SenderIDs[0]
+			}
+			role := "user"
+			if strings.EqualFold(who, "assistant") {
+				role = "assistant"
+			}
+			msgs = append(msgs, extract.Message{Role: role, SenderID: who, SenderName: who,
+				Text: strings.TrimPrefix(ds[j].Content, who+": "), Timestamp: ds[j].Timestamp})
+		}
+		label := sessionLabel(ds[i].SessionID)
+		key := fmt.Sprintf("conv-%d-%s", n, ds[i].SessionID)
+		i = j
+		res, err := rec.Append(ctx, key, msgs, session.Options{})
+		if err == nil {
+			var flushed session.Result
+			flushed, err = rec.Flush(ctx, key, session.Options{})
+			res.DrawerIDs = append(res.DrawerIDs, flushed.DrawerIDs...)
+		}
+		if err != nil {
+			if palace.ErrorCode(err) != palace.CodeInvalid {
+				return nil, nil, err
+			}
+			skipped = append(skipped, fmt.Sprintf("%s: %v", label, err))
+			continue
+		}
+		for _, id := range res.DrawerIDs {
+			stands[id] = []string{label}
+		}
+	}
+	return stands, skipped, nil
+}
+
+// sessionsOf are the sessions of turns (dia_ids), each once, in order;
+// sessionOf maps a turn to its session's label.
+func sessionsOf(turns []string, sessionOf map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range turns {
+		if s, ok := sessionOf[t]; ok && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sessionTexts joins each session's turns into one text, as the baseline
+// script's --granularity session does, under the session's label.
+func sessionTexts(ds []*palace.Drawer) (labels, texts []string) {
+	for i := 0; i < len(ds); {
+		j := i
+		var parts []string
+		for ; j < len(ds) && ds[j].SessionID == ds[i].SessionID; j++ {
+			parts = append(parts, ds[j].Content)
+		}
+		labels = append(labels, sessionLabel(ds[i].SessionID))
+		texts = append(texts, strings.Join(parts, "\n"))
+		i = j
+	}
+	return labels, texts
+}

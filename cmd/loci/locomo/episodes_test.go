@@ -1,0 +1,51 @@
+package locomo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
+)
+
+// The episodes path records each session as /add does and measures by
+// session: a question's evidence is the session of its turns, and each
+// memory recalled (an episode, an atomic fact) stands for the session it
+// was extracted from. Plain BM25 on the path ranks whole sessions.
+func TestEpisodesPathMeasuresBySession(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "two.json")
+	raw := `[{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+	"session_1_date_time":"1:00 pm on 8 May, 2023",
+	"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat from the shelter."},
+	             {"speaker":"Bo","dia_id":"D1:2","text":"Lovely! What is its name?"},
+	             {"speaker":"Ann","dia_id":"D1:3","text":"Her name is Pixel."}],
+	"session_2_date_time":"2:00 pm on 20 June, 2023",
+	"session_2":[{"speaker":"Bo","dia_id":"D2:1","text":"I started learning the violin with a teacher downtown."},
+	             {"speaker":"Ann","dia_id":"D2:2","text":"That sounds wonderful, how often are the lessons?"},
+	             {"speaker":"Bo","dia_id":"D2:3","text":"Every Tuesday evening, for an hour."}]},
+	"qa":[{"question":"What instrument is Bo learning?","category":4,"evidence":["D2:1"]},
+	      {"question":"What is the name of Ann's cat?","category":4,"evidence":["D1:3","D1:1"]}]}]`
+	if err := os.WriteFile(file, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []palace.Mode{palace.ModeHybrid, MethodPlainBM25} {
+		rows, _, turns, err := Run(context.Background(), Options{Data: []string{file}, Path: PathEpisodes, Method: method,
+			Embedder: embed.NewHash(0), Ks: []int{1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if turns != 6 || len(rows) != 2 {
+			t.Fatalf("%s: %d turns, %d rows", method, turns, len(rows))
+		}
+		for i, want := range []string{"S2", "S1"} {
+			r := rows[i]
+			if !slices.Equal(r.Gold, []string{want}) || len(r.Top) == 0 || r.Top[0] != want {
+				t.Errorf("%s: %q: gold %q, top %q; want %s first", method, r.Question, r.Gold, r.Top, want)
+			}
+		}
+	}
+}
