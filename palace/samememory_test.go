@@ -1,0 +1,50 @@
+package palace_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+)
+
+// One stretch of a conversation extracted for each of its participants is
+// one memory: the episodes of the same session, time and text are listed
+// once, and the next candidates take the places the copies would have
+// had. Two texts that only read alike (a "Thanks!" said twice in a
+// session, at two times) are two memories and are both listed.
+func TestAMemoryRecordedTwiceIsListedOnce(t *testing.T) {
+	p := MustOpenPalace(t)
+	ctx := context.Background()
+	at := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	story := "On Monday, May 8, 2023 at 13:00 UTC, Ann said: \"We adopted a beagle puppy.\" Bo said: \"A beagle! What is his name?\""
+	for _, owner := range []string{"ann", "bo", "cy"} {
+		mustAdd(t, p, &palace.Drawer{Kind: palace.KindEpisode, Content: story, UserID: owner, SessionID: "s1", Timestamp: at})
+	}
+	later := mustAdd(t, p, &palace.Drawer{Kind: palace.KindEpisode, Content: "On Tuesday Ann said the beagle chewed a shoe.",
+		UserID: "ann", SessionID: "s2", Timestamp: at.Add(24 * time.Hour)})
+	var thanks []*palace.Drawer
+	for i := range 2 {
+		thanks = append(thanks, mustAdd(t, p, &palace.Drawer{Kind: palace.KindTurn, Content: "Thanks for the beagle photos!",
+			SessionID: "s3", SenderIDs: []string{"bo"}, Timestamp: at.Add(time.Duration(48+i) * time.Hour)}))
+	}
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "beagle", K: 4, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, h := range hits {
+		got[h.Drawer.Content]++
+	}
+	if len(hits) != 4 || got[story] != 1 || got[later.Content] != 1 || got[thanks[0].Content] != 2 {
+		t.Fatalf("want the episode once, the later one, and both thanks; got %d hits: %v", len(hits), got)
+	}
+	// Kept to one participant, a search finds that participant's episode.
+	hits, err = p.Search(ctx, palace.SearchRequest{Query: "beagle puppy", K: 2, NoAccess: true, Filter: palace.Filter{UserID: "bo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Drawer.UserID != "bo" || hits[0].Drawer.Content != story {
+		t.Fatalf("bo's search: %+v", hits)
+	}
+}
