@@ -460,7 +460,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// (the tie-breakers order those); load no other drawer, unless some
 	// of them repeat a memory listed above them (sameMemory), when the
 	// next candidates take their places.
-	var hits []Hit
+	hits := make([]Hit, 0, min(req.K, len(all)))
 	shown := map[memoryKey]bool{}
 	for from, want := 0, req.K; want > 0 && from < len(all); {
 		cut := min(from+want, len(all))
