@@ -1871,7 +1871,9 @@ const (
 	// the first speaker's turns and the run of the other's after it), its
 	// text "User: …\n\nAssistant: …" (claudecode.TurnText), with no
 	// speakers, stored one at a time. A hit on such a drawer ranks all of
-	// its turns, in order, so k counts turns read.
+	// its turns, in order, so k counts turns read. (The hook also appends
+	// each exchange to the session buffer, whose episodes and atomic facts
+	// this path does not record.)
 	PathHook = "hook"
 	// PathFacts stores the file's observations (LoCoMo's facts about each
 	// session, each resting on the turns it cites) as facts through the
