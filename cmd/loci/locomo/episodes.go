@@ -23,10 +23,9 @@ import (
 // What such a palace can find is a stretch, not a turn, so this path is
 // measured by session: a question's evidence is the sessions its turns
 // are in, and each hit stands for the session it was extracted from (an
-// episode and its facts for the same one; a profile for none), the
-// sessions counted once each, best first, so k counts sessions. Plain
-// BM25 on this path ranks whole sessions (the baseline script's
-// --granularity session).
+// episode and its facts for the same one; a profile for none), so k
+// counts memories read. Plain BM25 on this path ranks whole sessions (the
+// baseline script's --granularity session), so there k counts sessions.
 const PathEpisodes = "episodes"
 
 // sessionLabel names a session as the baseline script does: "S3" for
@@ -46,24 +45,22 @@ func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 	rec := session.Of(p)
 	stands := map[string][]string{}
 	var skipped []string
-	for i := 0; i < len(ds); {
-		j := i
+	for _, turns := range sessionRuns(ds) {
 		var msgs []extract.Message
-		for ; j < len(ds) && ds[j].SessionID == ds[i].SessionID; j++ {
+		for _, t := range turns {
 			who := ""
-			if len(ds[j].SenderIDs) > 0 {
-				who = ds[j].SenderIDs[0]
+			if len(t.SenderIDs) > 0 {
+				who = t.SenderIDs[0]
 			}
 			role := "user"
 			if strings.EqualFold(who, "assistant") {
 				role = "assistant"
 			}
 			msgs = append(msgs, extract.Message{Role: role, SenderID: who, SenderName: who,
-				Text: strings.TrimPrefix(ds[j].Content, who+": "), Timestamp: ds[j].Timestamp})
+				Text: strings.TrimPrefix(t.Content, who+": "), Timestamp: t.Timestamp})
 		}
-		label := sessionLabel(ds[i].SessionID)
-		key := fmt.Sprintf("conv-%d-%s", n, ds[i].SessionID)
-		i = j
+		label := sessionLabel(turns[0].SessionID)
+		key := fmt.Sprintf("conv-%d-%s", n, turns[0].SessionID)
 		res, err := rec.Append(ctx, key, msgs, session.Options{})
 		if err == nil {
 			var flushed session.Result
@@ -101,15 +98,28 @@ func sessionsOf(turns []string, sessionOf map[string]string) []string {
 // sessionTexts joins each session's turns into one text, as the baseline
 // script's --granularity session does, under the session's label.
 func sessionTexts(ds []*palace.Drawer) (labels, texts []string) {
-	for i := 0; i < len(ds); {
-		j := i
-		var parts []string
-		for ; j < len(ds) && ds[j].SessionID == ds[i].SessionID; j++ {
-			parts = append(parts, ds[j].Content)
+	for _, turns := range sessionRuns(ds) {
+		parts := make([]string, len(turns))
+		for i, t := range turns {
+			parts[i] = t.Content
 		}
-		labels = append(labels, sessionLabel(ds[i].SessionID))
+		labels = append(labels, sessionLabel(turns[0].SessionID))
 		texts = append(texts, strings.Join(parts, "\n"))
-		i = j
 	}
 	return labels, texts
+}
+
+// sessionRuns splits ds, a conversation's turns in order, into its
+// sessions' runs of turns.
+func sessionRuns(ds []*palace.Drawer) [][]*palace.Drawer {
+	var out [][]*palace.Drawer
+	for i := 0; i < len(ds); {
+		j := i + 1
+		for j < len(ds) && ds[j].SessionID == ds[i].SessionID {
+			j++
+		}
+		out = append(out, ds[i:j])
+		i = j
+	}
+	return out
 }
