@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -410,8 +411,36 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 }
 
 // embedTexts embeds texts in parallel batches; a batch that fails leaves
-// nil vectors (logged).
+// nil vectors (logged). A text given more than once is embedded once, and
+// each copy gets its own vector: a conversation's episode is stored once for each
+// participant, in the same words.
 func (p *Palace) embedTexts(ctx context.Context, texts []string) [][]float32 {
+	first := make(map[string]int, len(texts))
+	var distinct []string
+	at := make([]int, len(texts))
+	for i, t := range texts {
+		j, ok := first[t]
+		if !ok {
+			j = len(distinct)
+			first[t] = j
+			distinct = append(distinct, t)
+		}
+		at[i] = j
+	}
+	vecs := p.embedDistinct(ctx, distinct)
+	out := make([][]float32, len(texts))
+	given := make([]bool, len(distinct))
+	for i, j := range at {
+		if out[i] = vecs[j]; given[j] && out[i] != nil {
+			out[i] = slices.Clone(out[i]) // each drawer owns its vector
+		}
+		given[j] = true
+	}
+	return out
+}
+
+// embedDistinct embeds texts in parallel batches of 32.
+func (p *Palace) embedDistinct(ctx context.Context, texts []string) [][]float32 {
 	out := make([][]float32, len(texts))
 	const batch = 32
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))

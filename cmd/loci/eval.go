@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loci-mem/loci/cmd/loci/loadbench"
 	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"github.com/loci-mem/loci/palace"
 )
@@ -45,6 +46,14 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			what = fmt.Sprintf("unknown evaluation %q", args[0])
 		}
 		return nil, invalidArgs(what, "Use `loci eval locomo` or `loci eval compare` (`loci eval -h` lists them)")
+	}
+	// LOCI_PROFILE=prefix profiles the evaluation as it does `loci serve`.
+	if prefix := os.Getenv("LOCI_PROFILE"); prefix != "" {
+		stop, err := loadbench.StartProfiles(prefix)
+		if err != nil {
+			return nil, fmt.Errorf("LOCI_PROFILE: %w", err)
+		}
+		defer stop()
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	// The evaluation builds its palaces in a temporary data dir of its
