@@ -66,9 +66,12 @@ type Recalled struct {
 // its first 30 by coverage and cosine threw that away. On LoCoMo
 // conversations 1-5, asked through this hook (`loci eval locomo --ask
 // hook`), re-sorting gave any@5 .586 where the search's own order gives
-// .787. A repeat is judged on what the memories say themselves
-// (Drawer.Content), not on the words a turn borrows from the turn before
-// it (Drawer.Keywords), which made an answer a "repeat" of its question.
+// .787. A repeat is judged on what the hook shows of the memories
+// (Shown: their own text, or a long one's opening and matched passage),
+// not on the words a turn borrows from the turn before it
+// (Drawer.Keywords), which made an answer a "repeat" of its question, nor
+// on the whole of a long memory, whose unshown part made a turn it
+// quotes a "repeat" that Claude never saw.
 func Select(prompt string, hits []palace.Hit, lexical bool, min float64, max int) []Recalled {
 	q := terms(prompt)
 	var out []Recalled
@@ -82,13 +85,14 @@ next:
 		if rel < min {
 			continue
 		}
-		own := termSet(h.Drawer.Content)
+		m := Recalled{Drawer: h.Drawer, Relevance: rel, Passage: h.Passage}
+		own := termSet(m.Shown())
 		for _, k := range kept {
 			if similar(own, k) {
 				continue next
 			}
 		}
-		out = append(out, Recalled{Drawer: h.Drawer, Relevance: rel, Passage: h.Passage})
+		out = append(out, m)
 		kept = append(kept, own)
 	}
 	return out
@@ -151,8 +155,7 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 	fmt.Fprintf(&msg, "📝 loci recalled %s:", countNoun(len(picked), "memory"))
 	for i, m := range picked {
 		age := RelativeAge(m.Drawer.Timestamp, now)
-		fmt.Fprintf(&ctxt, "[%d] (%s, %s, relevance %.2f) %s\n", i+1, age, m.Drawer.Kind, m.Relevance,
-			palace.Excerpt(m.Drawer.Content, m.Passage, memoryChars))
+		fmt.Fprintf(&ctxt, "[%d] (%s, %s, relevance %.2f) %s\n", i+1, age, m.Drawer.Kind, m.Relevance, m.Shown())
 		fmt.Fprintf(&msg, "\n• [%.2f] (%s) %s", m.Relevance, age, clip(subject(m.Drawer), 70))
 	}
 	ctxt.WriteString("</loci-memories>")
@@ -165,6 +168,9 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 		},
 	}, nil
 }
+
+// Shown is what the prompt hook shows Claude of the memory.
+func (m Recalled) Shown() string { return palace.Excerpt(m.Drawer.Content, m.Passage, memoryChars) }
 
 // memoryChars is about how much of one memory the prompt hook shows
 // (palace.Excerpt: a long memory shows its opening line and the passage

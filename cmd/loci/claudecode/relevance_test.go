@@ -2,7 +2,9 @@ package claudecode_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
@@ -198,5 +200,33 @@ func TestSelectJudgesRepeatsByOwnText(t *testing.T) {
 	got := hooks.Select("which database did we pick for billing", []palace.Hit{{Drawer: question}, {Drawer: answer}}, true, 0.4, 5)
 	if len(got) != 2 {
 		t.Fatalf("picked %d of the question and its answer, want both", len(got))
+	}
+}
+
+// A repeat is judged on what the hook shows of a memory: a long episode
+// whose shown excerpt (its opening and the matched passage) leaves a turn
+// out does not make that turn a repeat, though its whole text quotes it.
+func TestSelectJudgesRepeatsByWhatIsShown(t *testing.T) {
+	t.Parallel()
+	turnText := "User: where do the nightly backups go?\n\nAssistant: To the cold-storage bucket in eu-west, kept ninety days."
+	var b strings.Builder
+	b.WriteString("On Monday, the user said: \"we rename the staging tables this week.\" ")
+	for i := range 60 {
+		if i == 20 {
+			b.WriteString(`The user said: "where do the nightly backups go?" The assistant said: "To the cold-storage bucket in eu-west, kept ninety days." `)
+		}
+		fmt.Fprintf(&b, "Later the user said: %q ", fmt.Sprintf("step %d renames the staging tables and reindexes them", i))
+	}
+	b.WriteString(`Then the user said: "the backup restore drill is on Thursday."`)
+	episode := &palace.Drawer{Kind: palace.KindEpisode, Content: b.String()}
+	end := len(episode.Content)
+	matched := &palace.Span{Start: end - 600, End: end} // the restore drill, far from the quoted turn
+	hits := []palace.Hit{{Drawer: episode, Passage: matched}, {Drawer: &palace.Drawer{Kind: palace.KindTurn, Content: turnText}}}
+	got := hooks.Select("when is the backup restore drill, and where do backups go", hits, true, 0, 5)
+	if len(got) != 2 {
+		t.Fatalf("picked %d memories; the turn the excerpt does not show was taken for a repeat", len(got))
+	}
+	if strings.Contains(got[0].Shown(), "cold-storage") {
+		t.Fatal("the case does not test it: the excerpt shows the turn")
 	}
 }

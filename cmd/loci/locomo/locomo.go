@@ -33,7 +33,9 @@ import (
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/facts"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/palace/words"
 	"github.com/rs/zerolog"
 )
@@ -1870,10 +1872,12 @@ const (
 	// a session: one drawer for each prompt and the reply to it (a run of
 	// the first speaker's turns and the run of the other's after it), its
 	// text "User: …\n\nAssistant: …" (claudecode.TurnText), with no
-	// speakers, stored one at a time. A hit on such a drawer ranks all of
-	// its turns, in order, so k counts turns read. (The hook also appends
-	// each exchange to the session buffer, whose episodes and atomic facts
-	// this path does not record.)
+	// speakers, stored one at a time; and, as the hook does, each exchange
+	// appended to the session buffer (a user message and an assistant
+	// one), flushed at the end of its session, so that the palace holds
+	// the episodes, atomic facts and profile extracted from them too. A hit
+	// on an exchange ranks all of its turns, in order, so k counts turns
+	// read; an episode or a fact stands for the turns it shows (shownTurns).
 	PathHook = "hook"
 	// PathFacts stores the file's observations (LoCoMo's facts about each
 	// session, each resting on the turns it cites) as facts through the
@@ -2143,6 +2147,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				sessionOf[d.Meta["dia_id"].(string)] = sessionLabel(d.SessionID)
 			}
 		}
+		var hookTurns shownTurns
 		var p *palace.Palace
 		var cites map[string][]string // PathFacts: fact drawer id -> the turns it cites
 		if !plainOnly {
@@ -2180,6 +2185,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				return nil, 0, 0, err
 			}
 			ingest += time.Since(start)
+		}
+		if o.Path == PathHook {
+			hookTurns = newShownTurns(ds, n)
 		}
 		turns += len(ds)
 		if last := lastTime(ds); !last.IsZero() {
@@ -2228,7 +2236,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 					got = append(got, Row{Sample: n, Variant: vi, Category: int(qa.Category), Question: qa.Question, Gold: gold, Top: plain.rank(qa.Question, maxK), SharesWord: &shares, EvidenceBy: by})
 					continue
 				}
-				hits, err := ask(ctx, p, how, qa.Question, maxK, v)
+				hits, shown, err := ask(ctx, p, how, qa.Question, maxK, v)
 				if palace.ErrorCode(err) == palace.CodeInvalid {
 					// A question the palace refuses (empty, too long) is
 					// reported and left out, as a refused turn is.
@@ -2240,10 +2248,13 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 					return nil, 0, 0, fmt.Errorf("%s: %q: %w", s.SampleID, qa.Question, err)
 				}
 				top := make([]string, 0, len(hits))
-				for _, d := range hits {
+				for i, d := range hits {
 					stands := diaOf[d.ID]
 					if sessionOf != nil && len(stands) == 0 {
 						stands = []string{"-"} // a profile: it was read, and stands for no session
+					}
+					if o.Path == PathHook && len(stands) == 0 {
+						stands = hookTurns.shows(d, shown[i])
 					}
 					top = append(top, stands...)
 				}
@@ -2270,32 +2281,36 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 
 // ask asks a question of p the way o.Ask names, with the variant's
 // method and fusion, and returns the drawers answered, best first.
-func ask(ctx context.Context, p *palace.Palace, how, question string, k int, v Variant) ([]*palace.Drawer, error) {
+func ask(ctx context.Context, p *palace.Palace, how, question string, k int, v Variant) ([]*palace.Drawer, []string, error) {
 	var out []*palace.Drawer
+	var shown []string // what the face shows of each
 	if how == askFacts {
 		found, err := facts.Of(p).Recall(ctx, question, k)
 		for _, f := range found {
 			out = append(out, &palace.Drawer{ID: f.DrawerID})
+			shown = append(shown, f.Fact)
 		}
-		return out, err
+		return out, shown, err
 	}
 	if how == AskHook {
 		req := claudecode.PromptSearch(question)
 		req.Mode, req.Fusion = v.Method, v.Fusion
 		found, err := p.Search(ctx, req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, r := range claudecode.Choose(p, question, "", found, claudecode.DefaultMinRelevance, claudecode.DefaultMaxRecall) {
 			out = append(out, r.Drawer)
+			shown = append(shown, r.Shown())
 		}
-		return out, nil
+		return out, shown, nil
 	}
 	hits, err := p.Recall(ctx, palace.RecallRequest{Query: question, K: k, Mode: v.Method, Fusion: v.Fusion})
 	for _, h := range hits {
 		out = append(out, h.Drawer)
+		shown = append(shown, h.Drawer.Content)
 	}
-	return out, err
+	return out, shown, err
 }
 
 // lastTime is the latest event time of ds (zero when none has one).
@@ -2411,8 +2426,10 @@ func ingestFacts(ctx context.Context, p *palace.Palace, obs []Observation) (map[
 // within each session, the turns of user (the first speaker; the first
 // turn's speaker when the file names none) and the turns of the other
 // speaker after them make one exchange, saved as one drawer, its texts
-// without the speakers' names (the roles name them). It returns
-// the turns stored, each carrying its exchange's drawer id.
+// without the speakers' names (the roles name them), and appended to the
+// session buffer as a user and an assistant message; each session's buffer
+// is flushed when it ends, as the SessionEnd hook does. It returns the
+// turns stored, each carrying its exchange's drawer id.
 func ingestExchanges(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int, user string) ([]*palace.Drawer, []string, error) {
 	if user == "" && len(ds) > 0 && len(ds[0].SenderIDs) > 0 {
 		user = ds[0].SenderIDs[0]
@@ -2441,11 +2458,12 @@ func ingestExchanges(ctx context.Context, p *palace.Palace, ds []*palace.Drawer,
 		}
 		turns := ds[i:j]
 		i = j
+		ends := i == len(ds) || ds[i].SessionID != turns[0].SessionID // the session's last exchange
 		d := &palace.Drawer{
 			Kind:      palace.KindTurn,
 			Content:   claudecode.TurnText(strings.Join(prompt, "\n"), strings.Join(reply, "\n\n")),
 			Tags:      []string{claudecode.TagClaudeCode},
-			SessionID: fmt.Sprintf("conv-%d-%s", n, turns[0].SessionID),
+			SessionID: hookSessionID(n, turns[0].SessionID),
 			Timestamp: turns[0].Timestamp,
 		}
 		if err := p.Add(ctx, d); err != nil {
@@ -2453,11 +2471,27 @@ func ingestExchanges(ctx context.Context, p *palace.Palace, ds []*palace.Drawer,
 				return nil, nil, err
 			}
 			skipped = append(skipped, fmt.Sprintf("%s: %v", turns[0].Meta["dia_id"], err))
-			continue
+		} else {
+			for _, t := range turns {
+				t.ID = d.ID
+				kept = append(kept, t)
+			}
+			// And in the session buffer, as the Stop hook does.
+			var msgs []extract.Message
+			if len(prompt) > 0 {
+				msgs = append(msgs, extract.Message{ID: d.ID, Role: "user", Text: strings.Join(prompt, "\n"), Timestamp: turns[0].Timestamp})
+			}
+			if len(reply) > 0 {
+				msgs = append(msgs, extract.Message{Role: "assistant", Text: strings.Join(reply, "\n\n"), Timestamp: turns[len(turns)-1].Timestamp})
+			}
+			if _, err := session.Of(p).Append(ctx, d.SessionID, msgs, session.Options{}); err != nil {
+				return nil, nil, err
+			}
 		}
-		for _, t := range turns {
-			t.ID = d.ID
-			kept = append(kept, t)
+		if ends { // the session ends: the SessionEnd hook flushes its buffer
+			if _, err := session.Of(p).Flush(ctx, d.SessionID, session.Options{}); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	return kept, skipped, nil
