@@ -462,6 +462,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// next candidates take their places.
 	hits := make([]Hit, 0, min(req.K, len(all)))
 	shown := map[memoryKey]bool{}
+	retold := retellings{p: p, on: len(req.Filter.Kinds) == 0}
 	for from, want := 0, req.K; want > 0 && from < len(all); {
 		cut := min(from+want, len(all))
 		for last := all[cut-1].rrf / best; cut < len(all) && last-all[cut].rrf/best <= 1e-12; {
@@ -493,6 +494,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		sortHits(batch)
 		for _, h := range batch {
+			if retold.of(ctx, h.Drawer) {
+				continue
+			}
 			if k, ok := sameMemory(h.Drawer); ok {
 				if shown[k] {
 					continue
@@ -540,6 +544,43 @@ func sameMemory(d *Drawer) (memoryKey, bool) {
 		return memoryKey{}, false
 	}
 	return memoryKey{d.SessionID, d.Timestamp.UnixNano(), d.Content}, true
+}
+
+// retellings finds, for a search that names no kinds, the episodes that
+// retell turns stored as drawers of their own. The Claude Code Stop hook
+// saves each exchange as a turn drawer and also records it in the session
+// buffer, so its palace holds every exchange twice: as itself, and quoted
+// in its session's episode of up to 50 messages. The episode says nothing
+// its turns do not, at many times the length, and a search scores it by
+// its best passage, as a turn: it took the first places and the turns
+// read with them. On LoCoMo recorded as the hook records it
+// (`loci eval locomo --chat-roles --path hook`, conversations 1-5, k
+// counting turns read) memory_recall's first ten found .624 of the
+// questions with the episodes and .850 without; the prompt hook's five
+// .713 and .739 (palace/RECALL.md, "The hook path's episodes"). Such an
+// episode is passed over. A search that names its kinds gets what it
+// names, and episodes recorded through /add or mem_save_turn alone have
+// no turn drawers and are listed as any memory.
+type retellings struct {
+	p    *Palace
+	on   bool
+	seen map[string]bool // session id -> it has turn drawers
+}
+
+func (r *retellings) of(ctx context.Context, d *Drawer) bool {
+	if !r.on || d.Kind != KindEpisode || d.SessionID == "" {
+		return false
+	}
+	has, ok := r.seen[d.SessionID]
+	if !ok {
+		n, err := r.p.st.Drawers().Count(ctx, Filter{Kinds: []string{KindTurn}, SessionID: d.SessionID})
+		has = err == nil && n > 0
+		if r.seen == nil {
+			r.seen = map[string]bool{}
+		}
+		r.seen[d.SessionID] = has
+	}
+	return has
 }
 
 // bestPassage is the span of the passage that ranked a long drawer best:

@@ -227,3 +227,45 @@ func TestPromptSubmitShowsTheMatchedPassage(t *testing.T) {
 		t.Errorf("additionalContext lacks the matched passage or the memory's opening: %q", ac)
 	}
 }
+
+// The Stop hook saves each exchange as a turn drawer and also records it in
+// the session buffer, whose episode retells the session. The prompt hook
+// injects the exchange, not the retelling; an episode recorded without
+// turn drawers (through /add) is injected as any memory.
+func TestPromptSubmitLeavesOutEpisodesThatRetellTurns(t *testing.T) {
+	t.Parallel()
+	reg := mustRegistry(t)
+	ctx := context.Background()
+	p, err := reg.OpenOrCreate(ctx, "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := mustTime(t, "2026-02-10T09:00:00Z")
+	// The session's exchange about the queue is stored too; here it is
+	// left out so that nothing but the rule keeps its retelling out.
+	turn := &palace.Drawer{Kind: palace.KindTurn, SessionID: "hooked", Timestamp: at,
+		Content: "User: set up golangci-lint for the repository\n\nAssistant: Done, with the default linters."}
+	retold := &palace.Drawer{Kind: palace.KindEpisode, SessionID: "hooked", Timestamp: at,
+		Content: `On Tuesday, February 10, 2026 at 09:00 UTC, the user said: "Which queue does the billing worker read?" ` +
+			`At 09:01, the assistant said: "It reads billing-events on the shared Kafka cluster."`}
+	added := &palace.Drawer{Kind: palace.KindEpisode, SessionID: "added", Timestamp: at,
+		Content: `On Tuesday, February 10, 2026 at 10:00 UTC, Ann said: "The billing worker's Kafka consumer group is billing-v2."`}
+	if err := p.AddMany(ctx, []*palace.Drawer{turn, retold, added}); err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(reg, mustTime(t, "2026-02-11T03:00:00Z"))
+	out, err := r.Run(ctx, hooks.EventUserPromptSubmit, hooks.Input{SessionID: "now", Prompt: "which Kafka queue does the billing worker read?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.HookSpecificOutput == nil {
+		t.Fatalf("nothing recalled: %+v", out)
+	}
+	ac := out.HookSpecificOutput.AdditionalContext
+	if !strings.Contains(ac, "billing-v2") {
+		t.Errorf("additionalContext lacks the episode recorded through /add: %q", ac)
+	}
+	if strings.Contains(ac, "the assistant said") {
+		t.Errorf("the episode retelling the turn was injected: %q", ac)
+	}
+}
