@@ -30,15 +30,7 @@ func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 // drawer still owns its vectors.
 func TestATextGivenTwiceIsEmbeddedOnce(t *testing.T) {
 	counter := &countingEmbedder{Embedder: embed.NewHash(64)}
-	reg, err := OpenRegistry(Config{DataDir: t.TempDir(), Embedder: counter})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(context.Background(), "p", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newTestPalaceWith(t, counter)
 	var long strings.Builder
 	for i := range 400 { // long enough to be embedded as passages too
 		long.WriteString([]string{"the ", "harbour ", "pilot ", "tide ", "chart "}[i%5])

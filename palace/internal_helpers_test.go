@@ -11,7 +11,13 @@ import (
 // no model loads), closed when the test ends.
 func newTestPalace(t *testing.T) *Palace {
 	t.Helper()
-	reg, err := OpenRegistry(Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256)})
+	return newTestPalaceWith(t, embed.NewHash(256))
+}
+
+// newTestPalaceWith is newTestPalace with the embedder emb.
+func newTestPalaceWith(t *testing.T, emb embed.Embedder) *Palace {
+	t.Helper()
+	reg, err := OpenRegistry(Config{DataDir: t.TempDir(), Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}

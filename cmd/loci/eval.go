@@ -84,6 +84,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	askHow := fs.String("ask", locomo.AskRecall, "how the questions are asked: recall (memory_recall's first k) or hook (as the Claude Code prompt hook chooses what to inject: its search, its relevance threshold, at most five memories)")
 	haystack := fs.Int("haystack", 0, "rewrite the conversations first: each gains the sessions of the N conversations after it in the file, their speakers renamed to its own and their dates moved into its span, so a question must be found in a palace N+1 times as large (its evidence unchanged; 0: off)")
 	oneThread := fs.Bool("one-thread", false, "rewrite the conversations first: every session's turns become one thread (session_1), each turn carrying its session's date as its own time (a chat app's export; evidence unchanged; with --no-dates, without the times)")
+	dream := fs.Bool("dream", false, "run every dreamer pass over each palace once it is recorded (at the time of its last turn), before the questions: recall on a palace as the background dreamer leaves it")
 	noIDs := fs.Bool("no-ids", false, "agent path: store each turn without its \"[D1:3]\" id, as an agent's own notes carry none (the id's session number is a word every text of its session shares)")
 	writeData := fs.String("write-data", "", "also write the selected conversations, as rewritten, to this file in LoCoMo's schema (for the plain BM25 script)")
 	matrix := fs.Bool("matrix", false, "report keyword, vector and hybrid on both ingestion paths (session and agent), and plain BM25, by conversation split")
@@ -198,6 +199,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			return nil, invalidArgs("--fusion applies to hybrid only", "Leave out --fusion, or use --method hybrid")
 		case *matrix:
 			return nil, invalidArgs("--matrix reports plain BM25 beside every method", "Leave out --method")
+		case *dream:
+			return nil, invalidArgs("--method plain-bm25 stores nothing, so there is nothing to dream over", "Leave out --dream")
 		}
 	}
 	if *askHow != locomo.AskRecall && *askHow != locomo.AskHook {
@@ -214,7 +217,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -67,6 +67,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		{"eval", "locomo", "--method", "plain-bm25", "--ask", "hook", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--method", "plain-bm25", "--fusion", "10:1:1", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--method", "plain-bm25", "--matrix", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--method", "plain-bm25", "--dream", "--data", oneSpeaker, "--k", "1"},
 		// The episodes path is measured by session, asked as memory_recall asks.
 		{"eval", "locomo", "--path", "episodes", "--matrix", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--path", "episodes", "--ask", "hook", "--data", oneSpeaker, "--k", "1"},

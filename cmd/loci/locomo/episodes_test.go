@@ -2,11 +2,14 @@ package locomo
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
 )
@@ -47,5 +50,44 @@ func TestEpisodesPathMeasuresBySession(t *testing.T) {
 				t.Errorf("%s: %q: gold %q, top %q; want %s first", method, r.Question, r.Gold, r.Top, want)
 			}
 		}
+	}
+}
+
+// --dream runs every dreamer pass over each palace before the questions,
+// and recall is measured on what it leaves: a turn said again word for word
+// in a later session is a memory of its own, not a duplicate to link.
+func TestDreamRunsEveryPassBeforeTheQuestions(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "again.json")
+	raw := `[{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+	"session_1_date_time":"1:00 pm on 8 May, 2023",
+	"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat from the shelter downtown."},
+	             {"speaker":"Bo","dia_id":"D1:2","text":"Lovely! What is its name?"}],
+	"session_2_date_time":"2:00 pm on 20 June, 2023",
+	"session_2":[{"speaker":"Bo","dia_id":"D2:1","text":"I started learning the violin with a teacher."},
+	             {"speaker":"Ann","dia_id":"D2:2","text":"I adopted a grey cat from the shelter downtown."}]},
+	"qa":[{"question":"What did Ann adopt from the shelter?","category":4,"evidence":["D1:1","D2:2"]}]}]`
+	if err := os.WriteFile(file, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	rows, _, _, err := Run(context.Background(), Options{Data: []string{file}, Dream: true, Embedder: embed.NewHash(0), Ks: []int{2},
+		Progress: func(format string, a ...any) { said = append(said, fmt.Sprintf(format, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dreamt := ""
+	for _, s := range said {
+		if strings.Contains(s, "dreamt:") {
+			dreamt = s
+		}
+	}
+	for _, pass := range dreamer.PassNames() {
+		if !strings.Contains(dreamt, pass+" ok") {
+			t.Errorf("pass %s did not run: %q", pass, dreamt)
+		}
+	}
+	if len(rows) != 1 || !slices.Contains(rows[0].Top, "D1:1") || !slices.Contains(rows[0].Top, "D2:2") {
+		t.Errorf("after the dream the first two results are %q, want both turns", rows[0].Top)
 	}
 }

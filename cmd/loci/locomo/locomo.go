@@ -30,6 +30,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loci-mem/loci/cmd/loci/claudecode"
+	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/embed"
@@ -1935,6 +1936,11 @@ type Options struct {
 	// (agentText): an agent's own notes carry none, and an id's session
 	// number ("D1") is a word every text of its session shares.
 	NoIDs bool
+	// Dream runs every pass of the dreamer over each palace once it is
+	// recorded, at the time of its last turn, before any question is
+	// asked: a palace in use is consolidated in the background, and
+	// recall is measured on what it leaves.
+	Dream bool
 	// OneThread makes each conversation one thread of dated turns
 	// (OneThread), before any other rewrite.
 	OneThread bool
@@ -2179,6 +2185,11 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				return nil, 0, 0, err
 			}
 			o.warnItems(n, "skipped", skipped)
+			if o.Dream {
+				if err := dream(ctx, p, lastTime(ds), n, o.Progress); err != nil {
+					return nil, 0, 0, err
+				}
+			}
 			// As `loci serve` does for every palace it opens: queries then use
 			// the in-memory keyword index, as the server's do.
 			if err := p.WarmIndex(ctx); err != nil {
@@ -2513,4 +2524,25 @@ func DefaultDataPath() string {
 			return filepath.Join("..", "shared", "data", "locomo10.json")
 		}
 	}
+}
+
+// dream runs every dreamer pass over p as of at (its last turn's time;
+// the wall clock when it has none) and reports what each changed.
+func dream(ctx context.Context, p *palace.Palace, at time.Time, n int, progress func(string, ...any)) error {
+	o := dreamer.RunOptions{Settings: dreamer.DefaultSettings(), Trigger: "eval", Logger: zerolog.Nop()}
+	if !at.IsZero() {
+		o.Now = func() time.Time { return at }
+	}
+	rep, err := dreamer.Run(ctx, p, o)
+	if err != nil {
+		return fmt.Errorf("dream: %w", err)
+	}
+	if progress != nil {
+		var done []string
+		for _, ps := range rep.Passes {
+			done = append(done, fmt.Sprintf("%s %s (%d changed)", ps.Name, ps.Status, ps.Changed))
+		}
+		progress("conversation %d: dreamt: %s", n, strings.Join(done, ", "))
+	}
+	return nil
 }
