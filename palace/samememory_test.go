@@ -2,6 +2,7 @@ package palace_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -46,5 +47,43 @@ func TestAMemoryRecordedTwiceIsListedOnce(t *testing.T) {
 	}
 	if len(hits) == 0 || hits[0].Drawer.UserID != "bo" || hits[0].Drawer.Content != story {
 		t.Fatalf("bo's search: %+v", hits)
+	}
+}
+
+// An atomic fact restates a sentence of its episode: listed below the
+// episode (or below the copy of it another participant's episode is) it
+// says nothing the list does not, and the next candidate takes its place.
+// Ranked above its episode, it stays.
+func TestAFactBelowItsEpisodeIsPassedOver(t *testing.T) {
+	p := MustOpenPalace(t)
+	ctx := context.Background()
+	at := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	story := "On Monday, May 8, 2023 at 13:00 UTC, Ann said: \"We adopted a beagle puppy called Rex.\" Bo said: \"A beagle puppy! Rex suits him.\""
+	var facts []*palace.Drawer
+	for _, owner := range []string{"ann", "bo"} {
+		ep := mustAdd(t, p, &palace.Drawer{ID: owner + "_ep", Kind: palace.KindEpisode, Content: story, UserID: owner, SessionID: "s1", Timestamp: at})
+		facts = append(facts, mustAdd(t, p, &palace.Drawer{ID: owner + "_af", Kind: palace.KindAtomicFact, ParentID: ep.ID,
+			Content: "Ann adopted a beagle puppy.", UserID: owner, SessionID: "s1", Timestamp: at}))
+	}
+	other := mustAdd(t, p, &palace.Drawer{Kind: palace.KindNote, Content: "The beagle club meets on Sundays in the park."})
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "beagle puppy Rex", K: 3, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Drawer.ID)
+	}
+	if len(hits) < 2 || hits[0].Drawer.Kind != palace.KindEpisode || !slices.Contains(got, other.ID) ||
+		slices.Contains(got, facts[0].ID) || slices.Contains(got, facts[1].ID) {
+		t.Fatalf("got %q; want an episode first, the note, and no fact of the episode", got)
+	}
+	// Asked in the fact's own words, the fact ranks above its episode and stays.
+	hits, err = p.Search(ctx, palace.SearchRequest{Query: "Ann adopted a beagle puppy", K: 3, NoAccess: true, Filter: palace.Filter{UserID: "ann"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) < 2 || hits[0].Drawer.ID != facts[0].ID || hits[1].Drawer.ID != "ann_ep" {
+		t.Fatalf("ann's search in the fact's words: %v", hits)
 	}
 }

@@ -463,6 +463,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	hits := make([]Hit, 0, min(req.K, len(all)))
 	shown := map[memoryKey]bool{}
 	retold := retellings{p: p, on: len(req.Filter.Kinds) == 0}
+	// The ids listed so far, for a search that names no kinds: a drawer
+	// drawn from one of them adds nothing. A search that names its kinds
+	// gets what it names (/search nests atomic facts in their episodes).
+	listed := map[string]bool{}
+	parents := len(req.Filter.Kinds) == 0
 	for from, want := 0, req.K; want > 0 && from < len(all); {
 		cut := min(from+want, len(all))
 		for last := all[cut-1].rrf / best; cut < len(all) && last-all[cut].rrf/best <= 1e-12; {
@@ -494,9 +499,10 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		sortHits(batch)
 		for _, h := range batch {
-			if retold.of(ctx, h.Drawer) {
+			if retold.of(ctx, h.Drawer) || parents && h.Drawer.ParentID != "" && listed[h.Drawer.ParentID] {
 				continue
 			}
+			listed[h.Drawer.ID] = true
 			if k, ok := sameMemory(h.Drawer); ok {
 				if shown[k] {
 					continue
@@ -531,6 +537,17 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 // as one listed above it says nothing the list does not; it is passed
 // over, and the next candidate takes its place. Texts that merely match
 // (a "Thanks!" said twice in a session) differ in time and stay.
+//
+// A drawer drawn from one listed above it (or from a copy of it passed
+// over) is passed over as well, in a search that names no kinds: an
+// atomic fact (its ParentID the episode) restates one sentence the
+// episode quotes. On LoCoMo recorded as /add records it (`loci eval
+// locomo --path episodes`, conversations 1-5) the right session was among
+// the first five results for .908 of the questions with such facts listed
+// and .927 without; a fact ranked above its episode stays, the episode
+// adding the talk around it (palace/RECALL.md, "Conversations recorded as
+// episodes"). A search that names its kinds gets what it names: /search
+// nests each atomic fact in its episode.
 type memoryKey struct {
 	session string
 	at      int64
