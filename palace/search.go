@@ -462,12 +462,12 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// next candidates take their places.
 	hits := make([]Hit, 0, min(req.K, len(all)))
 	shown := map[memoryKey]bool{}
-	retold := retellings{p: p, on: len(req.Filter.Kinds) == 0}
-	// The ids listed so far, for a search that names no kinds: a drawer
-	// drawn from one of them adds nothing. A search that names its kinds
-	// gets what it names (/search nests atomic facts in their episodes).
-	listed := map[string]bool{}
-	parents := len(req.Filter.Kinds) == 0
+	// A search that names no kinds passes over what only repeats in
+	// another size what it lists (retellings, and a drawer drawn from one
+	// listed: see memoryKey); one that names its kinds gets what it names.
+	anyKind := len(req.Filter.Kinds) == 0
+	retold := retellings{p: p, on: anyKind}
+	listed := map[string]bool{} // ids listed so far, and copies passed over
 	for from, want := 0, req.K; want > 0 && from < len(all); {
 		cut := min(from+want, len(all))
 		for last := all[cut-1].rrf / best; cut < len(all) && last-all[cut].rrf/best <= 1e-12; {
@@ -499,7 +499,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		sortHits(batch)
 		for _, h := range batch {
-			if retold.of(ctx, h.Drawer) || parents && h.Drawer.ParentID != "" && listed[h.Drawer.ParentID] {
+			if retold.of(ctx, h.Drawer) || anyKind && h.Drawer.ParentID != "" && listed[h.Drawer.ParentID] {
 				continue
 			}
 			listed[h.Drawer.ID] = true
