@@ -214,15 +214,7 @@ func TestPromptSubmitShowsTheMatchedPassage(t *testing.T) {
 	if err := p.Add(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	r := newRunner(reg, mustTime(t, "2026-02-11T03:00:00Z"))
-	out, err := r.Run(ctx, hooks.EventUserPromptSubmit, hooks.Input{SessionID: "now", Prompt: "which alpine base image did we pin in the Dockerfile?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.HookSpecificOutput == nil {
-		t.Fatalf("nothing recalled: %+v", out)
-	}
-	ac := out.HookSpecificOutput.AdditionalContext
+	ac := injected(t, reg, "which alpine base image did we pin in the Dockerfile?")
 	if !strings.Contains(ac, answer) || !strings.Contains(ac, "User: why does the nightly deploy fail?\n…\n") {
 		t.Errorf("additionalContext lacks the matched passage or the memory's opening: %q", ac)
 	}
@@ -253,19 +245,26 @@ func TestPromptSubmitLeavesOutEpisodesThatRetellTurns(t *testing.T) {
 	if err := p.AddMany(ctx, []*palace.Drawer{turn, retold, added}); err != nil {
 		t.Fatal(err)
 	}
-	r := newRunner(reg, mustTime(t, "2026-02-11T03:00:00Z"))
-	out, err := r.Run(ctx, hooks.EventUserPromptSubmit, hooks.Input{SessionID: "now", Prompt: "which Kafka queue does the billing worker read?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.HookSpecificOutput == nil {
-		t.Fatalf("nothing recalled: %+v", out)
-	}
-	ac := out.HookSpecificOutput.AdditionalContext
+	ac := injected(t, reg, "which Kafka queue does the billing worker read?")
 	if !strings.Contains(ac, "billing-v2") {
 		t.Errorf("additionalContext lacks the episode recorded through /add: %q", ac)
 	}
 	if strings.Contains(ac, "the assistant said") {
 		t.Errorf("the episode retelling the turn was injected: %q", ac)
 	}
+}
+
+// injected is the context the prompt hook injects for prompt, in a session
+// other than the ones stored; the test fails when nothing is recalled.
+func injected(t *testing.T, reg *palace.Registry, prompt string) string {
+	t.Helper()
+	r := newRunner(reg, mustTime(t, "2026-02-11T03:00:00Z"))
+	out, err := r.Run(context.Background(), hooks.EventUserPromptSubmit, hooks.Input{SessionID: "now", Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.HookSpecificOutput == nil {
+		t.Fatalf("nothing recalled: %+v", out)
+	}
+	return out.HookSpecificOutput.AdditionalContext
 }
