@@ -129,6 +129,12 @@ func TestThirdPerson(t *testing.T) {
 		"I've moved to Berlin":      "Bob has moved to Berlin.",
 		"I usually watch my weight": "Bob usually watches their weight.",
 		"I don't like coffee":       "Bob doesn't like coffee.",
+		"I totally agree":           "Bob totally agrees.",
+		"I recently started yoga":   "Bob recently started yoga.",
+		"I went to the lake":        "Bob went to the lake.",
+		"I finally got the job":     "Bob finally got the job.",
+		"I sometimes paint":         "Bob sometimes paints.",
+		"I reply to every email":    "Bob replies to every email.",
 	} {
 		if got := extract.ThirdPerson(in, "Bob"); got != want {
 			t.Errorf("ThirdPerson(%q) = %q, want %q", in, got, want)

@@ -164,7 +164,15 @@ func conjugate(rest string) string {
 		if v == "don't" {
 			words[0] = "doesn't"
 		}
+	case "even", "ever", "soon", "now", "sometimes", "rarely", "already", "almost":
+		if len(words) > 1 {
+			words[1] = thirdSingular(words[1])
+		}
 	default:
+		if adverb(v) && len(words) > 1 { // "totally agree": the verb is the next word
+			words[1] = thirdSingular(words[1])
+			break
+		}
 		words[0] = thirdSingular(words[0])
 	}
 	return strings.Join(words, " ")
@@ -173,6 +181,8 @@ func conjugate(rest string) string {
 func thirdSingular(v string) string {
 	l := strings.ToLower(v)
 	switch {
+	case pastTense[l]:
+		return v
 	case l == "have":
 		return "has"
 	case l == "do":
@@ -189,6 +199,33 @@ func thirdSingular(v string) string {
 		return v[:len(v)-1] + "ies"
 	}
 	return v + "s"
+}
+
+// adverb reports whether w is an adverb in -ly ("totally", "finally",
+// "recently"): a word of five letters or more so ending, less the verbs
+// that end so ("apply", "reply", "rally", …).
+func adverb(w string) bool {
+	switch w {
+	case "apply", "reply", "supply", "comply", "imply", "multiply", "rally", "tally", "bully":
+		return false
+	}
+	return len(w) >= 5 && strings.HasSuffix(w, "ly")
+}
+
+// pastTense holds common irregular past forms, which take no -s: "I went"
+// is "Ann went", not "Ann wents". Forms that are the present too ("read",
+// "put", "cut", "set") are left out: they are conjugated as present.
+var pastTense = map[string]bool{
+	"went": true, "got": true, "made": true, "took": true, "saw": true, "came": true, "had": true,
+	"did": true, "said": true, "felt": true, "found": true, "gave": true, "knew": true, "left": true,
+	"met": true, "ran": true, "thought": true, "told": true, "bought": true, "brought": true,
+	"began": true, "became": true, "wrote": true, "kept": true, "lost": true, "heard": true,
+	"won": true, "sent": true, "spent": true, "built": true, "caught": true, "taught": true,
+	"chose": true, "drove": true, "ate": true, "fell": true, "forgot": true, "held": true,
+	"paid": true, "sat": true, "sold": true, "slept": true, "spoke": true, "stood": true,
+	"understood": true, "wore": true, "grew": true, "drew": true, "flew": true, "threw": true,
+	"broke": true, "woke": true, "led": true, "meant": true, "taken": true, "been": true,
+	"gone": true, "done": true, "seen": true, "swam": true, "sang": true, "rode": true,
 }
 
 func replaceWords(s string, repl map[string]string) string {
