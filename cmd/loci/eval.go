@@ -62,7 +62,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	var data fileList
 	fs.Var(&data, "data", "a file in LoCoMo's schema (default: ../shared/data/locomo10.json); repeat it, or name files after the flags, to run several")
 	method := fs.String("method", "hybrid", "keyword, vector, hybrid, or plain-bm25 (the baseline every figure is read against: plain BM25 over the turns as ../shared/eval/locomo_bm25.py --stopwords ranks them; nothing is stored)")
-	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, and the same exchanges in the session buffer, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks) or episodes (each session appended and flushed as the HTTP API's /add and mem_save_turn record a conversation: episodes and atomic facts; measured by session, k counting memories read)")
+	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, and the same exchanges in the session buffer, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks) or episodes (each session appended and flushed as the HTTP API's /add records a conversation: episodes and atomic facts; measured by session, k counting memories read) or mem-save-turn (the same, as an agent records it through the MCP tool mem_save_turn: a role and a text a message, the tool's default owners)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
@@ -167,8 +167,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	warn := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: warning: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
-	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook && *path != locomo.PathFacts && *path != locomo.PathEpisodes {
-		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, hook, facts or episodes")
+	bySession := *path == locomo.PathEpisodes || *path == locomo.PathSaveTurn
+	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook && *path != locomo.PathFacts && !bySession {
+		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, hook, facts, episodes or mem-save-turn")
 	}
 	if *path == locomo.PathFacts {
 		// The facts path stores the file's observations, not its turns,
@@ -191,7 +192,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		// The baseline ranks the turns as the file has them: it stores
 		// nothing, so no path, way of asking or fusion applies to it.
 		switch {
-		case *path != locomo.PathSession && *path != locomo.PathEpisodes:
+		case *path != locomo.PathSession && !bySession:
 			return nil, invalidArgs("--method plain-bm25 stores nothing, so --path "+*path+" does not apply", "Leave out --path (the baseline ranks the turns as the file has them), or use --path episodes (it ranks whole sessions)")
 		case *askHow != locomo.AskRecall:
 			return nil, invalidArgs("--method plain-bm25 asks as the baseline script does", "Leave out --ask")
@@ -209,8 +210,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if other := time.Date(2001, 11, 22, 9, 8, 7, 0, time.UTC); *dateForm != "" && other.Format(*dateForm) == *dateForm {
 		return nil, invalidArgs("--date-form "+*dateForm+" is no Go time layout", `Write the reference time Mon Jan 2 15:04:05 2006 as the dates should be written, e.g. --date-form "2006/01/02 (Mon) 15:04"`)
 	}
-	if *path == locomo.PathEpisodes && (*matrix || *askHow != locomo.AskRecall) {
-		return nil, invalidArgs("--path episodes is measured by session, with memory_recall's ranking", "Leave out --matrix and --ask; compare it with --method plain-bm25 --path episodes")
+	if bySession && (*matrix || *askHow != locomo.AskRecall) {
+		return nil, invalidArgs("--path "+*path+" is measured by session, with memory_recall's ranking", "Leave out --matrix and --ask; compare it with --method plain-bm25 --path "+*path)
 	}
 	if *noIDs && *path != locomo.PathAgent && !*matrix {
 		return nil, invalidArgs("--no-ids applies to the agent path", "Add --path agent (or --matrix, whose agent runs it changes)")

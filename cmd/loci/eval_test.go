@@ -71,6 +71,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		// The episodes path is measured by session, asked as memory_recall asks.
 		{"eval", "locomo", "--path", "episodes", "--matrix", "--data", oneSpeaker, "--k", "1"},
 		{"eval", "locomo", "--path", "episodes", "--ask", "hook", "--data", oneSpeaker, "--k", "1"},
+		{"eval", "locomo", "--path", "mem-save-turn", "--matrix", "--data", oneSpeaker, "--k", "1"},
 	} {
 		if o := runCLI(t, home, "json", args...); o.code != 2 || o.env.Error.Type != "invalid_args" {
 			t.Errorf("%v: exit %d %s", args, o.code, o.stdout)

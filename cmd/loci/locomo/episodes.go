@@ -28,6 +28,24 @@ import (
 // baseline script's --granularity session), so there k counts sessions.
 const PathEpisodes = "episodes"
 
+// PathSaveTurn records each conversation as an agent does through the MCP
+// tool mem_save_turn, and is measured as PathEpisodes is. The tool takes a
+// role and a text for each message and no sender: a speaker recorded as
+// the assistant speaks as "assistant" and anyone else as "user", and a
+// text keeps its speaker's name unless the name is the role's own. Its
+// memories belong to the tool's default owners (LOCI_USER_ID's default
+// "user", LOCI_AGENT_ID's "agent"): a stretch has one episode, not one for
+// each participant.
+const PathSaveTurn = "mem-save-turn"
+
+// saveTurnOwners are the owners mem_save_turn records with when its
+// environment names none (server/tool_mem_save_turn.go).
+var saveTurnOwners = session.Options{UserID: "user", AgentID: "agent"}
+
+// bySession reports whether path is measured by session (PathEpisodes,
+// PathSaveTurn).
+func bySession(path string) bool { return path == PathEpisodes || path == PathSaveTurn }
+
 // sessionLabel names a session as the baseline script does: "S3" for
 // session_3.
 func sessionLabel(sessionID string) string {
@@ -41,8 +59,12 @@ func sessionLabel(sessionID string) string {
 // order) to its own buffer session and flushes it. It returns, for every
 // drawer extracted, the session it stands for (sessionLabel), and the
 // sessions the palace refused, which are reported and left out.
-func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int) (map[string][]string, []string, error) {
+func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int, path string) (map[string][]string, []string, error) {
 	rec := session.Of(p)
+	var opt session.Options // /add without a user id
+	if path == PathSaveTurn {
+		opt = saveTurnOwners
+	}
 	stands := map[string][]string{}
 	var skipped []string
 	for _, turns := range sessionRuns(ds) {
@@ -56,15 +78,22 @@ func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 			if strings.EqualFold(who, "assistant") {
 				role = "assistant"
 			}
-			msgs = append(msgs, extract.Message{Role: role, SenderID: who, SenderName: who,
-				Text: strings.TrimPrefix(t.Content, who+": "), Timestamp: t.Timestamp})
+			m := extract.Message{Role: role, SenderID: who, SenderName: who,
+				Text: strings.TrimPrefix(t.Content, who+": "), Timestamp: t.Timestamp}
+			if path == PathSaveTurn { // a role and a text, no sender
+				m.SenderID, m.SenderName = "", ""
+				if !strings.EqualFold(who, role) {
+					m.Text = t.Content
+				}
+			}
+			msgs = append(msgs, m)
 		}
 		label := sessionLabel(turns[0].SessionID)
 		key := fmt.Sprintf("conv-%d-%s", n, turns[0].SessionID)
-		res, err := rec.Append(ctx, key, msgs, session.Options{})
+		res, err := rec.Append(ctx, key, msgs, opt)
 		if err == nil {
 			var flushed session.Result
-			flushed, err = rec.Flush(ctx, key, session.Options{})
+			flushed, err = rec.Flush(ctx, key, opt)
 			res.DrawerIDs = append(res.DrawerIDs, flushed.DrawerIDs...)
 		}
 		if err != nil {

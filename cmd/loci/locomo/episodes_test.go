@@ -14,10 +14,11 @@ import (
 	"github.com/loci-mem/loci/palace/embed"
 )
 
-// The episodes path records each session as /add does and measures by
-// session: a question's evidence is the session of its turns, and each
-// memory recalled (an episode, an atomic fact) stands for the session it
-// was extracted from. Plain BM25 on the path ranks whole sessions.
+// The episodes path records each session as /add does (the mem-save-turn
+// path as mem_save_turn does) and measures by session: a question's
+// evidence is the session of its turns, and each memory recalled (an
+// episode, an atomic fact) stands for the session it was extracted from.
+// Plain BM25 on the path ranks whole sessions.
 func TestEpisodesPathMeasuresBySession(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "two.json")
@@ -35,19 +36,49 @@ func TestEpisodesPathMeasuresBySession(t *testing.T) {
 	if err := os.WriteFile(file, []byte(raw), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, method := range []palace.Mode{palace.ModeHybrid, MethodPlainBM25} {
-		rows, _, turns, err := Run(context.Background(), Options{Data: []string{file}, Path: PathEpisodes, Method: method,
-			Embedder: embed.NewHash(0), Ks: []int{1}})
+	// /add without a user id extracts an episode for each participant;
+	// mem_save_turn's default owner gets one a stretch, of messages that
+	// carry no sender.
+	samples, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int64{PathEpisodes: 4, PathSaveTurn: 2} {
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(0)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if turns != 6 || len(rows) != 2 {
-			t.Fatalf("%s: %d turns, %d rows", method, turns, len(rows))
+		p, err := reg.Create(context.Background(), "p", "")
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i, want := range []string{"S2", "S1"} {
-			r := rows[i]
-			if !slices.Equal(r.Gold, []string{want}) || len(r.Top) == 0 || r.Top[0] != want {
-				t.Errorf("%s: %q: gold %q, top %q; want %s first", method, r.Question, r.Gold, r.Top, want)
+		ds, err := Drawers(samples[0].Conversation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ingestEpisodes(context.Background(), p, ds, 1, path); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := p.Count(context.Background(), palace.Filter{Kinds: []string{palace.KindEpisode}}); n != want {
+			t.Errorf("%s: %d episodes of two sessions, want %d", path, n, want)
+		}
+		reg.Close()
+	}
+	for _, path := range []string{PathEpisodes, PathSaveTurn} {
+		for _, method := range []palace.Mode{palace.ModeHybrid, MethodPlainBM25} {
+			rows, _, turns, err := Run(context.Background(), Options{Data: []string{file}, Path: path, Method: method,
+				Embedder: embed.NewHash(0), Ks: []int{1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if turns != 6 || len(rows) != 2 {
+				t.Fatalf("%s, %s: %d turns, %d rows", path, method, turns, len(rows))
+			}
+			for i, want := range []string{"S2", "S1"} {
+				r := rows[i]
+				if !slices.Equal(r.Gold, []string{want}) || len(r.Top) == 0 || r.Top[0] != want {
+					t.Errorf("%s, %s: %q: gold %q, top %q; want %s first", path, method, r.Question, r.Gold, r.Top, want)
+				}
 			}
 		}
 	}

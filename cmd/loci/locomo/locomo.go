@@ -1887,7 +1887,7 @@ const (
 	// matches dropped). A fact found counts for every turn it cites; the
 	// turns no fact cites cannot be found this way.
 	PathFacts = "facts"
-	// PathEpisodes: see episodes.go.
+	// PathEpisodes and PathSaveTurn: see episodes.go.
 )
 
 // Ways of asking the questions.
@@ -1915,7 +1915,7 @@ type Variant struct {
 // Options configures a run.
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts or PathEpisodes
+	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts, PathEpisodes or PathSaveTurn
 	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
@@ -2140,14 +2140,14 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			for i, d := range ds {
 				ids[i], texts[i] = d.Meta["dia_id"].(string), d.Content
 			}
-			if o.Path == PathEpisodes {
+			if bySession(o.Path) {
 				ids, texts = sessionTexts(ds)
 			}
 			plain = newPlainIndex(ids, texts)
 		}
 		// PathEpisodes measures by session: each turn's session.
 		var sessionOf map[string]string
-		if o.Path == PathEpisodes {
+		if bySession(o.Path) {
 			sessionOf = map[string]string{}
 			for _, d := range ds {
 				sessionOf[d.Meta["dia_id"].(string)] = sessionLabel(d.SessionID)
@@ -2176,8 +2176,8 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				if o.Progress != nil {
 					o.Progress("conversation %d: %d observations: %d facts promoted, %d duplicates of another, %d superseded by a later one", n, len(s.Observations), tally.promoted, tally.duplicates, tally.superseded)
 				}
-			} else if o.Path == PathEpisodes {
-				cites, skipped, err = ingestEpisodes(ctx, p, ds, n)
+			} else if bySession(o.Path) {
+				cites, skipped, err = ingestEpisodes(ctx, p, ds, n, o.Path)
 			} else {
 				ds, skipped, err = ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
 			}
