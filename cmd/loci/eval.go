@@ -167,7 +167,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	warn := func(format string, a ...any) { fmt.Fprintf(env.stderr, "eval: warning: "+format+"\n", a...) }
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
-	bySession := *path == locomo.PathEpisodes || *path == locomo.PathSaveTurn
+	bySession := locomo.BySession(*path)
 	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook && *path != locomo.PathFacts && !bySession {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, hook, facts, episodes or mem-save-turn")
 	}

@@ -42,9 +42,9 @@ const PathSaveTurn = "mem-save-turn"
 // environment names none (server/tool_mem_save_turn.go).
 var saveTurnOwners = session.Options{UserID: "user", AgentID: "agent"}
 
-// bySession reports whether path is measured by session (PathEpisodes,
+// BySession reports whether path is measured by session (PathEpisodes,
 // PathSaveTurn).
-func bySession(path string) bool { return path == PathEpisodes || path == PathSaveTurn }
+func BySession(path string) bool { return path == PathEpisodes || path == PathSaveTurn }
 
 // sessionLabel names a session as the baseline script does: "S3" for
 // session_3.

@@ -2140,14 +2140,14 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			for i, d := range ds {
 				ids[i], texts[i] = d.Meta["dia_id"].(string), d.Content
 			}
-			if bySession(o.Path) {
+			if BySession(o.Path) {
 				ids, texts = sessionTexts(ds)
 			}
 			plain = newPlainIndex(ids, texts)
 		}
 		// PathEpisodes measures by session: each turn's session.
 		var sessionOf map[string]string
-		if bySession(o.Path) {
+		if BySession(o.Path) {
 			sessionOf = map[string]string{}
 			for _, d := range ds {
 				sessionOf[d.Meta["dia_id"].(string)] = sessionLabel(d.SessionID)
@@ -2176,7 +2176,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 				if o.Progress != nil {
 					o.Progress("conversation %d: %d observations: %d facts promoted, %d duplicates of another, %d superseded by a later one", n, len(s.Observations), tally.promoted, tally.duplicates, tally.superseded)
 				}
-			} else if bySession(o.Path) {
+			} else if BySession(o.Path) {
 				cites, skipped, err = ingestEpisodes(ctx, p, ds, n, o.Path)
 			} else {
 				ds, skipped, err = ingestLocomo(ctx, p, ds, o.Path, !o.NoIDs, n, s.speaker("speaker_a"))
