@@ -46,6 +46,11 @@ var saveTurnOwners = session.Options{UserID: "user", AgentID: "agent"}
 // PathSaveTurn).
 func BySession(path string) bool { return path == PathEpisodes || path == PathSaveTurn }
 
+// convSessionID is the id under which a path records a session of
+// conversation n (a buffer session, an exchange's session, an agent's
+// connection), so that sessions of two conversations never share one.
+func convSessionID(n int, session string) string { return fmt.Sprintf("conv-%d-%s", n, session) }
+
 // sessionLabel names a session as the baseline script does: "S3" for
 // session_3.
 func sessionLabel(sessionID string) string {
@@ -89,7 +94,7 @@ func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 			msgs = append(msgs, m)
 		}
 		label := sessionLabel(turns[0].SessionID)
-		key := fmt.Sprintf("conv-%d-%s", n, turns[0].SessionID)
+		key := convSessionID(n, turns[0].SessionID)
 		res, err := rec.Append(ctx, key, msgs, opt)
 		if err == nil {
 			var flushed session.Result

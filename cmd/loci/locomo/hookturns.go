@@ -1,7 +1,6 @@
 package locomo
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
@@ -19,7 +18,7 @@ type shownTurns struct {
 func newShownTurns(turns []*palace.Drawer, n int) shownTurns {
 	st := shownTurns{bySession: map[string][]*palace.Drawer{}}
 	for _, t := range turns {
-		id := hookSessionID(n, t.SessionID)
+		id := convSessionID(n, t.SessionID)
 		st.bySession[id] = append(st.bySession[id], t)
 	}
 	return st
@@ -79,7 +78,3 @@ func openingWords(text string) string {
 func quoteForm(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(s, `"`, "'"))), " ")
 }
-
-// hookSessionID is the session id the hook path records a LoCoMo
-// session of conversation n under.
-func hookSessionID(n int, session string) string { return fmt.Sprintf("conv-%d-%s", n, session) }

@@ -2369,7 +2369,7 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	for _, d := range ds {
 		date, _ := d.Meta["date"].(string)
 		stored, err := p.Remember(ctx, agentText(d, date, withIDs), palace.RememberOptions{
-			Connection: fmt.Sprintf("conv-%d-%s", n, d.SessionID)})
+			Connection: convSessionID(n, d.SessionID)})
 		if err != nil {
 			if palace.ErrorCode(err) != palace.CodeInvalid {
 				return nil, nil, err
@@ -2474,7 +2474,7 @@ func ingestExchanges(ctx context.Context, p *palace.Palace, ds []*palace.Drawer,
 			Kind:      palace.KindTurn,
 			Content:   claudecode.TurnText(strings.Join(prompt, "\n"), strings.Join(reply, "\n\n")),
 			Tags:      []string{claudecode.TagClaudeCode},
-			SessionID: hookSessionID(n, turns[0].SessionID),
+			SessionID: convSessionID(n, turns[0].SessionID),
 			Timestamp: turns[0].Timestamp,
 		}
 		if err := p.Add(ctx, d); err != nil {
