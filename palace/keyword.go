@@ -104,11 +104,12 @@ func (k *keywordState) warm(ctx context.Context) error {
 // directory. The name carries what its documents hold beyond the stored
 // keywords: the passage window, whose keys it holds; "episodes" for the
 // episode or day word (episodeWord); "spelt" where a misspelt word is
-// indexed with the word it misspells, and "standard" where an informal
-// word or a British spelling is indexed with its standard word (typos.go),
-// which are read as a text is indexed and never stored. A snapshot of another name was
-// written by an earlier release, or with corrections off, and is rebuilt
-// from the store.
+// indexed with the word it misspells, "standard" where an informal word
+// or a British spelling is indexed with its standard word, and "idents"
+// where an identifier in camel case is indexed with its words (typos.go),
+// which are read as a text is indexed and never stored. A snapshot of
+// another name was written by an earlier release, or with corrections
+// off, and is rebuilt from the store.
 func keywordFile(spelt bool) string {
 	name := fmt.Sprintf("keywords-p%d-%d-episodes", PassageWords, PassageStride)
 	if spelt {
@@ -116,6 +117,9 @@ func keywordFile(spelt bool) string {
 	}
 	if standardOn() {
 		name += "-standard"
+	}
+	if identsOn() {
+		name += "-idents"
 	}
 	return name + ".bm25"
 }

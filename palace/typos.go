@@ -42,6 +42,19 @@ import (
 // written here too: on LoCoMo, adding the standard words to it moved
 // vector-only recall by .001 (RECALL.md, "Informal words").
 //
+// An identifier written in camel case is read as its words too:
+// "RateLimiter" is indexed with "Rate Limiter" beside it
+// (words.CaseParts), and such an identifier of a query asks for its words
+// as well. A person asks about code in words ("where do we parse the HTTP
+// response"), and the tokenizer, which must equal FTS5's, keeps
+// "parseHTTPResponse" one token; snake case needs nothing, since an
+// underscore separates tokens already. Prose has few such words ("YouTube",
+// "McDonald") and LoCoMo ranks the same with them read so, question by
+// question; asked about functions of Go's own packages in the words of
+// their doc comments, keyword search gains .11 to .24 any@10 (RECALL.md,
+// "Identifiers read as words"). The vector is made from the text as
+// written.
+//
 // Nothing is stored: the corrections are made again whenever a text is
 // indexed, from its text and the lexicon. The lexicon's words are decoded
 // once a process first needs them, as the encoder's are.
@@ -50,6 +63,10 @@ import (
 // read as their standard word (LOCI_STANDARD=0 turns it off, for
 // comparisons).
 func standardOn() bool { return os.Getenv("LOCI_STANDARD") != "0" }
+
+// identsOn reports whether an identifier written in camel case is read
+// as its words as well (LOCI_IDENTS=0 turns it off, for comparisons).
+func identsOn() bool { return os.Getenv("LOCI_IDENTS") != "0" }
 
 // minTypoLetters is the shortest word read as a possible misspelling.
 // The shorter a word, the more lexicon words lie one edit from it, and the
@@ -104,14 +121,22 @@ func (s *spelling) fix(w string) string {
 }
 
 // wordFixes returns the words that the words of text stand for, once per
-// occurrence, separated by spaces: the standard word of each informal one
-// or British spelling (words.Standard: "fam" stands for "family",
-// "favourite" for "favorite"), and the lexicon word of each
-// misspelt one (none when sp is nil); "" when there are none.
+// occurrence, separated by spaces: the words of each identifier in camel
+// case (words.CaseParts), the standard word of each informal one or
+// British spelling (words.Standard: "fam" stands for "family",
+// "favourite" for "favorite"), and the lexicon word of each misspelt one
+// (none when sp is nil); "" when there are none.
 func wordFixes(text string, sp *spelling) string {
 	var fixes []string
 	standard := standardOn()
+	idents := identsOn()
 	words.Each(text, 0, func(wd words.Word) {
+		if idents {
+			if parts := words.CaseParts(wd.Text); parts != nil {
+				fixes = append(fixes, parts...)
+				return
+			}
+		}
 		if standard {
 			if f := words.Standard(wd.Text); f != "" {
 				fixes = append(fixes, f)

@@ -442,3 +442,42 @@ func EachStandard(w string, fn func(string)) {
 		fn(s)
 	}
 }
+
+// CaseParts returns the parts of an identifier written in camel case, cut
+// where the case changes: "RateLimiter" gives "Rate" and "Limiter",
+// "parseHTTPResponse" "parse", "HTTP" and "Response", "base64Encode"
+// "base64" and "Encode". A part starts at a capital that follows a lower
+// case letter or a digit, and at the last capital of a run of them that
+// a lower case letter follows, unless that letter is a plural's final s
+// ("URLs", "APIs"). Parts of one letter are left out. It returns nil when
+// fewer than two parts are left: a word in one case, a capitalised one
+// ("Caroline", "NASA"), a plural acronym, "iPhone".
+//
+// This is the split on case change of code search tokenizers (Lucene's
+// word delimiter filter, for one): the words of an identifier are what a
+// person asking about the code says ("the rate limiter").
+func CaseParts(w string) []string {
+	var parts []string
+	start := 0
+	var prev, prev2 rune // the last two runes before i
+	cut := func(end int) {
+		if p := w[start:end]; len([]rune(p)) > 1 {
+			parts = append(parts, p)
+		}
+		start = end
+	}
+	for i, r := range w {
+		switch {
+		case i > start && unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			cut(i)
+		case i > start && unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2) && w[i:] != "s":
+			cut(i - len(string(prev)))
+		}
+		prev2, prev = prev, r
+	}
+	cut(len(w))
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
