@@ -51,7 +51,7 @@ import (
 // underscore separates tokens already. Prose has few such words ("YouTube",
 // "McDonald") and LoCoMo ranks the same with them read so, question by
 // question; asked about functions of Go's own packages in the words of
-// their doc comments, keyword search gains .11 to .24 any@10 (RECALL.md,
+// their doc comments, keyword search gains .10 to .24 any@10 (RECALL.md,
 // "Identifiers read as words"). The vector is made from the text as
 // written.
 //

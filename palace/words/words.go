@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Option widens what a word holds.
@@ -457,11 +458,16 @@ func EachStandard(w string, fn func(string)) {
 // word delimiter filter, for one): the words of an identifier are what a
 // person asking about the code says ("the rate limiter").
 func CaseParts(w string) []string {
+	// Most words have no capital after their first letter: nothing to cut.
+	_, first := utf8.DecodeRuneInString(w)
+	if strings.IndexFunc(w[first:], unicode.IsUpper) < 0 {
+		return nil
+	}
 	var parts []string
 	start := 0
 	var prev, prev2 rune // the last two runes before i
 	cut := func(end int) {
-		if p := w[start:end]; len([]rune(p)) > 1 {
+		if p := w[start:end]; utf8.RuneCountInString(p) > 1 {
 			parts = append(parts, p)
 		}
 		start = end
@@ -471,7 +477,7 @@ func CaseParts(w string) []string {
 		case i > start && unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
 			cut(i)
 		case i > start && unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2) && w[i:] != "s":
-			cut(i - len(string(prev)))
+			cut(i - utf8.RuneLen(prev))
 		}
 		prev2, prev = prev, r
 	}
