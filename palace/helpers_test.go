@@ -1,6 +1,12 @@
 package palace_test
 
-import "os"
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+)
 
 func mkdirs(dirs ...string) error {
 	for _, d := range dirs {
@@ -9,4 +15,29 @@ func mkdirs(dirs ...string) error {
 		}
 	}
 	return nil
+}
+
+// firstByKeyword is the drawer a keyword search for query finds first, or
+// nil when it finds none.
+func firstByKeyword(t *testing.T, p *palace.Palace, query string) *palace.Drawer {
+	t.Helper()
+	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: query, Mode: palace.ModeKeyword, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	return hits[0].Drawer
+}
+
+// wantFirst fails t unless a keyword search for query finds want first.
+func wantFirst(t *testing.T, p *palace.Palace, query string, want *palace.Drawer) {
+	t.Helper()
+	got := firstByKeyword(t, p, query)
+	if got == nil {
+		t.Errorf("%q finds nothing, want %q", query, want.Content)
+	} else if got.ID != want.ID {
+		t.Errorf("%q finds %q first, want %q", query, got.Content, want.Content)
+	}
 }

@@ -28,17 +28,7 @@ func TestIdentifiersAreFoundByTheirWords(t *testing.T) {
 		{"where do we parse the HTTP response", parse},
 		{"uploadClient retryBudget", retries},
 	} {
-		hits, err := p.Search(ctx, palace.SearchRequest{Query: q.query, Mode: palace.ModeKeyword, NoAccess: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Drawer.ID != q.want.ID {
-			first := ""
-			if len(hits) > 0 {
-				first = hits[0].Drawer.Content
-			}
-			t.Errorf("%q finds %q first, want %q", q.query, first, q.want.Content)
-		}
+		wantFirst(t, p, q.query, q.want)
 	}
 	d, err := p.Get(ctx, limiter.ID)
 	if err != nil || d.Content != limiter.Content {
