@@ -2,7 +2,9 @@ package words
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCaseParts(t *testing.T) {
@@ -34,4 +36,29 @@ func TestCaseParts(t *testing.T) {
 			t.Errorf("CaseParts(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// CaseParts never panics, and what it returns is two parts or more, each
+// of two runes or more, standing in w in order without overlapping.
+func FuzzCaseParts(f *testing.F) {
+	for _, s := range []string{"RateLimiter", "parseHTTPResponse", "getURLs", "base64Encode", "naïveBayes", "ÀÉc", "a\xffB", "ABc", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, w string) {
+		parts := CaseParts(w)
+		if len(parts) == 1 {
+			t.Fatalf("CaseParts(%q) = %q: one part", w, parts)
+		}
+		at := 0
+		for _, p := range parts {
+			if utf8.RuneCountInString(p) < 2 {
+				t.Fatalf("CaseParts(%q) = %q: part %q is shorter than two runes", w, parts, p)
+			}
+			i := strings.Index(w[at:], p)
+			if i < 0 {
+				t.Fatalf("CaseParts(%q) = %q: part %q is not in %q", w, parts, p, w[at:])
+			}
+			at += i + len(p)
+		}
+	})
 }
