@@ -199,11 +199,6 @@ func TestSessionEndAndStart(t *testing.T) {
 func TestPromptSubmitShowsTheMatchedPassage(t *testing.T) {
 	t.Parallel()
 	reg := mustRegistry(t)
-	ctx := context.Background()
-	p, err := reg.OpenOrCreate(ctx, "proj")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var filler []string
 	for i := range 120 {
 		filler = append(filler, fmt.Sprintf("Step %d of the pipeline copies artefacts between stages and logs their sizes.", i))
@@ -211,9 +206,7 @@ func TestPromptSubmitShowsTheMatchedPassage(t *testing.T) {
 	answer := "The fix was to pin the base image to alpine 3.19 in the Dockerfile."
 	d := &palace.Drawer{Kind: palace.KindTurn, SessionID: "earlier",
 		Content: "User: why does the nightly deploy fail?\n\nAssistant: " + strings.Join(filler, " ") + " " + answer}
-	if err := p.Add(ctx, d); err != nil {
-		t.Fatal(err)
-	}
+	mustStore(t, reg, d)
 	ac := injected(t, reg, "which alpine base image did we pin in the Dockerfile?")
 	if !strings.Contains(ac, answer) || !strings.Contains(ac, "User: why does the nightly deploy fail?\n…\n") {
 		t.Errorf("additionalContext lacks the matched passage or the memory's opening: %q", ac)
@@ -227,11 +220,6 @@ func TestPromptSubmitShowsTheMatchedPassage(t *testing.T) {
 func TestPromptSubmitLeavesOutEpisodesThatRetellTurns(t *testing.T) {
 	t.Parallel()
 	reg := mustRegistry(t)
-	ctx := context.Background()
-	p, err := reg.OpenOrCreate(ctx, "proj")
-	if err != nil {
-		t.Fatal(err)
-	}
 	at := mustTime(t, "2026-02-10T09:00:00Z")
 	// The session's exchange about the queue is stored too; here it is
 	// left out so that nothing but the rule keeps its retelling out.
@@ -242,15 +230,27 @@ func TestPromptSubmitLeavesOutEpisodesThatRetellTurns(t *testing.T) {
 			`At 09:01, the assistant said: "It reads billing-events on the shared Kafka cluster."`}
 	added := &palace.Drawer{Kind: palace.KindEpisode, SessionID: "added", Timestamp: at,
 		Content: `On Tuesday, February 10, 2026 at 10:00 UTC, Ann said: "The billing worker's Kafka consumer group is billing-v2."`}
-	if err := p.AddMany(ctx, []*palace.Drawer{turn, retold, added}); err != nil {
-		t.Fatal(err)
-	}
+	mustStore(t, reg, turn, retold, added)
 	ac := injected(t, reg, "which Kafka queue does the billing worker read?")
 	if !strings.Contains(ac, "billing-v2") {
 		t.Errorf("additionalContext lacks the episode recorded through /add: %q", ac)
 	}
 	if strings.Contains(ac, "the assistant said") {
 		t.Errorf("the episode retelling the turn was injected: %q", ac)
+	}
+}
+
+// mustStore stores ds in palace "proj" of reg, the palace the hooks of
+// newRunner read.
+func mustStore(t *testing.T, reg *palace.Registry, ds ...*palace.Drawer) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := reg.OpenOrCreate(ctx, "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
 	}
 }
 
