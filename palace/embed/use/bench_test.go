@@ -90,3 +90,25 @@ func BenchmarkLoad(b *testing.B) {
 		b.ReportMetric(float64(use.New().LoadTime().Microseconds())/1000, "load-ms")
 	}
 }
+
+// turnTexts are 32 texts of 60-odd words, the size of a conversation turn
+// with the context it borrows: what a palace embeds when it writes.
+func turnTexts() []string {
+	parts := []string{
+		"I finally finished the bookshelf for the kids' room last weekend, and it took way longer than I expected.",
+		"We drove up to the lake on Saturday morning; the water was freezing but the dogs loved every minute of it.",
+		"My sister keeps asking whether I'll come to her wedding in October, and I still haven't booked the flights.",
+		"The new release broke the import script again, so I spent most of Tuesday chasing a date parsing bug.",
+		"Have you tried the ramen place near the station? Their broth is rich and they make the noodles by hand.",
+		"I signed up for a pottery class on Thursday evenings because I wanted something to do with my hands.",
+		"Grandma's recipe calls for far too much butter, but nobody in the family would let me change a thing.",
+		"The marathon training plan says sixteen miles this weekend, and my knee has been complaining since Monday.",
+	}
+	texts := make([]string, 32)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Speaker %d: %s %s\n%s", i, parts[i%8], parts[(i+3)%8], parts[(i+5)%8])
+	}
+	return texts
+}
+
+func BenchmarkEmbedTurns32(b *testing.B) { benchEmbed(b, turnTexts()) }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // batch is a set of token sequences stacked row-wise: sequence s occupies
@@ -24,7 +25,10 @@ func (m *model) forward(seqs [][]int32, out [][]float32) {
 	}
 	n := b.rows()
 	d0 := m.layers[0].width
-	x := make([]float32, n*d0)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	sc.x = sized(sc.x, n*d0)
+	x := sc.x
 	for i, s := range seqs {
 		for t, id := range s {
 			row := x[(b.start[i]+t)*d0 : (b.start[i]+t+1)*d0]
@@ -33,7 +37,7 @@ func (m *model) forward(seqs [][]int32, out [][]float32) {
 		}
 	}
 	for i := range m.layers {
-		x = m.layers[i].forward(x, &b)
+		x = m.layers[i].forward(x, &b, sc, i%2)
 	}
 	w := m.tanh.in
 	pooled := make([]float32, len(seqs)*w)
@@ -67,33 +71,62 @@ func (m *model) forward(seqs [][]int32, out [][]float32) {
 	}
 }
 
+// scratch holds a forward pass's activations. The passes of a process
+// reuse them (scratchPool): a batch's activations are megabytes, and
+// allocating them afresh for every pass cost more in clearing and
+// collecting than the attention does. Every array is written whole
+// before it is read, so none is cleared.
+type scratch struct {
+	x                []float32    // the input rows
+	ys               [2][]float32 // layer outputs, alternating: a layer reads the one before
+	h, qkv, r, h2, f []float32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// sized returns buf with length n, reallocated only when too small; its
+// contents are not cleared.
+func sized(buf []float32, n int) []float32 {
+	if cap(buf) < n {
+		return make([]float32, n)
+	}
+	return buf[:n]
+}
+
 // forward applies one pre-layer-norm transformer layer to x (rows of
-// width l.width) and returns the new activations (rows of width 512).
-func (l *layer) forward(x []float32, b *batch) []float32 {
+// width l.width) and returns the new activations (rows of width 512), in
+// sc.ys[out].
+func (l *layer) forward(x []float32, b *batch, sc *scratch, out int) []float32 {
 	n := b.rows()
 	w := l.width
-	h := make([]float32, n*w)
+	sc.h = sized(sc.h, n*w)
+	h := sc.h
 	layerNorm(h, x, w, l.ln1g, l.ln1b)
 
-	qkv := make([]float32, n*3*w)
+	sc.qkv = sized(sc.qkv, n*3*w)
+	qkv := sc.qkv
 	l.qkv.apply(qkv, h, n)
 	att := h // reuse: attention output has width w
 	l.attention(att, qkv, b)
 
 	d := l.out.out
-	y := make([]float32, n*d)
+	sc.ys[out] = sized(sc.ys[out], n*d)
+	y := sc.ys[out]
 	l.out.apply(y, att, n)
 	if l.proj != nil {
-		r := make([]float32, n*d)
+		sc.r = sized(sc.r, n*d)
+		r := sc.r
 		l.proj.apply(r, x, n)
 		addTo(y, r)
 	} else {
 		addTo(y, x)
 	}
 
-	h2 := make([]float32, n*d)
+	sc.h2 = sized(sc.h2, n*d)
+	h2 := sc.h2
 	layerNorm(h2, y, d, l.ln2g, l.ln2b)
-	f := make([]float32, n*l.ffn1.out)
+	sc.f = sized(sc.f, n*l.ffn1.out)
+	f := sc.f
 	l.ffn1.apply(f, h2, n)
 	for i, v := range f {
 		if v < 0 {
@@ -108,69 +141,128 @@ func (l *layer) forward(x []float32, b *batch) []float32 {
 // attention computes multi-head softmax attention within each sequence.
 // qkv rows hold [q | k | v], each of width l.width; dst rows get the heads'
 // outputs side by side.
+//
+// Both products of a head run on the dense layers' tile kernels: the
+// head's keys are packed as the panels of a weight matrix (one panel a
+// 16 keys), so the scores of up to six queries come from one kernel call,
+// and the values as well (one panel a 16 dimensions), so the weighted sum
+// of the values is a product of the softmax rows with them. A sequence's
+// keys are padded to a multiple of 16 with zeros, whose probabilities are
+// zero.
 func (l *layer) attention(dst, qkv []float32, b *batch) {
-	w := l.width
-	depth := w / l.heads
 	nseq := len(b.start) - 1
 	jobs := nseq * l.heads
-	work := func(j int) {
-		s, hd := j/l.heads, j%l.heads
-		lo, hi := b.start[s], b.start[s+1]
-		t := hi - lo
-		scores := make([]float32, t)
-		qo, ko, vo := hd*depth, w+hd*depth, 2*w+hd*depth
-		for i := lo; i < hi; i++ {
-			q := qkv[i*3*w+qo : i*3*w+qo+depth]
-			mx := float32(math.Inf(-1))
-			for j := lo; j < hi; j++ {
-				s := dot(q, qkv[j*3*w+ko:j*3*w+ko+depth]) * l.qscale
-				scores[j-lo] = s
-				mx = max(mx, s)
-			}
-			var sum float32
-			for j := range scores {
-				e := float32(math.Exp(float64(scores[j] - mx)))
-				scores[j] = e
-				sum += e
-			}
-			o := dst[i*w+hd*depth : i*w+hd*depth+depth]
-			clear(o)
-			for j := lo; j < hi; j++ {
-				p := scores[j-lo] / sum
-				axpy(o, qkv[j*3*w+vo:j*3*w+vo+depth], p)
-			}
-		}
-	}
 	// Attention is small next to the dense layers; split it only when the
 	// sequences are long enough to pay for the goroutines.
 	cost := 0
 	for s := 0; s < nseq; s++ {
 		t := b.start[s+1] - b.start[s]
-		cost += t * t * w
+		cost += t * t * l.width
 	}
 	workers := min(runtime.GOMAXPROCS(0), jobs)
 	if workers <= 1 || cost < parallelMin {
+		var sc headScratch
 		for j := 0; j < jobs; j++ {
-			work(j)
+			l.head(dst, qkv, b, j, &sc)
 		}
 		return
 	}
 	var wg sync.WaitGroup
-	next := make(chan int, jobs)
-	for j := 0; j < jobs; j++ {
-		next <- j
-	}
-	close(next)
+	var next atomic.Int32
 	for g := 0; g < workers; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
-				work(j)
+			var sc headScratch
+			for j := int(next.Add(1)) - 1; j < jobs; j = int(next.Add(1)) - 1 {
+				l.head(dst, qkv, b, j, &sc)
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// headScratch is one goroutine's working memory for attention heads.
+type headScratch struct {
+	keys, values, scores []float32
+}
+
+// grow returns buf with length n, zeroed.
+func grow(buf []float32, n int) []float32 {
+	if cap(buf) < n {
+		return make([]float32, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
+// zeroInit is the kernels' initial value for products that start at zero
+// (read with stride 0).
+var zeroInit [panelWidth]float32
+
+// head computes attention head j%heads of sequence j/heads into dst.
+func (l *layer) head(dst, qkv []float32, b *batch, j int, sc *headScratch) {
+	w := l.width
+	depth := w / l.heads
+	s, hd := j/l.heads, j%l.heads
+	lo, hi := b.start[s], b.start[s+1]
+	t := hi - lo
+	tp := (t + panelWidth - 1) / panelWidth * panelWidth
+	qo, ko, vo := hd*depth, w+hd*depth, 2*w+hd*depth
+
+	// Keys as panels: panel p holds keys 16p..16p+15, dimension after
+	// dimension. Values as panels: panel p holds dimensions 16p..16p+15,
+	// key after key.
+	sc.keys = grow(sc.keys, tp*depth)
+	sc.values = grow(sc.values, tp*depth)
+	for key := 0; key < t; key++ {
+		row := qkv[(lo+key)*3*w:]
+		kp := sc.keys[(key/panelWidth)*depth*panelWidth+key%panelWidth:]
+		for d, v := range row[ko : ko+depth] {
+			kp[d*panelWidth] = v
+		}
+		for p := 0; p < depth/panelWidth; p++ {
+			copy(sc.values[p*tp*panelWidth+key*panelWidth:], row[vo+p*panelWidth:vo+(p+1)*panelWidth])
+		}
+	}
+
+	// Scores: row i, column key.
+	sc.scores = grow(sc.scores, t*tp)
+	for r := 0; r < t; r += maxTileRows {
+		n := min(maxTileRows, t-r)
+		a := qkv[(lo+r)*3*w+qo:]
+		for p := 0; p < tp/panelWidth; p++ {
+			tile32(a, 3*w, sc.keys[p*depth*panelWidth:(p+1)*depth*panelWidth], depth,
+				sc.scores[r*tp+p*panelWidth:], tp, zeroInit[:], 0, n)
+		}
+	}
+	// Softmax over each row's t keys; the padding keeps probability 0.
+	for i := 0; i < t; i++ {
+		row := sc.scores[i*tp : i*tp+t]
+		mx := float32(math.Inf(-1))
+		for _, v := range row {
+			mx = max(mx, v*l.qscale)
+		}
+		var sum float32
+		for k, v := range row {
+			e := float32(math.Exp(float64(v*l.qscale - mx)))
+			row[k] = e
+			sum += e
+		}
+		for k := range row {
+			row[k] /= sum
+		}
+		clear(sc.scores[i*tp+t : (i+1)*tp])
+	}
+	// Outputs: the probabilities times the values.
+	for r := 0; r < t; r += maxTileRows {
+		n := min(maxTileRows, t-r)
+		for p := 0; p < depth/panelWidth; p++ {
+			tile32(sc.scores[r*tp:], tp, sc.values[p*tp*panelWidth:(p+1)*tp*panelWidth], tp,
+				dst[(lo+r)*w+hd*depth+p*panelWidth:], w, zeroInit[:], 0, n)
+		}
+	}
 }
 
 // layerNorm normalises each row of src (width w) to zero mean and unit
