@@ -578,8 +578,9 @@ func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
 	qc := make([]int8, f.dim)
 	qs := quantize(qc, q)
 	qn := dot(q, q)
+	qw := widen(qc)
 	f.scanSplit(top, len(f.keys)*f.dim, func(lo, hi int, t *topK) {
-		f.scanInt8Rows(qc, qs, qn, lo, hi, t, allow)
+		f.scanInt8Rows(qw, qs, qn, lo, hi, t, allow)
 	})
 }
 
@@ -623,20 +624,33 @@ func scanParts(work int) int {
 	return min(runtime.GOMAXPROCS(0), 8, work/parallelScanWork+1)
 }
 
-// scanInt8Rows scores rows [lo, hi) against the quantized query.
-func (f *Flat) scanInt8Rows(qc []int8, qs, qn float32, lo, hi int, top *topK, allow func(uint64) bool) {
+// scanChunk is how many rows' products the scan computes in one kernel
+// call (they are contiguous within a block of the row store).
+const scanChunk = 256
+
+// scanInt8Rows scores rows [lo, hi) against the quantized query, widened
+// (qw).
+func (f *Flat) scanInt8Rows(qw []int16, qs, qn float32, lo, hi int, top *topK, allow func(uint64) bool) {
 	l2 := f.cfg.Metric == L2
-	for row := lo; row < hi; row++ {
-		key := f.keys[row]
-		if f.dead[row] || (allow != nil && !allow(key)) {
-			continue
+	var dots [scanChunk]int32
+	for r := lo; r < hi; {
+		end := min(hi, r+scanChunk, (r>>rowBlockShift+1)<<rowBlockShift)
+		out := dots[:end-r]
+		dotsWide(qw, f.codes.rows(r, end), out)
+		for i, d := range out {
+			row := r + i
+			key := f.keys[row]
+			if f.dead[row] || (allow != nil && !allow(key)) {
+				continue
+			}
+			s := qs * f.scales[row] * float32(d)
+			if l2 {
+				s = min(0, 2*s-qn-f.norms[row])
+			}
+			if !top.full() || s >= top.min() {
+				top.push(key, s)
+			}
 		}
-		s := qs * f.scales[row] * float32(dotInt8(qc, f.codes.row(row)))
-		if l2 {
-			s = min(0, 2*s-qn-f.norms[row])
-		}
-		if !top.full() || s >= top.min() {
-			top.push(key, s)
-		}
+		r = end
 	}
 }

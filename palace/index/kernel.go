@@ -72,6 +72,30 @@ func dotsInt8Go(q, rows []int8, out []int32) {
 	}
 }
 
+// widen returns the codes q as int16, the form the scan's kernel reads
+// the query in (dotsWide).
+func widen(q []int8) []int16 {
+	w := make([]int16, len(q))
+	for i, c := range q {
+		w[i] = int16(c)
+	}
+	return w
+}
+
+// dotsWideGo sets out[i] to the dot product of qw with the i-th row of
+// rows.
+func dotsWideGo(qw []int16, rows []int8, out []int32) {
+	d := len(qw)
+	for i := range out {
+		row := rows[i*d : (i+1)*d]
+		var s int32
+		for j, c := range row {
+			s += int32(qw[j]) * int32(c)
+		}
+		out[i] = s
+	}
+}
+
 // quantize writes the symmetric int8 code of v into dst and returns the
 // scale: v[i] ≈ scale * dst[i].
 func quantize(dst []int8, v []float32) float32 {

@@ -19,6 +19,9 @@ func dotInt8AVX2(a, b *int8, n int) int32
 //go:noescape
 func dotsInt8AVX2(q, rows *int8, dim, n int, out *int32)
 
+//go:noescape
+func dotsWideAVX2(q *int16, rows *int8, dim, n int, out *int32)
+
 func dot(a, b []float32) float32 {
 	if useAVX2 && len(a) > 0 {
 		_ = b[len(a)-1]
@@ -53,4 +56,16 @@ func dotsInt8(q, rows []int8, out []int32) {
 		return
 	}
 	dotsInt8Go(q, rows, out)
+}
+
+// dotsWide sets out[i] to the dot product of the widened query qw with the
+// i-th row of rows (rows of len(qw) codes, one after another).
+func dotsWide(qw []int16, rows []int8, out []int32) {
+	d := len(qw)
+	if useAVX2 && d > 0 && len(out) > 0 {
+		_ = rows[len(out)*d-1]
+		dotsWideAVX2(&qw[0], &rows[0], d, len(out), &out[0])
+		return
+	}
+	dotsWideGo(qw, rows, out)
 }
