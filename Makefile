@@ -12,7 +12,8 @@ PREFIX  ?= $(HOME)/.local
 # FUZZ_SMOKE, `make fuzz` for FUZZTIME.
 FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize \
                 ./server/httpapi:FuzzFilter ./server:FuzzNDJSON ./server:FuzzToolArgs \
-                ./cmd/loci/claudecode:FuzzTranscript ./palace/words:FuzzCaseParts
+                ./cmd/loci/claudecode:FuzzTranscript ./palace/words:FuzzCaseParts \
+                ./palace:FuzzTimeHints
 FUZZ_SMOKE   ?= 3s
 FUZZTIME     ?= 2m
 

@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
@@ -56,6 +57,66 @@ func TestNamesTime(t *testing.T) {
 			t.Errorf("namesTime(%q) = %v, want %v", text, got, want)
 		}
 	}
+}
+
+// The cheap test before the expression (mayNameTime) never turns away a
+// text the expression matches: texts made of the expression's own words
+// (every unit, count, weekday, season, month and modifier, in any case),
+// digits and other words, at random.
+func TestTimeHintsMissNoTime(t *testing.T) {
+	vocab := strings.Fields(`yesterday today tonight tomorrow recently lately the other day ago
+		last this next past coming previous for in over within after since until by of that every each
+		second seconds minute minutes hour hours day days night nights week weeks weekend weekends
+		month months year years decade decades a an one two three four five six seven eight nine ten
+		eleven twelve few several couple many monday tuesday wednesday thursday friday saturday sunday
+		spring summer autumn fall winter january february march april may june july august september
+		october november december jan feb mar apr jun jul aug sept sep oct nov dec morning afternoon
+		evening back later earlier before st nd rd th 3 12 1999 2023 4/5 7/8/24 . , ! the we went
+		home cat pottery deploy release`)
+	r := rand.New(rand.NewSource(11))
+	matched := 0
+	for range 20000 {
+		n := 1 + r.Intn(6)
+		parts := make([]string, n)
+		for i := range parts {
+			w := vocab[r.Intn(len(vocab))]
+			switch r.Intn(3) {
+			case 0:
+				w = strings.ToUpper(w)
+			case 1:
+				w = strings.ToUpper(w[:1]) + w[1:]
+			}
+			parts[i] = w
+		}
+		text := strings.Join(parts, " ")
+		if reNamesTime.MatchString(text) {
+			matched++
+			if !mayNameTime(text) {
+				t.Fatalf("%q names a time, and mayNameTime turned it away", text)
+			}
+		}
+	}
+	if matched < 5000 {
+		t.Fatalf("only %d of 20000 texts named a time: the check saw too few", matched)
+	}
+	for _, text := range []string{"The cache evicts the oldest one.", "lol", "Their names are Pepper and Panda."} {
+		if mayNameTime(text) {
+			t.Errorf("mayNameTime(%q) = true; a text with no digit and no time word is answered without the expression", text)
+		}
+	}
+}
+
+// FuzzTimeHints: for any text, the expression matches only texts the
+// cheap test lets through.
+func FuzzTimeHints(f *testing.F) {
+	for _, s := range []string{"last week", "3 years ago", "on 8 May", "see you tmrw", "Der Kater schläft", "yeſterday"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if reNamesTime.MatchString(text) && !mayNameTime(text) {
+			t.Fatalf("%q names a time, and mayNameTime turned it away", text)
+		}
+	})
 }
 
 func TestQuestionNamesSpeaker(t *testing.T) {
