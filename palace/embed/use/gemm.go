@@ -204,26 +204,3 @@ func tileGeneric16(a []float32, lda int, w []uint16, k int, c []float32, ldc int
 	}
 	tileGeneric(a, lda, wf, k, c, ldc, init, istride, rows)
 }
-
-func dotGeneric(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
-}
-
-func axpyGeneric(y, x []float32, a float32) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += a * x[i]
-	}
-}

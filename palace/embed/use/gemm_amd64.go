@@ -108,30 +108,3 @@ func tile16(a []float32, lda int, w []uint16, k int, c []float32, ldc int, init 
 	checkTile(a, lda, len(w), k, c, ldc, init, istride, rows)
 	kerns16[rows](unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
 }
-
-//go:noescape
-func dotAVX(a, b *float32, n int) float32
-
-//go:noescape
-func axpyAVX(y, x *float32, a float32, n int)
-
-// dot returns sum a[i]*b[i] over len(a) (len(b) >= len(a)).
-func dot(a, b []float32) float32 {
-	n := len(a)
-	if useAVX2 && n >= 16 && n%16 == 0 {
-		_ = b[n-1]
-		return dotAVX(unsafe.SliceData(a), unsafe.SliceData(b), n)
-	}
-	return dotGeneric(a, b)
-}
-
-// axpy adds a*x to y (len(x) >= len(y)).
-func axpy(y, x []float32, a float32) {
-	n := len(y)
-	if useAVX2 && n >= 16 && n%16 == 0 {
-		_ = x[n-1]
-		axpyAVX(unsafe.SliceData(y), unsafe.SliceData(x), a, n)
-		return
-	}
-	axpyGeneric(y, x, a)
-}

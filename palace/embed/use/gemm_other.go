@@ -19,7 +19,3 @@ func tile32(a []float32, lda int, w []float32, k int, c []float32, ldc int, init
 func tile16(a []float32, lda int, w []uint16, k int, c []float32, ldc int, init []float32, istride, rows int) {
 	tileGeneric16(a, lda, w, k, c, ldc, init, istride, rows)
 }
-
-func dot(a, b []float32) float32 { return dotGeneric(a, b) }
-
-func axpy(y, x []float32, a float32) { axpyGeneric(y, x, a) }

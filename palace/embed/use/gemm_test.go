@@ -65,22 +65,58 @@ func TestDenseKernelsAgree(t *testing.T) {
 	}
 }
 
-func TestDotAxpy(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 15, 16, 64, 128, 200} {
-		a, b := randVec(r, n), randVec(r, n)
-		var want float64
-		for i := range a {
-			want += float64(a[i]) * float64(b[i])
+// TestAttentionAgrees compares the attention, run on the tile kernels with
+// keys padded to panels, with softmax attention computed directly, on a
+// batch whose sequences are shorter than a panel, exactly a panel, a
+// panel and one, and the encoder's longest, with both kernels.
+func TestAttentionAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	lens := []int{1, 5, 16, 17, 40, 128}
+	b := batch{start: make([]int, len(lens)+1)}
+	for i, n := range lens {
+		b.start[i+1] = b.start[i] + n
+	}
+	l := layer{width: 512, heads: 4, qscale: 0.088}
+	n, w, depth := b.rows(), l.width, l.width/l.heads
+	qkv := randVec(r, n*3*w)
+	want := make([]float64, n*w)
+	for s := range lens {
+		lo, hi := b.start[s], b.start[s+1]
+		for hd := 0; hd < l.heads; hd++ {
+			for i := lo; i < hi; i++ {
+				scores := make([]float64, hi-lo)
+				mx, sum := math.Inf(-1), 0.0
+				for j := lo; j < hi; j++ {
+					var d float64
+					for k := 0; k < depth; k++ {
+						d += float64(qkv[i*3*w+hd*depth+k]) * float64(qkv[j*3*w+w+hd*depth+k])
+					}
+					scores[j-lo] = d * float64(l.qscale)
+					mx = max(mx, scores[j-lo])
+				}
+				for j := range scores {
+					scores[j] = math.Exp(scores[j] - mx)
+					sum += scores[j]
+				}
+				for k := 0; k < depth; k++ {
+					var o float64
+					for j := lo; j < hi; j++ {
+						o += scores[j-lo] / sum * float64(qkv[j*3*w+2*w+hd*depth+k])
+					}
+					want[i*w+hd*depth+k] = o
+				}
+			}
 		}
-		if got := dot(a, b); math.Abs(float64(got)-want) > 1e-4*(1+math.Abs(want)) {
-			t.Errorf("dot n=%d: %v, want %v", n, got, want)
-		}
-		y := append([]float32(nil), a...)
-		axpy(y, b, 0.5)
-		for i := range y {
-			if d := y[i] - (a[i] + 0.5*b[i]); d > 1e-5 || d < -1e-5 {
-				t.Fatalf("axpy n=%d: y[%d] = %v, want %v", n, i, y[i], a[i]+0.5*b[i])
+	}
+	for _, kernel := range []bool{true, false} {
+		old := useAVX2
+		useAVX2 = useAVX2 && kernel
+		got := randVec(r, n*w) // whatever was there before is overwritten
+		l.attention(got, qkv, &b)
+		useAVX2 = old
+		for i, g := range got {
+			if d := math.Abs(float64(g) - want[i]); d > 1e-4*(1+math.Abs(want[i])) {
+				t.Fatalf("avx2=%v: element %d (row %d) = %v, want %v", kernel, i, i/w, g, want[i])
 			}
 		}
 	}
