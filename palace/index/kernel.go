@@ -63,15 +63,6 @@ func dotInt8Go(a, b []int8) int32 {
 	return s0 + s1 + s2 + s3
 }
 
-// dotsInt8Go sets out[i] to the dot product of q with the i-th row of
-// rows.
-func dotsInt8Go(q, rows []int8, out []int32) {
-	d := len(q)
-	for i := range out {
-		out[i] = dotInt8Go(q, rows[i*d:(i+1)*d])
-	}
-}
-
 // widen returns the codes q as int16, the form the scan's kernel reads
 // the query in (dotsWide).
 func widen(q []int8) []int16 {

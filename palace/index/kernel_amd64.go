@@ -17,9 +17,6 @@ func l2sqAVX2(a, b *float32, n int) float32
 func dotInt8AVX2(a, b *int8, n int) int32
 
 //go:noescape
-func dotsInt8AVX2(q, rows *int8, dim, n int, out *int32)
-
-//go:noescape
 func dotsWideAVX2(q *int16, rows *int8, dim, n int, out *int32)
 
 func dot(a, b []float32) float32 {
@@ -44,18 +41,6 @@ func dotInt8(a, b []int8) int32 {
 		return dotInt8AVX2(&a[0], &b[0], len(a))
 	}
 	return dotInt8Go(a, b)
-}
-
-// dotsInt8 sets out[i] to the dot product of q with the i-th row of rows
-// (rows of len(q) codes, one after another).
-func dotsInt8(q, rows []int8, out []int32) {
-	d := len(q)
-	if useAVX2 && d > 0 && d%16 == 0 && len(out) > 0 {
-		_ = rows[len(out)*d-1]
-		dotsInt8AVX2(&q[0], &rows[0], d, len(out), &out[0])
-		return
-	}
-	dotsInt8Go(q, rows, out)
 }
 
 // dotsWide sets out[i] to the dot product of the widened query qw with the

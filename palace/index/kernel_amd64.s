@@ -188,66 +188,6 @@ i8done:
 	MOVL AX, ret+24(FP)
 	RET
 
-// func dotsInt8AVX2(q, rows *int8, dim, n int, out *int32)
-//
-// out[i] = q · rows[i*dim:(i+1)*dim] for i < n; dim is a multiple of 16.
-// One call scores a run of rows, so the projected scan pays no call or
-// bounds check per row.
-TEXT ·dotsInt8AVX2(SB), NOSPLIT, $0-40
-	MOVQ q+0(FP), SI
-	MOVQ rows+8(FP), DI
-	MOVQ dim+16(FP), R8
-	MOVQ n+24(FP), R9
-	MOVQ out+32(FP), R10
-
-dsrow:
-	TESTQ R9, R9
-	JZ    dsdone
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	MOVQ  SI, R11
-	MOVQ  R8, CX
-
-ds32:
-	CMPQ CX, $32
-	JL   ds16
-	VPMOVSXBW (R11), Y2
-	VPMOVSXBW (DI), Y3
-	VPMOVSXBW 16(R11), Y4
-	VPMOVSXBW 16(DI), Y5
-	VPMADDWD Y3, Y2, Y2
-	VPMADDWD Y5, Y4, Y4
-	VPADDD Y2, Y0, Y0
-	VPADDD Y4, Y1, Y1
-	ADDQ $32, R11
-	ADDQ $32, DI
-	SUBQ $32, CX
-	JMP  ds32
-
-ds16:
-	CMPQ CX, $16
-	JL   dsreduce
-	VPMOVSXBW (R11), Y2
-	VPMOVSXBW (DI), Y3
-	VPMADDWD Y3, Y2, Y2
-	VPADDD Y2, Y0, Y0
-	ADDQ $16, DI
-
-dsreduce:
-	VPADDD Y1, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPHADDD X0, X0, X0
-	VPHADDD X0, X0, X0
-	MOVL X0, (R10)
-	ADDQ $4, R10
-	DECQ R9
-	JMP  dsrow
-
-dsdone:
-	VZEROUPPER
-	RET
-
 // func dotsWideAVX2(q *int16, rows *int8, dim, n int, out *int32)
 //
 // out[i] = q · rows[i*dim:(i+1)*dim] for i < n, where q is the query's

@@ -10,6 +10,4 @@ func l2sq(a, b []float32) float32 { return l2sqGo(a, b) }
 
 func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
 
-func dotsInt8(q, rows []int8, out []int32) { dotsInt8Go(q, rows, out) }
-
 func dotsWide(qw []int16, rows []int8, out []int32) { dotsWideGo(qw, rows, out) }

@@ -29,32 +29,6 @@ func TestKernelsMatchPureGo(t *testing.T) {
 	}
 }
 
-// The batched int8 kernel scores each row as dotInt8Go does, for widths
-// it takes (multiples of 16) and widths it hands to Go, at the extremes of
-// the codes too.
-func TestDotsInt8MatchesPureGo(t *testing.T) {
-	r := rand.New(rand.NewSource(8))
-	for _, d := range []int{16, 32, 48, 128, 256, 7, 100} {
-		for _, n := range []int{1, 2, 37} {
-			q, rows := make([]int8, d), make([]int8, n*d)
-			for i := range q {
-				q[i] = int8(r.Intn(256) - 128)
-			}
-			for i := range rows {
-				rows[i] = int8(r.Intn(256) - 128)
-			}
-			q[0], rows[0] = -128, -128
-			got := make([]int32, n)
-			dotsInt8(q, rows, got)
-			for i := range got {
-				if want := dotInt8Go(q, rows[i*d:(i+1)*d]); got[i] != want {
-					t.Fatalf("d=%d n=%d row %d: dotsInt8 = %d, pure Go %d", d, n, i, got[i], want)
-				}
-			}
-		}
-	}
-}
-
 // The scan's kernel, with the query widened once, scores each row as
 // dotInt8Go does, for every width (a tail under 16 included) and at the
 // extremes of the codes.

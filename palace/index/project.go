@@ -306,6 +306,7 @@ func (f *Flat) searchProj(q []float32, k, c int, allow func(key uint64) bool) ([
 	p.apply(qy, q, false)
 	qc := make([]int8, p.dims)
 	qs := quantize(qc, qy)
+	qw := widen(qc)
 	l2 := f.cfg.Metric == L2
 	var qmu float32
 	if l2 {
@@ -318,7 +319,7 @@ func (f *Flat) searchProj(q []float32, k, c int, allow func(key uint64) bool) ([
 		dots := make([]int32, min(rowBlockRows, hi-lo))
 		for b := lo; b < hi; {
 			e := min(hi, (b>>rowBlockShift+1)<<rowBlockShift) // the end of b's block
-			dotsInt8(qc, p.codes.rows(b, e), dots[:e-b])
+			dotsWide(qw, p.codes.rows(b, e), dots[:e-b])
 			for i, dp := range dots[:e-b] {
 				row := b + i
 				s := p.scales[row] * float32(dp)
