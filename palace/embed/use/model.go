@@ -25,8 +25,12 @@ func (m *model) forward(seqs [][]int32, out [][]float32) {
 	}
 	n := b.rows()
 	d0 := m.layers[0].width
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	pool := &scratchPools[0]
+	if n > smallPass {
+		pool = &scratchPools[1]
+	}
+	sc := pool.Get().(*scratch)
+	defer pool.Put(sc)
 	sc.x = sized(sc.x, n*d0)
 	x := sc.x
 	for i, s := range seqs {
@@ -72,7 +76,7 @@ func (m *model) forward(seqs [][]int32, out [][]float32) {
 }
 
 // scratch holds a forward pass's activations. The passes of a process
-// reuse them (scratchPool): a batch's activations are megabytes, and
+// reuse them (scratchPools): a batch's activations are megabytes, and
 // allocating them afresh for every pass cost more in clearing and
 // collecting than the attention does. Every array is written whole
 // before it is read, so none is cleared.
@@ -82,7 +86,19 @@ type scratch struct {
 	h, qkv, r, h2, f []float32
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+// scratchPools keep small passes (a query, a text: at most smallPass
+// rows) apart from batches, so that a server which once embedded a large
+// batch does not keep its activations (24 MB at maxBatchRows) alive by
+// reusing them for every query; unused, a pool's scratch is freed by the
+// garbage collector.
+var scratchPools = [2]sync.Pool{
+	{New: func() any { return new(scratch) }},
+	{New: func() any { return new(scratch) }},
+}
+
+// smallPass is the most rows a pass of the small pool has: one text of the
+// longest the encoder reads.
+const smallPass = MaxTokens
 
 // sized returns buf with length n, reallocated only when too small; its
 // contents are not cleared.
@@ -143,9 +159,9 @@ func (l *layer) forward(x []float32, b *batch, sc *scratch, out int) []float32 {
 // outputs side by side.
 //
 // Both products of a head run on the dense layers' tile kernels: the
-// head's keys are packed as the panels of a weight matrix (one panel a
-// 16 keys), so the scores of up to six queries come from one kernel call,
-// and the values as well (one panel a 16 dimensions), so the weighted sum
+// head's keys are packed as the panels of a weight matrix (16 keys to a
+// panel), so the scores of up to six queries come from one kernel call,
+// and the values as well (16 dimensions to a panel), so the weighted sum
 // of the values is a product of the softmax rows with them. A sequence's
 // keys are padded to a multiple of 16 with zeros, whose probabilities are
 // zero.
