@@ -66,7 +66,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
-	jsonOut := fs.String("json", "", "also write per-question results to this file")
+	jsonOut := fs.String("json", "", "also write per-question results to this file (with --matrix or --fusion, one file a variant: F.json becomes F.<path>-<method>[-K<k>-k<w>-v<w>].json, each for `loci eval compare`)")
 	fusionList := fs.String("fusion", "", "hybrid only: semicolon-separated K:keywordWeight:vectorWeight settings to compare over one ingestion, e.g. 60:1:1;20:1:0.5")
 	shortMessages := fs.Bool("short-messages", false, "rewrite the conversations first: every turn is sent as its sentences, one message each (a messaging-app-like variant; evidence is the messages that hold a word of the answer)")
 	chatRoles := fs.Bool("chat-roles", false, "rewrite the conversations first: the first speaker becomes the user, the second the assistant, and every question is put in their voice (\"When did I…\", \"What is your…\"; a user-assistant-like variant; after the other rewrites)")
@@ -257,6 +257,11 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			}
 			variants = append(variants, vs...)
 		}
+		if *jsonOut != "" {
+			if err := writeVariantRows(*jsonOut, all, variants); err != nil {
+				return nil, err
+			}
+		}
 		return variantReport(all, variants, ks, emb.ID()), nil
 	}
 	opts.Path, opts.Method = *path, mode
@@ -430,6 +435,41 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 			fmt.Fprintln(w)
 		}
 	}}
+}
+
+// variantName names a variant in file names: path-method, and the fusion
+// when one is given ("session-hybrid-K10-k1-v0.7"; the baseline, which
+// stores nothing, is "plain-bm25").
+func variantName(v locomo.Variant) string {
+	name := string(v.Method)
+	if v.Path != "" {
+		name = v.Path + "-" + name
+	}
+	if f := v.Fusion; f != nil {
+		name += fmt.Sprintf("-K%g-k%g-v%g", f.K, f.KeywordWeight, f.VectorWeight)
+	}
+	return name
+}
+
+// writeVariantRows writes each variant's per-question rows to a file of
+// its own beside path (path.json -> path.<variant>.json), in the form
+// `loci eval compare` reads.
+func writeVariantRows(path string, rows []locomo.Row, variants []locomo.Variant) error {
+	base := strings.TrimSuffix(path, ".json")
+	for i, v := range variants {
+		var mine []locomo.Row
+		for _, r := range rows {
+			if r.Variant == i {
+				r.Variant = 0
+				mine = append(mine, r)
+			}
+		}
+		b, _ := json.MarshalIndent(mine, "", " ")
+		if err := os.WriteFile(base+"."+variantName(v)+".json", b, 0o644); err != nil {
+			return &cliError{Type: "io", Message: err.Error()}
+		}
+	}
+	return nil
 }
 
 // fileList is a repeatable flag naming files.

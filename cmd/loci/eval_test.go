@@ -92,3 +92,31 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 		t.Errorf("eval --method plain-bm25: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
 }
+
+// With --fusion (or --matrix), --json writes each variant's questions to a
+// file of its own, named for the variant, which `loci eval compare` reads.
+func TestEvalVariantsWriteAFileEach(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "two.json")
+	if err := os.WriteFile(data, []byte(`[{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat called Pixel."},
+		{"speaker":"Bo","dia_id":"D1:2","text":"Lovely! I planted tomatoes in the garden."}]},
+		"qa":[{"question":"What is the name of Ann's cat?","category":4,"evidence":["D1:1"]},
+		{"question":"What did Bo plant?","category":4,"evidence":["D1:2"]}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "rows.json")
+	if o := runCLI(t, home, "json", "eval", "locomo", "--data", data, "--k", "1", "--fusion", "10:1:0.7;60:1:1", "--json", out); o.code != 0 {
+		t.Fatalf("eval --fusion --json: exit %d %s%s", o.code, o.stdout, o.stderr)
+	}
+	a, b := filepath.Join(dir, "rows.session-hybrid-K10-k1-v0.7.json"), filepath.Join(dir, "rows.session-hybrid-K60-k1-v1.json")
+	for _, f := range []string{a, b} {
+		if raw, err := os.ReadFile(f); err != nil || strings.Count(string(raw), `"Question"`) != 2 {
+			t.Errorf("%s: %q (%v), want the two questions", f, raw, err)
+		}
+	}
+	if o := runCLI(t, home, "json", "eval", "compare", a, b, "--k", "1"); o.code != 0 || !strings.Contains(o.stdout, `"n":2`) {
+		t.Errorf("eval compare of the two variants: exit %d %s%s", o.code, o.stdout, o.stderr)
+	}
+}
