@@ -578,9 +578,9 @@ func (f *Flat) scanInt8(q []float32, top *topK, allow func(uint64) bool) {
 	qc := make([]int8, f.dim)
 	qs := quantize(qc, q)
 	qn := dot(q, q)
-	qw := widen(qc)
+	pq := prepare(qc)
 	f.scanSplit(top, len(f.keys)*f.dim, func(lo, hi int, t *topK) {
-		f.scanInt8Rows(qw, qs, qn, lo, hi, t, allow)
+		f.scanInt8Rows(pq, qs, qn, lo, hi, t, allow)
 	})
 }
 
@@ -628,15 +628,14 @@ func scanParts(work int) int {
 // call (they are contiguous within a block of the row store).
 const scanChunk = 256
 
-// scanInt8Rows scores rows [lo, hi) against the quantized query, widened
-// (qw).
-func (f *Flat) scanInt8Rows(qw []int16, qs, qn float32, lo, hi int, top *topK, allow func(uint64) bool) {
+// scanInt8Rows scores rows [lo, hi) against the quantized query q.
+func (f *Flat) scanInt8Rows(q *scanQuery, qs, qn float32, lo, hi int, top *topK, allow func(uint64) bool) {
 	l2 := f.cfg.Metric == L2
-	var dots [scanChunk]int32
+	var prods [scanChunk]int32
 	for r := lo; r < hi; {
 		end := min(hi, r+scanChunk, (r>>rowBlockShift+1)<<rowBlockShift)
-		out := dots[:end-r]
-		dotsWide(qw, f.codes.rows(r, end), out)
+		out := prods[:end-r]
+		dots(q, f.codes.rows(r, end), out)
 		for i, d := range out {
 			row := r + i
 			key := f.keys[row]

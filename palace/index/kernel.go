@@ -63,27 +63,33 @@ func dotInt8Go(a, b []int8) int32 {
 	return s0 + s1 + s2 + s3
 }
 
-// widen returns the codes q as int16, the form the scan's kernel reads
-// the query in (dotsWide).
-func widen(q []int8) []int16 {
-	w := make([]int16, len(q))
-	for i, c := range q {
-		w[i] = int16(c)
-	}
-	return w
+// scanQuery is a quantized query in the forms the scan's kernels read:
+// widened to int16 once (AVX2: each 16 codes of a row then cost one
+// widening, and the query is read from L1), and padded with zeros to a
+// multiple of 64 codes with its correction (AVX-512 VNNI, dotsVNNI).
+type scanQuery struct {
+	codes  []int8
+	wide   []int16
+	padded []int8
+	corr   int32 // 128 × the sum of the codes
 }
 
-// dotsWideGo sets out[i] to the dot product of qw with the i-th row of
-// rows.
-func dotsWideGo(qw []int16, rows []int8, out []int32) {
-	d := len(qw)
+// prepare readies the codes qc for dots.
+func prepare(qc []int8) *scanQuery {
+	q := &scanQuery{codes: qc, wide: make([]int16, len(qc)), padded: make([]int8, (len(qc)+63)/64*64)}
+	copy(q.padded, qc)
+	for i, c := range qc {
+		q.wide[i] = int16(c)
+		q.corr += 128 * int32(c)
+	}
+	return q
+}
+
+// dotsGo sets out[i] to the dot product of q with the i-th row of rows.
+func dotsGo(q *scanQuery, rows []int8, out []int32) {
+	d := len(q.codes)
 	for i := range out {
-		row := rows[i*d : (i+1)*d]
-		var s int32
-		for j, c := range row {
-			s += int32(qw[j]) * int32(c)
-		}
-		out[i] = s
+		out[i] = dotInt8Go(q.codes, rows[i*d:(i+1)*d])
 	}
 }
 

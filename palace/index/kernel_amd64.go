@@ -7,6 +7,11 @@ import "golang.org/x/sys/cpu"
 // useAVX2 selects the assembly kernels. Tests flip it to compare both paths.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// useVNNI selects the AVX-512 VNNI kernel of the int8 scan (Intel since
+// Cascade Lake, AMD since Zen 4); x/sys/cpu reports AVX-512 only where the
+// operating system saves its registers. Tests flip it.
+var useVNNI = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
+
 //go:noescape
 func dotAVX2(a, b *float32, n int) float32
 
@@ -18,6 +23,9 @@ func dotInt8AVX2(a, b *int8, n int) int32
 
 //go:noescape
 func dotsWideAVX2(q *int16, rows *int8, dim, n int, out *int32)
+
+//go:noescape
+func dotsVNNI(q *int8, rows *int8, dim, n int, out *int32, corr int32)
 
 func dot(a, b []float32) float32 {
 	if useAVX2 && len(a) > 0 {
@@ -43,14 +51,20 @@ func dotInt8(a, b []int8) int32 {
 	return dotInt8Go(a, b)
 }
 
-// dotsWide sets out[i] to the dot product of the widened query qw with the
-// i-th row of rows (rows of len(qw) codes, one after another).
-func dotsWide(qw []int16, rows []int8, out []int32) {
-	d := len(qw)
-	if useAVX2 && d > 0 && len(out) > 0 {
-		_ = rows[len(out)*d-1]
-		dotsWideAVX2(&qw[0], &rows[0], d, len(out), &out[0])
+// dots sets out[i] to the dot product of the query q with the i-th row of
+// rows (rows of q's dimension, one after another).
+func dots(q *scanQuery, rows []int8, out []int32) {
+	d := len(q.codes)
+	if d == 0 || len(out) == 0 {
 		return
 	}
-	dotsWideGo(qw, rows, out)
+	_ = rows[len(out)*d-1]
+	switch {
+	case useVNNI:
+		dotsVNNI(&q.padded[0], &rows[0], d, len(out), &out[0], q.corr)
+	case useAVX2:
+		dotsWideAVX2(&q.wide[0], &rows[0], d, len(out), &out[0])
+	default:
+		dotsGo(q, rows, out)
+	}
 }

@@ -262,3 +262,84 @@ wstore:
 wdone:
 	VZEROUPPER
 	RET
+
+// func dotsVNNI(q *int8, rows *int8, dim, n int, out *int32, corr int32)
+//
+// out[i] = q · rows[i*dim:(i+1)*dim] for i < n, with AVX-512 VNNI: each 64
+// codes of a row take one VPDPBUSD, which multiplies unsigned bytes by
+// signed ones. The row's codes are made unsigned by adding 128 (an XOR
+// of the sign bit), and corr (128 times the sum of the query's codes)
+// takes the 128s out again, so the products are exact. q is padded with
+// zeros to a multiple of 64 codes; a row's last codes are read under a
+// mask, never past its end.
+TEXT ·dotsVNNI(SB), NOSPLIT, $0-44
+	MOVQ q+0(FP), SI
+	MOVQ rows+8(FP), DI
+	MOVQ dim+16(FP), R8
+	MOVQ n+24(FP), R9
+	MOVQ out+32(FP), R10
+	MOVL corr+40(FP), R12
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Z31
+
+vrow:
+	TESTQ R9, R9
+	JZ    vdone
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ  SI, R11
+	MOVQ  R8, CX
+
+v128:
+	CMPQ CX, $128
+	JL   v64
+	VPXORD   (DI), Z31, Z2
+	VPXORD   64(DI), Z31, Z3
+	VPDPBUSD (R11), Z2, Z0
+	VPDPBUSD 64(R11), Z3, Z1
+	ADDQ $128, DI
+	ADDQ $128, R11
+	SUBQ $128, CX
+	JMP  v128
+
+v64:
+	CMPQ CX, $64
+	JL   vtail
+	VPXORD   (DI), Z31, Z2
+	VPDPBUSD (R11), Z2, Z0
+	ADDQ $64, DI
+	ADDQ $64, R11
+	SUBQ $64, CX
+
+vtail:
+	TESTQ CX, CX
+	JZ    vreduce
+	MOVQ  $1, AX
+	SHLQ  CX, AX
+	DECQ  AX
+	KMOVQ AX, K1
+	VMOVDQU8.Z (DI), K1, Z2
+	VPXORD     Z31, Z2, Z2
+	VPDPBUSD   (R11), Z2, Z0
+	ADDQ       CX, DI
+
+vreduce:
+	VPADDD        Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD        Y1, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4E, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0xB1, X0, X1
+	VPADDD        X1, X0, X0
+	VMOVD         X0, AX
+	SUBL          R12, AX
+	MOVL          AX, (R10)
+	ADDQ          $4, R10
+	DECQ          R9
+	JMP           vrow
+
+vdone:
+	VZEROUPPER
+	RET

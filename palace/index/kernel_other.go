@@ -2,7 +2,7 @@
 
 package index
 
-var useAVX2 = false
+var useAVX2, useVNNI = false, false
 
 func dot(a, b []float32) float32 { return dotGo(a, b) }
 
@@ -10,4 +10,4 @@ func l2sq(a, b []float32) float32 { return l2sqGo(a, b) }
 
 func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
 
-func dotsWide(qw []int16, rows []int8, out []int32) { dotsWideGo(qw, rows, out) }
+func dots(q *scanQuery, rows []int8, out []int32) { dotsGo(q, rows, out) }

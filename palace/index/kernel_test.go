@@ -29,27 +29,50 @@ func TestKernelsMatchPureGo(t *testing.T) {
 	}
 }
 
-// The scan's kernel, with the query widened once, scores each row as
-// dotInt8Go does, for every width (a tail under 16 included) and at the
-// extremes of the codes.
-func TestDotsWideMatchesPureGo(t *testing.T) {
+// Every scan kernel this CPU runs (AVX-512 VNNI, AVX2 with the query
+// widened once, pure Go) scores each row as dotInt8Go does, for every
+// width (tails under 16 and under 64 included) and at the extremes of the
+// codes.
+func TestScanKernelsMatchPureGo(t *testing.T) {
+	kernels := []struct {
+		name      string
+		avx, vnni bool
+	}{{"go", false, false}}
+	if useAVX2 {
+		kernels = append(kernels, struct {
+			name      string
+			avx, vnni bool
+		}{"avx2", true, false})
+	}
+	if useVNNI {
+		kernels = append(kernels, struct {
+			name      string
+			avx, vnni bool
+		}{"avx512-vnni", true, true})
+	} else {
+		t.Log("no AVX-512 VNNI on this CPU: its kernel is not checked here")
+	}
+	defer func(avx, vnni bool) { useAVX2, useVNNI = avx, vnni }(useAVX2, useVNNI)
 	r := rand.New(rand.NewSource(9))
-	for _, d := range []int{1, 7, 16, 31, 32, 33, 100, 384, 996} {
-		for _, n := range []int{1, 2, 37} {
-			q, rows := make([]int8, d), make([]int8, n*d)
-			for i := range q {
-				q[i] = int8(r.Intn(256) - 128)
-			}
-			for i := range rows {
-				rows[i] = int8(r.Intn(256) - 128)
-			}
-			q[0], rows[0] = -128, -128
-			q[d-1], rows[n*d-1] = -128, -128
-			got := make([]int32, n)
-			dotsWide(widen(q), rows, got)
-			for i := range got {
-				if want := dotInt8Go(q, rows[i*d:(i+1)*d]); got[i] != want {
-					t.Fatalf("d=%d n=%d row %d: dotsWide = %d, pure Go %d", d, n, i, got[i], want)
+	for _, k := range kernels {
+		useAVX2, useVNNI = k.avx, k.vnni
+		for _, d := range []int{1, 7, 16, 31, 32, 33, 63, 64, 65, 100, 128, 384, 996} {
+			for _, n := range []int{1, 2, 37} {
+				q, rows := make([]int8, d), make([]int8, n*d)
+				for i := range q {
+					q[i] = int8(r.Intn(256) - 128)
+				}
+				for i := range rows {
+					rows[i] = int8(r.Intn(256) - 128)
+				}
+				q[0], rows[0] = -128, -128
+				q[d-1], rows[n*d-1] = 127, -128
+				got := make([]int32, n)
+				dots(prepare(q), rows, got)
+				for i := range got {
+					if want := dotInt8Go(q, rows[i*d:(i+1)*d]); got[i] != want {
+						t.Fatalf("%s d=%d n=%d row %d: %d, pure Go %d", k.name, d, n, i, got[i], want)
+					}
 				}
 			}
 		}

@@ -306,7 +306,7 @@ func (f *Flat) searchProj(q []float32, k, c int, allow func(key uint64) bool) ([
 	p.apply(qy, q, false)
 	qc := make([]int8, p.dims)
 	qs := quantize(qc, qy)
-	qw := widen(qc)
+	pq := prepare(qc)
 	l2 := f.cfg.Metric == L2
 	var qmu float32
 	if l2 {
@@ -316,11 +316,11 @@ func (f *Flat) searchProj(q []float32, k, c int, allow func(key uint64) bool) ([
 	// term and the query's scale are the same for every row.
 	cand := newTopK(min(max(c, k), len(f.rowOf)))
 	f.scanSplit(&cand, len(f.keys)*p.dims, func(lo, hi int, top *topK) {
-		dots := make([]int32, min(rowBlockRows, hi-lo))
+		prods := make([]int32, min(rowBlockRows, hi-lo))
 		for b := lo; b < hi; {
 			e := min(hi, (b>>rowBlockShift+1)<<rowBlockShift) // the end of b's block
-			dotsWide(qw, p.codes.rows(b, e), dots[:e-b])
-			for i, dp := range dots[:e-b] {
+			dots(pq, p.codes.rows(b, e), prods[:e-b])
+			for i, dp := range prods[:e-b] {
 				row := b + i
 				s := p.scales[row] * float32(dp)
 				if l2 {
