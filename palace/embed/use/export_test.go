@@ -3,6 +3,12 @@ package use
 // Kernels lists the kernels this CPU can run, fastest first.
 func Kernels() []string {
 	var ks []string
+	if useAVX512 && halfPanels {
+		ks = append(ks, "avx512-f16c")
+	}
+	if useAVX512 {
+		ks = append(ks, "avx512")
+	}
 	if useAVX2 && halfPanels {
 		ks = append(ks, "avx2-fma-f16c")
 	}
@@ -16,14 +22,18 @@ func Kernels() []string {
 // named kernel, and selects that kernel until restore is called. Tests
 // using it must not run in parallel.
 func NewForKernel(kernel string) (enc *Encoder, restore func()) {
-	oldAVX, oldHalf := useAVX2, halfPanels
+	oldAVX, old512, oldHalf := useAVX2, useAVX512, halfPanels
 	switch kernel {
 	case "generic":
-		useAVX2, halfPanels = false, false
+		useAVX2, useAVX512, halfPanels = false, false, false
 	case "avx2-fma":
+		useAVX512, halfPanels = false, false
+	case "avx2-fma-f16c":
+		useAVX512 = false
+	case "avx512":
 		halfPanels = false
 	}
 	enc = &Encoder{}
 	enc.once.Do(func() { enc.m, enc.err = loadModel(halfPanels) })
-	return enc, func() { useAVX2, halfPanels = oldAVX, oldHalf }
+	return enc, func() { useAVX2, useAVX512, halfPanels = oldAVX, old512, oldHalf }
 }

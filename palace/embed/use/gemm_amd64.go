@@ -14,6 +14,11 @@ const maxTileRows = 6
 // compare them with the portable kernel.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// useAVX512 selects the AVX-512 kernels, which do a tile's work in half
+// the multiply-adds (x/sys/cpu reports AVX-512 only where the operating
+// system saves its registers). Tests flip it.
+var useAVX512 = useAVX2 && cpu.X86.HasAVX512F
+
 // halfPanels keeps the weights in fp16 and widens them inside the kernel
 // (F16C), which halves the memory a query streams.
 var halfPanels = useAVX2 && hasF16C()
@@ -27,7 +32,8 @@ func hasF16C() bool {
 
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 
-var kernelName = map[bool]string{true: "avx2-fma", false: "generic"}[useAVX2] +
+var kernelName = map[bool]string{true: "avx2-fma", false: "generic"}[useAVX2 && !useAVX512] +
+	map[bool]string{true: "avx512", false: ""}[useAVX512] +
 	map[bool]string{true: "-f16c", false: ""}[halfPanels]
 
 type kernFunc func(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
@@ -73,9 +79,48 @@ func half5(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, in
 //go:noescape
 func half6(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
 
+//go:noescape
+func zkern1(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zkern2(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zkern3(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zkern4(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zkern5(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zkern6(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zhalf1(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zhalf2(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zhalf3(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zhalf4(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zhalf5(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zhalf6(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
 var (
 	kerns32 = [...]kernFunc{nil, kern1, kern2, kern3, kern4, kern5, kern6}
 	kerns16 = [...]kernFunc{nil, half1, half2, half3, half4, half5, half6}
+	// The AVX-512 kernels (useAVX512).
+	zkerns32 = [...]kernFunc{nil, zkern1, zkern2, zkern3, zkern4, zkern5, zkern6}
+	zkerns16 = [...]kernFunc{nil, zhalf1, zhalf2, zhalf3, zhalf4, zhalf5, zhalf6}
 )
 
 // checkTile panics (through the bounds checks) unless every element a
@@ -96,6 +141,10 @@ func tile32(a []float32, lda int, w []float32, k int, c []float32, ldc int, init
 		return
 	}
 	checkTile(a, lda, len(w), k, c, ldc, init, istride, rows)
+	if useAVX512 {
+		zkerns32[rows](unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
+		return
+	}
 	kerns32[rows](unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
 }
 
@@ -106,5 +155,9 @@ func tile16(a []float32, lda int, w []uint16, k int, c []float32, ldc int, init 
 		return
 	}
 	checkTile(a, lda, len(w), k, c, ldc, init, istride, rows)
+	if useAVX512 {
+		zkerns16[rows](unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
+		return
+	}
 	kerns16[rows](unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
 }

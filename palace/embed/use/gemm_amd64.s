@@ -267,3 +267,121 @@ halfloop6:
 	STORE(Y10, Y11, (R11)(R9*2), 32(R11)(R9*2))
 	VZEROUPPER
 	RET
+
+// AVX-512 kernels: zkernN and zhalfN compute the same N rows x 16 columns
+// with one ZMM accumulator a row, each multiply-add broadcasting a[k]
+// from memory (EVEX embedded broadcast), so a step of k is one weight load
+// (widened from fp16 by zhalfN) and N multiply-adds instead of 2N.
+#define ZINIT(src, acc) VMOVUPS src, acc
+#define ZFMA(arow, acc) VFMADD231PS.BCST arow, Z12, acc
+#define ZSTORE(acc, dst) VMOVUPS acc, dst
+#define ZLOAD32 VMOVUPS (DI), Z12
+#define ZLOAD16 VCVTPH2PS (DI), Z12
+
+#define ZROWS1(LOAD, step, loop) \
+	ARGS; \
+	ZINIT((AX), Z0); \
+loop: \
+	LOAD; \
+	ZFMA((SI), Z0); \
+	NEXT(step); \
+	JNZ loop; \
+	ZSTORE(Z0, (DX)); \
+	VZEROUPPER; \
+	RET
+
+#define ZROWS2(LOAD, step, loop) \
+	ARGS; \
+	ZINIT((AX), Z0); ZINIT((AX)(BX*1), Z1); \
+loop: \
+	LOAD; \
+	ZFMA((SI), Z0); ZFMA((SI)(R8*1), Z1); \
+	NEXT(step); \
+	JNZ loop; \
+	ZSTORE(Z0, (DX)); ZSTORE(Z1, (DX)(R9*1)); \
+	VZEROUPPER; \
+	RET
+
+#define ZROWS3(LOAD, step, loop) \
+	ARGS; \
+	ZINIT((AX), Z0); ZINIT((AX)(BX*1), Z1); ZINIT((AX)(BX*2), Z2); \
+loop: \
+	LOAD; \
+	ZFMA((SI), Z0); ZFMA((SI)(R8*1), Z1); ZFMA((SI)(R8*2), Z2); \
+	NEXT(step); \
+	JNZ loop; \
+	ZSTORE(Z0, (DX)); ZSTORE(Z1, (DX)(R9*1)); ZSTORE(Z2, (DX)(R9*2)); \
+	VZEROUPPER; \
+	RET
+
+#define ZROWS4(LOAD, step, loop) \
+	ARGS; \
+	ZINIT((AX), Z0); ZINIT((AX)(BX*1), Z1); ZINIT((AX)(BX*2), Z2); ZINIT((R12), Z3); \
+loop: \
+	LOAD; \
+	ZFMA((SI), Z0); ZFMA((SI)(R8*1), Z1); ZFMA((SI)(R8*2), Z2); ZFMA((R10), Z3); \
+	NEXT(step); \
+	JNZ loop; \
+	ZSTORE(Z0, (DX)); ZSTORE(Z1, (DX)(R9*1)); ZSTORE(Z2, (DX)(R9*2)); ZSTORE(Z3, (R11)); \
+	VZEROUPPER; \
+	RET
+
+#define ZROWS5(LOAD, step, loop) \
+	ARGS; \
+	ZINIT((AX), Z0); ZINIT((AX)(BX*1), Z1); ZINIT((AX)(BX*2), Z2); ZINIT((R12), Z3); ZINIT((AX)(BX*4), Z4); \
+loop: \
+	LOAD; \
+	ZFMA((SI), Z0); ZFMA((SI)(R8*1), Z1); ZFMA((SI)(R8*2), Z2); ZFMA((R10), Z3); ZFMA((SI)(R8*4), Z4); \
+	NEXT(step); \
+	JNZ loop; \
+	ZSTORE(Z0, (DX)); ZSTORE(Z1, (DX)(R9*1)); ZSTORE(Z2, (DX)(R9*2)); ZSTORE(Z3, (R11)); ZSTORE(Z4, (DX)(R9*4)); \
+	VZEROUPPER; \
+	RET
+
+#define ZROWS6(LOAD, step, loop) \
+	ARGS; \
+	ZINIT((AX), Z0); ZINIT((AX)(BX*1), Z1); ZINIT((AX)(BX*2), Z2); ZINIT((R12), Z3); ZINIT((AX)(BX*4), Z4); ZINIT((R12)(BX*2), Z5); \
+loop: \
+	LOAD; \
+	ZFMA((SI), Z0); ZFMA((SI)(R8*1), Z1); ZFMA((SI)(R8*2), Z2); ZFMA((R10), Z3); ZFMA((SI)(R8*4), Z4); ZFMA((R10)(R8*2), Z5); \
+	NEXT(step); \
+	JNZ loop; \
+	ZSTORE(Z0, (DX)); ZSTORE(Z1, (DX)(R9*1)); ZSTORE(Z2, (DX)(R9*2)); ZSTORE(Z3, (R11)); ZSTORE(Z4, (DX)(R9*4)); ZSTORE(Z5, (R11)(R9*2)); \
+	VZEROUPPER; \
+	RET
+
+TEXT ·zkern1(SB), NOSPLIT, $0-64
+	ZROWS1(ZLOAD32, 64, zkloop1)
+
+TEXT ·zkern2(SB), NOSPLIT, $0-64
+	ZROWS2(ZLOAD32, 64, zkloop2)
+
+TEXT ·zkern3(SB), NOSPLIT, $0-64
+	ZROWS3(ZLOAD32, 64, zkloop3)
+
+TEXT ·zkern4(SB), NOSPLIT, $0-64
+	ZROWS4(ZLOAD32, 64, zkloop4)
+
+TEXT ·zkern5(SB), NOSPLIT, $0-64
+	ZROWS5(ZLOAD32, 64, zkloop5)
+
+TEXT ·zkern6(SB), NOSPLIT, $0-64
+	ZROWS6(ZLOAD32, 64, zkloop6)
+
+TEXT ·zhalf1(SB), NOSPLIT, $0-64
+	ZROWS1(ZLOAD16, 32, zhloop1)
+
+TEXT ·zhalf2(SB), NOSPLIT, $0-64
+	ZROWS2(ZLOAD16, 32, zhloop2)
+
+TEXT ·zhalf3(SB), NOSPLIT, $0-64
+	ZROWS3(ZLOAD16, 32, zhloop3)
+
+TEXT ·zhalf4(SB), NOSPLIT, $0-64
+	ZROWS4(ZLOAD16, 32, zhloop4)
+
+TEXT ·zhalf5(SB), NOSPLIT, $0-64
+	ZROWS5(ZLOAD16, 32, zhloop5)
+
+TEXT ·zhalf6(SB), NOSPLIT, $0-64
+	ZROWS6(ZLOAD16, 32, zhloop6)

@@ -7,6 +7,7 @@ const maxTileRows = 4
 // Without assembly kernels the weights are widened to fp32 at load.
 var (
 	useAVX2    = false
+	useAVX512  = false
 	halfPanels = false
 )
 
