@@ -141,11 +141,17 @@ func (d *dense) apply(dst, src []float32, rows int) {
 // block computes rows [r0, r1) of the output columns of panels [p0, p1).
 func (d *dense) block(dst, src []float32, r0, r1, p0, p1 int) {
 	in, out := d.in, d.out
+	paired := pairs()
 	for k0 := 0; k0 < in; k0 += kBlock {
 		kn := min(kBlock, in-k0)
-		for p := p0; p < p1; p++ {
+		for p := p0; p < p1; {
+			// Two panels at once where the kernel takes them (their
+			// weights are adjacent within the k block).
+			np := 1
+			if paired && p+1 < p1 {
+				np = 2
+			}
 			lo := d.offset(p, k0)
-			hi := lo + kn*panelWidth
 			col := p * panelWidth
 			for r := r0; r < r1; r += maxTileRows {
 				n := min(maxTileRows, r1-r)
@@ -154,12 +160,28 @@ func (d *dense) block(dst, src []float32, r0, r1, p0, p1 int) {
 				if k0 == 0 {
 					init, istride = d.bias[col:], 0
 				}
-				if d.p16 != nil {
-					tile16(src[r*in+k0:], in, d.p16[lo:hi], kn, c, out, init, istride, n)
-				} else {
-					tile32(src[r*in+k0:], in, d.p32[lo:hi], kn, c, out, init, istride, n)
+				if np == 2 && n == maxTileRows {
+					var w32 []float32
+					var w16 []uint16
+					if d.p16 != nil {
+						w16 = d.p16[lo : lo+2*kn*panelWidth]
+					} else {
+						w32 = d.p32[lo : lo+2*kn*panelWidth]
+					}
+					tilePair(src[r*in+k0:], in, w32, w16, kn, c, out, init, istride)
+					continue
+				}
+				for j := 0; j < np; j++ {
+					plo, jc := lo+j*kn*panelWidth, j*panelWidth
+					ji := init[jc:]
+					if d.p16 != nil {
+						tile16(src[r*in+k0:], in, d.p16[plo:plo+kn*panelWidth], kn, c[jc:], out, ji, istride, n)
+					} else {
+						tile32(src[r*in+k0:], in, d.p32[plo:plo+kn*panelWidth], kn, c[jc:], out, ji, istride, n)
+					}
 				}
 			}
+			p += np
 		}
 	}
 }

@@ -115,6 +115,12 @@ func zhalf5(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, i
 //go:noescape
 func zhalf6(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
 
+//go:noescape
+func zpair16(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
+//go:noescape
+func zpair32(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
+
 var (
 	kerns32 = [...]kernFunc{nil, kern1, kern2, kern3, kern4, kern5, kern6}
 	kerns16 = [...]kernFunc{nil, half1, half2, half3, half4, half5, half6}
@@ -160,4 +166,29 @@ func tile16(a []float32, lda int, w []uint16, k int, c []float32, ldc int, init 
 		return
 	}
 	kerns16[rows](unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
+}
+
+// pairs reports whether tilePair runs: AVX-512 computes two panels of six
+// rows in one call.
+func pairs() bool { return useAVX512 }
+
+// tilePair computes 6 rows x 32 outputs, two panels: w holds the first
+// panel's k rows of 16 weights and then the second's (fp32 in w32 or fp16
+// in w16, whichever the layer keeps), c and init rows 32 wide.
+func tilePair(a []float32, lda int, w32 []float32, w16 []uint16, k int, c []float32, ldc int, init []float32, istride int) {
+	const rows = maxTileRows
+	_ = a[(rows-1)*lda+k-1]
+	_ = c[(rows-1)*ldc+2*panelWidth-1]
+	_ = init[(rows-1)*istride+2*panelWidth-1]
+	if w16 != nil {
+		if len(w16) < 2*k*panelWidth {
+			panic("use: short weight panel")
+		}
+		zpair16(unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w16)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
+		return
+	}
+	if len(w32) < 2*k*panelWidth {
+		panic("use: short weight panel")
+	}
+	zpair32(unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w32)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
 }

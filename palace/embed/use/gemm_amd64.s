@@ -385,3 +385,44 @@ TEXT ·zhalf5(SB), NOSPLIT, $0-64
 
 TEXT ·zhalf6(SB), NOSPLIT, $0-64
 	ZROWS6(ZLOAD16, 32, zhloop6)
+
+// zpair16 and zpair32 compute 6 rows x 32 columns, two panels side by
+// side (the second panel follows the first in memory, k rows of 16
+// weights later), with 12 ZMM accumulators: enough independent
+// multiply-adds in flight to keep both of a core's FMA units busy, where
+// six wait on each other's latency. A row's a[k] is broadcast once into a
+// register for both panels (two memory broadcasts a row were slower).
+#define ZFMA2(arow, acc0, acc1) VBROADCASTSS arow, Z14; VFMADD231PS Z12, Z14, acc0; VFMADD231PS Z13, Z14, acc1
+
+#define ZPAIR6(LOAD, step, shift, loop) \
+	ARGS; \
+	MOVQ CX, R13; SHLQ $shift, R13; \
+	ZINIT((AX), Z0); ZINIT(64(AX), Z6); \
+	ZINIT((AX)(BX*1), Z1); ZINIT(64(AX)(BX*1), Z7); \
+	ZINIT((AX)(BX*2), Z2); ZINIT(64(AX)(BX*2), Z8); \
+	ZINIT((R12), Z3); ZINIT(64(R12), Z9); \
+	ZINIT((AX)(BX*4), Z4); ZINIT(64(AX)(BX*4), Z10); \
+	ZINIT((R12)(BX*2), Z5); ZINIT(64(R12)(BX*2), Z11); \
+loop: \
+	LOAD; \
+	ZFMA2((SI), Z0, Z6); ZFMA2((SI)(R8*1), Z1, Z7); ZFMA2((SI)(R8*2), Z2, Z8); \
+	ZFMA2((R10), Z3, Z9); ZFMA2((SI)(R8*4), Z4, Z10); ZFMA2((R10)(R8*2), Z5, Z11); \
+	NEXT(step); \
+	JNZ loop; \
+	ZSTORE(Z0, (DX)); ZSTORE(Z6, 64(DX)); \
+	ZSTORE(Z1, (DX)(R9*1)); ZSTORE(Z7, 64(DX)(R9*1)); \
+	ZSTORE(Z2, (DX)(R9*2)); ZSTORE(Z8, 64(DX)(R9*2)); \
+	ZSTORE(Z3, (R11)); ZSTORE(Z9, 64(R11)); \
+	ZSTORE(Z4, (DX)(R9*4)); ZSTORE(Z10, 64(DX)(R9*4)); \
+	ZSTORE(Z5, (R11)(R9*2)); ZSTORE(Z11, 64(R11)(R9*2)); \
+	VZEROUPPER; \
+	RET
+
+#define ZPLOAD16 VCVTPH2PS (DI), Z12; VCVTPH2PS (DI)(R13*1), Z13
+#define ZPLOAD32 VMOVUPS (DI), Z12; VMOVUPS (DI)(R13*1), Z13
+
+TEXT ·zpair16(SB), NOSPLIT, $0-64
+	ZPAIR6(ZPLOAD16, 32, 5, zploop16)
+
+TEXT ·zpair32(SB), NOSPLIT, $0-64
+	ZPAIR6(ZPLOAD32, 64, 6, zploop32)

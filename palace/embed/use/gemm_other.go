@@ -20,3 +20,9 @@ func tile32(a []float32, lda int, w []float32, k int, c []float32, ldc int, init
 func tile16(a []float32, lda int, w []uint16, k int, c []float32, ldc int, init []float32, istride, rows int) {
 	tileGeneric16(a, lda, w, k, c, ldc, init, istride, rows)
 }
+
+func pairs() bool { return false }
+
+func tilePair(a []float32, lda int, w32 []float32, w16 []uint16, k int, c []float32, ldc int, init []float32, istride int) {
+	panic("use: no paired kernel on this platform")
+}
