@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed/use"
+	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/redact"
 )
 
@@ -61,6 +63,13 @@ func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		add("config", "ok", fmt.Sprintf("%s: autopromote=%t fact_horizon=%s top_k=%d", st.File, st.AutoPromote, st.HorizonString(), st.TopK), "")
 	default:
 		add("config", "ok", fmt.Sprintf("no config file (defaults): autopromote=%t fact_horizon=%s top_k=%d", st.AutoPromote, st.HorizonString(), st.TopK), "")
+	}
+	// The kernels, chosen at run time: recall and writes are several times
+	// slower on the portable ones.
+	if k, s := use.Kernel(), index.ScanKernel(); k == "generic" || s == "generic" {
+		add("cpu", "warn", fmt.Sprintf("sentence encoder %s, vector scan %s: no AVX2 kernels on this CPU", k, s), "Expect writes and recall several times slower than the README's figures")
+	} else {
+		add("cpu", "ok", fmt.Sprintf("sentence encoder %s, vector scan %s", k, s), "")
 	}
 	if emb, err := configuredEmbedder(); err != nil {
 		add("embedder", "fail", err.Error(), "Check LOCI_EMBEDDER")

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loci-mem/loci/palace/embed/use"
+	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/palacetest"
 )
 
@@ -36,6 +39,11 @@ func TestDoctor(t *testing.T) {
 	if o.code != 0 || !strings.Contains(string(checks), `"name":"palace p1","status":"ok"`) ||
 		!strings.Contains(string(checks), "1 facts wait for review") {
 		t.Fatalf("healthy doctor: %d %s", o.code, o.stdout)
+	}
+	// It names the kernels the CPU runs, the ones the README's figures
+	// were measured with or others.
+	if want := fmt.Sprintf("sentence encoder %s, vector scan %s", use.Kernel(), index.ScanKernel()); !strings.Contains(string(checks), want) {
+		t.Errorf("doctor does not say %q: %s", want, checks)
 	}
 
 	// A broken config file fails the check: io error, exit 5, the checks in

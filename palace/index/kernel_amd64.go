@@ -68,3 +68,15 @@ func dots(q *scanQuery, rows []int8, out []int32) {
 		dotsGo(q, rows, out)
 	}
 }
+
+// ScanKernel names the kernel of the int8 scan this CPU runs:
+// "avx512-vnni", "avx2" or "generic".
+func ScanKernel() string {
+	switch {
+	case useVNNI:
+		return "avx512-vnni"
+	case useAVX2:
+		return "avx2"
+	}
+	return "generic"
+}

@@ -11,3 +11,6 @@ func l2sq(a, b []float32) float32 { return l2sqGo(a, b) }
 func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
 
 func dots(q *scanQuery, rows []int8, out []int32) { dotsGo(q, rows, out) }
+
+// ScanKernel names the kernel of the int8 scan: the portable one here.
+func ScanKernel() string { return "generic" }

@@ -32,9 +32,19 @@ func hasF16C() bool {
 
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 
-var kernelName = map[bool]string{true: "avx2-fma", false: "generic"}[useAVX2 && !useAVX512] +
-	map[bool]string{true: "avx512", false: ""}[useAVX512] +
-	map[bool]string{true: "-f16c", false: ""}[halfPanels]
+var kernelName = func() string {
+	name := "generic"
+	switch {
+	case useAVX512:
+		name = "avx512"
+	case useAVX2:
+		name = "avx2-fma"
+	}
+	if halfPanels {
+		name += "-f16c"
+	}
+	return name
+}()
 
 type kernFunc func(a *float32, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int)
 
