@@ -34,21 +34,16 @@ func TestKernelsMatchPureGo(t *testing.T) {
 // width (tails under 16 and under 64 included) and at the extremes of the
 // codes.
 func TestScanKernelsMatchPureGo(t *testing.T) {
-	kernels := []struct {
+	type kernel struct {
 		name      string
 		avx, vnni bool
-	}{{"go", false, false}}
+	}
+	kernels := []kernel{{"go", false, false}}
 	if useAVX2 {
-		kernels = append(kernels, struct {
-			name      string
-			avx, vnni bool
-		}{"avx2", true, false})
+		kernels = append(kernels, kernel{"avx2", true, false})
 	}
 	if useVNNI {
-		kernels = append(kernels, struct {
-			name      string
-			avx, vnni bool
-		}{"avx512-vnni", true, true})
+		kernels = append(kernels, kernel{"avx512-vnni", true, true})
 	} else {
 		t.Log("no AVX-512 VNNI on this CPU: its kernel is not checked here")
 	}

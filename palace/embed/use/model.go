@@ -205,10 +205,7 @@ type headScratch struct {
 
 // grow returns buf with length n, zeroed.
 func grow(buf []float32, n int) []float32 {
-	if cap(buf) < n {
-		return make([]float32, n)
-	}
-	buf = buf[:n]
+	buf = sized(buf, n)
 	clear(buf)
 	return buf
 }
