@@ -5,7 +5,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/words"
@@ -338,40 +337,7 @@ func namesTime(text string) bool {
 		body = body[:whenBytes]
 	}
 	body = standardText(body)
-	return mayNameTime(body) && reNamesTime.MatchString(body)
-}
-
-// timeHints are words and parts of words of which a text that names a
-// time holds at least one, lower-cased, unless it holds a digit: every
-// alternative of reNamesTime needs a digit or one of them ("day" is in
-// "yesterday", "today", "the other day" and the weekdays, "night" in
-// "tonight", "week" in "weekend", a month's abbreviation in its name).
-var timeHints = []string{
-	"day", "night", "tomorrow", "recently", "lately", "ago",
-	"second", "minute", "hour", "week", "month", "year", "decade",
-	"spring", "summer", "autumn", "fall", "winter", "morning", "afternoon", "evening",
-	"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-}
-
-// mayNameTime reports whether text can match reNamesTime: false only for
-// a text with neither a digit nor any of timeHints. The expression is
-// slow (a large alternation, case-folded, run over every word), and most
-// texts name no time, so this cheap test answers for most of them. A
-// text with a byte beyond ASCII goes to the expression: case folding
-// reads a few such letters as ASCII ones (ſ as s, the Kelvin sign as k).
-func mayNameTime(text string) bool {
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c >= utf8.RuneSelf || '0' <= c && c <= '9' {
-			return true
-		}
-	}
-	lower := strings.ToLower(text)
-	for _, h := range timeHints {
-		if strings.Contains(lower, h) {
-			return true
-		}
-	}
-	return false
+	return scanNamesTime(body)
 }
 
 // whenOn, speakerOn, askOn and reactOn report whether each lift is used
