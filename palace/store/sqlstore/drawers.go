@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loci-mem/loci/palace/store"
@@ -325,33 +327,80 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 			}
 		}
 	}
-	for lo := 0; lo < len(whole); lo += 500 {
-		chunk := whole[lo:min(lo+500, len(whole))]
-		rows, err := r.c.QueryContext(ctx, `SELECT vec_id, vector FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
-			WHERE vec_id IN (`+placeholders(len(chunk))+`) AND status = 'active'`, chunk...)
-		if err != nil {
-			return nil, fmt.Errorf("read vectors: %w", err)
-		}
-		for rows.Next() {
-			var k int64
-			var b []byte
-			if err := rows.Scan(&k, &b); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read vectors: %w", err)
-			}
-			if len(b) == size {
-				for _, i := range at[k] {
-					out[i] = b
+	// Whole-text vectors by key, 500 a query, by two readers side by side
+	// when there are many and a pool to take two connections from: each
+	// row is a few pages of SQLite's cache, and a search re-scores a couple
+	// of hundred (on two cores, half the wait). One connection, as in a
+	// transaction, answers one query at a time (PostgreSQL's cannot
+	// interleave two).
+	chunk, readers := 500, 1
+	if _, pool := r.c.q.(*sql.DB); pool && len(whole) >= 2*parallelVectorReads {
+		chunk, readers = min(chunk, (len(whole)+1)/2), 2
+	}
+	var chunks [][]any
+	for lo := 0; lo < len(whole); lo += chunk {
+		chunks = append(chunks, whole[lo:min(lo+chunk, len(whole))])
+	}
+	var mu sync.Mutex // guards out and errs
+	var errs []error
+	var taken atomic.Int32
+	var wg sync.WaitGroup
+	for range min(readers, len(chunks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(taken.Add(1)) - 1; i < len(chunks); i = int(taken.Add(1)) - 1 {
+				err := r.vectorsByKey(ctx, chunks[i], size, func(k int64, b []byte) {
+					mu.Lock()
+					for _, j := range at[k] {
+						out[j] = b
+					}
+					mu.Unlock()
+				})
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
 				}
 			}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read vectors: %w", err)
-		}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// parallelVectorReads is the fewest whole-text vectors each of two
+// concurrent reads takes: below it, one read costs less than a goroutine
+// and a second connection.
+const parallelVectorReads = 32
+
+// vectorsByKey reads the whole-text vectors of active drawers by vector
+// key, at most 500 keys, calling f with each that is size bytes long.
+func (r drawers) vectorsByKey(ctx context.Context, keys []any, size int, f func(key int64, vec []byte)) error {
+	rows, err := r.c.QueryContext(ctx, `SELECT vec_id, vector FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
+		WHERE vec_id IN (`+placeholders(len(keys))+`) AND status = 'active'`, keys...)
+	if err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k int64
+		var b []byte
+		if err := rows.Scan(&k, &b); err != nil {
+			return fmt.Errorf("read vectors: %w", err)
+		}
+		if len(b) == size {
+			f(k, b)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read vectors: %w", err)
+	}
+	return nil
 }
 
 func (r drawers) SeqOf(ctx context.Context, rid int64) (int64, error) {

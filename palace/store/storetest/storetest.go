@@ -39,6 +39,7 @@ func Run(t *testing.T, open Open) {
 		{"Drawers", testDrawers},
 		{"Filters", testFilters},
 		{"Vectors", testVectors},
+		{"ManyKeyVectors", testManyKeyVectors},
 		{"LogAndMeta", testLogAndMeta},
 		{"Facts", testFacts},
 		{"Sessions", testSessions},
@@ -452,6 +453,53 @@ func testFilters(t *testing.T, b store.Backend) {
 
 func where(field, op string, v any) store.Filter {
 	return store.Filter{Where: &store.Pred{Field: field, Op: op, Value: v}}
+}
+
+// testManyKeyVectors reads more whole-text vectors than one query takes
+// (two readers share them), each key asked for once or twice, some
+// missing, and every answer in the place of its ref.
+func testManyKeyVectors(t *testing.T, b store.Backend) {
+	s := create(t, b, "p")
+	const n = 1100
+	write(t, s, func(tx store.Tx) error {
+		for i := 1; i <= n; i++ {
+			d := drawer(fmt.Sprintf("d%d", i), int64(i))
+			d.VecKey, d.Model = int64(i), "m"
+			if err := tx.Drawers().Insert(ctx, d, &store.Vector{Blob: vec(float32(i), -float32(i))}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var refs []store.VecRef
+	var want [][]byte
+	for i := n + 40; i >= 1; i -= 3 { // from missing keys down, every third
+		refs = append(refs, store.VecRef{Key: int64(i)})
+		if i <= n {
+			want = append(want, vec(float32(i), -float32(i)))
+		} else {
+			want = append(want, nil)
+		}
+	}
+	refs = append(refs, refs[:10]...)
+	want = append(want, want[:10]...)
+	got, err := s.Drawers().KeyVectors(ctx, refs, 8)
+	must(t, err)
+	equal(t, "key vectors", got, want)
+	write(t, s, func(tx store.Tx) error { // and on one connection, in a transaction
+		got, err := tx.Drawers().KeyVectors(ctx, refs, 8)
+		equal(t, "key vectors in a transaction", got, want)
+		return err
+	})
+	for _, size := range []int{4, 12} { // no vector of another length is returned
+		got, err := s.Drawers().KeyVectors(ctx, refs, size)
+		must(t, err)
+		for i, g := range got {
+			if g != nil {
+				t.Fatalf("size %d: ref %d gave a vector of %d bytes", size, i, len(g))
+			}
+		}
+	}
 }
 
 func testVectors(t *testing.T, b store.Backend) {
