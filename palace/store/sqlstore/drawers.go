@@ -344,28 +344,32 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 	var mu sync.Mutex // guards out and errs
 	var errs []error
 	var taken atomic.Int32
+	read := func() { // takes chunks until none is left or one fails
+		for i := int(taken.Add(1)) - 1; i < len(chunks); i = int(taken.Add(1)) - 1 {
+			err := r.vectorsByKey(ctx, chunks[i], size, func(k int64, b []byte) {
+				mu.Lock()
+				for _, j := range at[k] {
+					out[j] = b
+				}
+				mu.Unlock()
+			})
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				return
+			}
+		}
+	}
 	var wg sync.WaitGroup
-	for range min(readers, len(chunks)) {
+	for range readers - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(taken.Add(1)) - 1; i < len(chunks); i = int(taken.Add(1)) - 1 {
-				err := r.vectorsByKey(ctx, chunks[i], size, func(k int64, b []byte) {
-					mu.Lock()
-					for _, j := range at[k] {
-						out[j] = b
-					}
-					mu.Unlock()
-				})
-				if err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-					return
-				}
-			}
+			read()
 		}()
 	}
+	read()
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
