@@ -2,8 +2,9 @@
 //
 // A Manager keeps one goroutine per palace, shaped like litestream's Store
 // (a context, its cancel func and a WaitGroup; Close is cancel then wait,
-// at most ShutdownGrace). Each goroutine flushes access statistics and
-// saves the vector snapshot (Maintain) and, when the schedule says the
+// at most ShutdownGrace). Each goroutine flushes access statistics,
+// calibrates the vector index once it has been asked enough questions and
+// saves its snapshot (Maintain) and, when the schedule says the
 // palace is idle and due, runs the passes (Run): index maintenance,
 // staleness, near-duplicate linking, agent skills, importance decay,
 // closets and knowledge-graph hygiene. Each pass is a step over (palace,

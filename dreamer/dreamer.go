@@ -160,11 +160,22 @@ func (m *Manager) due(ctx context.Context, p *palace.Palace) (bool, string, erro
 	return d, why, nil
 }
 
-// Maintain is the routine pass: flush batched access statistics and save
-// the vector index snapshot if it changed.
+// Maintain is the routine pass: flush batched access statistics,
+// calibrate the vector index when it asks for it, and save the index
+// snapshot if it changed. Calibration (palace.CalibrateIndex) is index
+// upkeep, not consolidation, so it runs here too and not only in the
+// index pass: with the scheduled passes off (LOCI_DREAM=off) a graph or
+// projection would otherwise stay held off, and every search scan, for
+// the life of the process. It waits until this process has been asked
+// enough questions, and never loads an index no search has loaded.
 func Maintain(ctx context.Context, p *palace.Palace) error {
 	if err := p.FlushAccess(ctx); err != nil {
 		return err
+	}
+	if p.IndexInfo().Loaded {
+		if _, err := p.CalibrateIndex(ctx); err != nil {
+			return err
+		}
 	}
 	return p.SaveIndex(ctx)
 }

@@ -3,12 +3,16 @@ package dreamer_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
+	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -112,5 +116,85 @@ func TestIndexPassReembedsPassagesOfAnEarlierWindow(t *testing.T) {
 	}
 	if pr := passReport(t, dream(t, p, clk, "index"), "index"); pr.Index.Reembedded != 0 {
 		t.Fatalf("second pass re-embedded %d", pr.Index.Reembedded)
+	}
+}
+
+// Maintain, which runs every minute even with the scheduled passes off,
+// calibrates a graph the process holds off once it has been asked enough
+// questions, and never loads an index no search has loaded.
+func TestMaintainCalibratesTheIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := palace.Config{DataDir: dir, Embedder: embed.NewHash(64),
+		Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	reg, err := palace.OpenRegistry(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := reg.Create(ctx, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields("garden river mountain coffee planet rocket violin castle forest desert ocean island " +
+		"alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike oscar papa romeo")
+	r := rand.New(rand.NewSource(5))
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.Intn(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	batch := make([]*palace.Drawer, 1000)
+	for i := range batch {
+		batch[i] = &palace.Drawer{Content: fmt.Sprintf("%s %d", text(6), i)}
+	}
+	if err := p.AddMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A fresh process: maintenance before any search leaves the index
+	// unloaded.
+	reg, err = palace.OpenRegistry(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	if p, err = reg.Open(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := dreamer.Maintain(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if in := p.IndexInfo(); in.Loaded {
+		t.Fatalf("maintenance loaded the index: %+v", in)
+	}
+	search := func(n int) {
+		for range n {
+			if _, err := p.Search(ctx, palace.SearchRequest{Query: text(3), Mode: palace.ModeVector, NoAccess: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Too few questions: the graph stays held off, uncalibrated.
+	search(10)
+	if err := dreamer.Maintain(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if in := p.IndexInfo(); in.GraphNodes == 0 || !in.GraphOff || in.Calibrated || in.Calibration != nil {
+		t.Fatalf("after 10 questions: %+v, want a graph held off and not calibrated", in)
+	}
+	// Enough: maintenance measures it on them and the choice is kept.
+	search(60)
+	if err := dreamer.Maintain(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	in := p.IndexInfo()
+	if !in.Calibrated || in.Calibration == nil || in.Calibration.Queries < 50 || in.GraphOff != (in.Calibration.Use != "graph") {
+		t.Fatalf("after 70 questions: %+v (calibration %+v), want the index calibrated on them", in, in.Calibration)
 	}
 }

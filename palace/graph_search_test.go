@@ -13,30 +13,81 @@ import (
 	"github.com/loci-mem/loci/palace/palacetest"
 )
 
-// A palace past its graph threshold answers vector searches through the
-// graph, re-ranked from the store: the results match the exhaustive
-// path's, removed drawers never come back, and the graph survives a
-// restart in the snapshot (it is loaded, not rebuilt).
+// A palace past its graph threshold builds a graph and holds it off (the
+// exact scan answers) until calibration has measured it on the palace's
+// own questions, in the process that built it and in one that loaded it
+// from the snapshot. Once calibration chooses it (40,000 rows: a beam of
+// 48 costs a fraction of the scan), searches go through the graph,
+// re-ranked from the store: the results match the exhaustive path's,
+// removed drawers never come back, and a restart keeps the graph and the
+// choice.
 func TestVectorSearchThroughTheGraph(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	graph := index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}
 	cfg := palace.Config{DataDir: dir, Embedder: embed.NewHash(64), Graph: graph}
-	reg, p, ds, text := wordsPalace(t, cfg, 1500, 1)
+	reg, p, ds, text := wordsPalace(t, cfg, 40000, 1)
+	const rows = 40000
 	queries := make([]string, 60)
 	for i := range queries {
 		queries[i] = text(3)
 	}
-	rec, err := p.IndexRecall(ctx, queries, 10)
-	if err != nil {
+	ask := func() {
+		t.Helper()
+		for _, q := range queries {
+			if _, err := p.Search(ctx, palace.SearchRequest{Query: q, Mode: palace.ModeVector, NoAccess: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ask()
+	if st := p.VectorIndexStats(); st.Graph != rows || !st.GraphOff || st.Scored != 0 || p.IndexInfo().Kind != "exact" {
+		t.Fatalf("a graph just built: %+v, kind %q; want it held off and unused", st, p.IndexInfo().Kind)
+	}
+
+	// A restart loads the graph from the snapshot, still uncalibrated: a
+	// search straight after it, and warming without questions, leave it
+	// held off.
+	restart := func() {
+		t.Helper()
+		if err := reg.Close(); err != nil {
+			t.Fatal(err)
+		}
+		reg = palacetest.MustOpenRegistry(t, cfg)
+		var err error
+		if p, err = reg.Open(ctx, "big"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restart()
+	if _, err := p.Search(ctx, palace.SearchRequest{Query: queries[0], Mode: palace.ModeVector, NoAccess: true}); err != nil {
 		t.Fatal(err)
 	}
-	if st := p.VectorIndexStats(); st.Graph == 0 || p.IndexInfo().Kind != "graph" {
-		t.Fatalf("no graph past the threshold: %+v, kind %q", st, p.IndexInfo().Kind)
+	if st := p.VectorIndexStats(); st.Graph != rows || !st.GraphOff || st.Scored != 0 {
+		t.Fatalf("first search after a restart: %+v, want the loaded graph held off and unused", st)
 	}
-	if rec < 0.95 {
-		t.Fatalf("graph search recall@10 against the exhaustive path: %.3f", rec)
+	if err := p.WarmIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, in := p.VectorIndexStats(), p.IndexInfo(); st.Graph != rows || !st.GraphOff || in.Calibrated || in.Calibration != nil {
+		t.Fatalf("warmed without questions: stats %+v, info %+v; want the saved graph held off, uncalibrated", st, in)
+	}
+
+	// Once the process has seen enough questions, calibration measures
+	// the graph on them and switches it on.
+	ask()
+	c, err := p.CalibrateIndex(ctx)
+	if err != nil || c == nil {
+		t.Fatalf("calibration: %+v, %v", c, err)
+	}
+	st := p.VectorIndexStats()
+	if c.Queries != len(queries) || c.Use != "graph" || c.Recall < index.CalibrationTarget || st.GraphOff ||
+		!p.IndexInfo().Calibrated || p.IndexInfo().Kind != "graph" {
+		t.Fatalf("calibration after %d questions: %+v, stats %+v; want the graph chosen", len(queries), c, st)
+	}
+	if rec, err := p.IndexRecall(ctx, queries, 10); err != nil || rec < 0.95 {
+		t.Fatalf("graph search recall@10 against the exhaustive path: %.3f, %v", rec, err)
 	}
 	// Scores are exact cosines (re-ranked from the store), as on the
 	// exhaustive path.
@@ -76,55 +127,18 @@ func TestVectorSearchThroughTheGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Kind != "graph" || h.Tombstones != 300 || h.Live != 1200 {
-		t.Fatalf("index health %+v, want a graph with 1200 live and 300 tombstones", h)
+	if h.Kind != "graph" || h.Tombstones != 300 || h.Live != rows-300 {
+		t.Fatalf("index health %+v, want a graph with %d live and 300 tombstones", h, rows-300)
 	}
-	// A restart loads the graph from the snapshot.
-	if err := reg.Close(); err != nil {
-		t.Fatal(err)
-	}
-	reg = palacetest.MustOpenRegistry(t, cfg)
-	p, err = reg.Open(ctx, "big")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A search straight after the restart loads the snapshot; its graph,
-	// never calibrated, is held off from the load on (not only once
-	// WarmIndex reaches calibration), so the search scans.
+
+	// A restart keeps the calibrated graph: the first search goes
+	// through it.
+	restart()
 	if _, err := p.Search(ctx, palace.SearchRequest{Query: queries[0], Mode: palace.ModeVector, NoAccess: true}); err != nil {
 		t.Fatal(err)
 	}
-	if st := p.VectorIndexStats(); st.Graph != 1500 || !st.GraphOff || st.Scored != 0 {
-		t.Fatalf("first search after a restart: %+v, want the loaded graph held off and unused", st)
-	}
-	if err := p.WarmIndex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	st := p.VectorIndexStats()
-	if st.Graph != 1500 {
-		t.Fatalf("after a restart: %+v, want the saved graph of 1500 rows", st)
-	}
-	// A process that has seen no queries holds the graph off (the exact
-	// scan answers) rather than trust it unmeasured.
-	if in := p.IndexInfo(); !st.GraphOff || in.Calibrated || in.Calibration != nil {
-		t.Fatalf("warmed without queries: stats %+v, info %+v; want the graph held off, uncalibrated", st, in)
-	}
-	// Once it has seen enough queries, calibration measures the graph on
-	// them: a beam reaching the target, or the exact scan where none
-	// beats it.
-	for _, q := range queries {
-		if _, err := p.Search(ctx, palace.SearchRequest{Query: q, Mode: palace.ModeVector, NoAccess: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := p.CalibrateIndex(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st = p.VectorIndexStats()
-	if c == nil || c.Queries != len(queries) || (!c.Off && c.Recall < index.CalibrationTarget) || c.Off != st.GraphOff ||
-		!p.IndexInfo().Calibrated {
-		t.Fatalf("calibration after %d queries: %+v, stats %+v", len(queries), c, st)
+	if st := p.VectorIndexStats(); st.Graph != rows || st.GraphOff || st.EfSearch != c.Ef || st.Scored == 0 || !p.IndexInfo().Calibrated {
+		t.Fatalf("first search after a restart: %+v, want the calibrated graph (beam %d) answering", st, c.Ef)
 	}
 	if rec, err := p.IndexRecall(ctx, queries, 10); err != nil || rec < 0.95 {
 		t.Fatalf("after a restart: recall %.3f, %v", rec, err)

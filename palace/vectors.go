@@ -231,6 +231,9 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		return nil
 	})
 	batch.flush(v.idx)
+	// A graph the catch-up built (the index grew past its threshold, or
+	// was rebuilt) is held off like a loaded one until it is calibrated.
+	v.idx.HoldGraph()
 	if err != nil {
 		return nil, storeErr("index catch-up", err)
 	}
