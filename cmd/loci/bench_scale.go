@@ -21,6 +21,7 @@ import (
 
 	"github.com/loci-mem/loci/cmd/loci/locomo"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/index"
 )
 
 func init() {
@@ -62,6 +63,10 @@ type scaleFigures struct {
 	CodeMB             float64 `json:"code_mb"`
 	Queries            int     `json:"queries"`
 	RecallCheckQueries int     `json:"recall_check_queries"`
+	// Calibration is what calibrating the palace's index on its questions
+	// measured and chose before anything was timed (scaleCalibrate); none
+	// when the index had no graph or was calibrated already.
+	Calibration *index.Calibration `json:"calibration,omitempty"`
 }
 
 // benchScale is `loci bench scale`: for each size it builds a palace (or
@@ -265,6 +270,7 @@ func scaleSentence(r *rand.Rand, n int) string {
 // scaleSeed is what a reused palace remembers of its building.
 type scaleSeed struct {
 	IngestSec, IndexBuildS, KeywordBuildS float64
+	Calibration                           *index.Calibration `json:"-"` // this run's, not kept in the marker
 }
 
 func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, nq, ncheck int, c scaleText) (scaleFigures, error) {
@@ -275,7 +281,7 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 	if err != nil {
 		return f, err
 	}
-	f.Reused = reused
+	f.Reused, f.Calibration = reused, seed.Calibration
 	f.IngestSec, f.IndexBuildS, f.KeywordBuildS = round3(seed.IngestSec), round3(seed.IndexBuildS), round3(seed.KeywordBuildS)
 	f.IngestPerSec = float64(int(float64(n) / seed.IngestSec))
 	f.DiskMB = round3(float64(palaceBytes(home, name)) / (1 << 20))
@@ -405,7 +411,8 @@ func scalePalace(ctx context.Context, env *cliEnv, home, name string, n int, c s
 		// A palace an older loci built is brought to this version's
 		// steady state (index snapshots, the graph's calibration) before
 		// anything is timed.
-		return seed, true, scaleWarm(ctx, home, name)
+		seed.Calibration, err = scaleWarm(ctx, env, home, name, c)
+		return seed, true, err
 	}
 	seed, err := scaleBuild(ctx, env, home, name, n, c)
 	if err != nil {
@@ -418,17 +425,56 @@ func scalePalace(ctx context.Context, env *cliEnv, home, name string, n int, c s
 	return seed, false, nil
 }
 
-func scaleWarm(ctx context.Context, home, name string) error {
+func scaleWarm(ctx context.Context, env *cliEnv, home, name string, c scaleText) (*index.Calibration, error) {
 	reg, err := openRegistry(homeFlags{dataDir: home}, zerolog.Nop(), nil)
 	if err != nil {
-		return &cliError{Type: "io", Message: err.Error()}
+		return nil, &cliError{Type: "io", Message: err.Error()}
 	}
 	defer reg.Close()
 	p, err := reg.Open(ctx, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return p.WarmIndex(ctx)
+	if err := p.WarmIndex(ctx); err != nil {
+		return nil, err
+	}
+	return scaleCalibrate(ctx, env, p, c)
+}
+
+// scaleCalibrationQuestions is how many questions scaleCalibrate asks: as
+// many as a palace's calibration uses (palace.CalibrateIndex takes the
+// latest 100).
+const scaleCalibrationQuestions = 100
+
+// scaleCalibrate brings a palace's vector index to the state of one in
+// use. A palace that has been asked questions has had its graph and
+// projection measured on them and one of them (or the scan) chosen, by
+// maintenance or the dreamer's index pass in the process that was asked
+// (dreamer.Maintain); one just built, or reused from a run whose
+// processes never calibrated, has not, and every search would scan. So a
+// palace whose index asks for calibration is asked questions drawn from
+// the same pool as the timed ones, in process, and calibrated on them;
+// the snapshot keeps the choice for the servers the benchmark starts.
+func scaleCalibrate(ctx context.Context, env *cliEnv, p *palace.Palace, c scaleText) (*index.Calibration, error) {
+	if in := p.IndexInfo(); in.GraphNodes == 0 || in.Calibrated {
+		return nil, nil
+	}
+	r := rand.New(rand.NewSource(7))
+	for range scaleCalibrationQuestions {
+		if _, err := p.Search(ctx, palace.SearchRequest{Query: c.query(r), Mode: palace.ModeVector, NoAccess: true}); err != nil {
+			return nil, err
+		}
+	}
+	statusf(env, "loci bench scale: calibrating the vector index of %s", p.Name())
+	cal, err := p.CalibrateIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cal != nil {
+		statusf(env, "loci bench scale: %s answers through %s (recall@10 %.3f graph, %.3f projection)",
+			p.Name(), cal.Use, cal.Recall, cal.ProjRecall)
+	}
+	return cal, nil
 }
 
 // scaleBuild writes n drawers through the palace API in batches (the
@@ -480,7 +526,8 @@ func scaleBuild(ctx context.Context, env *cliEnv, home, name string, n int, c sc
 		return s, err
 	}
 	s.KeywordBuildS = time.Since(start).Seconds()
-	return s, nil
+	s.Calibration, err = scaleCalibrate(ctx, env, p, c)
+	return s, err
 }
 
 // palaceBytes is the size of a palace's files in home (the database, its
@@ -532,12 +579,12 @@ func pct(ds []time.Duration, q float64) time.Duration {
 }
 
 func writeScaleTable(w io.Writer, fs []scaleFigures) {
-	fmt.Fprintf(w, "%-9s %-8s %9s %9s %9s %9s %9s %11s %8s %8s %8s %8s %8s\n", "drawers", "embedder", "ingest/s", "index s", "disk MB",
-		"RSS MB", "init ms", "1st full ms", "p50 ms", "p99 ms", "p50 -emb", "p99 -emb", "recall@10")
+	fmt.Fprintf(w, "%-9s %-8s %9s %9s %9s %9s %9s %11s %8s %8s %8s %8s %9s  %s\n", "drawers", "embedder", "ingest/s", "index s", "disk MB",
+		"RSS MB", "init ms", "1st full ms", "p50 ms", "p99 ms", "p50 -emb", "p99 -emb", "recall@10", "index")
 	for _, f := range fs {
-		fmt.Fprintf(w, "%-9d %-8s %9.0f %9.1f %9.0f %9.0f %9.1f %11.0f %8.2f %8.2f %8.2f %8.2f %8.3f\n", f.Drawers, f.Embedder, f.IngestPerSec,
+		fmt.Fprintf(w, "%-9d %-8s %9.0f %9.1f %9.0f %9.0f %9.1f %11.0f %8.2f %8.2f %8.2f %8.2f %9.3f  %s\n", f.Drawers, f.Embedder, f.IngestPerSec,
 			f.IndexBuildS, f.DiskMB, f.RSSMB, f.ColdInitMS, f.FirstFullRecall, f.RecallP50MS, f.RecallP99MS,
-			f.RecallCachedP50MS, f.RecallCachedP99MS, f.ApproxRecallAt10)
+			f.RecallCachedP50MS, f.RecallCachedP99MS, f.ApproxRecallAt10, f.IndexKind)
 	}
 }
 
