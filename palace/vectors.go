@@ -231,8 +231,11 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		return nil
 	})
 	batch.flush(v.idx)
+	// The rows the batches' parallel builds left unreachable since the
+	// graph's last walk are linked again, once for the whole catch-up.
 	// A graph the catch-up built (the index grew past its threshold, or
 	// was rebuilt) is held off like a loaded one until it is calibrated.
+	v.idx.Relink()
 	v.idx.HoldGraph()
 	if err != nil {
 		return nil, storeErr("index catch-up", err)

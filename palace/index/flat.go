@@ -183,6 +183,19 @@ func (f *Flat) AddBatch(keys []uint64, vecs [][]float32) int {
 	return added
 }
 
+// Relink links again the rows that parallel builds since the last walk
+// of the graph left unreachable (a build walks only once a sixteenth of
+// the graph is new; see walkGrowth). A caller adding many batches calls
+// it when it is done; without a graph, or with nothing new, it does
+// nothing.
+func (f *Flat) Relink() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.g != nil && f.g.unwalked > 0 {
+		f.g.relinkUnreachable(f)
+	}
+}
+
 // buildGraph compacts the rows and builds the graph over all of them.
 // Caller holds mu for writing.
 func (f *Flat) buildGraph() {

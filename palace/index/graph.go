@@ -116,6 +116,10 @@ type graph struct {
 	off     bool
 	calRows int
 
+	// unwalked is the rows parallel builds linked since the last walk of
+	// layer 0 (relinkUnreachable).
+	unwalked int
+
 	// During a parallel build (build), lk guards neighbour lists (row i
 	// by lk[i%len(lk)]) and epMu the entry point; both are nil otherwise,
 	// when the owning Flat's mutex serialises inserts.
@@ -462,7 +466,15 @@ func (g *graph) connect(f *Flat, r uint32) {
 		if l == 0 {
 			m = g.m0
 		}
-		chosen := g.selectNeighbours(f, append([]cand(nil), found...), m)
+		// A row another worker linked to already is found by its own
+		// search; it is no neighbour of itself.
+		others := make([]cand, 0, len(found))
+		for _, c := range found {
+			if c.row != r {
+				others = append(others, c)
+			}
+		}
+		chosen := g.selectNeighbours(f, others, m)
 		unlock := g.lockRow(r)
 		own := g.links(r, l)
 		own[0] = uint32(len(chosen))
@@ -522,35 +534,148 @@ func (g *graph) build(f *Flat, lo, hi, workers int) {
 	}
 	wg.Wait()
 	g.lk, g.epMu = nil, nil
-	g.relinkUnreachable(f)
+	g.unwalked += hi - lo
+	if g.unwalked*walkGrowth >= len(g.levels) {
+		g.relinkUnreachable(f)
+	}
 }
+
+// walkGrowth bounds how often a build walks layer 0: a walk visits every
+// row (a quarter of a second at 1M rows), so a build walks only once the
+// rows linked in parallel since the last walk reach 1/walkGrowth of the
+// graph, and the end of a batched load walks once more (Flat.Relink). A
+// catch-up of a thousand batches then walks a few dozen times instead of
+// once a batch.
+const walkGrowth = 16
 
 // relinkUnreachable links again, one at a time, the rows a search of
 // layer 0 from the entry point can no longer reach. A parallel build
 // leaves a few: two close rows linked at once do not see each other, so
 // when a neighbour's list is full the heuristic drops one of them as
 // covered by the other, which holds no edge to it. Serial inserts see
-// every earlier row and do not leave such rows in practice. The walk
-// costs one pass over the links; few rows are linked again.
+// every earlier row and do not leave such rows in practice.
+//
+// Linking again is not enough on its own: in a dense region (near-copies
+// keep one or two neighbours) every neighbour whose list is full drops
+// the row again by the same heuristic. At 1M rows of the default encoder
+// 340 rows stayed unreachable through three rounds of it, and every later
+// batch linked them again in vain. So a row still lost after that is
+// pinned: a reachable neighbour keeps an edge to it whatever the
+// heuristic says, in place of a neighbour that keeps another in-edge
+// where it can (pin). The walk costs one pass over the links (a quarter
+// of a second at 1M rows).
 func (g *graph) relinkUnreachable(f *Flat) {
-	for range 3 { // a relinked row can itself drop another from a full list
-		lost := g.unreachable()
+	g.unwalked = 0
+	var pinned map[uint32]bool
+	for round := range relinkRounds {
+		seen, lost := g.reach()
 		if len(lost) == 0 {
 			return
 		}
+		if round == 0 {
+			for _, r := range lost {
+				g.connect(f, r)
+			}
+			if seen, lost = g.reach(); len(lost) == 0 {
+				return
+			}
+			pinned = map[uint32]bool{}
+		}
+		indeg := g.inDegrees(seen)
 		for _, r := range lost {
-			g.connect(f, r)
+			g.pin(f, r, seen, indeg, pinned)
 		}
 	}
+}
+
+// relinkRounds bounds the walks of relinkUnreachable: the first links the
+// lost rows again, the rest pin what is still lost (a pin can displace
+// an edge another row needed; that row is pinned in the next round).
+const relinkRounds = 8
+
+// pin gives row r an in-edge on layer 0 from the most similar row seen
+// reaches (of a search as wide as an insert's) that can take it: one
+// whose list has room, or else one with a neighbour that has another
+// in-edge from a reachable row (indeg counts them), which r replaces (the
+// least similar such).
+// Where no row can, the most similar displaces its least similar
+// neighbour that was not pinned itself, so two lost rows never take the
+// same slot from each other in turn.
+func (g *graph) pin(f *Flat, r uint32, seen []bool, indeg []int32, pinned map[uint32]bool) {
+	sc := f.rowScorer(int(r))
+	ys := g.search(f, &sc, g.cfg.EfConstruction, func(row int) bool { return !seen[row] || row == int(r) })
+	put := func(nb []uint32, i int) {
+		if i == int(nb[0]) {
+			nb[0]++
+		} else {
+			indeg[nb[1+i]]--
+		}
+		nb[1+i] = r
+		indeg[r]++
+		pinned[r] = true
+	}
+	// victim is the slot of y's least similar neighbour that ok allows;
+	// the end of the list when it has room; -1 when none.
+	victim := func(y uint32, nb []uint32, ok func(x uint32) bool) int {
+		n := int(nb[0])
+		if n < g.m0 {
+			return n
+		}
+		worst, ws := -1, float32(0)
+		for i, x := range nb[1 : 1+n] {
+			if s := f.pairScore(y, x); ok(x) && (worst < 0 || s < ws) {
+				worst, ws = i, s
+			}
+		}
+		return worst
+	}
+	for _, y := range ys {
+		nb := g.links(y.row, 0)
+		if slices.Contains(nb[1:1+nb[0]], r) {
+			return
+		}
+		if i := victim(y.row, nb, func(x uint32) bool { return indeg[x] > 1 }); i >= 0 {
+			put(nb, i)
+			return
+		}
+	}
+	for _, y := range ys {
+		nb := g.links(y.row, 0)
+		if i := victim(y.row, nb, func(x uint32) bool { return !pinned[x] }); i >= 0 {
+			put(nb, i)
+			return
+		}
+	}
+}
+
+// inDegrees counts each row's in-edges on layer 0 from the rows seen
+// marks (an edge from a row no walk reaches leads nowhere).
+func (g *graph) inDegrees(seen []bool) []int32 {
+	indeg := make([]int32, len(g.levels))
+	for r, ok := range seen {
+		if ok {
+			for _, x := range g.neighbours(uint32(r), 0, nil) {
+				indeg[x]++
+			}
+		}
+	}
+	return indeg
 }
 
 // unreachable lists the rows that layer 0's edges do not lead to from
 // the entry point.
 func (g *graph) unreachable() []uint32 {
+	_, lost := g.reach()
+	return lost
+}
+
+// reach walks layer 0 from the entry point: seen marks the rows its
+// edges lead to, lost lists the others.
+func (g *graph) reach() (seen []bool, lost []uint32) {
 	if g.top < 0 {
-		return nil
+		return nil, nil
 	}
-	seen := make([]bool, len(g.levels))
+	seen = make([]bool, len(g.levels))
 	seen[g.entry] = true
 	stack := []uint32{g.entry}
 	for len(stack) > 0 {
@@ -563,13 +688,12 @@ func (g *graph) unreachable() []uint32 {
 			}
 		}
 	}
-	var lost []uint32
 	for r, ok := range seen {
 		if !ok {
 			lost = append(lost, uint32(r))
 		}
 	}
-	return lost
+	return seen, lost
 }
 
 // parallelBuildMin is the number of rows below which a build runs on one
