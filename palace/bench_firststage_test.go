@@ -5,25 +5,30 @@ package palace
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/embed"
 	_ "github.com/loci-mem/loci/palace/embed/builtin"
 )
 
-// BenchmarkFirstStageRecall measures two candidate first stages for a
-// vector search that must not read every code of a large palace: sign
-// bits of the mean-centred vectors (ranked by Hamming distance), and a
-// 128-d PCA projection (ranked by projected dot product). Each ranks an
+// BenchmarkFirstStageRecall measures candidate first stages for a vector
+// search that must not read every code of a large palace: sign bits of
+// the mean-centred vectors (ranked by Hamming distance), a 128-d PCA
+// projection (ranked by projected dot product) estimated as
+// LOCI_BENCH_PCA says, and, when LOCI_BENCH_N covers the whole index, the
+// palace's own projected search (index.Flat.SearchCand). Each ranks an
 // existing palace's first LOCI_BENCH_N vectors (default 200,000) for 200
 // LoCoMo questions; its best C candidates are re-scored exactly and the
 // top 10 compared with the exact scan's. Recall@10 is reported per C.
+// LOCI_BENCH_STAGES picks stages (default sign,pca,index).
 //
 //	LOCI_BENCH_HOME=/tmp/scale2 LOCI_BENCH_PALACE=scale-1000000-default \
 //	go test -tags bench -run '^$' -bench BenchmarkFirstStageRecall -benchtime 1x -v -timeout 30m ./palace/
@@ -51,7 +56,12 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 		b.Fatal(err)
 	}
 	var vecs [][]float32
-	idx.Each(func(_ uint64, v []float32) bool { vecs = append(vecs, v); return len(vecs) < n })
+	rowOf := map[uint64]int{}
+	idx.Each(func(key uint64, v []float32) bool {
+		rowOf[key] = len(vecs)
+		vecs = append(vecs, v)
+		return len(vecs) < n
+	})
 	if len(vecs) == 0 {
 		b.Fatal("the palace has no vectors")
 	}
@@ -113,39 +123,111 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 		}
 	}
 
-	// Sign bits of the mean-centred vectors.
-	w := (d + 63) / 64
-	sign := func(v []float32, out []uint64) {
-		clear(out)
-		for i, x := range v {
-			if float64(x) > mean[i] {
-				out[i/64] |= 1 << (i % 64)
+	stages := envOr("LOCI_BENCH_STAGES", "sign,pca,index")
+
+	// The palace's own projected first stage (index.Flat.SearchCand), as
+	// calibration measures it, when it holds every vector of the index.
+	// Against the float top 10 and, as calibration counts, against the
+	// int8 exact scan's (whose own recall against the float top 10 is
+	// the ceiling of anything re-scored from the int8 codes).
+	if strings.Contains(stages, "index") && len(vecs) == idx.Len() && idx.Stats().ProjectDims > 0 {
+		exact := make([]map[uint64]bool, len(qvs))
+		hit := 0
+		for qi, q := range qvs {
+			exact[qi] = map[uint64]bool{}
+			for _, r := range idx.SearchExact(q, 10, nil) {
+				exact[qi][r.Key] = true
+				if truth[qi][rowOf[r.Key]] {
+					hit++
+				}
 			}
 		}
-	}
-	codes := make([]uint64, w*len(vecs))
-	for r, v := range vecs {
-		sign(v, codes[r*w:(r+1)*w])
-	}
-	qb := make([]uint64, w)
-	report("sign bits", func(qi int) []int {
-		sign(qvs[qi], qb)
-		return sortedRows(len(vecs), func(r int) float64 {
-			h := 0
-			for i, x := range codes[r*w : (r+1)*w] {
-				h += bits.OnesCount64(x ^ qb[i])
+		b.Logf("index exact scan (int8), %d × %d: recall@10 %.3f", len(vecs), d, float64(hit)/float64(10*len(qvs)))
+		for _, c := range cs {
+			hit, hitExact := 0, 0
+			for qi, q := range qvs {
+				for _, r := range idx.SearchCand(q, 10, c, nil) {
+					if truth[qi][rowOf[r.Key]] {
+						hit++
+					}
+					if exact[qi][r.Key] {
+						hitExact++
+					}
+				}
 			}
-			return -float64(h)
+			b.Logf("index projection, %d × %d: C=%d recall@10 %.3f (%.3f against the int8 scan)", len(vecs), d, c,
+				float64(hit)/float64(10*len(qvs)), float64(hitExact)/float64(10*len(qvs)))
+		}
+	}
+	if strings.Contains(stages, "sign") {
+		// Sign bits of the mean-centred vectors.
+		w := (d + 63) / 64
+		sign := func(v []float32, out []uint64) {
+			clear(out)
+			for i, x := range v {
+				if float64(x) > mean[i] {
+					out[i/64] |= 1 << (i % 64)
+				}
+			}
+		}
+		codes := make([]uint64, w*len(vecs))
+		for r, v := range vecs {
+			sign(v, codes[r*w:(r+1)*w])
+		}
+		qb := make([]uint64, w)
+		report("sign bits", func(qi int) []int {
+			sign(qvs[qi], qb)
+			return sortedRows(len(vecs), func(r int) float64 {
+				h := 0
+				for i, x := range codes[r*w : (r+1)*w] {
+					h += bits.OnesCount64(x ^ qb[i])
+				}
+				return -float64(h)
+			})
 		})
-	})
+	}
 
-	// PCA: covariance of a 30k sample, top 128 directions by subspace
-	// iteration.
+	// PCA: covariance of a sample, the top 128 directions by subspace
+	// iteration; LOCI_BENCH_PCA lists sample:iterations pairs (default
+	// 30000:26, and 8192:12, the projection's own; see index/project.go).
 	const dims = 128
+	for _, cfg := range strings.Split(envOr("LOCI_BENCH_PCA", "30000:26,8192:12"), ",") {
+		if !strings.Contains(stages, "pca") {
+			break
+		}
+		var sampleN, iters int
+		if _, err := fmt.Sscanf(cfg, "%d:%d", &sampleN, &iters); err != nil {
+			b.Fatalf("LOCI_BENCH_PCA: %q: %v", cfg, err)
+		}
+		project := pcaProjector(vecs, mean, dims, sampleN, iters)
+		proj := make([][]float32, len(vecs))
+		for i, v := range vecs {
+			proj[i] = project(v, true)
+		}
+		report(fmt.Sprintf("PCA-128 (sample %d, %d iterations)", sampleN, iters), func(qi int) []int {
+			qp := project(qvs[qi], false)
+			return sortedRows(len(vecs), func(r int) float64 { return float64(embed.Dot(qp, proj[r])) })
+		})
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// pcaProjector estimates the leading dims principal directions of vecs
+// (whose mean is given) from the covariance of sampleN of them, by iters
+// rounds of subspace iteration, and returns the projection onto them
+// (centred or not).
+func pcaProjector(vecs [][]float32, mean []float64, dims, sampleN, iters int) func(v []float32, centred bool) []float32 {
+	d := len(mean)
 	r := rand.New(rand.NewSource(1))
 	cov := make([]float64, d*d)
 	c := make([]float64, d)
-	for range 30_000 {
+	for range sampleN {
 		v := vecs[r.Intn(len(vecs))]
 		for i := range c {
 			c[i] = float64(v[i]) - mean[i]
@@ -170,7 +252,7 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 		}
 	}
 	tmp := make([]float64, d)
-	for it := range 26 {
+	for it := range iters {
 		if it > 0 {
 			for k := range basis {
 				for i := range d {
@@ -202,7 +284,7 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 			}
 		}
 	}
-	project := func(v []float32, centred bool) []float32 {
+	return func(v []float32, centred bool) []float32 {
 		out := make([]float32, dims)
 		for k := range basis {
 			s := 0.0
@@ -217,14 +299,6 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 		}
 		return out
 	}
-	proj := make([][]float32, len(vecs))
-	for i, v := range vecs {
-		proj[i] = project(v, true)
-	}
-	report("PCA-128", func(qi int) []int {
-		qp := project(qvs[qi], false)
-		return sortedRows(len(vecs), func(r int) float64 { return float64(embed.Dot(qp, proj[r])) })
-	})
 }
 
 // sortedRows orders rows 0..n-1 by score, best first.
