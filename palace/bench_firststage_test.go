@@ -28,7 +28,8 @@ import (
 // existing palace's first LOCI_BENCH_N vectors (default 200,000) for 200
 // LoCoMo questions; its best C candidates are re-scored exactly and the
 // top 10 compared with the exact scan's. Recall@10 is reported per C.
-// LOCI_BENCH_STAGES picks stages (default sign,pca,index).
+// LOCI_BENCH_STAGES picks stages (default sign,pca,index; int8 adds each
+// projection in int8 codes, also scaled per direction).
 //
 //	LOCI_BENCH_HOME=/tmp/scale2 LOCI_BENCH_PALACE=scale-1000000-default \
 //	go test -tags bench -run '^$' -bench BenchmarkFirstStageRecall -benchtime 1x -v -timeout 30m ./palace/
@@ -208,7 +209,81 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 			qp := project(qvs[qi], false)
 			return sortedRows(len(vecs), func(r int) float64 { return float64(embed.Dot(qp, proj[r])) })
 		})
+		if strings.Contains(stages, "int8") {
+			reportInt8(report, proj, func(qi int) []float32 { return project(qvs[qi], false) })
+		}
 	}
+}
+
+// reportInt8 reports the projection proj in int8 codes, as
+// index.projection keeps it (each row's coordinates scaled by their
+// largest, and the query's too), then with each coordinate first divided
+// by its standard deviation over the rows (and the query's multiplied by
+// it), so that the trailing directions, whose values are a fraction of the
+// leading ones', are not rounded to a few levels.
+func reportInt8(report func(string, func(int) []int), proj [][]float32, query func(qi int) []float32) {
+	dims := len(proj[0])
+	sd := make([]float32, dims)
+	for _, v := range proj {
+		for j, x := range v {
+			sd[j] += x * x
+		}
+	}
+	for j := range sd {
+		sd[j] = float32(math.Sqrt(float64(sd[j]) / float64(len(proj))))
+	}
+	for _, perDirection := range []bool{false, true} {
+		codes := make([]int8, dims*len(proj))
+		scales := make([]float32, len(proj))
+		buf := make([]float32, dims)
+		for r, v := range proj {
+			for j, x := range v {
+				buf[j] = x
+				if perDirection {
+					buf[j] = x / sd[j]
+				}
+			}
+			scales[r] = quantize8(codes[r*dims:(r+1)*dims], buf)
+		}
+		name := "  in int8 codes"
+		if perDirection {
+			name = "  in int8 codes, each direction scaled to its spread"
+		}
+		report(name, func(qi int) []int {
+			qp := query(qi)
+			if perDirection {
+				for j := range qp {
+					qp[j] *= sd[j]
+				}
+			}
+			qc := make([]int8, dims)
+			quantize8(qc, qp)
+			return sortedRows(len(proj), func(r int) float64 {
+				var dp int32
+				for j, c := range codes[r*dims : (r+1)*dims] {
+					dp += int32(c) * int32(qc[j])
+				}
+				return float64(scales[r]) * float64(dp)
+			})
+		})
+	}
+}
+
+// quantize8 writes v's int8 codes (v scaled by 127 over its largest
+// magnitude) into dst and returns the scale back.
+func quantize8(dst []int8, v []float32) float32 {
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	if m == 0 {
+		clear(dst)
+		return 0
+	}
+	for i, x := range v {
+		dst[i] = int8(math.RoundToEven(float64(x * 127 / m)))
+	}
+	return m / 127
 }
 
 func envOr(name, def string) string {
