@@ -34,14 +34,22 @@ func TestParallelBuildLeavesNoRowUnreachable(t *testing.T) {
 			unit(v)
 			f.Add(uint64(i), v)
 		}
-		g := newGraph(f.cfg.Graph)
-		f.mu.Lock()
-		g.build(f, 0, n, 8)
-		f.mu.Unlock()
-		if lost := g.unreachable(); len(lost) > 0 {
-			t.Fatalf("seed %d: %d rows unreachable: %v", seed, len(lost), lost)
-		}
+		buildInParallel(t, f, n, seed)
 	}
+}
+
+// buildInParallel links f's n rows into a new graph on eight workers and
+// fails t if the build leaves any row unreachable.
+func buildInParallel(t *testing.T, f *Flat, n int, seed int64) *graph {
+	t.Helper()
+	g := newGraph(f.cfg.Graph)
+	f.mu.Lock()
+	g.build(f, 0, n, 8)
+	f.mu.Unlock()
+	if lost := g.unreachable(); len(lost) > 0 {
+		t.Fatalf("seed %d: %d rows unreachable after the build: %v", seed, len(lost), lost)
+	}
+	return g
 }
 
 // unit scales v to length 1, as the embedders' vectors are.
@@ -83,13 +91,7 @@ func TestRelinkPinsNearCopies(t *testing.T) {
 			unit(v)
 			f.Add(uint64(i), v)
 		}
-		g := newGraph(f.cfg.Graph)
-		f.mu.Lock()
-		g.build(f, 0, n, 8)
-		f.mu.Unlock()
-		if lost := g.unreachable(); len(lost) > 0 {
-			t.Fatalf("seed %d: %d rows unreachable after the build: %v", seed, len(lost), lost)
-		}
+		g := buildInParallel(t, f, n, seed)
 		for row := range n {
 			if slices.Contains(g.neighbours(uint32(row), 0, nil), uint32(row)) {
 				t.Fatalf("seed %d: row %d is its own neighbour", seed, row)
