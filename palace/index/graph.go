@@ -597,10 +597,9 @@ const relinkRounds = 8
 // reaches (of a search as wide as an insert's) that can take it: one
 // whose list has room, or else one with a neighbour that has another
 // in-edge from a reachable row (indeg counts them), which r replaces (the
-// least similar such).
-// Where no row can, the most similar displaces its least similar
-// neighbour that was not pinned itself, so two lost rows never take the
-// same slot from each other in turn.
+// least similar such). Where no row can, the most similar displaces its
+// least similar neighbour that was not pinned itself, so two lost rows
+// never take the same slot from each other in turn.
 func (g *graph) pin(f *Flat, r uint32, seen []bool, indeg []int32, pinned map[uint32]bool) {
 	sc := f.rowScorer(int(r))
 	ys := g.search(f, &sc, g.cfg.EfConstruction, func(row int) bool { return !seen[row] || row == int(r) })
