@@ -195,6 +195,30 @@ func TestTeamTokensScopesAndTLS(t *testing.T) {
 	if err := r.call("palace_list", nil, &list); err != nil || len(list.Palaces) != 1 || list.Palaces[0] != "team" {
 		t.Fatalf("reader palace_list: %v %v", list, err)
 	}
+	// The Hub: another palace is refused on every route that names one,
+	// and a read token may not change a memory even with the Hub's header.
+	for _, path := range []string{"/hub/api/search?q=x&palace=newproj", "/hub/api/palaces/newproj/drawers",
+		"/hub/api/review?palace=newproj", "/hub/api/palaces/newproj/kg", "/hub/api/events?palace=newproj"} {
+		if code := get(reader, path); code != http.StatusForbidden {
+			t.Errorf("reader GET %s: %d, want 403", path, code)
+		}
+	}
+	hubWrite := func(method, path string) int {
+		req, _ := http.NewRequest(method, base+path, nil)
+		req.Header.Set("X-Loci-Hub", "1")
+		resp, err := client(reader).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := hubWrite(http.MethodDelete, "/hub/api/palaces/team/drawers/"+id); code != http.StatusForbidden {
+		t.Errorf("reader forgetting through the Hub: %d, want 403", code)
+	}
+	if !r.finds(token(31)+" dashboard", id) {
+		t.Error("the drawer a reader tried to forget is gone")
+	}
 	// The EverOS API answers 403 to a write with a read token.
 	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/memory/add", strings.NewReader(
 		`{"session_id":"s1","messages":[{"sender_id":"u","role":"user","timestamp":1700000000,"content":"hi"}]}`))
