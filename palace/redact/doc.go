@@ -82,12 +82,28 @@
 //   - anthropic-api-key: sk-ant- + ≥20 token chars.
 //   - slack-token: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xapp- + ≥10 token chars.
 //   - slack-webhook: the path after hooks.slack.com/services/ (or
-//     /workflows/, /triggers/) → https://hooks.slack.com/services/[REDACTED].
+//     /workflows/, /triggers/) → https://hooks.slack.com/services/[REDACTED];
+//     discord-webhook: the path after discord.com/api/webhooks/ (or
+//     discordapp.com's).
 //   - loci-token: loci's own access tokens (loci_ + 12 hex + _ + 64 hex)
 //     keep their public id: loci_0123456789ab_[REDACTED].
 //   - npm-token (npm_ + ≥30), gitlab-token (glpat- + ≥20), huggingface-token
 //     (hf_ + ≥30), stripe-key (sk_live_, sk_test_, rk_live_, rk_test_ + ≥20),
 //     google-api-key (AIza + exactly 35 token chars).
+//   - vendor-token, the long tail (vendors.go has each one's length and
+//     characters): DigitalOcean dop_v1_/doo_v1_/dor_v1_, Shopify shpat_/
+//     shpss_/shpca_/shppa_, Docker Hub dckr_pat_, Grafana glsa_/glc_, Linear
+//     lin_api_, Sentry sntrys_/sntryu_, Groq gsk_, Replicate r8_, Supabase
+//     sbp_, Stripe and Svix whsec_, Fly.io fo1_, PlanetScale pscale_tkn_/
+//     pscale_pw_, RubyGems rubygems_, Figma figd_, Notion ntn_/secret_, PyPI
+//     pypi-AgEIcHlwaS5vcmc, age AGE-SECRET-KEY-1, Postman PMAK-, New Relic
+//     NRAK-, Pulumi pul-, xAI xai-, Perplexity pplx-, NVIDIA nvapi-, Google
+//     OAuth GOCSPX- and ya29., Square sq0atp-/sq0csp-, Mailgun key-, GitLab's
+//     other tokens (glptt-, gldt-, glrt-, glft-, glcbt-, glsoat-), Vault hvs./
+//     hvb./hvr., SendGrid SG., Doppler dp.pt./dp.st./dp.ct./dp.sa.,
+//     Terraform Cloud <id>.atlasv1. (the id kept) and Discord bot tokens
+//     (three dotted base64url parts; nothing kept). A prefix of four bytes or
+//     fewer must start a word.
 //
 // Vendor tails must look generated: they contain a digit or both upper- and
 // lower-case letters, so sk-this-is-a-phrase or ghs_configuration stay.
@@ -111,11 +127,18 @@
 // the token is high-entropy and at least 12 characters.
 //
 // url-password: scheme://user:password@host → scheme://user:[REDACTED]@host.
+// An Azure shared access signature's sig= is redacted as signed-url-param
+// inside a query that also carries sv=.
 //
 // generic-secret: key=value, key: value, "key": "value" and key := value
 // where the key (case, '_', '-', '.' ignored) ends in password, passwd,
-// passphrase, secret, token, apikey, secretkey, privatekey, signingkey or
-// authkey. Conservative by design: the value must be high-entropy —
+// passphrase, secret, token, apikey, secretkey, privatekey, signingkey,
+// authkey, accountkey (Azure's AccountKey=), accesskey, masterkey,
+// encryptionkey or secretkeybase (Rails), or is "key" after api, secret,
+// private, access, signing, encryption or master and a space ("API key:").
+// A quoted value runs to its closing quote, so a password holding '&' or
+// '$' is redacted whole. Conservative by design: the value must be
+// high-entropy —
 // 16 to 1024 characters (8 for password keys), a letter plus a digit or a
 // symbol (or upper and lower case in even measure), Shannon entropy of at
 // least min(3.0, log2(len)-0.5) bits per character, not a number such as
@@ -126,7 +149,9 @@
 // word by '-', '_', '.' or '/' (tag-AKIA…, x_ghp_…); a text whose secret is
 // hidden by zero-width characters or percent-encoded separators (ghp%5F…,
 // key%3D…) is redacted in its revealed form; "password is X", "passphrase
-// was X" and pwd/passwd labels count as password labels. A token split by a
+// was X" and pwd/passwd labels count as password labels, as do a command
+// line's "--password X" and the password of a .netrc line ("login U password
+// X"), and the password of curl's -u/--user user:password. A token split by a
 // space or a line break, re-encoded (base64) or spelled out is out of scope:
 // catching those would redact ordinary text (see hidden.go).
 //

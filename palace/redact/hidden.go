@@ -205,14 +205,18 @@ func (r *Redactor) scanPhrase(s string, dst []span) []span {
 			v = w + 4
 		case len(s)-w >= 5 && strings.EqualFold(s[w:w+5], " was "):
 			v = w + 5
+		case len(s)-w >= 2 && s[w] == ' ' && (k >= 2 && s[k-2:k] == "--" || afterLogin(s, k)):
+			v = w + 1 // a command line's --password X, a .netrc's login U password X
 		default:
 			continue
 		}
 		for v < len(s) && (s[v] == ' ' || s[v] == '\t' || s[v] == '"' || s[v] == '\'' || s[v] == '`' || s[v] == ':') {
 			v++
 		}
-		e := spanValue(s, v, cVal)
-		for e > v && (s[e-1] == '.' || s[e-1] == '!') { // the sentence's end
+		// The value runs to the next space or quote (a password may hold
+		// '&' or '$'), less the punctuation that ends a sentence.
+		e := quotedEnd(s, v, v)
+		for e > v && strings.IndexByte(".,;:!?)]}", s[e-1]) >= 0 {
 			e--
 		}
 		if val := s[v:e]; strongValue(val, 8) && !pathLike(val) && !maskedAt(s, e) {
@@ -220,6 +224,19 @@ func (r *Redactor) scanPhrase(s string, dst []span) []span {
 			off = max(off, e)
 		}
 	}
+}
+
+// afterLogin reports whether the word at k follows "login <name> ", as a
+// password does in a .netrc line ("machine h login u password p").
+func afterLogin(s string, k int) bool {
+	if k < 2 || s[k-1] != ' ' {
+		return false
+	}
+	a := k - 1
+	for a > 0 && k-1-a < maxKey && s[a-1] > ' ' {
+		a--
+	}
+	return a < k-1 && a >= 7 && s[a-1] == ' ' && strings.EqualFold(s[a-6:a-1], "login") && leftOK(s, a-6)
 }
 
 // wordFinder yields the starts of "pas" and "pwd", in any case, in s in

@@ -13,6 +13,7 @@ type memo struct {
 	runs       [4]struct{ c, start, end int }
 	qLo, qHi   int
 	qHasExpiry bool
+	qHasSV     bool
 }
 
 // span is spanValue with the memo: a value starting inside an already
@@ -89,7 +90,7 @@ func (r *Redactor) signedURL(s string, ks, p int, dst []span, m *memo) ([]span, 
 		if !strings.EqualFold(k, "signature") && !strings.EqualFold(k, "credential") {
 			return dst, false
 		}
-	case key == "Signature" || key == "AWSAccessKeyId":
+	case key == "Signature" || key == "AWSAccessKeyId" || key == "sig":
 		legacy = true
 	default:
 		return dst, false
@@ -103,7 +104,9 @@ func (r *Redactor) signedURL(s string, ks, p int, dst []span, m *memo) ([]span, 
 		return dst, true
 	}
 	if legacy {
-		// Only in a query string (after '?', '&' or ';') that also has Expires=.
+		// Only in a query string (after '?', '&' or ';') that also has
+		// Expires= (S3 v2, CloudFront) or, for sig=, sv= (an Azure shared
+		// access signature).
 		if ks == 0 || (s[ks-1] != '?' && s[ks-1] != '&' && s[ks-1] != ';' && !escBefore(s, ks)) {
 			return dst, true
 		}
@@ -115,9 +118,11 @@ func (r *Redactor) signedURL(s string, ks, p int, dst []span, m *memo) ([]span, 
 			for hi < len(s) && !urlStop(s[hi]) {
 				hi++
 			}
-			m.qLo, m.qHi, m.qHasExpiry = lo, hi, strings.Contains(s[lo:hi], "Expires=")
+			q := s[lo:hi]
+			m.qLo, m.qHi = lo, hi
+			m.qHasExpiry, m.qHasSV = strings.Contains(q, "Expires="), strings.Contains(q, "sv=")
 		}
-		if !m.qHasExpiry {
+		if key == "sig" && !m.qHasSV || key != "sig" && !m.qHasExpiry {
 			return dst, true
 		}
 	}
@@ -160,6 +165,7 @@ func (r *Redactor) scanColon(s string, dst []span) []span {
 			dst = r.urlPassword(s, p, dst)
 			continue
 		}
+		dst = r.userFlag(s, p, dst)
 		dst = r.assignment(s, p, dst, &m)
 	}
 }
@@ -190,6 +196,59 @@ func (r *Redactor) urlPassword(s string, p int, dst []span) []span {
 		}
 	}
 	return dst
+}
+
+// userFlag redacts the password of a command line's user:password
+// argument (curl -u, --user, --user=; wget --user is a name only and has
+// no colon), the colon at p: the password runs to the next space or quote
+// and must pass the test of labelled passwords.
+func (r *Redactor) userFlag(s string, p int, dst []span) []span {
+	ks := p
+	for ks > 0 && p-ks < maxKey && !isSpace(s[ks-1]) && s[ks-1] != '=' && !isQuote(s[ks-1]) {
+		ks--
+	}
+	if ks == p || p+1 >= len(s) {
+		return dst
+	}
+	if ks > 0 && isQuote(s[ks-1]) {
+		ks--
+	}
+	f := ks
+	if f > 0 && (s[f-1] == ' ' || s[f-1] == '=') {
+		f--
+	}
+	var flagOK bool
+	switch {
+	case f >= 2 && s[f-2:f] == "-u" && s[f] != '=':
+		flagOK = leftOK(s, f-2)
+	case f >= 6 && s[f-6:f] == "--user":
+		flagOK = leftOK(s, f-6)
+	}
+	if !flagOK {
+		return dst
+	}
+	v, e := p+1, p+1
+	for e < len(s) && e-v <= maxValue && !isSpace(s[e]) && !isQuote(s[e]) && s[e] != '\\' {
+		e++
+	}
+	if val := s[v:e]; strongValue(val, 8) && !maskedAt(s, e) {
+		dst = r.add(dst, rGeneric, v, e, 0)
+	}
+	return dst
+}
+
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+
+// quotedEnd extends a quoted value whose run of class cVal ends at e (a
+// byte such as '&', '$' or '(' that cVal leaves out) to its closing quote:
+// a quoted password may hold any byte but a quote, a space or an escape.
+// Values of different labels cannot overlap (each stops at the next quote),
+// so the scan stays linear.
+func quotedEnd(s string, v, e int) int {
+	for e < len(s) && e-v <= maxValue && s[e] > ' ' && s[e] != 0x7f && !isQuote(s[e]) && s[e] != '\\' {
+		e++
+	}
+	return e
 }
 
 // Key kinds for assignments.
@@ -233,6 +292,9 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		return dst // user:password@ in a URL: see urlPassword
 	}
 	kind := classifyKey(s[j:ke])
+	if kind == kNone && ke-j == 3 && strings.EqualFold(s[j:ke], "key") {
+		kind = keyAfterWord(s, j)
+	}
 	if kind == kNone {
 		return dst
 	}
@@ -240,15 +302,21 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
 		v++
 	}
+	quoted := false
 	if v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '`') {
 		v++
+		quoted = true
 	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
 		v += 2
+		quoted = true
 	}
 	if kind == kAuth {
 		return r.authorization(s, v, dst, m)
 	}
 	e := m.span(s, v, cVal)
+	if quoted {
+		e = quotedEnd(s, v, e)
+	}
 	val := s[v:e]
 	if maskedAt(s, e) {
 		return dst
@@ -316,6 +384,9 @@ func classifyKey(key string) int {
 		if keySuffix(key, "passphrase") {
 			return kPassword
 		}
+		if keySuffix(key, "secretkeybase") { // Rails
+			return kSecret
+		}
 	case 't':
 		if keySuffix(key, "secret") {
 			return kSecret
@@ -332,9 +403,29 @@ func classifyKey(key string) int {
 		case keySuffix(key, "secretaccesskey") || keySuffix(key, "awssecretkey"):
 			return kAWSSecret
 		case keySuffix(key, "apikey") || keySuffix(key, "secretkey") || keySuffix(key, "privatekey") ||
-			keySuffix(key, "signingkey") || keySuffix(key, "authkey"):
+			keySuffix(key, "signingkey") || keySuffix(key, "authkey") || keySuffix(key, "accountkey") ||
+			keySuffix(key, "accesskey") || keySuffix(key, "masterkey") || keySuffix(key, "encryptionkey"):
+			// accountkey: Azure storage connection strings (AccountKey=…);
+			// accesskey covers their SharedAccessKey= too.
 			return kSecret
 		}
+	}
+	return kNone
+}
+
+// keyAfterWord classifies a key that is only "key" and starts at j by the
+// word before it, as in "API key: …" or "secret key = …".
+func keyAfterWord(s string, j int) int {
+	if j < 2 || s[j-1] != ' ' {
+		return kNone
+	}
+	w := j - 1
+	for w > 0 && j-1-w < 10 && class[s[w-1]]&cAlpha != 0 {
+		w--
+	}
+	switch strings.ToLower(s[w : j-1]) {
+	case "api", "secret", "private", "access", "signing", "encryption", "master":
+		return kSecret
 	}
 	return kNone
 }

@@ -26,7 +26,9 @@ const (
 	RuleAnthropicKey   = "anthropic-api-key"
 	RuleOpenAIKey      = "openai-api-key"
 	RuleSlackToken     = "slack-token"
+	RuleVendorToken    = "vendor-token"
 	RuleSlackWebhook   = "slack-webhook"
+	RuleDiscordWebhook = "discord-webhook"
 	RuleJWT            = "jwt"
 	RuleAWSSecretKey   = "aws-secret-access-key"
 	RuleBearerToken    = "bearer-token"
@@ -55,7 +57,9 @@ const (
 	rAnthropic
 	rOpenAI
 	rSlackToken
+	rVendor
 	rSlackWebhook
+	rDiscordWebhook
 	rJWT
 	rAWSSecret
 	rBearer
@@ -71,7 +75,8 @@ var _ [32 - numRules]struct{}
 var ruleNames = [numRules]string{
 	RulePrivateKey, RuleSignedURLParam, RuleEMK, RuleEVT, RuleAWSAccessKeyID, RuleGitHubToken,
 	RuleLociToken, RuleNPMToken, RuleGitLabToken, RuleHuggingFace, RuleGoogleAPIKey, RuleStripeKey,
-	RuleAnthropicKey, RuleOpenAIKey, RuleSlackToken, RuleSlackWebhook, RuleJWT,
+	RuleAnthropicKey, RuleOpenAIKey, RuleSlackToken, RuleVendorToken, RuleSlackWebhook,
+	RuleDiscordWebhook, RuleJWT,
 	RuleAWSSecretKey, RuleBearerToken, RuleAuthHeader,
 	RuleURLPassword, RuleGenericSecret,
 }
@@ -161,7 +166,8 @@ func (r *Redactor) spans(s string, dst []span) []span {
 	dst = r.scanJWT(s, dst)
 	dst = r.scanAWSKeyID(s, dst)
 	dst = r.scanBearer(s, dst)
-	dst = r.scanSlackWebhook(s, dst)
+	dst = r.scanWebhook(s, dst)
+	dst = r.scanDot(s, dst)
 	if r.on(rGeneric) {
 		dst = r.scanPhrase(s, dst)
 	}

@@ -71,6 +71,9 @@ func (r *Redactor) scanUnderscore(s string, dst []span) []span {
 		case (w2 == "sk" || w2 == "rk") && (strings.HasPrefix(s[u:], "_live_") || strings.HasPrefix(s[u:], "_test_")):
 			id, keep, st, t = rStripe, 8, u-2, u+6
 			e, matchedOK = token(s, st, t, cAlnum, 20)
+		default:
+			id = rVendor
+			st, e, keep, off, matchedOK = vendorAt(s, u, underscoreVendors)
 		}
 		if matchedOK {
 			dst = r.add(dst, id, st, e, keep)
@@ -127,6 +130,11 @@ func (r *Redactor) scanHyphen(s string, dst []span) []span {
 				dst = r.add(dst, id, u-2, e, keep)
 				off = e
 			}
+			continue
+		}
+		if st, e, keep, next, ok := vendorAt(s, u, hyphenVendors); ok {
+			dst = r.add(dst, rVendor, st, e, keep)
+			off = max(off, next)
 			continue
 		}
 		if u >= 5 && s[u-5:u] == "glpat" {
@@ -316,9 +324,12 @@ func (r *Redactor) scanBearer(s string, dst []span) []span {
 	}
 }
 
-// scanSlackWebhook: hooks.slack.com/services/…, /workflows/…, /triggers/….
-func (r *Redactor) scanSlackWebhook(s string, dst []span) []span {
-	const host = "hooks.slack.com"
+// scanWebhook: the secret path of a chat webhook URL —
+// hooks.slack.com/services/…, /workflows/…, /triggers/… (slack-webhook) and
+// discord.com/api/webhooks/… or discordapp.com/api/webhooks/…
+// (discord-webhook). The host and the path's fixed part stay.
+func (r *Redactor) scanWebhook(s string, dst []span) []span {
+	const slack = "hooks.slack.com"
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], '/')
 		if k < 0 {
@@ -326,23 +337,31 @@ func (r *Redactor) scanSlackWebhook(s string, dst []span) []span {
 		}
 		p := off + k
 		off = p + 1
-		if p < len(host) || s[p-len(host):p] != host {
-			continue
-		}
-		p++
+		id := rSlackWebhook
 		switch {
-		case strings.HasPrefix(s[p:], "services/"):
-			p += len("services/")
-		case strings.HasPrefix(s[p:], "workflows/"):
-			p += len("workflows/")
-		case strings.HasPrefix(s[p:], "triggers/"):
-			p += len("triggers/")
+		case p >= len(slack) && s[p-len(slack):p] == slack:
+			p++
+			switch {
+			case strings.HasPrefix(s[p:], "services/"):
+				p += len("services/")
+			case strings.HasPrefix(s[p:], "workflows/"):
+				p += len("workflows/")
+			case strings.HasPrefix(s[p:], "triggers/"):
+				p += len("triggers/")
+			default:
+				continue
+			}
+		case p >= len("discord.com") && (s[p-len("discord.com"):p] == "discord.com" ||
+			p >= len("discordapp.com") && s[p-len("discordapp.com"):p] == "discordapp.com") &&
+			strings.HasPrefix(s[p:], "/api/webhooks/"):
+			id = rDiscordWebhook
+			p += len("/api/webhooks/")
 		default:
 			continue
 		}
 		e := spanClass(s, p, cPath)
 		if e-p >= 10 && !maskedAt(s, e) {
-			dst = r.add(dst, rSlackWebhook, p, e, 0)
+			dst = r.add(dst, id, p, e, 0)
 			off = e
 		}
 	}
