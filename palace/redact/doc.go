@@ -134,7 +134,9 @@
 // where the key (case, '_', '-', '.' ignored) ends in password, passwd,
 // passphrase, secret, token, apikey, secretkey, privatekey, signingkey,
 // authkey, accountkey (Azure's AccountKey=), accesskey, masterkey,
-// encryptionkey or secretkeybase (Rails), or is "key" after api, secret,
+// encryptionkey, secretkeybase (Rails), session, sessionid or sessid
+// (session cookies), or is auth or _auth (Docker's config.json, .npmrc) or
+// "key" after api, secret,
 // private, access, signing, encryption or master and a space ("API key:").
 // A quoted value runs to its closing quote, so a password holding '&' or
 // '$' is redacted whole. Conservative by design: the value must be
@@ -151,7 +153,8 @@
 // key%3D…) is redacted in its revealed form; "password is X", "passphrase
 // was X" and pwd/passwd labels count as password labels, as do a command
 // line's "--password X" and the password of a .netrc line ("login U password
-// X"), and the password of curl's -u/--user user:password. A token split by a
+// X"), the password of curl's -u/--user user:password, mysql's and
+// mariadb's -pPASSWORD and sshpass's -p PASSWORD. A token split by a
 // space or a line break, re-encoded (base64) or spelled out is out of scope:
 // catching those would redact ordinary text (see hidden.go).
 //

@@ -237,6 +237,36 @@ func (r *Redactor) userFlag(s string, p int, dst []span) []span {
 	return dst
 }
 
+// passwordFlag redacts the password of a -p flag at u where the command
+// on the line is known to take one there: mysql's and mariadb's glued
+// -pPASSWORD, and sshpass's -p PASSWORD. Elsewhere -p is a port, a path or
+// a flag of its own.
+func (r *Redactor) passwordFlag(s string, u int, dst []span) []span {
+	if u+3 >= len(s) || s[u+1] != 'p' || !leftOK(s, u) {
+		return dst
+	}
+	line := s[max(0, u-maxAuthority):u]
+	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	v := u + 2
+	switch {
+	case s[v] == ' ' && strings.Contains(line, "sshpass"):
+		v++
+	case s[v] != ' ' && (strings.Contains(line, "mysql") || strings.Contains(line, "mariadb")):
+	default:
+		return dst
+	}
+	if isQuote(s[v]) {
+		v++
+	}
+	e := quotedEnd(s, v, v)
+	if val := s[v:e]; strongValue(val, 8) && !pathLike(val) && !maskedAt(s, e) {
+		dst = r.add(dst, rGeneric, v, e, 0)
+	}
+	return dst
+}
+
 func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
 
 // quotedEnd extends a quoted value whose run of class cVal ends at e (a
@@ -280,7 +310,7 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		return dst
 	}
 	switch s[j-1] | 0x20 { // last letter of every key suffix classifyKey knows
-	case 'd', 'e', 't', 'n', 'y':
+	case 'd', 'e', 't', 'n', 'y', 'h':
 	default:
 		return dst
 	}
@@ -380,6 +410,9 @@ func classifyKey(key string) int {
 		if keySuffix(key, "password") || keySuffix(key, "passwd") || keySuffix(key, "pwd") {
 			return kPassword
 		}
+		if keySuffix(key, "sessionid") || keySuffix(key, "sessid") { // JSESSIONID, PHPSESSID cookies
+			return kSecret
+		}
 	case 'e':
 		if keySuffix(key, "passphrase") {
 			return kPassword
@@ -395,7 +428,13 @@ func classifyKey(key string) int {
 		if keySuffix(key, "authorization") {
 			return kAuth
 		}
-		if keySuffix(key, "token") {
+		if keySuffix(key, "token") || keySuffix(key, "session") {
+			return kSecret
+		}
+	case 'h':
+		// Docker's config.json and .npmrc keep base64 user:password as
+		// "auth" / _auth.
+		if strings.EqualFold(strings.TrimLeft(key, "_.-"), "auth") {
 			return kSecret
 		}
 	case 'y':

@@ -144,6 +144,13 @@ func positiveCases() []tcase {
 		{name: "curl -u", in: "curl -u admin:" + fakeTok(50, 14) + " https://example.com", want: "curl -u admin:[REDACTED] https://example.com"},
 		{name: "curl --user quoted", in: "curl --user 'admin:" + "S3cr3t&" + fakeTok(51, 8) + "' https://x", want: "curl --user 'admin:[REDACTED]' https://x"},
 
+		{name: "mysql -p", in: "mysql -u root -p" + fakeTok(52, 14) + " shop", want: "mysql -u root -p[REDACTED] shop"},
+		{name: "sshpass -p", in: "sshpass -p '" + fakeTok(53, 12) + "' ssh host", want: "sshpass -p '[REDACTED]' ssh host"},
+		{name: "docker auth", in: `{"auths":{"https://index.docker.io/v1/":{"auth":"` + fakeTok(54, 28) + `=="}}}`,
+			want: `{"auths":{"https://index.docker.io/v1/":{"auth":"[REDACTED]"}}}`},
+		{name: "npmrc _auth", in: "_auth=" + fakeTok(55, 24) + "=", want: "_auth=[REDACTED]"},
+		{name: "session cookie", in: "Cookie: theme=dark; JSESSIONID=" + fakeTok(56, 32), want: "Cookie: theme=dark; JSESSIONID=[REDACTED]"},
+
 		// Mixed.
 		{name: "many in one", in: fakeGHP + " " + fakeAWSID + " " + fakeEMK + " " + fakeXoxb,
 			want:  "ghp_[REDACTED] AKIA[REDACTED] emk_a1b2_REDACTED xoxb-[REDACTED]",
@@ -184,7 +191,8 @@ func negativeCases() []string {
 		"the key-value store", "SG.Smith wrote it", "hvs. is short", "ya29.short", "login page password reset flow",
 		"curl -u $USER:$PASS https://x", "curl -u admin:admin https://x", "ssh -u root:22", "time 12:30:45 and 09:15",
 		"Mr. Smith. Dr. Who. e.g. i.e. v1.2.3 example.com", "the API key: see the docs", "secret key = YOUR_SECRET_KEY",
-		"shpat_tooshort", "secret_sauce_recipe_for_the_dinner_party_tonight_ok", "dop_v1_ is DigitalOcean's prefix",
+		"docker run -p 8080:80 -p 127.0.0.1:9000:9000 img", "mkdir -p /var/lib/mysql/data", "ssh -p 2222 host",
+		`"oauth": "enabled"`, "session=dev", "shpat_tooshort", "secret_sauce_recipe_for_the_dinner_party_tonight_ok", "dop_v1_ is DigitalOcean's prefix",
 		"https://discord.com/api/webhooks/", "https://example.com/f?sig=abc123DEF456ghi789&v=1",
 		`{"password": "Enter your password", "label": "Password & confirm"}`,
 		"eyJhIjoxfQ== is base64 of a tiny JSON object",

@@ -132,6 +132,9 @@ func (r *Redactor) scanHyphen(s string, dst []span) []span {
 			}
 			continue
 		}
+		if r.on(rGeneric) {
+			dst = r.passwordFlag(s, u, dst)
+		}
 		if st, e, keep, next, ok := vendorAt(s, u, hyphenVendors); ok {
 			dst = r.add(dst, rVendor, st, e, keep)
 			off = max(off, next)
