@@ -29,6 +29,10 @@ func TestSecretsAbsentAtRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "deploy with " + token, Room: "Ops-" + token, Tags: []string{"t-" + token}})
+	// Rules added after an attack list (fake values, assembled here).
+	do := "dop" + "_v1_" + strings.Repeat("9f8e", 16)
+	netrc := "Zq7" + "Wx4" + "Pk9" + "Lm2"
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "droplets use " + do + "; machine h login ann password " + netrc})
 	if err := reg.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +47,10 @@ func TestSecretsAbsentAtRest(t *testing.T) {
 		}
 		found++
 		stored = stored || bytes.Contains(b, []byte("deploy with ghp_[REDACTED]"))
-		if bytes.Contains(b, []byte(token[4:])) {
-			t.Errorf("%s holds the token", path)
+		for _, secret := range []string{token[4:], do[7:], netrc} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds a secret (%.8s…)", path, secret)
+			}
 		}
 		return nil
 	})
