@@ -134,9 +134,9 @@
 // where the key (case, '_', '-', '.' ignored) ends in password, passwd,
 // passphrase, secret, token, apikey, secretkey, privatekey, signingkey,
 // authkey, accountkey (Azure's AccountKey=), accesskey, masterkey,
-// encryptionkey, secretkeybase (Rails), session, sessionid or sessid
-// (session cookies), or is auth or _auth (Docker's config.json, .npmrc) or
-// "key" after api, secret,
+// encryptionkey or secretkeybase (Rails), or is JSESSIONID or PHPSESSID
+// (session cookies; a session_id field names a conversation and stays),
+// auth or _auth (Docker's config.json, .npmrc), or "key" after api, secret,
 // private, access, signing, encryption or master and a space ("API key:").
 // A quoted value runs to its closing quote, so a password holding '&' or
 // '$' is redacted whole. Conservative by design: the value must be

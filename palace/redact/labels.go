@@ -410,7 +410,9 @@ func classifyKey(key string) int {
 		if keySuffix(key, "password") || keySuffix(key, "passwd") || keySuffix(key, "pwd") {
 			return kPassword
 		}
-		if keySuffix(key, "sessionid") || keySuffix(key, "sessid") { // JSESSIONID, PHPSESSID cookies
+		// The session cookies of Java and PHP servers, by their exact
+		// names: a session_id field elsewhere names a conversation.
+		if strings.EqualFold(key, "JSESSIONID") || strings.EqualFold(key, "PHPSESSID") {
 			return kSecret
 		}
 	case 'e':
@@ -428,7 +430,7 @@ func classifyKey(key string) int {
 		if keySuffix(key, "authorization") {
 			return kAuth
 		}
-		if keySuffix(key, "token") || keySuffix(key, "session") {
+		if keySuffix(key, "token") {
 			return kSecret
 		}
 	case 'h':

@@ -192,7 +192,7 @@ func negativeCases() []string {
 		"curl -u $USER:$PASS https://x", "curl -u admin:admin https://x", "ssh -u root:22", "time 12:30:45 and 09:15",
 		"Mr. Smith. Dr. Who. e.g. i.e. v1.2.3 example.com", "the API key: see the docs", "secret key = YOUR_SECRET_KEY",
 		"docker run -p 8080:80 -p 127.0.0.1:9000:9000 img", "mkdir -p /var/lib/mysql/data", "ssh -p 2222 host",
-		`"oauth": "enabled"`, "session=dev", "shpat_tooshort", "secret_sauce_recipe_for_the_dinner_party_tonight_ok", "dop_v1_ is DigitalOcean's prefix",
+		`"oauth": "enabled"`, `{"session_id": "54e1b13a-88f1-529a-88cd-d6fc036350b9", "sessionId": "` + fakeTok(57, 24) + `"}`, "shpat_tooshort", "secret_sauce_recipe_for_the_dinner_party_tonight_ok", "dop_v1_ is DigitalOcean's prefix",
 		"https://discord.com/api/webhooks/", "https://example.com/f?sig=abc123DEF456ghi789&v=1",
 		`{"password": "Enter your password", "label": "Password & confirm"}`,
 		"eyJhIjoxfQ== is base64 of a tiny JSON object",
