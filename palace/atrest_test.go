@@ -14,16 +14,23 @@ import (
 )
 
 // Secrets never reach disk (issue 13.4): a token in a knowledge-graph
-// triple (every field), a drawer, its room and its tags is absent from
-// every file of the palace, read back byte for byte after the palace is
+// triple (every field), a drawer, its room and its tags, the palace's
+// description and the user name of an access token is absent from every
+// file of the data dir, read back byte for byte after the registry is
 // closed.
 func TestSecretsAbsentAtRest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	reg := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
-	p := palacetest.MustCreate(t, reg, "p")
 	token := "ghp_" + strings.Repeat("Zq7", 12) // fake, 36 characters
+	p, err := reg.Create(ctx, "p", "deploys with "+token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reg.CreateToken(ctx, "ann "+token, palace.AccessRead, []string{"p"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.KG().Assert(ctx, kg.Assertion{Subject: "svc " + token, Predicate: "uses " + token,
 		Object: "key " + token, Provenance: "pasted " + token}); err != nil {
 		t.Fatal(err)
@@ -37,7 +44,7 @@ func TestSecretsAbsentAtRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	found, stored := 0, false
-	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+	err = filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return err
 		}

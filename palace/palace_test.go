@@ -55,6 +55,11 @@ func TestValidateName(t *testing.T) {
 			t.Errorf("ValidateName(%q) = %v, want ErrInvalid", bad, err)
 		}
 	}
+	// A name holding a credential is refused without being echoed.
+	secret := "gh" + "p_" + strings.Repeat("Zq7", 12)
+	if err := palace.ValidateName("proj-" + secret); !errors.Is(err, palace.ErrInvalid) || strings.Contains(err.Error(), "Zq7") {
+		t.Errorf("ValidateName(a token) = %v, want ErrInvalid without the token", err)
+	}
 }
 
 func TestCreateOpenList(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/index"
+	"github.com/loci-mem/loci/palace/redact"
 	"github.com/loci-mem/loci/palace/store"
 	"github.com/loci-mem/loci/palace/store/postgres"
 	"github.com/loci-mem/loci/palace/store/sqlite"
@@ -210,6 +211,11 @@ func ValidateName(name string) error {
 			return Invalidf("palace name %q is not a safe directory name: use letters, digits, '.', '_' and '-' (not first)", truncate(name, 60))
 		}
 	}
+	// A name is public (a directory, lists, logs, metrics): one that holds
+	// a credential is refused, and not echoed.
+	if redact.Contains(name) {
+		return Invalidf("palace name looks like a credential (an access token or key); choose another name")
+	}
 	return nil
 }
 
@@ -250,6 +256,7 @@ func (r *Registry) Create(ctx context.Context, name, description string) (*Palac
 	if len(description) > MaxDescriptionBytes {
 		return nil, Invalidf("description is %d bytes; the limit is %d", len(description), MaxDescriptionBytes)
 	}
+	description, _ = Scrub(description) // as SetDescription does
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

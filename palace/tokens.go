@@ -59,6 +59,7 @@ func (r *Registry) CreateToken(ctx context.Context, user string, access Access, 
 	if accessNames[access] == "" {
 		return "", TokenInfo{}, Invalidf("scope: want read, write or admin")
 	}
+	user, _ = Scrub(user) // a name is text that enters the store, like any other
 	if len(palaces) == 0 {
 		palaces = []string{"*"}
 	}

@@ -40,6 +40,7 @@ func parseSession(o object) (string, scope) {
 	session, present := o.str("session_id", true, false)
 	if present {
 		o.lengthBetween("session_id", session, 1, maxSessionIDLen)
+		o.notSecret("session_id", session)
 	}
 	app := o.scopeID("app_id")
 	project := o.scopeID("project_id")
@@ -81,6 +82,7 @@ func (a *API) parseMessage(o object) addMessage {
 	sender, present := o.str("sender_id", true, false)
 	if present {
 		o.lengthBetween("sender_id", sender, 1, 0)
+		o.notSecret("sender_id", sender)
 	}
 	name, _ := o.str("sender_name", false, true)
 	role, _ := o.literal("role", true, "user", "assistant", "tool")

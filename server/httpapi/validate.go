@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loci-mem/loci/palace/redact"
 )
 
 // Request validation follows seed 001: the body is checked field by field
@@ -114,6 +116,16 @@ func (o object) lengthBetween(name, s string, lo, hi int) {
 		o.v.fail(loc, "String should have at least %d character%s", lo, plural(lo))
 	} else if hi > 0 && n > hi {
 		o.v.fail(loc, "String should have at most %d character%s", hi, plural(hi))
+	}
+}
+
+// notSecret refuses an identifier that holds a credential. Identifiers
+// (session, sender, user and scope ids) are keys: they are stored and
+// shown as given, since redacting one would merge it with every other id
+// that redacts alike. The value is not echoed.
+func (o object) notSecret(name, s string) {
+	if o.v.ok() && redact.Contains(s) {
+		o.v.fail(at(o.loc, name), "Value error, %s looks like a credential (an access token or key); choose an identifier without one", name)
 	}
 }
 
@@ -315,6 +327,7 @@ func (o object) scopeID(name string) string {
 		return "default"
 	}
 	o.lengthBetween(name, s, 1, 128)
+	o.notSecret(name, s)
 	if !o.v.ok() {
 		return ""
 	}
@@ -335,6 +348,7 @@ func (o object) owner(name string) string {
 	s, present := o.str(name, false, true)
 	if present {
 		o.lengthBetween(name, s, 1, 0)
+		o.notSecret(name, s)
 	}
 	return s
 }

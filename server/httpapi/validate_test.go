@@ -9,6 +9,9 @@ import (
 
 const okMsg = `{"sender_id":"a","role":"user","timestamp":1779968400000,"content":"hi"}`
 
+// fakeGHP is a made-up GitHub token, assembled so that scanners do not see one.
+var fakeGHP = "gh" + "p_" + strings.Repeat("Zq7", 12)
+
 // TestValidationMessages checks seed 001's 422s: only the first error,
 // "<message>: <location>", model-level rules without a location.
 func TestValidationMessages(t *testing.T) {
@@ -52,6 +55,10 @@ func TestValidationMessages(t *testing.T) {
 		{"add", `{"session_id":"s","app_id":"","messages":[` + okMsg + `]}`, "String should have at least 1 character: app_id"},
 		{"add", `{"session_id":"s","project_id":"` + strings.Repeat("p", 129) + `","messages":[` + okMsg + `]}`, "String should have at most 128 characters: project_id"},
 		{"add", `{"session_id":"s","app_id":null,"messages":[` + okMsg + `]}`, "Input should be a valid string: app_id"},
+		// identifiers that hold a credential (fake token), refused unechoed
+		{"add", `{"session_id":"s-` + fakeGHP + `","messages":[` + okMsg + `]}`, "Value error, session_id looks like a credential (an access token or key); choose an identifier without one: session_id"},
+		{"add", `{"session_id":"s","messages":[{"sender_id":"` + fakeGHP + `","role":"user","timestamp":1,"content":"x"}]}`, "Value error, sender_id looks like a credential (an access token or key); choose an identifier without one: messages.0.sender_id"},
+		{"add", `{"session_id":"s","app_id":"a-` + fakeGHP + `","messages":[` + okMsg + `]}`, "Value error, app_id looks like a credential (an access token or key); choose an identifier without one: app_id"},
 		// bodies
 		{"add", `{"session_id":`, "JSON decode error: 14"},
 		{"add", `[1,2]`, "Input should be a valid dictionary or object to extract fields from"},
@@ -60,6 +67,7 @@ func TestValidationMessages(t *testing.T) {
 		// /search
 		{"search", `{"query":"x"}`, "Value error, exactly one of user_id / agent_id must be provided"},
 		{"search", `{"query":"x","user_id":"a","agent_id":"b"}`, "Value error, exactly one of user_id / agent_id must be provided"},
+		{"search", `{"user_id":"` + fakeGHP + `","query":"x"}`, "Value error, user_id looks like a credential (an access token or key); choose an identifier without one: user_id"},
 		{"search", `{"user_id":"a"}`, "Field required: query"},
 		{"search", `{"user_id":"a","query":""}`, "String should have at least 1 character: query"},
 		{"search", `{"user_id":"","query":"x"}`, "String should have at least 1 character: user_id"},
