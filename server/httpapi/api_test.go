@@ -1,11 +1,14 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -448,4 +451,20 @@ func TestAddIsIdempotentWithAKey(t *testing.T) {
 	if errBody := send("bad key"); errBody == nil {
 		t.Fatal("a key with a space was accepted")
 	}
+	// A key is kept only as its hash: one holding a credential still
+	// dedupes, and reaches no file.
+	secretKey := "k-" + fakeGHP
+	send(secretKey)
+	if again := send(secretKey); again["duplicate"] != true {
+		t.Fatalf("retry with a token-like key = %v", again)
+	}
+	e.reg.Close()
+	filepath.Walk(e.reg.DataDir(), func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(fakeGHP[4:])) {
+				t.Errorf("%s holds the Idempotency-Key", path)
+			}
+		}
+		return nil
+	})
 }
