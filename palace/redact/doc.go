@@ -145,7 +145,10 @@
 // symbol (or upper and lower case in even measure), Shannon entropy of at
 // least min(3.0, log2(len)-0.5) bits per character, not a number such as
 // 1.5e+21, not a lower-case path, not a placeholder such as ${DB_PASSWORD}
-// or YOUR_TOKEN_HERE — so max_tokens=4096 or token_type=bearer stay.
+// or YOUR_TOKEN_HERE, and, unquoted, not code: neither a call
+// (x = tls13.NewEarlySecret(…)) nor an identifier ending in token, secret,
+// password, passwd or key (t.AccessToken = res.IDToken) — so max_tokens=4096
+// or token_type=bearer stay.
 //
 // Hidden secrets. A vendor-prefixed token also matches when glued to a
 // word by '-', '_', '.' or '/' (tag-AKIA…, x_ghp_…); a text whose secret is

@@ -348,7 +348,11 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		e = quotedEnd(s, v, e)
 	}
 	val := s[v:e]
-	if maskedAt(s, e) {
+	if maskedAt(s, e) || !quoted && (e < len(s) && s[e] == '(' || namesSecret(val)) {
+		// Code, not a secret: an unquoted value followed by '(' is a call
+		// (earlySecret = tls13.NewEarlySecret(…)), and one that ends in
+		// the word of a label names a variable or constant
+		// (token.AccessToken = tokenRes.IDToken, X_TOKEN = C.X_TOKEN).
 		return dst
 	}
 	switch kind {
@@ -452,6 +456,18 @@ func classifyKey(key string) int {
 		}
 	}
 	return kNone
+}
+
+// namesSecret reports whether a value ends in a word that labels secrets
+// (token, secret, password, passwd, key), as identifiers do and generated
+// values do not.
+func namesSecret(v string) bool {
+	for _, w := range [...]string{"token", "secret", "password", "passwd", "key"} {
+		if len(v) > len(w) && keySuffix(v, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyAfterWord classifies a key that is only "key" and starts at j by the

@@ -188,6 +188,8 @@ func negativeCases() []string {
 		`{"prompt_token": 1.2345678901234567e+21, "ok": true}`,
 		"secret_file=/var/run/secrets/kubernetes.io/serviceaccount/token",
 		"SGVsbG8sIHdvcmxkISBUaGlzIGlzIG9yZGluYXJ5IHRleHQu",
+		"earlySecret = tls13.NewEarlySecret(hs.suite.hash.New, psk)", `procOpenProcessToken = modadvapi32.NewProc("OpenProcessToken")`,
+		"token.AccessToken = tokenRes.IDToken", "IFLA_INET6_TOKEN = C.IFLA_INET6_TOKEN", "ClientSecret: *idpClientSecret,",
 		"the key-value store", "SG.Smith wrote it", "hvs. is short", "ya29.short", "login page password reset flow",
 		"curl -u $USER:$PASS https://x", "curl -u admin:admin https://x", "ssh -u root:22", "time 12:30:45 and 09:15",
 		"Mr. Smith. Dr. Who. e.g. i.e. v1.2.3 example.com", "the API key: see the docs", "secret key = YOUR_SECRET_KEY",
