@@ -41,6 +41,7 @@ type Palace struct {
 
 	stopFollow context.CancelFunc
 	following  sync.WaitGroup
+	later      laterEmbeds // long texts' vectors, made in the background
 
 	closeOnce sync.Once
 	closeErr  error
@@ -130,6 +131,7 @@ func (p *Palace) Registry() *Registry { return p.reg }
 // closes the store. It is safe to call more than once.
 func (p *Palace) Close() error {
 	p.closeOnce.Do(func() {
+		p.stopLater()
 		if p.stopFollow != nil {
 			p.stopFollow()
 			p.following.Wait()

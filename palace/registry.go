@@ -53,6 +53,12 @@ type Config struct {
 	// OnOpen, when set, is called once for every palace the registry opens
 	// (the dreamer uses it to start per-palace work).
 	OnOpen func(*Palace)
+	// EmbedLater leaves the vectors of a drawer with more than a few dozen
+	// vector passages (a pasted file, a long log) to a background
+	// embedder, so that the write returns at once (embed_later.go).
+	// Long-running processes (serve, http) set it; a short-lived command
+	// embeds everything before it returns.
+	EmbedLater bool
 	// Follow keeps each open palace's indexes caught up in the background
 	// when its store announces other processes' (other nodes') changes
 	// (store.Notifier: PostgreSQL's LISTEN/NOTIFY), so the next search

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -301,8 +300,21 @@ func (p *Palace) AddWith(ctx context.Context, ds []*Drawer, inTx func(*Tx) error
 	if err := p.addTurnContext(ctx, ds); err != nil {
 		return err
 	}
-	vecs := p.Embed(ctx, ds)
-	return p.Write(ctx, func(t *Tx) error {
+	// A drawer too long to embed while the caller waits is stored without
+	// vectors and embedded in the background (embed_later.go).
+	now, later := make([]*Drawer, 0, len(ds)), []int(nil)
+	for i, d := range ds {
+		if p.defers(d) {
+			later = append(later, i)
+		} else {
+			now = append(now, d)
+		}
+	}
+	vecs := p.Embed(ctx, now)
+	for _, i := range later {
+		vecs = slices.Insert(vecs, i, Vectors{})
+	}
+	err := p.Write(ctx, func(t *Tx) error {
 		for i, d := range ds {
 			if err := t.Insert(d, vecs[i], nil); err != nil {
 				return err
@@ -313,6 +325,14 @@ func (p *Palace) AddWith(ctx context.Context, ds []*Drawer, inTx func(*Tx) error
 		}
 		return nil
 	})
+	if err == nil && len(later) > 0 {
+		ids := make([]string, len(later))
+		for k, i := range later {
+			ids[k] = ds[i].ID
+		}
+		p.embedLater(ids)
+	}
+	return err
 }
 
 // redactDrawer scrubs every stored text field (private spans removed,
@@ -439,13 +459,16 @@ func (p *Palace) embedTexts(ctx context.Context, texts []string) [][]float32 {
 	return out
 }
 
-// embedDistinct embeds texts in parallel batches of 32.
+// embedDistinct embeds texts in parallel batches of 32, on as many cores
+// as embedWorkers allows; once ctx ends it starts no more batches (the
+// texts left get no vector), so a cancelled write or pass stops within a
+// batch.
 func (p *Palace) embedDistinct(ctx context.Context, texts []string) [][]float32 {
 	out := make([][]float32, len(texts))
 	const batch = 32
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	sem := make(chan struct{}, embedWorkers(ctx))
 	var wg sync.WaitGroup
-	for lo := 0; lo < len(texts); lo += batch {
+	for lo := 0; lo < len(texts) && ctx.Err() == nil; lo += batch {
 		hi := min(lo+batch, len(texts))
 		wg.Add(1)
 		sem <- struct{}{}

@@ -46,7 +46,8 @@ func startCore(ctx context.Context, h homeFlags, defaultPalace string, log zerol
 	// to be listed or watched cost no memory.
 	cfg, err := registryConfig(h, log, c.dm.Start)
 	if err == nil {
-		cfg.Follow = true // catch indexes up when another node writes (PostgreSQL)
+		cfg.Follow = true     // catch indexes up when another node writes (PostgreSQL)
+		cfg.EmbedLater = true // a long text's vectors are made after the call returns
 		c.reg, err = palace.OpenRegistry(cfg)
 	}
 	if err != nil {

@@ -1,0 +1,162 @@
+package palace
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/loci-mem/loci/palace/store"
+)
+
+// A long text's vectors take long to make: the built-in encoder reads each
+// 50-word passage in about 9 ms of CPU, so a 1,600-word text holds its
+// write for a quarter of a second on two cores, a pasted 100 KB file for
+// several seconds, and a 4 MiB log for most of a minute — longer than MCP
+// clients wait for a tool call. In a long-running process
+// (Config.EmbedLater: serve, http) a write embeds at most inlinePassages
+// passages of its drawers; a drawer with more is committed without
+// vectors, as one whose embedder failed is, and this palace's background
+// embedder makes them right after, one drawer at a time. Until then
+// keyword search finds it (its keyword passages are indexed with the
+// write). Nothing of it depends on the process staying up: a drawer
+// without a vector is what the dreamer's index pass and `loci reembed`
+// look for (Reembed), so one left by a process that stopped first gets its
+// vectors there.
+
+// inlinePassages bounds the vector passages a write embeds before it
+// returns: 64 passages (about 1,600 words) take about a quarter of a
+// second on the two-core machine the README's figures come from. Turns,
+// notes and replies of several paragraphs stay well inside it.
+const inlinePassages = 64
+
+// laterEmbeds is the queue of the palace's background embedder.
+type laterEmbeds struct {
+	mu      sync.Mutex
+	ids     []string // drawers waiting, oldest first
+	running bool     // a goroutine is draining ids
+	closed  bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// defers reports whether a write should leave d's vectors to the
+// background embedder.
+func (p *Palace) defers(d *Drawer) bool {
+	return p.reg.cfg.EmbedLater && len(VectorPassages(d.Content)) > inlinePassages
+}
+
+// embedLater queues drawers stored without their vectors and starts the
+// background embedder if it is not running.
+func (p *Palace) embedLater(ids []string) {
+	l := &p.later
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || len(ids) == 0 {
+		return
+	}
+	if l.ctx == nil {
+		l.ctx, l.cancel = context.WithCancel(context.Background())
+	}
+	l.ids = append(l.ids, ids...)
+	if !l.running {
+		l.running = true
+		l.wg.Add(1)
+		go p.drainLater()
+	}
+}
+
+func (p *Palace) drainLater() {
+	l := &p.later
+	defer l.wg.Done()
+	for {
+		l.mu.Lock()
+		if len(l.ids) == 0 || l.closed {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		id := l.ids[0]
+		l.ids = l.ids[1:]
+		ctx := l.ctx
+		l.mu.Unlock()
+		start := time.Now()
+		switch err := p.embedStored(withEmbedWorkers(ctx, max(1, runtime.GOMAXPROCS(0)-1)), id); {
+		case err == nil:
+			p.log.Debug().Str("drawer", id).Dur("took", time.Since(start)).Msg("long text embedded in the background")
+		case ctx.Err() == nil:
+			p.log.Warn().Err(err).Str("drawer", id).Msg("embed a long text in the background; the dreamer's index pass retries")
+		}
+	}
+}
+
+// embedStored makes and stores the vectors of the drawer id as it is now,
+// if it still has none. A drawer changed while it was embedded keeps its
+// newer state and waits for the next Reembed (storeVectors).
+func (p *Palace) embedStored(ctx context.Context, id string) error {
+	d, err := p.st.Drawers().Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return storeErr("read drawer", err)
+	}
+	if d.Status == StatusDeleted || d.Model != "" {
+		return nil // forgotten, or embedded by someone else meanwhile
+	}
+	_, err = p.reembedPage(ctx, []store.VectorTodo{{RID: d.RID, Seq: d.Seq, ID: d.ID, Content: d.Content, Keywords: d.Keywords}})
+	return err
+}
+
+type embedWorkersKey struct{}
+
+// withEmbedWorkers bounds the cores that embedding under ctx uses: the
+// background embedder leaves one to the searches and writes that come
+// meanwhile.
+func withEmbedWorkers(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, embedWorkersKey{}, n)
+}
+
+// embedWorkers is how many batches embedDistinct runs at once under ctx:
+// GOMAXPROCS unless withEmbedWorkers says fewer.
+func embedWorkers(ctx context.Context) int {
+	if n, ok := ctx.Value(embedWorkersKey{}).(int); ok && n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// WaitEmbedded waits until the background embedder has nothing left, or
+// ctx ends. Evaluations and tests call it so that they measure a palace
+// whose vectors are all made.
+func (p *Palace) WaitEmbedded(ctx context.Context) error {
+	for {
+		p.later.mu.Lock()
+		busy := p.later.running
+		p.later.mu.Unlock()
+		if !busy {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// stopLater cancels the background embedder and waits for it: a drawer in
+// progress is dropped (nothing of it is stored), and those still queued
+// keep no vector for the dreamer or `loci reembed` to make.
+func (p *Palace) stopLater() {
+	l := &p.later
+	l.mu.Lock()
+	l.closed = true
+	if l.cancel != nil {
+		l.cancel()
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
+}
