@@ -111,6 +111,9 @@ func (p *Palace) reembedPage(ctx context.Context, page []store.VectorTodo) (int,
 		ds[i] = &Drawer{Content: r.Content, Keywords: r.Keywords}
 	}
 	vecs := p.Embed(ctx, ds)
+	if err := ctx.Err(); err != nil {
+		return 0, err // cancelled or out of time mid-page: nothing stored
+	}
 	for _, v := range vecs {
 		if v.Whole == nil {
 			return 0, internal("reembed: embed", errShortEmbed)
