@@ -3,6 +3,7 @@ package palace
 import (
 	"fmt"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Long texts are indexed as overlapping passages and a drawer scores by
@@ -130,10 +131,18 @@ func vectorSpans(text string, n int) []Span {
 type word struct{ start, end int }
 
 func splitWords(text string) []word {
-	var words []word
+	words := make([]word, 0, len(text)/6+1) // about six bytes a word in English
 	in := false
-	for i, r := range text {
-		space := unicode.IsSpace(r)
+	for i := 0; i < len(text); {
+		c, size := text[i], 1
+		var space bool
+		if c < utf8.RuneSelf {
+			space = asciiSpace[c]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			space = unicode.IsSpace(r)
+		}
 		switch {
 		case !space && !in:
 			words = append(words, word{start: i})
@@ -142,12 +151,16 @@ func splitWords(text string) []word {
 			words[len(words)-1].end = i
 			in = false
 		}
+		i += size
 	}
 	if in {
 		words[len(words)-1].end = len(text)
 	}
 	return words
 }
+
+// asciiSpace holds the ASCII bytes unicode.IsSpace reports as space.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // cut cuts words into windows of window words every stride words, at most
 // limit of them: past that the stride grows (and with widen the window
