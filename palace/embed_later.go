@@ -45,7 +45,10 @@ type laterEmbeds struct {
 // defers reports whether a write should leave d's vectors to the
 // background embedder.
 func (p *Palace) defers(d *Drawer) bool {
-	return p.reg.cfg.EmbedLater && len(VectorPassages(d.Content)) > inlinePassages
+	// A word and the space after it take two bytes at least, so a shorter
+	// text cannot hold more passages than the bound: no need to cut it.
+	return p.reg.cfg.EmbedLater && len(d.Content) > 2*inlinePassages*VectorPassageStride &&
+		len(VectorPassages(d.Content)) > inlinePassages
 }
 
 // embedLater queues drawers stored without their vectors and starts the
@@ -129,8 +132,8 @@ func embedWorkers(ctx context.Context) int {
 }
 
 // WaitEmbedded waits until the background embedder has nothing left, or
-// ctx ends. Evaluations and tests call it so that they measure a palace
-// whose vectors are all made.
+// ctx ends: for a caller that must measure or read a palace whose vectors
+// are all made (a test, a benchmark).
 func (p *Palace) WaitEmbedded(ctx context.Context) error {
 	for {
 		p.later.mu.Lock()
