@@ -80,8 +80,9 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 	// The same file without the rewrite is read and scored, and written
 	// back out as it was read.
 	out := filepath.Join(dir, "out.json")
-	if o := runCLI(t, home, "json", "eval", "locomo", "--data", oneSpeaker, "--k", "1", "--method", "keyword", "--write-data", out); o.code != 0 {
-		t.Errorf("eval of a one-speaker file: exit %d %s%s", o.code, o.stdout, o.stderr)
+	if o := runCLI(t, home, "json", "eval", "locomo", "--data", oneSpeaker, "--k", "1", "--method", "keyword", "--write-data", out); o.code != 0 ||
+		!strings.Contains(o.stderr, "1 questions not scored: they name no evidence") {
+		t.Errorf("eval of a one-speaker file (the question without evidence is said to be unscored): exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
 	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), `"text":"hi"`) || !strings.Contains(string(b), `"evidence":[]`) {
 		t.Errorf("--write-data wrote %q (%v)", b, err)

@@ -2213,7 +2213,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		if cites != nil {
 			diaOf = cites
 		}
-		asked, unmatched, example := 0, 0, ""
+		asked, unmatched, noEvidence, example := 0, 0, 0, ""
 		var refused []string
 		for _, qa := range s.QA {
 			var gold []string
@@ -2224,11 +2224,15 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			}
 			if len(gold) == 0 {
 				// Evidence that names no turn of the conversation (ids
-				// written another way than the turns' dia_id) is counted.
+				// written another way than the turns' dia_id) is counted;
+				// a question without evidence is not scored (the metric's
+				// definition), and a warning says how many.
 				if len(qa.Evidence) > 0 {
 					if unmatched++; example == "" {
 						example = fmt.Sprint(qa.Evidence...)
 					}
+				} else {
+					noEvidence++
 				}
 				continue
 			}
@@ -2279,6 +2283,9 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		o.warnItems(n, "did not ask", refused)
 		if unmatched > 0 && o.Warn != nil {
 			o.Warn("conversation %d: %d questions not asked: their evidence names no turn of the conversation (such as %q; turns are matched by dia_id, D1:3)", n, unmatched, example)
+		}
+		if noEvidence > 0 && o.Warn != nil {
+			o.Warn("conversation %d: %d questions not scored: they name no evidence (recall is measured on questions with evidence)", n, noEvidence)
 		}
 		if o.Progress != nil {
 			o.Progress("conversation %d (%s): %d turns, %d questions", n, s.SampleID, len(ds), asked)
