@@ -34,8 +34,9 @@ const inlinePassages = 64
 // laterEmbeds is the queue of the palace's background embedder.
 type laterEmbeds struct {
 	mu      sync.Mutex
-	ids     []string // drawers waiting, oldest first
-	running bool     // a goroutine is draining ids
+	ids     []string      // drawers waiting, oldest first
+	running bool          // a goroutine is draining ids
+	done    chan struct{} // closed when that goroutine ends
 	closed  bool
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -65,19 +66,20 @@ func (p *Palace) embedLater(ids []string) {
 	}
 	l.ids = append(l.ids, ids...)
 	if !l.running {
-		l.running = true
+		l.running, l.done = true, make(chan struct{})
 		l.wg.Add(1)
-		go p.drainLater()
+		go p.drainLater(l.done)
 	}
 }
 
-func (p *Palace) drainLater() {
+func (p *Palace) drainLater(done chan struct{}) {
 	l := &p.later
 	defer l.wg.Done()
 	for {
 		l.mu.Lock()
 		if len(l.ids) == 0 || l.closed {
 			l.running = false
+			close(done)
 			l.mu.Unlock()
 			return
 		}
@@ -137,7 +139,7 @@ func embedWorkers(ctx context.Context) int {
 func (p *Palace) WaitEmbedded(ctx context.Context) error {
 	for {
 		p.later.mu.Lock()
-		busy := p.later.running
+		busy, done := p.later.running, p.later.done
 		p.later.mu.Unlock()
 		if !busy {
 			return nil
@@ -145,14 +147,16 @@ func (p *Palace) WaitEmbedded(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
+		case <-done: // a drawer queued meanwhile starts another run
 		}
 	}
 }
 
-// stopLater cancels the background embedder and waits for it: a drawer in
-// progress is dropped (nothing of it is stored), and those still queued
-// keep no vector for the dreamer or `loci reembed` to make.
+// stopLater cancels the background embedder and waits for it, at most
+// laterGrace: a drawer in progress is dropped (nothing of it is stored),
+// and those still queued keep no vector for the dreamer or `loci reembed`
+// to make. Embedding stops within a batch of passages once cancelled; the
+// bound is for an embedder that does not.
 func (p *Palace) stopLater() {
 	l := &p.later
 	l.mu.Lock()
@@ -161,5 +165,15 @@ func (p *Palace) stopLater() {
 		l.cancel()
 	}
 	l.mu.Unlock()
-	l.wg.Wait()
+	done := make(chan struct{})
+	go func() { l.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(laterGrace):
+		p.log.Warn().Msg("background embedder still running at close; its drawer keeps no vector")
+	}
 }
+
+// laterGrace bounds how long closing a palace waits for its background
+// embedder, as the dreamer's shutdown is bounded (dreamer.ShutdownGrace).
+const laterGrace = 2 * time.Second
