@@ -235,3 +235,47 @@ func TestBootFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestServeEmbedsLongTextsLater: `loci serve` answers memory_remember of a
+// long text before its vectors are made, makes them in the background (its
+// debug log says so), and finds the text by meaning afterwards; stdin EOF
+// while a second one is being embedded still exits 0 within 3 s.
+func TestServeEmbedsLongTextsLater(t *testing.T) {
+	t.Parallel()
+	p := startLoci(t, t.TempDir(), nil, "serve", "--palace", "long")
+	p.initialize()
+	var b strings.Builder
+	words := strings.Fields("the build queue drained after the cache warmed and the workers logged each retry")
+	for i := 0; i < 5000; i++ {
+		if i == 2500 {
+			b.WriteString("Our zeppelin hangar doors jammed on Thursday morning. ")
+		}
+		b.WriteString(words[i%len(words)] + " ")
+	}
+	var stored struct {
+		DrawerID string `json:"drawer_id"`
+	}
+	p.tool("memory_remember", map[string]any{"text": b.String()}, &stored)
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(p.stderr.String(), "long text embedded in the background") {
+		if time.Now().After(deadline) {
+			t.Fatal("no background embedding was logged: was the long text embedded inline?")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var found struct {
+		Results []struct {
+			DrawerID string `json:"drawer_id"`
+		} `json:"results"`
+	}
+	p.tool("memory_recall_deep", map[string]any{"query": "zeppelin hangar doors jammed", "top_k": 3}, &found)
+	if len(found.Results) == 0 || found.Results[0].DrawerID != stored.DrawerID {
+		t.Fatalf("the long text is not found after its vectors were made: %+v", found)
+	}
+	p.tool("memory_remember", map[string]any{"text": b.String() + " again"}, nil)
+	start := time.Now()
+	if code := p.closeAndWait(3 * time.Second); code != 0 {
+		t.Fatalf("exit code %d after EOF during a background embedding", code)
+	}
+	t.Logf("exited %v after EOF during a background embedding", time.Since(start))
+}
