@@ -203,6 +203,9 @@ func (r *Redactor) urlPassword(s string, p int, dst []span) []span {
 // no colon), the colon at p: the password runs to the next space or quote
 // and must pass the test of labelled passwords.
 func (r *Redactor) userFlag(s string, p int, dst []span) []span {
+	if p+1 >= len(s) || isSpace(s[p+1]) || isQuote(s[p+1]) {
+		return dst // no password right after the colon ("Note: …")
+	}
 	ks := p
 	for ks > 0 && p-ks < maxKey && !isSpace(s[ks-1]) && s[ks-1] != '=' && !isQuote(s[ks-1]) {
 		ks--

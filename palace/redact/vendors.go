@@ -137,7 +137,9 @@ func (r *Redactor) scanDot(s string, dst []span) []span {
 		}
 		u := off + k
 		off = u + 1
-		if u == 0 || u+1 >= len(s) || class[s[u-1]]&cAlnum == 0 {
+		// Every shape here goes on with a token byte after the dot, which
+		// rules out a sentence's end at once.
+		if u == 0 || u+1 >= len(s) || class[s[u-1]]&cAlnum == 0 || class[s[u+1]]&cTok == 0 {
 			continue
 		}
 		if st, e, keep, next, ok := vendorAt(s, u, dotVendors); ok {
