@@ -160,7 +160,8 @@ func (m *Manager) due(ctx context.Context, p *palace.Palace) (bool, string, erro
 	return d, why, nil
 }
 
-// Maintain is the routine pass: flush batched access statistics,
+// Maintain is the routine pass: flush batched access statistics, queue
+// the vectors a stopped process left unmade (once; palace.ResumeEmbedding),
 // calibrate the vector index when it asks for it, and save the index
 // snapshot if it changed. Calibration (palace.CalibrateIndex) is index
 // upkeep, not consolidation, so it runs here too and not only in the
@@ -170,6 +171,9 @@ func (m *Manager) due(ctx context.Context, p *palace.Palace) (bool, string, erro
 // enough questions, and never loads an index no search has loaded.
 func Maintain(ctx context.Context, p *palace.Palace) error {
 	if err := p.FlushAccess(ctx); err != nil {
+		return err
+	}
+	if _, err := p.ResumeEmbedding(ctx); err != nil {
 		return err
 	}
 	if p.IndexInfo().Loaded {

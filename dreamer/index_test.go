@@ -198,3 +198,56 @@ func TestMaintainCalibratesTheIndex(t *testing.T) {
 		t.Fatalf("after 70 questions: %+v (calibration %+v), want the index calibrated on them", in, in.Calibration)
 	}
 }
+
+// failingEmbedder fails every call, as a provider that is down does: a
+// drawer written meanwhile is stored without a vector.
+type failingEmbedder struct{ embed.Embedder }
+
+func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, fmt.Errorf("embedding endpoint unreachable")
+}
+
+// TestMaintainResumesEmbedding: maintenance, which runs with the dreamer's
+// passes off too, has a long-running process make the vectors a drawer
+// was left without.
+func TestMaintainResumesEmbedding(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	hash := embed.NewHash(64)
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Embedder: failingEmbedder{hash}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := reg.Create(ctx, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &palace.Drawer{Content: "The zeppelin hangar doors jammed on Thursday."}
+	if err := p.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	reg.Close()
+
+	reg, err = palace.OpenRegistry(palace.Config{DataDir: dir, Embedder: hash, EmbedLater: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, err = reg.Open(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := p.Get(ctx, d.ID); got.Model != "" {
+		t.Fatal("the drawer has a vector before maintenance")
+	}
+	if err := dreamer.Maintain(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitEmbedded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Get(ctx, d.ID); err != nil || got.Model == "" {
+		t.Fatalf("maintenance left the drawer without a vector: %q %v", got.Model, err)
+	}
+}

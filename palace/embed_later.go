@@ -22,8 +22,9 @@ import (
 // keyword search finds it (its keyword passages are indexed with the
 // write). Nothing of it depends on the process staying up: a drawer
 // without a vector is what the dreamer's index pass and `loci reembed`
-// look for (Reembed), so one left by a process that stopped first gets its
-// vectors there.
+// look for (Reembed), and the next long-running process on the palace
+// queues what it finds (ResumeEmbedding), so one left by a process that
+// stopped first gets its vectors there.
 
 // inlinePassages bounds the vector passages a write embeds before it
 // returns: 64 passages (about 1,600 words) take about a quarter of a
@@ -38,6 +39,7 @@ type laterEmbeds struct {
 	running bool          // a goroutine is draining ids
 	done    chan struct{} // closed when that goroutine ends
 	closed  bool
+	resumed bool // ResumeEmbedding has looked
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -113,6 +115,43 @@ func (p *Palace) embedStored(ctx context.Context, id string) error {
 	}
 	_, err = p.reembedPage(ctx, []store.VectorTodo{{RID: d.RID, Seq: d.Seq, ID: d.ID, Content: d.Content, Keywords: d.Keywords}})
 	return err
+}
+
+// maxResume bounds the drawers ResumeEmbedding queues: what a stopped
+// process leaves is a few long texts; more than this is a palace some
+// other way (an embedder that failed for a while), which the dreamer's
+// index pass re-embeds in budgeted batches.
+const maxResume = 256
+
+// ResumeEmbedding queues for the background embedder the active drawers
+// that have no vector, once in the life of the process: what a process
+// that stopped mid-embedding left behind. It does nothing without
+// EmbedLater, when the palace's vectors are of another embedder (that is
+// `loci reembed`'s work, which searches name), or when more than
+// maxResume drawers need one. It returns how many it queued.
+// dreamer.Maintain calls it, so it runs with the dreamer's passes off too.
+func (p *Palace) ResumeEmbedding(ctx context.Context) (int, error) {
+	l := &p.later
+	l.mu.Lock()
+	looked := l.resumed || l.closed || !p.reg.cfg.EmbedLater
+	l.resumed = true
+	l.mu.Unlock()
+	if looked || p.checkEmbedder(ctx) != nil {
+		return 0, nil
+	}
+	todo, err := p.st.Drawers().NeedingVector(ctx, p.emb.ID(), p.emb.Dim(), true, 0, maxResume+1)
+	if err != nil {
+		return 0, storeErr("read drawers to embed", err)
+	}
+	if len(todo) == 0 || len(todo) > maxResume {
+		return 0, nil
+	}
+	ids := make([]string, len(todo))
+	for i, t := range todo {
+		ids[i] = t.ID
+	}
+	p.embedLater(ids)
+	return len(ids), nil
 }
 
 type embedWorkersKey struct{}

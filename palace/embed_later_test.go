@@ -148,3 +148,68 @@ func TestLongTextEmbeddedLater(t *testing.T) {
 		t.Fatalf("the vector search does not find the long drawer by its passage: %v %v", hits, err)
 	}
 }
+
+// leftUnembedded stores a long text through a long-running palace whose
+// encoder never gets to it, and closes the registry: the drawer is left
+// without vectors, as by a process that stopped mid-embedding. It returns
+// the drawer's id.
+func leftUnembedded(t *testing.T, dir string) string {
+	t.Helper()
+	gate := gatedEmbedder{embed.NewHash(64), make(chan struct{})}
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Embedder: gate, EmbedLater: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := palacetest.MustCreate(t, reg, "p")
+	d, err := p.Remember(context.Background(), longText(3000, "The zeppelin hangar doors jammed on Thursday."), palace.RememberOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return d.ID
+}
+
+// TestResumeEmbedding: the next long-running process on a palace queues
+// the vectors a stopped one left unmade, once; a short-lived one leaves
+// them to Reembed.
+func TestResumeEmbedding(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	id := leftUnembedded(t, dir)
+
+	short := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir, Embedder: embed.NewHash(64)})
+	ps, err := short.Open(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ps.ResumeEmbedding(ctx); err != nil || n != 0 {
+		t.Fatalf("a short-lived process queued %d (%v)", n, err)
+	}
+	if err := short.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	reg := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir, Embedder: embed.NewHash(64), EmbedLater: true})
+	p, err := reg.Open(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.ResumeEmbedding(ctx); err != nil || n != 1 {
+		t.Fatalf("ResumeEmbedding queued %d, want the drawer left unembedded (%v)", n, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := p.WaitEmbedded(wctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Get(ctx, id)
+	if err != nil || got.Model == "" || got.VecPassages != len(palace.VectorPassages(got.Content)) {
+		t.Fatalf("after resuming: model %q, %d passage vectors: %v", got.Model, got.VecPassages, err)
+	}
+	if n, _ := p.ResumeEmbedding(ctx); n != 0 {
+		t.Fatalf("a second ResumeEmbedding queued %d; it looks once a process", n)
+	}
+}
