@@ -215,7 +215,7 @@ func (r *Redactor) scanPhrase(s string, dst []span) []span {
 		}
 		// The value runs to the next space or quote (a password may hold
 		// '&' or '$'), less the punctuation that ends a sentence.
-		e := quotedEnd(s, v, v)
+		e := wordEnd(s, v, v)
 		for e > v && strings.IndexByte(".,;:!?)]}", s[e-1]) >= 0 {
 			e--
 		}

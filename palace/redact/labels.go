@@ -230,10 +230,8 @@ func (r *Redactor) userFlag(s string, p int, dst []span) []span {
 	if !flagOK {
 		return dst
 	}
-	v, e := p+1, p+1
-	for e < len(s) && e-v <= maxValue && !isSpace(s[e]) && !isQuote(s[e]) && s[e] != '\\' {
-		e++
-	}
+	v := p + 1
+	e := wordEnd(s, v, v)
 	if val := s[v:e]; strongValue(val, 8) && !maskedAt(s, e) {
 		dst = r.add(dst, rGeneric, v, e, 0)
 	}
@@ -263,7 +261,7 @@ func (r *Redactor) passwordFlag(s string, u int, dst []span) []span {
 	if isQuote(s[v]) {
 		v++
 	}
-	e := quotedEnd(s, v, v)
+	e := wordEnd(s, v, v)
 	if val := s[v:e]; strongValue(val, 8) && !pathLike(val) && !maskedAt(s, e) {
 		dst = r.add(dst, rGeneric, v, e, 0)
 	}
@@ -272,12 +270,13 @@ func (r *Redactor) passwordFlag(s string, u int, dst []span) []span {
 
 func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
 
-// quotedEnd extends a quoted value whose run of class cVal ends at e (a
-// byte such as '&', '$' or '(' that cVal leaves out) to its closing quote:
-// a quoted password may hold any byte but a quote, a space or an escape.
-// Values of different labels cannot overlap (each stops at the next quote),
-// so the scan stays linear.
-func quotedEnd(s string, v, e int) int {
+// wordEnd extends a value starting at v, measured up to e, to the next
+// space, quote, escape or control byte (at most maxValue bytes from v): a
+// password may hold any other byte ('&', '$', '('), which the value
+// classes leave out. A quoted value so runs to its closing quote. Values
+// of different labels cannot overlap (each stops at the next quote or
+// space), so the scan stays linear.
+func wordEnd(s string, v, e int) int {
 	for e < len(s) && e-v <= maxValue && s[e] > ' ' && s[e] != 0x7f && !isQuote(s[e]) && s[e] != '\\' {
 		e++
 	}
@@ -348,7 +347,7 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 	}
 	e := m.span(s, v, cVal)
 	if quoted {
-		e = quotedEnd(s, v, e)
+		e = wordEnd(s, v, e)
 	}
 	val := s[v:e]
 	if maskedAt(s, e) || !quoted && (e < len(s) && s[e] == '(' || namesSecret(val)) {

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -298,6 +300,14 @@ func (r Recorder) llmBoundaries(ctx context.Context, sessionID string, msgs []ex
 	return out
 }
 
+// claimedKey is what the store keeps of a request key: its SHA-256. A key
+// is only ever compared, and a client may send anything there, a
+// credential included; the hash lets nothing of it reach disk.
+func claimedKey(k string) string {
+	sum := sha256.Sum256([]byte(k))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 // buffer appends the messages to the buffer, numbering stretches.
 // It reports false, buffering nothing, when opt.RequestKey was seen before.
 func (r Recorder) buffer(ctx context.Context, sessionID string, msgs []extract.Message, decided []bool, opt Options) (bool, error) {
@@ -306,7 +316,7 @@ func (r Recorder) buffer(ctx context.Context, sessionID string, msgs []extract.M
 		st := t.Store().Sessions()
 		if opt.RequestKey != "" {
 			var err error
-			if fresh, err = st.Claim(ctx, opt.RequestKey, t.Now(), RequestKeyLifetime); err != nil || !fresh {
+			if fresh, err = st.Claim(ctx, claimedKey(opt.RequestKey), t.Now(), RequestKeyLifetime); err != nil || !fresh {
 				return palace.StoreError("claim request key", err)
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -206,7 +205,7 @@ func (a *API) endpoint(fn handlerFunc) http.Handler {
 				a.writeError(w, r, rid, http.StatusBadRequest, "Idempotency-Key must be 1 to 255 printable ASCII characters")
 				return
 			}
-			ctx = context.WithValue(ctx, requestKeyCtx{}, storedRequestKey(key))
+			ctx = context.WithValue(ctx, requestKeyCtx{}, key)
 		}
 		data, err := fn(ctx, body)
 		if err != nil {
@@ -224,14 +223,6 @@ type requestKeyCtx struct{}
 func requestKey(ctx context.Context) string {
 	k, _ := ctx.Value(requestKeyCtx{}).(string)
 	return k
-}
-
-// storedRequestKey is what the store keeps of an Idempotency-Key: its
-// SHA-256. A key is only ever compared, and a client may send anything
-// there, a credential included; the hash lets nothing of it reach disk.
-func storedRequestKey(k string) string {
-	sum := sha256.Sum256([]byte(k))
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func validRequestKey(k string) bool {
