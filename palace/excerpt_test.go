@@ -37,3 +37,40 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// ExcerptWithin keeps its bound for any n, and still shows the passage that
+// matched when there is room for it.
+func TestExcerptWithin(t *testing.T) {
+	t.Parallel()
+	long := "Build log of Tuesday\n" + strings.Repeat("step ok; ", 500) + "FAILED: disk quota exceeded on /var/cache" + strings.Repeat(" step ok;", 100)
+	at := strings.Index(long, "FAILED")
+	passage := &palace.Span{Start: at, End: at + len("FAILED: disk quota exceeded on /var/cache")}
+	for n := 0; n <= 300; n++ {
+		for _, p := range []*palace.Span{nil, passage} {
+			if got := palace.ExcerptWithin(long, p, "disk quota", n); len([]rune(got)) > n && n > 0 {
+				t.Fatalf("n=%d passage=%v: %d characters: %q", n, p != nil, len([]rune(got)), got)
+			}
+		}
+	}
+	got := palace.ExcerptWithin(long, passage, "disk quota", 100)
+	if !strings.HasPrefix(got, "Build log") || !strings.Contains(got, "FAILED: disk quota exceeded on /var/cache") {
+		t.Errorf("n=100: %q, want the opening line and the passage", got)
+	}
+	// A passage wider than the room: the stretch with most of the query's
+	// words, even at the passage's end, and not a lone one of them.
+	wide := &palace.Span{Start: at - 600, End: passage.End}
+	long2 := long[:at-300] + "quota " + long[at-300:]
+	wide2 := &palace.Span{Start: wide.Start, End: wide.End + len("quota ")}
+	for _, c := range []struct {
+		content string
+		span    *palace.Span
+	}{{long, wide}, {long2, wide2}} {
+		got := palace.ExcerptWithin(c.content, c.span, "why was the disk quota exceeded?", 100)
+		if !strings.Contains(got, "disk quota exceeded") || len([]rune(got)) > 100 {
+			t.Errorf("a wide passage in 100 characters: %q; want the words that matched", got)
+		}
+	}
+	if got := palace.ExcerptWithin("short", passage, "disk quota", 100); got != "short" {
+		t.Errorf("a short text: %q", got)
+	}
+}

@@ -32,6 +32,10 @@ type Config struct {
 	// ToolDelay delays every tool call; only tests set it (through
 	// LOCI_DEBUG_TOOL_DELAY_MS) to observe shutdown during a slow call.
 	ToolDelay time.Duration
+	// MaxContentChars bounds the content of each drawer memory_recall,
+	// memory_recall_deep and memory_list return, for calls that do not
+	// give max_content_chars (clip.go); 0, the default, returns it whole.
+	MaxContentChars int
 }
 
 // Server is loci's MCP server: the tool table and the resources, bound to

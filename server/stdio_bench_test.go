@@ -24,11 +24,19 @@ type pipeServer struct {
 
 func startPipeServer(tb testing.TB, defaultPalace string) *pipeServer {
 	tb.Helper()
+	return startPipeServerWith(tb, server.Config{DefaultPalace: defaultPalace})
+}
+
+// startPipeServerWith is startPipeServer with more of the server's
+// configuration; it opens the registry itself.
+func startPipeServerWith(tb testing.TB, cfg server.Config) *pipeServer {
+	tb.Helper()
 	reg, err := palace.OpenRegistry(palace.Config{DataDir: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Registry: reg, DefaultPalace: defaultPalace, Version: "bench", Logger: zerolog.Nop()})
+	cfg.Registry, cfg.Version, cfg.Logger = reg, "bench", zerolog.Nop()
+	srv, err := server.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

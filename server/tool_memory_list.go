@@ -8,10 +8,11 @@ import (
 
 // memory_list (seed 003) lists active drawers, importance descending.
 type memoryListParams struct {
-	Palace string   `json:"palace"`
-	Room   roomName `json:"room" desc:"Filter by room type (Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General, or custom)"`
-	Tag    tagName  `json:"tag" desc:"Filter by tag"`
-	Limit  *int     `json:"limit" min:"1" max:"1000" desc:"Max results (default 50)"`
+	Palace          string   `json:"palace"`
+	Room            roomName `json:"room" desc:"Filter by room type (Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General, or custom)"`
+	Tag             tagName  `json:"tag" desc:"Filter by tag"`
+	Limit           *int     `json:"limit" min:"1" max:"1000" desc:"Max results (default 50)"`
+	MaxContentChars *int     `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length."`
 }
 
 // defaultListLimit is memory_list's limit when the call gives none.
@@ -43,6 +44,7 @@ func memoryList(ctx context.Context, s *Server, p memoryListParams) (memoryListR
 	out := make([]drawerJSON, len(ds))
 	for i, d := range ds {
 		out[i] = toDrawerJSON(d)
+		out[i].clip(nil, "", s.contentChars(p.MaxContentChars))
 	}
 	return memoryListResult{Palace: pal.Name(), Drawers: out, Total: total}, nil
 }

@@ -10,11 +10,12 @@ import (
 // (L0 + L1 + L2) and exhaustive recall (L3), with loci's room and tag
 // filters.
 type memoryRecallParams struct {
-	Palace string   `json:"palace"`
-	Query  string   `json:"query" required:"true" desc:"What to recall, in natural language"`
-	TopK   int      `json:"top_k" default:"10" min:"1" max:"100"`
-	Room   roomName `json:"room" desc:"Only recall drawers of this room (optional)"`
-	Tag    tagName  `json:"tag" desc:"Only recall drawers carrying this tag (optional)"`
+	Palace          string   `json:"palace"`
+	Query           string   `json:"query" required:"true" desc:"What to recall, in natural language"`
+	TopK            int      `json:"top_k" default:"10" min:"1" max:"100"`
+	Room            roomName `json:"room" desc:"Only recall drawers of this room (optional)"`
+	Tag             tagName  `json:"tag" desc:"Only recall drawers carrying this tag (optional)"`
+	MaxContentChars *int     `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length; for a long memory recall shows its opening line and the passage that matched."`
 }
 
 type memoryRecallResult struct {
@@ -34,6 +35,9 @@ type recallResult struct {
 	Kind       string   `json:"kind"`
 	CreatedAt  string   `json:"created_at"`
 	Timestamp  string   `json:"timestamp"`
+	// ContentTruncated and ContentChars: as drawerJSON's.
+	ContentTruncated bool `json:"content_truncated,omitempty"`
+	ContentChars     int  `json:"content_chars,omitempty"`
 	// Passage is, for a long drawer (indexed in passages), where in
 	// content the best-matching passage lies (byte offsets), and Excerpt
 	// is its text. Absent for a drawer indexed whole.
@@ -64,17 +68,20 @@ func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep boo
 	if err != nil {
 		return memoryRecallResult{}, err
 	}
+	bound := s.contentChars(p.MaxContentChars)
 	results := make([]recallResult, 0, len(hits))
 	for _, h := range hits {
 		d := toDrawerJSON(h.Drawer)
 		r := recallResult{
-			DrawerID: d.DrawerID, Content: d.Content, Score: round4(h.Score), Layer: h.Layer,
+			DrawerID: d.DrawerID, Score: round4(h.Score), Layer: h.Layer,
 			Tags: d.Tags, Importance: d.Importance, Room: d.Room, Kind: d.Kind,
 			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp,
 		}
 		if text, ok := h.Passage.Of(d.Content); ok {
 			r.Passage, r.Excerpt = h.Passage, text
 		}
+		d.clip(h.Passage, p.Query, bound)
+		r.Content, r.ContentTruncated, r.ContentChars = d.Content, d.ContentTruncated, d.ContentChars
 		results = append(results, r)
 	}
 	return memoryRecallResult{Palace: pal.Name(), Query: p.Query, Results: results}, nil

@@ -128,6 +128,10 @@ type drawerJSON struct {
 	Room       string   `json:"room"`
 	Kind       string   `json:"kind"`
 	Timestamp  string   `json:"timestamp"`
+	// ContentTruncated and ContentChars say that Content was cut to the
+	// call's max_content_chars, and its whole length (clip.go).
+	ContentTruncated bool `json:"content_truncated,omitempty"`
+	ContentChars     int  `json:"content_chars,omitempty"`
 }
 
 func toDrawerJSON(d *palace.Drawer) drawerJSON {
@@ -144,6 +148,15 @@ func toDrawerJSON(d *palace.Drawer) drawerJSON {
 		Room:       d.Room,
 		Kind:       d.Kind,
 		Timestamp:  rfc3339(d.Timestamp),
+	}
+}
+
+// clip cuts j's content to n characters (0: none), saying so when it cuts
+// (clippedContent).
+func (j *drawerJSON) clip(passage *palace.Span, query string, n int) {
+	var whole int
+	if j.Content, whole = clippedContent(j.Content, passage, query, n); whole > 0 {
+		j.ContentTruncated, j.ContentChars = true, whole
 	}
 }
 

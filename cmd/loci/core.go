@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loci-mem/loci/cmd/loci/loadbench"
@@ -71,13 +72,17 @@ func startCore(ctx context.Context, h homeFlags, defaultPalace string, log zerol
 		warm = p
 	}
 	delay, _ := strconv.Atoi(os.Getenv("LOCI_DEBUG_TOOL_DELAY_MS"))
-	c.srv, err = server.New(server.Config{
-		Registry:      c.reg,
-		DefaultPalace: defaultPalace,
-		Version:       version,
-		Logger:        log,
-		ToolDelay:     time.Duration(delay) * time.Millisecond,
-	})
+	maxContent, err := maxContentChars()
+	if err == nil {
+		c.srv, err = server.New(server.Config{
+			Registry:        c.reg,
+			DefaultPalace:   defaultPalace,
+			Version:         version,
+			Logger:          log,
+			ToolDelay:       time.Duration(delay) * time.Millisecond,
+			MaxContentChars: maxContent,
+		})
+	}
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -119,4 +124,19 @@ func (c *core) Close() {
 	if c.stopProfile != nil {
 		c.stopProfile()
 	}
+}
+
+// maxContentChars is LOCI_MAX_CONTENT_CHARS: how many characters of each
+// memory memory_recall and memory_list return when the call does not say
+// (server/clip.go); unset or 0, the whole text, as seed 003 has it.
+func maxContentChars() (int, error) {
+	v := strings.TrimSpace(os.Getenv("LOCI_MAX_CONTENT_CHARS"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("LOCI_MAX_CONTENT_CHARS=%q: want a whole number of characters, 0 or more (0: memories whole)", v)
+	}
+	return n, nil
 }

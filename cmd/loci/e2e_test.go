@@ -279,3 +279,43 @@ func TestServeEmbedsLongTextsLater(t *testing.T) {
 	}
 	t.Logf("exited %v after EOF during a background embedding", time.Since(start))
 }
+
+// LOCI_MAX_CONTENT_CHARS bounds the memories a served memory_recall
+// returns (server/clip.go), and a value that is not a count stops the
+// server before it answers anything.
+func TestServeBoundsContent(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	bad := startLoci(t, home, []string{"LOCI_MAX_CONTENT_CHARS=-5"}, "serve", "--palace", "p")
+	if code := bad.wait(30 * time.Second); code != 1 || !strings.Contains(bad.stderr.String(), "LOCI_MAX_CONTENT_CHARS") {
+		t.Fatalf("LOCI_MAX_CONTENT_CHARS=-5: exit %d, stderr %q; want 1 and the variable named", code, bad.stderr.String())
+	}
+
+	p := startLoci(t, home, []string{"LOCI_MAX_CONTENT_CHARS=400"}, "serve", "--palace", "p")
+	p.initialize()
+	text := "Release notes, sprint 41\n" + strings.Repeat("Minor fixes to the settings page. ", 150) +
+		"The zeppelin telemetry exporter now batches its uploads. " + strings.Repeat("Copy edits. ", 99) + "Copy edits."
+	p.tool("memory_remember", map[string]any{"text": text}, nil)
+	var got struct {
+		Results []struct {
+			Content   string `json:"content"`
+			Truncated bool   `json:"content_truncated"`
+			Chars     int    `json:"content_chars"`
+		} `json:"results"`
+	}
+	p.tool("memory_recall", map[string]any{"query": "zeppelin telemetry exporter"}, &got)
+	if len(got.Results) != 1 {
+		t.Fatalf("%d results; want the one memory", len(got.Results))
+	}
+	r := got.Results[0]
+	if n := len([]rune(r.Content)); n > 400 || !r.Truncated || r.Chars != len([]rune(text)) ||
+		!strings.Contains(r.Content, "zeppelin telemetry exporter") {
+		t.Errorf("content of %d characters, truncated %t, content_chars %d (whole %d): %q",
+			n, r.Truncated, r.Chars, len([]rune(text)), r.Content)
+	}
+	got.Results = nil // a field left out must not keep the last answer's value
+	p.tool("memory_recall", map[string]any{"query": "zeppelin telemetry exporter", "max_content_chars": 0}, &got)
+	if len(got.Results) != 1 || got.Results[0].Content != text || got.Results[0].Truncated {
+		t.Errorf("max_content_chars 0 did not return the whole text")
+	}
+}
