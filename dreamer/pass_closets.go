@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -98,7 +99,7 @@ func runClosets(ctx context.Context, e *passEnv) error {
 		c := palace.Closet{Room: name, Drawers: r.n, Keywords: roomKeywords(r, v, total), Seq: r.seq}
 		c.Summary = roomSummary(r, c.Keywords)
 		p, had := prev[name]
-		changed := !had || p.Summary != c.Summary || p.Drawers != c.Drawers || !equalStrings(p.Keywords, c.Keywords)
+		changed := !had || p.Summary != c.Summary || p.Drawers != c.Drawers || !slices.Equal(p.Keywords, c.Keywords)
 		if changed {
 			e.rep.Changed++
 		}
@@ -226,16 +227,4 @@ func snippet(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

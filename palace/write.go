@@ -500,7 +500,7 @@ func (p *Palace) edit(ctx context.Context, old *Drawer, fn func(*Drawer) error) 
 		return nil, Vectors{}, err
 	}
 	textChanged := d.Content != old.Content || d.Keywords != old.Keywords
-	if textChanged || !equalStrings(d.Tags, old.Tags) || d.Room != old.Room {
+	if textChanged || !slices.Equal(d.Tags, old.Tags) || d.Room != old.Room {
 		d.Redactions = old.Redactions
 		redactDrawer(d)
 	}
@@ -610,18 +610,6 @@ func detailJSON(m map[string]any) []byte {
 		return nil
 	}
 	return b
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Redact replaces secrets in every text field of d and counts them in

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -190,18 +191,6 @@ func dedupeSorted(ss []string) []string {
 	return out
 }
 
-func equalSets(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // factRelation is how a new fact relates to an existing one.
 type factRelation int
 
@@ -214,7 +203,7 @@ const (
 // relate compares a new fact's shape with an existing one's. It returns
 // the relation and, for a conflict, the value type that differs.
 func relate(n, old factShape) (factRelation, string) {
-	if equalSets(valueSet(n.values, ""), valueSet(old.values, "")) &&
+	if slices.Equal(valueSet(n.values, ""), valueSet(old.values, "")) &&
 		dice(n.words, old.words) >= dupWords && dice(pairs(n.words), pairs(old.words)) >= dupPairs {
 		return relDuplicate, ""
 	}
@@ -226,7 +215,7 @@ func relate(n, old factShape) (factRelation, string) {
 	}
 	for _, kind := range []string{valDate, valEmail, valAmount, valID, valVersion} {
 		a, b := valueSet(n.values, kind), valueSet(old.values, kind)
-		if len(a) > 0 && len(b) > 0 && !equalSets(a, b) {
+		if len(a) > 0 && len(b) > 0 && !slices.Equal(a, b) {
 			return relConflict, kind
 		}
 	}
