@@ -147,10 +147,12 @@ func migrateOne(ctx context.Context, env *cliEnv, src, dst store.Backend, name s
 		return nil, palace.StoreError("open palace "+name, err)
 	}
 	defer from.Close()
-	var to store.Store
-	if ok, err := dst.Exists(ctx, name); err != nil {
+	ok, err := dst.Exists(ctx, name)
+	if err != nil {
 		return nil, palace.StoreError("look up palace "+name, err)
-	} else if ok {
+	}
+	var to store.Store
+	if ok {
 		to, err = dst.Open(ctx, name)
 	} else {
 		to, err = dst.Create(ctx, name)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,5 +70,25 @@ func TestMigrateSQLiteToPostgresAndBack(t *testing.T) {
 	}
 	if o := runCLI(t, home, "json", "migrate", "--from", home, "--to", back, "--palace", "nope"); o.code != 1 || o.env.Error.Type != "not_found" {
 		t.Errorf("unknown palace: %d %s", o.code, o.stdout)
+	}
+}
+
+// A destination palace that exists but cannot be opened (here its
+// database path is a directory) is an io error naming it, not a crash:
+// the error of opening it was once dropped by a shadowed variable and the
+// copy went on into a nil store.
+func TestMigrateIntoAnUnusablePalace(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if o := runCLI(t, home, "json", "remember", "a note to migrate", "--palace", "proj"); o.code != 0 {
+		t.Fatalf("remember: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	dst := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dst, "palaces", "proj", "palace.db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	o := runCLI(t, home, "json", "migrate", "--from", home, "--to", dst)
+	if o.code != 5 || o.env.Error == nil || o.env.Error.Type != "io" || !strings.Contains(o.env.Error.Message, "open the destination palace proj") {
+		t.Fatalf("migrate into an unusable palace: exit %d, %s %s", o.code, o.stdout, o.stderr)
 	}
 }
