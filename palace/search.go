@@ -652,18 +652,12 @@ type ranked struct {
 	passage int // the best passage (passages.go); 0: the whole text
 }
 
-// keywordSearch ranks by BM25 from the in-memory index (keyword.go),
-// built or loaded on first use and caught up with the change log.
+// keywordRank ranks by BM25 from the in-memory index (keyword.go), built
+// or loaded on first use and caught up with the change log, for query
+// terms plus weighted extra tokens (relevance feedback's expansion).
 // allowed, when not nil, holds the drawers the filter allows (statuses
-// included); otherwise only active drawers are returned.
-func (p *Palace) keywordSearch(ctx context.Context, query string, allowed *allowedSet, limit int) ([]ranked, error) {
-	out, _, err := p.keywordRank(ctx, queryTerms(query), nil, nil, false, allowed, limit)
-	return out, err
-}
-
-// keywordRank is keywordSearch for query terms, plus weighted extra
-// tokens (relevance feedback's expansion). With keep it also returns the
-// terms' scores, which a later call for the same terms passes as base to
+// included); otherwise only active drawers are returned. With keep it
+// also returns the terms' scores, which a later call for the same terms passes as base to
 // add its extra tokens to them without scoring the terms again.
 func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.Weighted, base *bm25.Scored, keep bool,
 	allowed *allowedSet, limit int) ([]ranked, *bm25.Scored, error) {

@@ -116,7 +116,6 @@ func replayHooks(t *testing.T, file string) {
 	expand := strings.NewReplacer("$WORK", work, "$REPO", repo)
 
 	var env []string
-	var got []string
 	step := 0
 	for i, s := range secs {
 		switch {
@@ -138,7 +137,6 @@ func replayHooks(t *testing.T, file string) {
 				t.Fatalf("step %d (%s): stdout must be exactly one JSON line, got %q\nstderr: %s", step, s.name, out, stderr)
 			}
 			line := episodeRe.ReplaceAllString(normalize.Replace(strings.TrimSpace(out)), `, episode) <episode>\n`)
-			got = append(got, line)
 			if *update {
 				if i+1 >= len(secs) || secs[i+1].name != "want" {
 					t.Fatalf("step %d (%s) has no want section", step, s.name)

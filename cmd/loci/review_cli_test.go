@@ -92,10 +92,7 @@ func runCLI(t *testing.T, home, format string, args ...string) cliOut {
 	return out
 }
 
-var (
-	undoTokenRe = regexp.MustCompile(`undo-[0-9a-f]{20}`)
-	drawerIDRe2 = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-)
+var undoTokenRe = regexp.MustCompile(`undo-[0-9a-f]{20}`)
 
 // TestCLISubcommandsInEveryFormat runs the whole review-queue life cycle
 // (and every other subcommand) in json, yaml and text mode, each on a fresh

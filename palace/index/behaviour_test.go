@@ -99,12 +99,6 @@ func TestTombstonesNeverReturned(t *testing.T) {
 	}
 }
 
-func flip(b []byte, i int) []byte {
-	c := append([]byte(nil), b...)
-	c[i] ^= 0x10
-	return c
-}
-
 func TestConcurrentUse(t *testing.T) {
 	vecs := unitVecs(17, 1000, 16)
 	for name, mk := range indexes() {

@@ -46,11 +46,3 @@ func (m Metric) finalScore(r float32) float32 {
 	}
 	return r
 }
-
-// distance is the graph distance (lower is closer) used inside HNSW.
-func (m Metric) distance(a, b []float32) float32 {
-	if m == L2 {
-		return float32(math.Sqrt(float64(l2sq(a, b))))
-	}
-	return 1 - dot(a, b)
-}

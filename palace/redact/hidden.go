@@ -45,16 +45,6 @@ func encodedSeparator(s string) byte {
 	return 0
 }
 
-// reveal returns s without zero-width characters and with encoded
-// separators decoded (s itself when it has neither).
-func reveal(s string) string {
-	if !hides(s) {
-		return s
-	}
-	u, _ := revealMap(s, false)
-	return u
-}
-
 // hides reports whether s holds a zero-width character or an encoded
 // separator, without allocating.
 func hides(s string) bool {

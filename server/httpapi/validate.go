@@ -81,11 +81,6 @@ type object struct {
 	loc []string
 }
 
-func (o object) has(name string) bool {
-	val, ok := o.m[name]
-	return ok && val != nil
-}
-
 // str reads a string field. present is false when absent or null (the
 // caller applies the default). Required fields fail when absent.
 func (o object) str(name string, required, nullable bool) (s string, present bool) {
