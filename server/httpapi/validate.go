@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -59,7 +60,7 @@ func decodeBody(body []byte) (map[string]any, error) {
 	var raw any
 	if err := dec.Decode(&raw); err != nil {
 		off := int64(len(body))
-		if se, ok := err.(*json.SyntaxError); ok {
+		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 			off = se.Offset
 		}
 		return nil, &validationError{msg: fmt.Sprintf("JSON decode error: %d", off)}
