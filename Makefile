@@ -13,7 +13,7 @@ PREFIX  ?= $(HOME)/.local
 FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize \
                 ./server/httpapi:FuzzFilter ./server:FuzzNDJSON ./server:FuzzToolArgs \
                 ./cmd/loci/claudecode:FuzzTranscript ./palace/words:FuzzCaseParts \
-                ./palace:FuzzTimeScan
+                ./palace:FuzzTimeScan ./palace:FuzzExcerptWithin
 FUZZ_SMOKE   ?= 3s
 FUZZTIME     ?= 2m
 

@@ -3,6 +3,7 @@ package palace_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
 )
@@ -73,4 +74,29 @@ func TestExcerptWithin(t *testing.T) {
 	if got := palace.ExcerptWithin("short", passage, "disk quota", 100); got != "short" {
 		t.Errorf("a short text: %q", got)
 	}
+}
+
+// FuzzExcerptWithin: for any text, span, query and bound, the excerpt
+// keeps the bound, is valid UTF-8 where the text is, and is the text
+// itself when the text fits.
+func FuzzExcerptWithin(f *testing.F) {
+	f.Add("Build log\nstep ok; FAILED: disk quota exceeded", 10, 40, "disk quota", 30)
+	f.Add("héllo wörld — ünïcode ✓ 日本語のテキスト", 3, 20, "wörld テキスト", 12)
+	f.Add("  leading space\n\nthen more text here", -5, 1000, "", 1)
+	f.Fuzz(func(t *testing.T, content string, start, end int, query string, n int) {
+		if n < 1 || n > 1<<16 {
+			return
+		}
+		sp := &palace.Span{Start: start, End: end}
+		got := palace.ExcerptWithin(content, sp, query, n)
+		if c := utf8.RuneCountInString(got); c > n {
+			t.Fatalf("ExcerptWithin(%q, %+v, %q, %d) = %q: %d characters", content, sp, query, n, got, c)
+		}
+		if utf8.ValidString(content) && !utf8.ValidString(got) {
+			t.Fatalf("ExcerptWithin(%q, %+v, %q, %d) = %q: not UTF-8", content, sp, query, n, got)
+		}
+		if text := strings.TrimSpace(content); utf8.RuneCountInString(text) <= n && got != text {
+			t.Fatalf("a text that fits came back as %q, want %q", got, text)
+		}
+	})
 }
