@@ -31,6 +31,13 @@ type companion struct {
 
 func startCompanion(t *testing.T, cfg palace.Config, addr string) *companion {
 	t.Helper()
+	return startCompanionWith(t, cfg, server.Config{}, addr)
+}
+
+// startCompanionWith is startCompanion with more of the MCP server's
+// configuration (its registry, default palace and version are set here).
+func startCompanionWith(t *testing.T, cfg palace.Config, scfg server.Config, addr string) *companion {
+	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
@@ -39,7 +46,8 @@ func startCompanion(t *testing.T, cfg palace.Config, addr string) *companion {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close() })
-	srv, err := server.New(server.Config{Registry: reg, DefaultPalace: "p", Version: "test"})
+	scfg.Registry, scfg.DefaultPalace, scfg.Version = reg, "p", "test"
+	srv, err := server.New(scfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/redact"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -36,7 +37,7 @@ import (
 // tools and resources bound to the table.
 func (s *Server) newMCPServer(listed []mcp.Tool) *mcpserver.MCPServer {
 	hooks := &mcpserver.Hooks{}
-	hooks.AddOnRegisterSession(func(_ context.Context, cs mcpserver.ClientSession) { s.sessions.add(cs.SessionID()) })
+	hooks.AddOnRegisterSession(func(ctx context.Context, cs mcpserver.ClientSession) { s.sessions.add(cs.SessionID(), holder(ctx)) })
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) { s.sessions.remove(cs.SessionID()) })
 	m := mcpserver.NewMCPServer(Name, s.cfg.Version,
 		mcpserver.WithToolCapabilities(false),
@@ -84,13 +85,34 @@ func redactString(s string) string {
 	return out
 }
 
-// sessionSet tracks the sessions mcp-go has open, so that the SSE front
-// answers only for sessions whose stream can carry the answer.
-type sessionSet struct{ m sync.Map }
+// sessionSet tracks the sessions mcp-go has open, and who opened each,
+// so that the SSE front answers only for sessions whose stream can carry
+// the answer, and only their holder.
+type sessionSet struct{ m sync.Map } // session id → holder
 
-func (ss *sessionSet) add(id string)      { ss.m.Store(id, struct{}{}) }
-func (ss *sessionSet) remove(id string)   { ss.m.Delete(id) }
-func (ss *sessionSet) has(id string) bool { _, ok := ss.m.Load(id); return id != "" && ok }
+func (ss *sessionSet) add(id, holder string) { ss.m.Store(id, holder) }
+func (ss *sessionSet) remove(id string)      { ss.m.Delete(id) }
+func (ss *sessionSet) has(id string) bool    { _, ok := ss.m.Load(id); return id != "" && ok }
+
+// heldBy reports whether session id is open and was opened by holder.
+func (ss *sessionSet) heldBy(id, holder string) bool {
+	h, ok := ss.m.Load(id)
+	return id != "" && ok && h == holder
+}
+
+// holder names who a request acts for, as the token gate decided
+// (http_auth.go): a user token's public id, or "" for the owner and for a
+// companion without tokens. An MCP session is bound to its holder (the
+// MCP specification's advice against session hijacking): a session id
+// seen by someone else — in a log, a proxy, a shared terminal — does not
+// let their token post into the session's stream, whose client would
+// take the answers for its own, or cancel its requests.
+func holder(ctx context.Context) string {
+	if c, ok := palace.CallerFrom(ctx); ok {
+		return c.TokenID
+	}
+	return ""
+}
 
 // mcpFront answers the JSON-RPC requests posted to one mcp-go transport.
 type mcpFront struct {
@@ -120,6 +142,12 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
+	if f.sse != nil && !f.s.sessions.heldBy(f.session(r), holder(r.Context())) {
+		// Answered as mcp-go answers an unknown session, so that a session
+		// id is not confirmed to whoever does not hold it.
+		writeRPC(w, http.StatusBadRequest, f.s.encodeError(nil, codeInvalidParams, "Invalid session ID"))
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil { // the transport reports it (a body over the limit)
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
@@ -137,7 +165,7 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case m.isNotification():
 		if m.Method == "notifications/cancelled" {
-			f.cancel(f.session(r), m.Params.RequestID)
+			f.cancel(r.Context(), f.session(r), m.Params.RequestID)
 		}
 		f.next.ServeHTTP(w, r)
 		return
@@ -203,7 +231,7 @@ func (f *mcpFront) track(ctx context.Context, sid string, id json.RawMessage) (c
 	if sid != "" {
 		ctx = withConnection(ctx, "mcp:"+sid)
 	}
-	key := sid + "\x00" + string(id)
+	key := inflightKey(ctx, sid, id)
 	f.mu.Lock()
 	f.inflight[key] = cancel
 	f.mu.Unlock()
@@ -216,12 +244,21 @@ func (f *mcpFront) track(ctx context.Context, sid string, id json.RawMessage) (c
 	}
 }
 
-func (f *mcpFront) cancel(sid string, id json.RawMessage) {
+// cancel cancels the request id of session sid, if ctx's holder made it.
+func (f *mcpFront) cancel(ctx context.Context, sid string, id json.RawMessage) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if cancel, ok := f.inflight[sid+"\x00"+string(id)]; ok {
+	if cancel, ok := f.inflight[inflightKey(ctx, sid, id)]; ok {
 		cancel()
 	}
+}
+
+// inflightKey names a request in flight: its holder, session and id. The
+// streamable transport's sessions are stateless (any well-formed id is
+// accepted), so the holder is what keeps one user from cancelling
+// another's request.
+func inflightKey(ctx context.Context, sid string, id json.RawMessage) string {
+	return holder(ctx) + "\x00" + sid + "\x00" + string(id)
 }
 
 // deliver queues an answer on an SSE session's stream, waiting while the
