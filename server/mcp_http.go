@@ -138,14 +138,20 @@ func newSSEFront(s *Server, sse *mcpserver.SSEServer) *mcpFront {
 }
 
 func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !f.transportAccepts(r) {
-		f.next.ServeHTTP(w, r)
+	if sid := f.session(r); f.s.sessions.has(sid) && !f.s.sessions.heldBy(sid, holder(r.Context())) {
+		// Someone else's session (an SSE session, or a streamable one with
+		// its GET stream open): answered as mcp-go answers an unknown
+		// session, so that the id is not confirmed to whoever does not
+		// hold it.
+		if f.sse != nil {
+			writeRPC(w, http.StatusBadRequest, f.s.encodeError(nil, codeInvalidParams, "Invalid session ID"))
+		} else {
+			http.Error(w, "Invalid session ID", http.StatusNotFound)
+		}
 		return
 	}
-	if f.sse != nil && !f.s.sessions.heldBy(f.session(r), holder(r.Context())) {
-		// Answered as mcp-go answers an unknown session, so that a session
-		// id is not confirmed to whoever does not hold it.
-		writeRPC(w, http.StatusBadRequest, f.s.encodeError(nil, codeInvalidParams, "Invalid session ID"))
+	if r.Method != http.MethodPost || !f.transportAccepts(r) {
+		f.next.ServeHTTP(w, r)
 		return
 	}
 	body, err := io.ReadAll(r.Body)

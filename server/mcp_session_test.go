@@ -87,6 +87,34 @@ func TestMCPSessionsBoundToTheirHolder(t *testing.T) {
 	if sid == "" {
 		t.Fatal("initialize gave no session id")
 	}
+	// With Ann's listening stream open, her session is registered: Bob can
+	// neither listen on it nor end it.
+	gctx, stopListening := context.WithCancel(ctx)
+	defer stopListening()
+	greq, _ := http.NewRequestWithContext(gctx, http.MethodGet, c.url+"/mcp", nil)
+	greq.Header.Set("Accept", "text/event-stream")
+	greq.Header.Set("Authorization", "Bearer "+ann)
+	greq.Header.Set("Mcp-Session-Id", sid)
+	gresp, err := http.DefaultClient.Do(greq)
+	if err != nil || gresp.StatusCode != http.StatusOK {
+		t.Fatalf("Ann's listening stream: %v %v", err, gresp)
+	}
+	defer gresp.Body.Close()
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		breq, _ := http.NewRequest(method, c.url+"/mcp", nil)
+		breq.Header.Set("Accept", "text/event-stream")
+		breq.Header.Set("Authorization", "Bearer "+bob)
+		breq.Header.Set("Mcp-Session-Id", sid)
+		bresp, err := http.DefaultClient.Do(breq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bresp.Body.Close()
+		if bresp.StatusCode != http.StatusNotFound {
+			t.Errorf("Bob's %s of Ann's session: %d; want 404", method, bresp.StatusCode)
+		}
+	}
+
 	// Each call is held by the tool delay; the cancels are sent again and
 	// again until it answers, so one lands while it is in flight however
 	// slow the machine.
