@@ -35,6 +35,20 @@ func ExcerptWithin(content string, passage *Span, query string, n int) string {
 	return excerpt(content, passage, n, room)
 }
 
+// Clip is what a face that promises its caller a bound of n characters
+// (0: none) returns of a memory's content, for a search that matched
+// passage with query: the content when it fits, else ExcerptWithin; and
+// how long the content is whole when it had to be cut (0: it was not).
+func Clip(content string, passage *Span, query string, n int) (shown string, whole int) {
+	if n <= 0 {
+		return content, 0
+	}
+	if whole = utf8.RuneCountInString(content); whole <= n {
+		return content, 0
+	}
+	return ExcerptWithin(content, passage, query, n), whole
+}
+
 // elision joins a long text's opening line to its matched passage.
 const elision = "\n…\n"
 

@@ -1,11 +1,5 @@
 package server
 
-import (
-	"unicode/utf8"
-
-	"github.com/loci-mem/loci/palace"
-)
-
 // A drawer holds up to palace.MaxContentBytes (4 MiB) of text, and seed
 // 003's memory_recall, memory_recall_deep and memory_list return each
 // drawer's whole content: ten pasted logs make a tool result of tens of
@@ -18,7 +12,7 @@ import (
 // so, with content_truncated and content_chars (its whole length), so
 // nothing is cut silently; the same call with max_content_chars 0 returns
 // it whole. A recall hit whose matching passage lies past the bound shows
-// its opening line and that passage (palace.ExcerptWithin), the part that
+// its opening line and that passage (palace.Clip), the part that
 // answers (when the bound is shorter than the passage, the part of it with
 // most of the query's words); anything else shows its first characters.
 // Without either setting the contract holds: content is the whole stored
@@ -31,18 +25,4 @@ func (s *Server) contentChars(asked *int) int {
 		return *asked
 	}
 	return s.cfg.MaxContentChars
-}
-
-// clippedContent is what a tool returns of one drawer's content under a
-// bound of n characters (0: none), for a recall that matched passage with
-// query: the content, and how long it was whole when it had to be cut (0:
-// it was not).
-func clippedContent(content string, passage *palace.Span, query string, n int) (shown string, whole int) {
-	if n <= 0 {
-		return content, 0
-	}
-	if whole = utf8.RuneCountInString(content); whole <= n {
-		return content, 0
-	}
-	return palace.ExcerptWithin(content, passage, query, n), whole
 }

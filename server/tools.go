@@ -152,10 +152,10 @@ func toDrawerJSON(d *palace.Drawer) drawerJSON {
 }
 
 // clip cuts j's content to n characters (0: none), saying so when it cuts
-// (clippedContent).
+// (palace.Clip).
 func (j *drawerJSON) clip(passage *palace.Span, query string, n int) {
 	var whole int
-	if j.Content, whole = clippedContent(j.Content, passage, query, n); whole > 0 {
+	if j.Content, whole = palace.Clip(j.Content, passage, query, n); whole > 0 {
 		j.ContentTruncated, j.ContentChars = true, whole
 	}
 }

@@ -218,6 +218,23 @@ func TestRecallAllShowsTheMatchedPassage(t *testing.T) {
 	if !strings.Contains(text, "filler0 filler1") || !strings.Contains(text, "zeppelin rudder hinge") || len(text) > 1000 {
 		t.Errorf("recall --all text: want the opening and the matched passage on one short line, got %d bytes:\n%.600s", len(text), text)
 	}
+	// --max-content-chars cuts the JSON content, as memory_recall's
+	// max_content_chars does, and says so; a negative bound is refused.
+	out = runCLI(t, home, "json", "recall", "--all", "--palace", "q", "zeppelin rudder hinge", "--max-content-chars", "300")
+	results, _ = out.env.Data["results"].([]any)
+	if len(results) != 1 {
+		t.Fatalf("recall --all --max-content-chars: %+v", out.env.Data)
+	}
+	m = results[0].(map[string]any)
+	content := fmt.Sprint(m["content"])
+	if len([]rune(content)) > 300 || m["content_truncated"] != true || m["content_chars"] != float64(len(long)) ||
+		!strings.HasPrefix(content, "filler0 filler1") || !strings.Contains(content, "zeppelin rudder hinge") {
+		t.Errorf("recall --all --max-content-chars 300: content_truncated %v, content_chars %v, content %q",
+			m["content_truncated"], m["content_chars"], content)
+	}
+	if o := runCLI(t, home, "json", "recall", "--all", "--palace", "q", "x", "--max-content-chars", "-1"); o.code != 2 || o.env.Error == nil || o.env.Error.Type != "invalid_args" {
+		t.Errorf("--max-content-chars -1: exit %d %s", o.code, o.stdout)
+	}
 }
 
 // exportedFact remembers fact in palace p of home, approves it, and

@@ -37,6 +37,11 @@ type recallMemory struct {
 	// memory_recall gives them.
 	Passage *palace.Span `json:"passage,omitempty"`
 	Excerpt string       `json:"excerpt,omitempty"`
+	// ContentTruncated and ContentChars say that Content was cut to
+	// --max-content-chars, and its whole length, as memory_recall does.
+	ContentTruncated bool   `json:"content_truncated,omitempty"`
+	ContentChars     int    `json:"content_chars,omitempty"`
+	line             string // what text output shows of it
 }
 
 // lineChars is about how much of a memory one line of `loci recall --all`
@@ -51,6 +56,7 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	c.register(fs)
 	limit := fs.Int("limit", 20, "maximum number of results (1-1000)")
 	all := fs.Bool("all", false, "search every active memory (notes, episodes, facts...), not only promoted facts")
+	maxChars := fs.Int("max-content-chars", 0, "with --all: cut each memory's content in json/yaml output to this many characters, marked content_truncated (default $LOCI_MAX_CONTENT_CHARS, else 0: whole)")
 	pos, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, err
@@ -59,6 +65,17 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	if *limit < 1 || *limit > 1000 {
 		return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--limit must be between 1 and 1000, got %d", *limit),
 			Detail: map[string]any{"flag": "limit"}}
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "max-content-chars" })
+	switch {
+	case given && *maxChars < 0:
+		return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--max-content-chars must be 0 or more, got %d", *maxChars),
+			Detail: map[string]any{"flag": "max-content-chars"}}
+	case !given:
+		if *maxChars, err = maxContentChars(); err != nil {
+			return nil, &cliError{Type: "invalid_args", Message: err.Error()}
+		}
 	}
 	if *all && query == "" {
 		return nil, invalidArgs("--all needs a QUERY", "Use `loci recall --all deploy script`")
@@ -97,12 +114,17 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			if text, ok := h.Passage.Of(d.Content); ok {
 				m.Passage, m.Excerpt = h.Passage, text
 			}
+			m.line = oneLineText(palace.Excerpt(d.Content, h.Passage, lineChars))
+			var whole int
+			if m.Content, whole = palace.Clip(d.Content, h.Passage, query, *maxChars); whole > 0 {
+				m.ContentTruncated, m.ContentChars = true, whole
+			}
 			out = append(out, m)
 		}
 		return &result{data: map[string]any{"query": query, "palace": p.Name(), "results": out, "pending_review": pending}, count: countOf(len(out)),
 			text: func(w io.Writer) {
 				for _, m := range out {
-					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], palace.RoomLabel(m.Room), m.Kind, oneLineText(palace.Excerpt(m.Content, m.Passage, lineChars)))
+					fmt.Fprintf(w, "%.2f  %s  [%s/%s] %s\n", m.Score, m.Timestamp[:10], palace.RoomLabel(m.Room), m.Kind, m.line)
 				}
 				notes(w, len(out))
 			}}, nil
