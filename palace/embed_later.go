@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,9 +36,10 @@ const inlinePassages = 64
 // laterEmbeds is the queue of the palace's background embedder.
 type laterEmbeds struct {
 	mu      sync.Mutex
-	ids     []string      // drawers waiting, oldest first
-	running bool          // a goroutine is draining ids
-	done    chan struct{} // closed when that goroutine ends
+	ids     []string        // drawers waiting, oldest first
+	owned   map[string]bool // those and the one being embedded (Reembed leaves them be)
+	running bool            // a goroutine is draining ids
+	done    chan struct{}   // closed when that goroutine ends
 	closed  bool
 	resumed bool // ResumeEmbedding has looked
 	ctx     context.Context
@@ -67,6 +69,12 @@ func (p *Palace) embedLater(ids []string) {
 		l.ctx, l.cancel = context.WithCancel(context.Background())
 	}
 	l.ids = append(l.ids, ids...)
+	if l.owned == nil {
+		l.owned = map[string]bool{}
+	}
+	for _, id := range ids {
+		l.owned[id] = true
+	}
 	if !l.running {
 		l.running, l.done = true, make(chan struct{})
 		l.wg.Add(1)
@@ -90,13 +98,28 @@ func (p *Palace) drainLater(done chan struct{}) {
 		ctx := l.ctx
 		l.mu.Unlock()
 		start := time.Now()
-		switch err := p.embedStored(withEmbedWorkers(ctx, max(1, runtime.GOMAXPROCS(0)-1)), id); {
+		err := p.embedStored(withEmbedWorkers(ctx, max(1, runtime.GOMAXPROCS(0)-1)), id)
+		l.mu.Lock()
+		if !slices.Contains(l.ids, id) { // not queued again meanwhile
+			delete(l.owned, id)
+		}
+		l.mu.Unlock()
+		switch {
 		case err == nil:
 			p.log.Debug().Str("drawer", id).Dur("took", time.Since(start)).Msg("long text embedded in the background")
 		case ctx.Err() == nil:
 			p.log.Warn().Err(err).Str("drawer", id).Msg("embed a long text in the background; the dreamer's index pass retries")
 		}
 	}
+}
+
+// embeddingLater reports whether the background embedder has drawer id
+// queued or in hand: Reembed (the dreamer's index pass) leaves it to it
+// rather than embed a long text twice at once.
+func (p *Palace) embeddingLater(id string) bool {
+	p.later.mu.Lock()
+	defer p.later.mu.Unlock()
+	return p.later.owned[id]
 }
 
 // embedStored makes and stores the vectors of the drawer id as it is now,

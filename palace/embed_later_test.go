@@ -103,6 +103,14 @@ func TestLongTextEmbeddedLater(t *testing.T) {
 	if got, _ := p.Get(ctx, short.ID); got.Model == "" {
 		t.Fatal("a short text was left to the background embedder")
 	}
+	// Reembed (the dreamer's index pass) leaves the long drawer to the
+	// background embedder that has it in hand rather than embed it again
+	// at the same time (it would wait at the gate too).
+	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+	if n, err := p.Reembed(rctx, 0); err != nil || n != 0 {
+		t.Fatalf("Reembed while the background embedder has the long drawer: %d, %v; want 0 and no error", n, err)
+	}
+	rcancel()
 
 	// The process stops before the background embedder is done: the
 	// drawer keeps no vector, and nothing else changes.

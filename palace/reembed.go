@@ -2,6 +2,7 @@ package palace
 
 import (
 	"context"
+	"slices"
 
 	"github.com/loci-mem/loci/palace/store"
 )
@@ -28,8 +29,10 @@ func (p *Palace) Reembed(ctx context.Context, batch int) (int, error) {
 // stored in one; a drawer changed by someone else in between keeps its
 // newer state and is picked up by the next run. A drawer re-embedded gets
 // a new seq and index key (so every process's vector index catches up) but
-// keeps its updated_at: a new vector is not a new memory. An embedder
-// failure stops the run with the error; batches already stored stay.
+// keeps its updated_at: a new vector is not a new memory. A long text this
+// process's background embedder has in hand (embed_later.go) is left to
+// it. An embedder failure stops the run with the error; batches already
+// stored stay.
 func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress func(done, total int)) (int, error) {
 	if batch <= 0 {
 		batch = DefaultReembedBatch
@@ -60,6 +63,10 @@ func (p *Palace) ReembedWithProgress(ctx context.Context, batch int, progress fu
 				break
 			}
 			after = page[len(page)-1].RID
+			page = slices.DeleteFunc(page, func(t store.VectorTodo) bool { return p.embeddingLater(t.ID) })
+			if len(page) == 0 {
+				continue
+			}
 			n, err := p.reembedPage(ctx, page)
 			if err != nil {
 				return done, err
