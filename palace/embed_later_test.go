@@ -106,6 +106,9 @@ func TestLongTextEmbeddedLater(t *testing.T) {
 	// Reembed (the dreamer's index pass) leaves the long drawer to the
 	// background embedder that has it in hand rather than embed it again
 	// at the same time (it would wait at the gate too).
+	if n := p.IndexInfo().Pending; n != 1 {
+		t.Errorf("IndexInfo().Pending = %d while the long drawer waits; want 1", n)
+	}
 	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
 	if n, err := p.Reembed(rctx, 0); err != nil || n != 0 {
 		t.Fatalf("Reembed while the background embedder has the long drawer: %d, %v; want 0 and no error", n, err)
@@ -145,6 +148,9 @@ func TestLongTextEmbeddedLater(t *testing.T) {
 	defer cancel()
 	if err := p3.WaitEmbedded(wctx); err != nil {
 		t.Fatal(err)
+	}
+	if n := p3.IndexInfo().Pending; n != 0 {
+		t.Errorf("IndexInfo().Pending = %d once embedded; want 0", n)
 	}
 	got, err = p3.Get(ctx, long3.ID)
 	if err != nil || got.Model == "" || got.VecPassages != len(palace.VectorPassages(got.Content)) {

@@ -243,7 +243,7 @@ func (p *Palace) Info(ctx context.Context) (Info, error) {
 	if in.LastSeq, err = p.st.Log().LastSeq(ctx); err != nil {
 		return in, storeErr("palace info", err)
 	}
-	in.Index = p.vec.info()
+	in.Index = p.IndexInfo()
 	in.KeywordIndex = p.kw.info()
 	if cs, err := p.Closets(ctx); err == nil && len(cs) > 0 {
 		in.Closets = cs

@@ -98,6 +98,10 @@ type IndexInfo struct {
 	Kind     string `json:"kind,omitempty"` // what answers searches: exact, graph or projection
 	CaughtUp int64  `json:"caught_up_seq"`
 	Error    string `json:"error,omitempty"`
+	// Pending counts the long texts this process's background embedder
+	// has yet to give vectors (embed_later.go): until then vector search
+	// does not find them, keyword search does.
+	Pending int `json:"embedding_pending,omitempty"`
 	// GraphNodes is the rows of the graph over the index (0: none, every
 	// search scans); EfSearch its beam width; GraphOff that calibration
 	// found the scan as fast for the recall target, so searches scan;
