@@ -1,10 +1,14 @@
 package server_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rs/zerolog"
 
 	"github.com/loci-mem/loci/server"
 )
@@ -98,6 +102,25 @@ func TestContentBound(t *testing.T) {
 		})
 	}
 
+	t.Run("a large result is logged with the way to bound it", func(t *testing.T) {
+		t.Parallel()
+		var logged syncBuffer
+		ps := startPipeServerWith(t, server.Config{DefaultPalace: "p", Logger: zerolog.New(&logged)})
+		huge := strings.Repeat("The hangar inventory lists one more spare rudder hinge. ", 4000) // 224,000 bytes
+		var stored contentItem
+		ps.callTool(t, 1, "memory_remember", map[string]any{"text": huge}, &stored)
+		var rec struct{ Results []contentItem }
+		ps.callTool(t, 2, "memory_recall", map[string]any{"query": "spare rudder hinge"}, &rec)
+		if !strings.Contains(logged.String(), "large tool result") || !strings.Contains(logged.String(), "LOCI_MAX_CONTENT_CHARS") {
+			t.Errorf("no warning for a result of %d bytes; log:\n%s", len(huge), logged.String())
+		}
+		before := logged.String()
+		ps.callTool(t, 3, "memory_recall", map[string]any{"query": "spare rudder hinge", "max_content_chars": 2000}, &rec)
+		if strings.Contains(strings.TrimPrefix(logged.String(), before), "large tool result") {
+			t.Errorf("a bounded result was logged as large")
+		}
+	})
+
 	t.Run("a negative bound is refused", func(t *testing.T) {
 		t.Parallel()
 		ps := startPipeServer(t, "p")
@@ -112,3 +135,22 @@ func TestContentBound(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines to log to
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

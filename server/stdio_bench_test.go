@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
@@ -35,7 +36,10 @@ func startPipeServerWith(tb testing.TB, cfg server.Config) *pipeServer {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg.Registry, cfg.Version, cfg.Logger = reg, "bench", zerolog.Nop()
+	cfg.Registry, cfg.Version = reg, "bench"
+	if reflect.ValueOf(cfg.Logger).IsZero() {
+		cfg.Logger = zerolog.Nop()
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		tb.Fatal(err)

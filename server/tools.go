@@ -63,6 +63,11 @@ func resultJSON(v any) (string, error) {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }
 
+// largeResult is the size of a tool result past which the server logs a
+// warning: 200,000 bytes is four times what Claude Code hands its model
+// before it moves a result to a file (50,000 characters).
+const largeResult = 200_000
+
 // toolset lists every MCP tool loci serves.
 func toolset() []*tool {
 	return []*tool{
@@ -107,6 +112,13 @@ func (s *Server) callTool(ctx context.Context, id json.RawMessage, name string, 
 		(*obs)(name, err != nil, took)
 	}
 	s.log.Debug().Str("tool", name).Dur("took", took).Bool("failed", err != nil).Msg("tool call")
+	if len(text) > largeResult {
+		// Whole long memories (the contract's default): say, where the
+		// host shows loci's log, how to keep results inside what a client
+		// passes to its model (clip.go).
+		s.log.Warn().Str("tool", name).Int("bytes", len(text)).
+			Msg("large tool result; max_content_chars (per call) or LOCI_MAX_CONTENT_CHARS bounds each memory's content")
+	}
 	if err == nil {
 		return text, false, nil
 	}
