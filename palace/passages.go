@@ -60,9 +60,11 @@ type Span struct {
 }
 
 // Of is the part of text s spans, and whether s is a non-empty span within
-// it (a nil span is none).
+// it, starting and ending between characters (a nil span is none; so is
+// one that cuts a character, as a span kept from an earlier text could).
 func (s *Span) Of(text string) (string, bool) {
-	if s == nil || s.Start < 0 || s.End > len(text) || s.Start >= s.End {
+	if s == nil || s.Start < 0 || s.End > len(text) || s.Start >= s.End ||
+		!utf8.RuneStart(text[s.Start]) || s.End < len(text) && !utf8.RuneStart(text[s.End]) {
 		return "", false
 	}
 	return text[s.Start:s.End], true
