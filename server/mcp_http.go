@@ -94,10 +94,11 @@ func (ss *sessionSet) add(id, holder string) { ss.m.Store(id, holder) }
 func (ss *sessionSet) remove(id string)      { ss.m.Delete(id) }
 func (ss *sessionSet) has(id string) bool    { _, ok := ss.m.Load(id); return id != "" && ok }
 
-// heldBy reports whether session id is open and was opened by holder.
-func (ss *sessionSet) heldBy(id, holder string) bool {
+// heldByOther reports whether session id is open and was opened by
+// someone else than holder.
+func (ss *sessionSet) heldByOther(id, holder string) bool {
 	h, ok := ss.m.Load(id)
-	return id != "" && ok && h == holder
+	return id != "" && ok && h != holder
 }
 
 // holder names who a request acts for, as the token gate decided
@@ -138,7 +139,7 @@ func newSSEFront(s *Server, sse *mcpserver.SSEServer) *mcpFront {
 }
 
 func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if sid := f.session(r); f.s.sessions.has(sid) && !f.s.sessions.heldBy(sid, holder(r.Context())) {
+	if f.s.sessions.heldByOther(f.session(r), holder(r.Context())) {
 		// Someone else's session (an SSE session, or a streamable one with
 		// its GET stream open): answered as mcp-go answers an unknown
 		// session, so that the id is not confirmed to whoever does not
