@@ -1,15 +1,14 @@
 package server_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
+	"github.com/loci-mem/loci/palace/palacetest"
 	"github.com/loci-mem/loci/server"
 )
 
@@ -104,7 +103,7 @@ func TestContentBound(t *testing.T) {
 
 	t.Run("a large result is logged with the way to bound it", func(t *testing.T) {
 		t.Parallel()
-		var logged syncBuffer
+		var logged palacetest.Buffer
 		ps := startPipeServerWith(t, server.Config{DefaultPalace: "p", Logger: zerolog.New(&logged)})
 		huge := strings.Repeat("The hangar inventory lists one more spare rudder hinge. ", 4000) // 224,000 bytes
 		var stored contentItem
@@ -135,22 +134,3 @@ func TestContentBound(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines to log to
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
