@@ -69,6 +69,7 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "max-content-chars" })
 	switch {
+	case !*all: // facts are one sentence each: nothing to cut
 	case given && *maxChars < 0:
 		return nil, &cliError{Type: "invalid_args", Message: fmt.Sprintf("--max-content-chars must be 0 or more, got %d", *maxChars),
 			Detail: map[string]any{"flag": "max-content-chars"}}
