@@ -21,6 +21,8 @@ var recallFiles = []string{
 	"query.go", "keyword.go", "vecindex.go",
 	"bm25/index.go", "embed/glove/glove.go", "embed/builtin/builtin.go",
 	"facts/recall.go",
+	// How sure the approximate vector index must be of its recall.
+	"index/calibrate.go:CalibrationTarget,calibrationZ",
 	// The faces that choose among the palace's results: only the names
 	// given after the colon (their files hold other settings too).
 	"../cmd/loci/claudecode/recall.go",

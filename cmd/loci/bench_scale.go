@@ -80,7 +80,7 @@ func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error
 	embName := fset.String("embedder", "hash", "embedder: hash (isolates the engine) or default (the built-in encoder)")
 	dir := fset.String("dir", "", "directory that keeps the palaces for the next run (default: a temporary one, removed afterwards)")
 	queries := fset.Int("queries", 300, "memory_recall calls per size")
-	check := fset.Int("recall-queries", 200, "queries comparing the approximate index with the exact scan")
+	check := fset.Int("recall-queries", 200, "questions comparing the approximate index with the exact scan (from the half of LoCoMo's questions calibration does not ask)")
 	if _, err := parseFlags(env, fset, args); err != nil {
 		return nil, err
 	}
@@ -191,11 +191,16 @@ func parseSizes(s string) ([]int, error) {
 // questions: text with LoCoMo's vocabulary and word statistics, but a
 // million distinct drawers rather than a few thousand turns repeated,
 // whose near-copies would make "the exact top 10" a tie among hundreds.
-// Without LoCoMo, sentences over a small working vocabulary.
+// Without LoCoMo, sentences over a small working vocabulary. The questions
+// are split in two at random: calibration and the timed recalls draw from
+// one half, the approximate index's recall is checked on the other, so
+// that the check measures the calibrated widths on questions they were
+// not chosen on.
 type scaleText struct {
 	next      map[string][]string
 	starts    []string
 	questions []string
+	held      []string
 }
 
 func scaleCorpus() scaleText {
@@ -221,6 +226,9 @@ func scaleCorpus() scaleText {
 			c.questions = append(c.questions, qa.Question)
 		}
 	}
+	r := rand.New(rand.NewSource(11))
+	r.Shuffle(len(c.questions), func(i, j int) { c.questions[i], c.questions[j] = c.questions[j], c.questions[i] })
+	c.questions, c.held = c.questions[:len(c.questions)/2], c.questions[len(c.questions)/2:]
 	return c
 }
 
@@ -250,6 +258,15 @@ func (c scaleText) query(r *rand.Rand) string {
 		return scaleSentence(r, 5)
 	}
 	return c.questions[r.Intn(len(c.questions))]
+}
+
+// checkQuery is the i-th question of the held-out half (each once, until
+// there are more checks than questions).
+func (c scaleText) checkQuery(r *rand.Rand, i int) string {
+	if len(c.held) == 0 {
+		return scaleSentence(r, 5)
+	}
+	return c.held[i%len(c.held)]
 }
 
 var scaleWords = strings.Fields(`deploy gateway token cluster billing invoice refund retry budget
@@ -387,7 +404,7 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 	}
 	check := make([]string, ncheck)
 	for i := range check {
-		check[i] = c.query(r)
+		check[i] = c.checkQuery(r, i)
 	}
 	rec, err := pal.IndexRecall(ctx, check, 10)
 	if err != nil {
@@ -443,8 +460,8 @@ func scaleWarm(ctx context.Context, env *cliEnv, home, name string, c scaleText)
 
 // scaleCalibrationQuestions is how many questions scaleCalibrate asks: as
 // many as a palace's calibration uses (palace.CalibrateIndex takes the
-// latest 100).
-const scaleCalibrationQuestions = 100
+// latest 200).
+const scaleCalibrationQuestions = 200
 
 // scaleCalibrate brings a palace's vector index to the state of one in
 // use. A palace that has been asked questions has had its graph and
@@ -471,8 +488,8 @@ func scaleCalibrate(ctx context.Context, env *cliEnv, p *palace.Palace, c scaleT
 		return nil, err
 	}
 	if cal != nil {
-		statusf(env, "loci bench scale: %s answers through %s (recall@10 %.3f graph, %.3f projection)",
-			p.Name(), cal.Use, cal.Recall, cal.ProjRecall)
+		statusf(env, "loci bench scale: %s answers through %s (recall@10 %.3f graph, %.3f projection; lower bounds %.3f, %.3f)",
+			p.Name(), cal.Use, cal.Recall, cal.ProjRecall, cal.RecallLow, cal.ProjRecallLow)
 	}
 	return cal, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 )
 
 // A parallel build leaves every row reachable from the entry point on
@@ -96,6 +97,49 @@ func TestRelinkPinsNearCopies(t *testing.T) {
 			if slices.Contains(g.neighbours(uint32(row), 0, nil), uint32(row)) {
 				t.Fatalf("seed %d: row %d is its own neighbour", seed, row)
 			}
+		}
+	}
+}
+
+// A width counts when its recall's lower bound reaches the target, not
+// its mean: on a recall curve whose mean crosses the target first, the
+// width kept is the first whose bound crosses it.
+func TestNarrowestWantsTheBoundToReachTheTarget(t *testing.T) {
+	// The mean recall rises by 0.01 per 100 of width from 0.90 at 100;
+	// the bound lies 0.02 below it. Against 0.949 the mean reaches the
+	// target at 600 (where the mean alone stopped), the bound at 790.
+	measured := map[int]bool{}
+	measure := func(w int) (float64, float64, time.Duration) {
+		measured[w] = true
+		mean := min(1, 0.90+0.0001*float64(w-100))
+		return mean, mean - 0.02, time.Duration(w)
+	}
+	w, recall, low, _ := narrowest(100, 4096, 0.949, time.Hour, measure)
+	// Doubling reaches 800; bisecting 400–800 measures 600, 700 and 750,
+	// all short.
+	if w != 800 || low < 0.949 || math.Abs(recall-low-0.02) > 1e-9 {
+		t.Fatalf("narrowest = %d (recall %.4f, bound %.4f), want 800 with its bound", w, recall, low)
+	}
+	for _, short := range []int{600, 700, 750} {
+		if !measured[short] {
+			t.Errorf("the bisection did not measure %d (measured %v)", short, measured)
+		}
+	}
+}
+
+func TestStandardError(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{0.5}, 0},
+		{[]float64{1, 1, 1, 1}, 0},
+		// Sample variance 4/3 over four values: sqrt(4/3/4) = sqrt(1/3).
+		{[]float64{1, 1, 3, 3}, math.Sqrt(1.0 / 3)},
+	} {
+		if got := standardError(c.xs); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("standardError(%v) = %v, want %v", c.xs, got, c.want)
 		}
 	}
 }
