@@ -2494,16 +2494,24 @@ func ingestExchanges(ctx context.Context, p *palace.Palace, ds []*palace.Drawer,
 				t.ID = d.ID
 				kept = append(kept, t)
 			}
-			// And in the session buffer, as the Stop hook does.
+			// And in the session buffer, as the Stop hook does: a side
+			// with no words (a turn that was only a picture, or blank) is
+			// no message, and a message the buffer refuses costs only the
+			// extraction, as in the hook, which logs it and goes on.
 			var msgs []extract.Message
-			if len(prompt) > 0 {
-				msgs = append(msgs, extract.Message{ID: d.ID, Role: "user", Text: strings.Join(prompt, "\n"), Timestamp: turns[0].Timestamp})
+			if text := strings.Join(prompt, "\n"); strings.TrimSpace(text) != "" {
+				msgs = append(msgs, extract.Message{ID: d.ID, Role: "user", Text: text, Timestamp: turns[0].Timestamp})
 			}
-			if len(reply) > 0 {
-				msgs = append(msgs, extract.Message{Role: "assistant", Text: strings.Join(reply, "\n\n"), Timestamp: turns[len(turns)-1].Timestamp})
+			if text := strings.Join(reply, "\n\n"); strings.TrimSpace(text) != "" {
+				msgs = append(msgs, extract.Message{Role: "assistant", Text: text, Timestamp: turns[len(turns)-1].Timestamp})
 			}
-			if _, err := session.Of(p).Append(ctx, d.SessionID, msgs, session.Options{}); err != nil {
-				return nil, nil, err
+			if len(msgs) > 0 {
+				if _, err := session.Of(p).Append(ctx, d.SessionID, msgs, session.Options{}); err != nil {
+					if palace.ErrorCode(err) != palace.CodeInvalid {
+						return nil, nil, err
+					}
+					skipped = append(skipped, fmt.Sprintf("%s in the session buffer (the exchange is stored): %v", turns[0].Meta["dia_id"], err))
+				}
 			}
 		}
 		if ends { // the session ends: the SessionEnd hook flushes its buffer

@@ -1284,6 +1284,9 @@ func TestIngestExchanges(t *testing.T) {
 		{Speaker: "assistant", DiaID: "D1:7", Text: "Greyhounds need lean food."},
 	})
 	conv["session_2"], _ = json.Marshal([]Turn{{Speaker: "user", DiaID: "D2:1", Text: "Pixel loves the beach."}})
+	// A prompt with no words (in a file, a turn that was only a picture, or
+	// blank) is no message in the session buffer, and the run goes on.
+	conv["session_3"], _ = json.Marshal([]Turn{{Speaker: "user", DiaID: "D3:1", Text: " "}, {Speaker: "assistant", DiaID: "D3:2", Text: "Nice photo."}})
 	ds, err := Drawers(conv)
 	if err != nil {
 		t.Fatal(err)
@@ -1299,7 +1302,7 @@ func TestIngestExchanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept, skipped, err := ingestExchanges(ctx, p, ds, 1, "user")
-	if err != nil || len(skipped) > 0 || len(kept) != 8 {
+	if err != nil || len(skipped) > 0 || len(kept) != 10 {
 		t.Fatalf("stored %d turns, skipped %v: %v", len(kept), skipped, err)
 	}
 	var got []string // each drawer's text, with the turns it holds
@@ -1322,6 +1325,7 @@ func TestIngestExchanges(t *testing.T) {
 		"User: I adopted a greyhound.\nHer name is Pixel.\n\nAssistant: Lovely name! | D1:2 D1:3 D1:4",
 		"User: What should she eat?\n\nAssistant: Ask your vet.\n\nGreyhounds need lean food. | D1:5 D1:6 D1:7",
 		"User: Pixel loves the beach. | D2:1",
+		"User:  \n\nAssistant: Nice photo. | D3:1 D3:2",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("exchanges:\n got %q\nwant %q", got, want)
