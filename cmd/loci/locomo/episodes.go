@@ -63,7 +63,8 @@ func sessionLabel(sessionID string) string {
 // ingestEpisodes appends each session of ds (a conversation's turns, in
 // order) to its own buffer session and flushes it. It returns, for every
 // drawer extracted, the session it stands for (sessionLabel), and the
-// sessions the palace refused, which are reported and left out.
+// messages or sessions the palace refused, which are reported and left
+// out.
 func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int, path string) (map[string][]string, []string, error) {
 	rec := session.Of(p)
 	var opt session.Options // /add without a user id
@@ -96,6 +97,23 @@ func ingestEpisodes(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 		label := sessionLabel(turns[0].SessionID)
 		key := convSessionID(n, turns[0].SessionID)
 		res, err := rec.Append(ctx, key, msgs, opt)
+		if palace.ErrorCode(err) == palace.CodeInvalid && len(msgs) > 1 {
+			// Some message is refused (one too long, say): append them
+			// one by one, as a client told which would, so that only it
+			// is left out rather than its whole session.
+			res, err = session.Result{}, nil
+			for i, m := range msgs {
+				r, err := rec.Append(ctx, key, []extract.Message{m}, opt)
+				if err != nil {
+					if palace.ErrorCode(err) != palace.CodeInvalid {
+						return nil, nil, err
+					}
+					skipped = append(skipped, fmt.Sprintf("%s: %v", turns[i].Meta["dia_id"], err))
+					continue
+				}
+				res.DrawerIDs = append(res.DrawerIDs, r.DrawerIDs...)
+			}
+		}
 		if err == nil {
 			var flushed session.Result
 			flushed, err = rec.Flush(ctx, key, opt)

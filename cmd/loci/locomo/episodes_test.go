@@ -2,6 +2,7 @@ package locomo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,6 +82,48 @@ func TestEpisodesPathMeasuresBySession(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A message the session buffer refuses (here, one over the size limit)
+// is left out and reported; the rest of its session is still recorded and
+// found.
+func TestEpisodesPathLeavesOutOnlyTheRefusedMessage(t *testing.T) {
+	t.Parallel()
+	conv := map[string]json.RawMessage{}
+	conv["session_1"], _ = json.Marshal([]Turn{
+		{Speaker: "user", DiaID: "D1:1", Text: "Please read the attached build log."},
+		{Speaker: "assistant", DiaID: "D1:2", Text: strings.Repeat("log line ", palace.MaxContentBytes/9+1)},
+		{Speaker: "user", DiaID: "D1:3", Text: "We moved the nightly backups to the Frankfurt bucket."},
+	})
+	ds, err := Drawers(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{PathEpisodes, PathSaveTurn} {
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := reg.Create(context.Background(), "p", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stands, skipped, err := ingestEpisodes(context.Background(), p, ds, 1, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "D1:2: ") || !strings.Contains(skipped[0], "limit") {
+			t.Errorf("%s: skipped %q, want D1:2 alone, over the limit", path, skipped)
+		}
+		hits, err := p.Search(context.Background(), palace.SearchRequest{Query: "Frankfurt backups", K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || !slices.Equal(stands[hits[0].Drawer.ID], []string{"S1"}) {
+			t.Errorf("%s: the session's other messages are not found (%d hits, %d drawers extracted)", path, len(hits), len(stands))
+		}
+		reg.Close()
 	}
 }
 
