@@ -45,14 +45,7 @@ func TestEpisodesPathMeasuresBySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]int64{PathEpisodes: 4, PathSaveTurn: 2} {
-		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(0)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := reg.Create(context.Background(), "p", "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := hashPalace(t)
 		ds, err := Drawers(samples[0].Conversation)
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +56,6 @@ func TestEpisodesPathMeasuresBySession(t *testing.T) {
 		if n, _ := p.Count(context.Background(), palace.Filter{Kinds: []string{palace.KindEpisode}}); n != want {
 			t.Errorf("%s: %d episodes of two sessions, want %d", path, n, want)
 		}
-		reg.Close()
 	}
 	for _, path := range []string{PathEpisodes, PathSaveTurn} {
 		for _, method := range []palace.Mode{palace.ModeHybrid, MethodPlainBM25} {
@@ -101,14 +93,7 @@ func TestEpisodesPathLeavesOutOnlyTheRefusedMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{PathEpisodes, PathSaveTurn} {
-		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(0)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := reg.Create(context.Background(), "p", "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := hashPalace(t)
 		stands, skipped, err := ingestEpisodes(context.Background(), p, ds, 1, path)
 		if err != nil {
 			t.Fatal(err)
@@ -123,8 +108,22 @@ func TestEpisodesPathLeavesOutOnlyTheRefusedMessage(t *testing.T) {
 		if len(hits) == 0 || !slices.Equal(stands[hits[0].Drawer.ID], []string{"S1"}) {
 			t.Errorf("%s: the session's other messages are not found (%d hits, %d drawers extracted)", path, len(hits), len(stands))
 		}
-		reg.Close()
 	}
+}
+
+// hashPalace is a new palace with the hash embedder, closed with the test.
+func hashPalace(t *testing.T) *palace.Palace {
+	t.Helper()
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.Create(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // --dream runs every dreamer pass over each palace before the questions,
