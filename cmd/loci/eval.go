@@ -332,8 +332,8 @@ func printEval(w io.Writer, report map[string]any, ks []int) {
 		report["method"], report["embedder"], report["questions"], report["turns"], report["ingest_seconds"])
 	for _, key := range []string{"all", "conversations_1_5", "conversations_6_10"} {
 		gs, ok := report[key].([]locomo.Group)
-		if !ok {
-			continue
+		if !ok || (key != "all" && halfIsEmpty(gs)) {
+			continue // a file of fewer conversations has no questions in a half
 		}
 		fmt.Fprintf(w, "\n[%s]\n%-16s %5s", key, "group", "n")
 		for _, k := range ks {
@@ -348,6 +348,16 @@ func printEval(w io.Writer, report map[string]any, ks []int) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// halfIsEmpty reports whether a half's groups count no question.
+func halfIsEmpty(gs []locomo.Group) bool {
+	for _, g := range gs {
+		if g.N > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func parseFusions(s string) ([]palace.Fusion, error) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loci-mem/loci/cmd/loci/locomo"
 )
 
 // `loci eval -h` lists the evaluations instead of failing.
@@ -119,5 +121,20 @@ func TestEvalVariantsWriteAFileEach(t *testing.T) {
 	}
 	if o := runCLI(t, home, "json", "eval", "compare", a, b, "--k", "1"); o.code != 0 || !strings.Contains(o.stdout, `"n":2`) {
 		t.Errorf("eval compare of the two variants: exit %d %s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// The text report leaves out a half of the conversations that holds no
+// question (a file of fewer than six), rather than print it as zeros.
+func TestPrintEvalLeavesOutAnEmptyHalf(t *testing.T) {
+	ks := []int{10}
+	rows := []locomo.Row{{Sample: 1, Category: 4, Gold: []string{"D1:1"}, Top: []string{"D1:1"}}}
+	report := map[string]any{"method": "hybrid", "all": locomo.Groups(rows, ks),
+		"conversations_1_5": locomo.Groups(rows, ks), "conversations_6_10": locomo.Groups(nil, ks)}
+	var b strings.Builder
+	printEval(&b, report, ks)
+	if out := b.String(); !strings.Contains(out, "[all]") || !strings.Contains(out, "[conversations_1_5]") ||
+		strings.Contains(out, "[conversations_6_10]") {
+		t.Errorf("report:\n%s", out)
 	}
 }
