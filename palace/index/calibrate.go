@@ -27,11 +27,13 @@ const CalibrationTarget = 0.95
 // the target: a width counts when the lower one-sided 95% confidence
 // bound of its mean recall over the sample queries (the mean less 1.645
 // standard errors, the queries' recalls varying from one query to the
-// next) reaches it, not the mean alone. The mean alone missed: at 1M
-// drawers calibration chose 720 projected candidates from 96 questions at
-// a mean of 0.951, and 200 other questions then measured 0.931 twice,
-// since near the target the recall curve is flat and the sample's error
-// (a standard error of about 0.01 there) moves the width a long way.
+// next) reaches it, not the mean alone. The mean is a sample's estimate:
+// a width chosen where it just reaches the target misses the target about
+// half the time, and near the target the recall curve is flat, so the
+// sample's error (a standard error of 0.006–0.01 with 100–200 queries)
+// moves the width a long way: at 1M drawers 100 questions chose 1,440
+// projected candidates where 200 others reach 0.95 at 500, and a choice
+// made at a mean of 0.951 measured 0.931 on other questions afterwards.
 const calibrationZ = 1.645
 
 // calibrationVersion is recorded with a calibration in the snapshot: a
