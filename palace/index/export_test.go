@@ -35,3 +35,13 @@ func UseProjection(f *Flat, cand int) bool {
 // ColdCodes reports whether f reads candidates' codes from its snapshot
 // file instead of the mapping.
 func ColdCodes(f *Flat) bool { return f.mapped.isCold() }
+
+// LowerBound is the mean of a width's per-query recalls and the lower
+// confidence bound calibration judges the width by.
+func LowerBound(recalls []float64) (mean, low float64) {
+	for _, r := range recalls {
+		mean += r
+	}
+	mean /= float64(len(recalls))
+	return mean, mean - calibrationZ*standardError(recalls)
+}

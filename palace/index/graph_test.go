@@ -332,7 +332,7 @@ func TestGraphCalibration(t *testing.T) {
 		}
 		each = append(each, float64(hit)/float64(len(want)))
 	}
-	if r, low := meanAndLowerBound(each); low >= 0.999 {
+	if r, low := index.LowerBound(each); low >= 0.999 {
 		t.Fatalf("7/8 of the chosen beam (%d) reaches recall %.3f (bound %.4f): the beam was not narrowed (%+v)", c2.Reached*7/8, r, low, c2)
 	}
 
@@ -406,20 +406,4 @@ func TestAddBatch(t *testing.T) {
 			t.Fatalf("row %d linked by a batch is not its own nearest: %v", i, got)
 		}
 	}
-}
-
-// meanAndLowerBound is the mean of xs and its lower one-sided 95%
-// confidence bound (the mean less 1.645 standard errors), as calibration
-// judges a width.
-func meanAndLowerBound(xs []float64) (mean, low float64) {
-	n := float64(len(xs))
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= n
-	var sq float64
-	for _, x := range xs {
-		sq += (x - mean) * (x - mean)
-	}
-	return mean, mean - 1.645*math.Sqrt(sq/(n-1)/n)
 }
