@@ -1,7 +1,9 @@
 package bm25
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	lociwords "github.com/loci-mem/loci/palace/words"
 )
 
 // benchSizes are the index sizes BenchmarkLoCoMo measures: BM25_BENCH_SIZES
@@ -212,4 +216,134 @@ func (x *Index) footprint() []part {
 		{"dict", cap(x.termText) + 8*cap(x.termOff) + 4*len(x.terms.e)},
 		{"docs", 8*cap(x.keys) + 4*cap(x.lens) + 8*cap(x.hashes) + cap(x.flags) + 4*len(x.slotOf.e)},
 	}
+}
+
+// BenchmarkExpand measures relevance feedback's expanded pass at
+// BM25_BENCH_SIZES (default 1M) LoCoMo-like drawers, with and without
+// passing over the documents its common tokens cannot lift into the best
+// k (scorer.extra), alternated question by question. Each LoCoMo question
+// is searched for its best 50 (SearchKeep), and expanded as the palace
+// expands it: the ten tokens of its first ten hits that are most
+// over-represented there against the whole index (RM3's interpolation at
+// λ 0.5, terms chosen by Carpineto's divergence). Run once per size
+// (-benchtime 1x).
+func BenchmarkExpand(b *testing.B) {
+	c := loadLoCoMo(b)
+	sizes := []int{1_000_000}
+	if os.Getenv("BM25_BENCH_SIZES") != "" {
+		sizes = benchSizes(b)
+	}
+	for _, n := range sizes {
+		b.Run(sizeLabel(n), func(b *testing.B) {
+			for range b.N {
+				benchExpand(b, c, n)
+			}
+		})
+	}
+}
+
+func benchExpand(b *testing.B, c *locomo, n int) {
+	s := newSynth(c, 1)
+	x := New(1, 0.5)
+	texts := make([]string, n+1)
+	an := x.Analyzer()
+	for key := 1; key <= n; key++ {
+		content, keywords := s.doc()
+		texts[key] = content
+		x.PutDoc(int64(key), true, an.Analyze(content, keywords))
+	}
+	x.Trim()
+	const k = 50
+	type query struct {
+		words []string
+		extra []Weighted
+	}
+	var queries []query
+	for _, q := range c.questions {
+		words := queryWords(q)
+		if len(words) == 0 {
+			continue
+		}
+		hits := x.Search(words, k, true, nil)
+		if extra := expansionOf(x, words, hits, texts); len(extra) > 0 {
+			queries = append(queries, query{words, extra})
+		}
+	}
+	var on, off []time.Duration
+	for round := 0; round < 3; round++ {
+		for i, q := range queries {
+			for _, pass := range []bool{i%2 == 0, i%2 != 0} {
+				passOver = pass
+				_, kept := x.SearchKeep(q.words, k, true, nil)
+				start := time.Now()
+				x.Expand(kept, q.extra)
+				if d := time.Since(start); round == 0 {
+					continue
+				} else if pass {
+					on = append(on, d)
+				} else {
+					off = append(off, d)
+				}
+			}
+		}
+	}
+	passOver = true
+	report := func(ds []time.Duration, unit string) {
+		slices.Sort(ds)
+		b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs-"+unit)
+		b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs-"+unit)
+	}
+	report(off, "every-posting")
+	report(on, "passing-over")
+	b.ReportMetric(float64(len(queries)), "queries")
+}
+
+// expansionOf is the palace's relevance feedback in brief
+// (palace/feedback.go): the ten tokens of the first ten hits' texts that
+// those texts use more than the index does, ranked by P(t|R)·log(P(t|R)/
+// P(t|C)), weighted to sum to the query's number of tokens.
+func expansionOf(x *Index, words []string, hits []Hit, texts []string) []Weighted {
+	inQuery := map[string]bool{}
+	for _, w := range words {
+		for _, t := range AppendTokens(nil, w) {
+			inQuery[t] = true
+		}
+	}
+	rel := map[string]float64{}
+	for _, h := range hits[:min(10, len(hits))] {
+		toks := AppendTokens(nil, texts[h.Key])
+		seen := map[string]bool{}
+		for _, t := range toks {
+			if !seen[t] && !inQuery[t] && len(t) >= 2 && !lociwords.IsStopword(t) {
+				seen[t] = true
+				rel[t] += 1 / float64(len(toks)+1000)
+			}
+		}
+	}
+	sum := 0.0
+	for _, p := range rel {
+		sum += p
+	}
+	type term struct {
+		tok     string
+		p, gain float64
+	}
+	var ts []term
+	for t, p := range rel {
+		pr, pc := p/sum, x.TokenShare(t)
+		if pc > 0 && pr > pc {
+			ts = append(ts, term{t, p, pr * math.Log(pr/pc)})
+		}
+	}
+	slices.SortFunc(ts, func(a, b term) int { return cmp.Compare(b.gain, a.gain) })
+	ts = ts[:min(10, len(ts))]
+	total := 0.0
+	for _, t := range ts {
+		total += t.p
+	}
+	var out []Weighted
+	for _, t := range ts {
+		out = append(out, Weighted{Tok: t.tok, W: float64(len(inQuery)) * t.p / total})
+	}
+	return out
 }

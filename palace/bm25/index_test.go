@@ -348,6 +348,94 @@ func TestExpandMatchesSearchExpanded(t *testing.T) {
 	}
 }
 
+// An Expand scores its extra tokens of smallest bounds only for the
+// documents that could still reach the best k (scorer.extra), and ranks
+// exactly as SearchExpanded, which scores every posting: on drawers whose
+// words follow Zipf's law, queried by rarer words and expanded by common
+// ones as relevance feedback's are; with inactive, filtered, removed and
+// later-added documents; on one goroutine and split over two.
+func TestExpandPassingOverNonCandidatesRanksAlike(t *testing.T) {
+	pruned := 0
+	defer func() { onPrune = nil }()
+	onPrune = func(int) { pruned++ }
+	r := rand.New(rand.NewSource(12))
+	zipf := rand.NewZipf(r, 1.1, 2, 3000)
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%d", zipf.Uint64())
+		}
+		return strings.Join(w, " ")
+	}
+	x := New(1, 0.5)
+	for key := int64(1); key <= 6000; key++ {
+		x.Put(key, r.Intn(6) > 0, text(3+r.Intn(20)), text(r.Intn(3)))
+	}
+	x.Trim()
+	for key := int64(1); key <= 300; key++ { // dead slots and tails
+		x.Remove(int64(1 + r.Intn(6000)))
+		x.Put(6000+key, true, text(3+r.Intn(20)))
+	}
+	queries := 0
+	for _, split := range []bool{false, true} {
+		if split {
+			defer func(n int) { parallelPostings = n }(parallelPostings)
+			parallelPostings = 1
+		}
+		for q := range 300 {
+			query := []string{fmt.Sprintf("w%d", 20+r.Intn(400)), fmt.Sprintf("w%d", 5+r.Intn(100))}
+			var extra []Weighted
+			for range 1 + r.Intn(10) {
+				extra = append(extra, Weighted{Tok: fmt.Sprintf("w%d", r.Intn(60)), W: 0.02 + 0.5*r.Float64()})
+			}
+			k := []int{1, 10, 50}[q%3]
+			var allow func(int64) bool
+			if q%4 == 0 {
+				allow = func(key int64) bool { return key%3 != 0 }
+			}
+			_, kept := x.SearchKeep(query, k, q%2 == 0, allow)
+			label := fmt.Sprintf("%q k=%d + %v", query, k, extra)
+			got, want := x.Expand(kept, extra), x.SearchExpanded(query, extra, k, q%2 == 0, allow)
+			if split {
+				sameToRounding(t, label+" split", got, want)
+			} else {
+				sameHits(t, label, got, want)
+			}
+			queries++
+		}
+	}
+	if pruned < queries/4 {
+		t.Fatalf("%d of %d expansions passed over any document: the test does not exercise it", pruned, queries)
+	}
+	t.Logf("%d of %d expansions scored some tokens for candidates only", pruned, queries)
+}
+
+// sameToRounding fails unless got has want's scores to rounding, and the
+// same documents in the same order except where two scores tie to
+// rounding.
+func sameToRounding(t *testing.T, label string, got, want []Hit) {
+	t.Helper()
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, want %d", label, len(got), len(want))
+	}
+	for i := range want {
+		if !near(got[i].Score, want[i].Score) {
+			t.Fatalf("%s: hit %d scores %v, want %v", label, i, got[i].Score, want[i].Score)
+		}
+		if got[i].Key == want[i].Key {
+			continue
+		}
+		tied := i == len(want)-1 // the last place may go to a tie beyond k
+		for _, w := range want {
+			tied = tied || (w.Key == got[i].Key && near(w.Score, want[i].Score))
+		}
+		if !tied {
+			t.Fatalf("%s: hit %d is %+v, want %+v", label, i, got[i], want[i])
+		}
+	}
+}
+
 // Split between two goroutines (any number of postings), Expand still
 // ranks as SearchExpanded does: the same scores to rounding, and the same
 // documents in the same order except where two scores tie to rounding.
@@ -359,7 +447,6 @@ func TestExpandInParallelMatchesSearchExpanded(t *testing.T) {
 	for key := int64(1); key <= 1500; key++ {
 		x.Put(key, r.Intn(5) > 0, randomText(r, 1+r.Intn(12)), randomText(r, r.Intn(4)))
 	}
-	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
 	for q := 0; q < 100; q++ {
 		query := randomQuery(r)
 		var extra []Weighted
@@ -368,24 +455,6 @@ func TestExpandInParallelMatchesSearchExpanded(t *testing.T) {
 		}
 		k := []int{1, 5, 25}[q%3]
 		_, kept := x.SearchKeep(query, k, q%2 == 0, nil)
-		got, want := x.Expand(kept, extra), x.SearchExpanded(query, extra, k, q%2 == 0, nil)
-		if len(got) != len(want) {
-			t.Fatalf("%q + %v: %d hits, want %d", query, extra, len(got), len(want))
-		}
-		for i := range want {
-			if !near(got[i].Score, want[i].Score) {
-				t.Fatalf("%q + %v: hit %d scores %v, want %v", query, extra, i, got[i].Score, want[i].Score)
-			}
-			if got[i].Key == want[i].Key {
-				continue
-			}
-			tied := i == len(want)-1 // the last place may go to a tie beyond k
-			for _, w := range want {
-				tied = tied || (w.Key == got[i].Key && near(w.Score, want[i].Score))
-			}
-			if !tied {
-				t.Fatalf("%q + %v: hit %d is %+v, want %+v", query, extra, i, got[i], want[i])
-			}
-		}
+		sameToRounding(t, fmt.Sprintf("%q + %v", query, extra), x.Expand(kept, extra), x.SearchExpanded(query, extra, k, q%2 == 0, nil))
 	}
 }
