@@ -10,7 +10,7 @@ PREFIX  ?= $(HOME)/.local
 # Go fuzz targets, as package:Target. Each has a seed corpus in its
 # package's testdata/fuzz/<Target>; `make test` runs every target for
 # FUZZ_SMOKE, `make fuzz` for FUZZTIME.
-FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize \
+FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize ./palace/bm25:FuzzExpand \
                 ./server/httpapi:FuzzFilter ./server:FuzzNDJSON ./server:FuzzToolArgs \
                 ./cmd/loci/claudecode:FuzzTranscript ./palace/words:FuzzCaseParts \
                 ./palace:FuzzTimeScan ./palace:FuzzExcerptWithin
