@@ -60,13 +60,7 @@ func FuzzExpand(f *testing.F) {
 		}
 		r := rand.New(rand.NewSource(seed))
 		zipf := rand.NewZipf(r, 1.05+r.Float64(), 1+r.Float64()*3, 400)
-		text := func(n int) string {
-			w := make([]string, n)
-			for i := range w {
-				w[i] = fmt.Sprintf("w%d", zipf.Uint64())
-			}
-			return strings.Join(w, " ")
-		}
+		text := zipfText(zipf)
 		x := New(1, 0.5)
 		docs := 50 + r.Intn(400)
 		for key := 1; key <= docs; key++ {

@@ -348,6 +348,18 @@ func TestExpandMatchesSearchExpanded(t *testing.T) {
 	}
 }
 
+// zipfText returns a maker of texts of n words "w<rank>", the ranks drawn
+// from z.
+func zipfText(z *rand.Zipf) func(n int) string {
+	return func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprintf("w%d", z.Uint64())
+		}
+		return strings.Join(w, " ")
+	}
+}
+
 // An Expand scores its extra tokens of smallest bounds only for the
 // documents that could still reach the best k (scorer.extra), and ranks
 // exactly as SearchExpanded, which scores every posting: on drawers whose
@@ -360,13 +372,7 @@ func TestExpandPassingOverNonCandidatesRanksAlike(t *testing.T) {
 	onPrune = func(int) { pruned++ }
 	r := rand.New(rand.NewSource(12))
 	zipf := rand.NewZipf(r, 1.1, 2, 3000)
-	text := func(n int) string {
-		w := make([]string, n)
-		for i := range w {
-			w[i] = fmt.Sprintf("w%d", zipf.Uint64())
-		}
-		return strings.Join(w, " ")
-	}
+	text := zipfText(zipf)
 	x := New(1, 0.5)
 	for key := int64(1); key <= 6000; key++ {
 		x.Put(key, r.Intn(6) > 0, text(3+r.Intn(20)), text(r.Intn(3)))
