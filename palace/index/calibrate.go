@@ -103,7 +103,8 @@ func (f *Flat) NeedsCalibration() bool {
 // mean share of the exact scan's top k returned and that mean's lower
 // confidence bound; for each the narrowest width whose bound reaches
 // target counts if its mean cost is under half the
-// scan's, and the cheaper of the two answers Search. When neither
+// scan's, both timed again side by side (pairedCosts), and the cheaper of
+// the two answers Search. When neither
 // qualifies Search scans. It takes the read lock one search at a time,
 // so searches and writes go on meanwhile. Without a graph it does
 // nothing.
@@ -138,6 +139,9 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 		each := make([]float64, 0, len(queries))
 		start := time.Now()
 		for i, q := range queries {
+			if widthLoad != nil {
+				widthLoad()
+			}
 			h := 0
 			for _, r := range search(q) {
 				if exact[i][r.Key] {
@@ -166,11 +170,10 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 	if c.RecallLow >= target {
 		c.Reached = c.Ef
 	}
-	graphOK := c.RecallLow >= target && c.Graph < c.Exact/2
-	projOK := false
+	projReached, pparts := false, 0
 	if pj != nil {
 		f.mu.RLock()
-		pparts := scanParts(len(f.keys) * pj.dims)
+		pparts = scanParts(len(f.keys) * pj.dims)
 		f.mu.RUnlock()
 		cand := rerankFactor * k
 		for _, q := range queries {
@@ -179,8 +182,30 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 		c.Cand, c.ProjRecall, c.ProjRecallLow, c.Proj = narrowest(cand, maxProjectCand, target, c.Exact, func(cand int) (float64, float64, time.Duration) {
 			return measure(func(q []float32) []Result { return f.SearchCand(q, k, cand, nil) }, pparts)
 		})
-		projOK = c.ProjRecallLow >= target && c.Proj < c.Exact/2
+		projReached = c.ProjRecallLow >= target
 	}
+	// What decides is timed again side by side (pairedCosts): a load that
+	// came and went while the widths were searched for would otherwise
+	// weigh on whichever of them it fell in.
+	useEf, useCand := 0, 0 // the widths in the running
+	if c.RecallLow >= target {
+		useEf = c.Ef
+	}
+	if projReached {
+		useCand = c.Cand
+	}
+	if useEf > 0 || useCand > 0 {
+		exact, graph, proj := f.pairedCosts(queries[:min(len(queries), pairedQueries)], k, useEf, useCand)
+		c.Exact = exact * time.Duration(parts)
+		if useEf > 0 {
+			c.Graph = graph
+		}
+		if useCand > 0 {
+			c.Proj = proj * time.Duration(pparts)
+		}
+	}
+	graphOK := useEf > 0 && c.Graph < c.Exact/2
+	projOK := useCand > 0 && c.Proj < c.Exact/2
 	switch {
 	case graphOK && (!projOK || c.Graph <= c.Proj):
 		c.Use = "graph"
@@ -212,6 +237,52 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 		c.Cand = 0
 	}
 	return c
+}
+
+// pairedQueries is how many queries pairedCosts times: enough that the
+// means of three costs that differ by a factor of two or more are told
+// apart (a search's cost varies from query to query by tens of percent,
+// so the standard error of 30 is a few percent), few enough that timing
+// the exact scan again adds little to a calibration (about 4 s of CPU at
+// a million rows of 996 dimensions).
+const pairedQueries = 30
+
+// widthLoad, when set (by a test), runs inside the timing of each query
+// of the width search: a load that pairedCosts does not see.
+var widthLoad func()
+
+// pairedCosts times the exact scan, the graph at beam ef and the
+// projection with cand candidates (each when not 0) on every query in
+// turn, in an order that rotates from query to query, and returns the
+// mean wall time of one search each. Timed this way, load from elsewhere
+// that comes and goes weighs on the three alike.
+func (f *Flat) pairedCosts(queries [][]float32, k, ef, cand int) (exact, graph, proj time.Duration) {
+	if len(queries) == 0 {
+		return 0, 0, 0
+	}
+	timed := func(search func()) time.Duration {
+		start := time.Now()
+		search()
+		return time.Since(start)
+	}
+	for i, q := range queries {
+		for j := range 3 {
+			switch (i + j) % 3 {
+			case 0:
+				exact += timed(func() { f.SearchExact(q, k, nil) })
+			case 1:
+				if ef > 0 {
+					graph += timed(func() { f.SearchEf(q, k, ef, nil) })
+				}
+			case 2:
+				if cand > 0 {
+					proj += timed(func() { f.SearchCand(q, k, cand, nil) })
+				}
+			}
+		}
+	}
+	n := time.Duration(len(queries))
+	return exact / n, graph / n, proj / n
 }
 
 // narrowest finds the narrowest width (a beam, a candidate count) whose

@@ -45,3 +45,11 @@ func LowerBound(recalls []float64) (mean, low float64) {
 	mean /= float64(len(recalls))
 	return mean, mean - calibrationZ*standardError(recalls)
 }
+
+// LoadWidthSearch runs load inside the timing of every query of
+// Calibrate's width search (not of the costs it then times side by side),
+// until the returned function is called.
+func LoadWidthSearch(load func()) (restore func()) {
+	widthLoad = load
+	return func() { widthLoad = nil }
+}
