@@ -13,6 +13,7 @@ import (
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/palacetest"
 )
 
 // The episodes path records each session as /add does (the mem-save-turn
@@ -114,16 +115,7 @@ func TestEpisodesPathLeavesOutOnlyTheRefusedMessage(t *testing.T) {
 // hashPalace is a new palace with the hash embedder, closed with the test.
 func hashPalace(t *testing.T) *palace.Palace {
 	t.Helper()
-	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(context.Background(), "p", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{Embedder: embed.NewHash(0)}), "p")
 }
 
 // --dream runs every dreamer pass over each palace before the questions,
