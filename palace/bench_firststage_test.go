@@ -29,7 +29,8 @@ import (
 // LoCoMo questions; its best C candidates are re-scored exactly and the
 // top 10 compared with the exact scan's. Recall@10 is reported per C.
 // LOCI_BENCH_STAGES picks stages (default sign,pca,index; int8 adds each
-// projection in int8 codes, also scaled per direction).
+// projection in int8 codes, also scaled per direction; int4 in 4-bit
+// codes at three steps).
 //
 //	LOCI_BENCH_HOME=/tmp/scale2 LOCI_BENCH_PALACE=scale-1000000-default \
 //	go test -tags bench -run '^$' -bench BenchmarkFirstStageRecall -benchtime 1x -v -timeout 30m ./palace/
@@ -212,6 +213,9 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 		if strings.Contains(stages, "int8") {
 			reportInt8(report, proj, func(qi int) []float32 { return project(qvs[qi], false) })
 		}
+		if strings.Contains(stages, "int4") {
+			reportInt4(report, proj, func(qi int) []float32 { return project(qvs[qi], false) })
+		}
 	}
 }
 
@@ -264,6 +268,47 @@ func reportInt8(report func(string, func(int) []int), proj [][]float32, query fu
 					dp += int32(c) * int32(qc[j])
 				}
 				return float64(scales[r]) * float64(dp)
+			})
+		})
+	}
+}
+
+// reportInt4 reports the projection in 4-bit codes: each coordinate
+// divided by its standard deviation over the rows, then rounded to one of
+// 16 levels step apart (clipped), for several steps; the query's
+// coordinates are multiplied by the deviations and kept in int8.
+func reportInt4(report func(string, func(int) []int), proj [][]float32, query func(qi int) []float32) {
+	dims := len(proj[0])
+	sd := make([]float32, dims)
+	for _, v := range proj {
+		for j, x := range v {
+			sd[j] += x * x
+		}
+	}
+	for j := range sd {
+		sd[j] = float32(math.Sqrt(float64(sd[j]) / float64(len(proj))))
+	}
+	for _, step := range []float32{0.25, 0.33, 0.45} {
+		codes := make([]int8, dims*len(proj))
+		for r, v := range proj {
+			for j, x := range v {
+				c := math.RoundToEven(float64(x / sd[j] / step))
+				codes[r*dims+j] = int8(max(-8, min(7, c)))
+			}
+		}
+		report(fmt.Sprintf("  in 4-bit codes, step %.2f of each direction's spread", step), func(qi int) []int {
+			qp := query(qi)
+			for j := range qp {
+				qp[j] *= sd[j]
+			}
+			qc := make([]int8, dims)
+			quantize8(qc, qp)
+			return sortedRows(len(proj), func(r int) float64 {
+				var dp int32
+				for j, c := range codes[r*dims : (r+1)*dims] {
+					dp += int32(c) * int32(qc[j])
+				}
+				return float64(dp)
 			})
 		})
 	}

@@ -1,5 +1,11 @@
 package index
 
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+)
+
 // SetAVX2 switches the assembly kernels on or off and returns the old value.
 func SetAVX2(on bool) bool {
 	old := useAVX2
@@ -52,4 +58,31 @@ func LowerBound(recalls []float64) (mean, low float64) {
 func LoadWidthSearch(load func()) (restore func()) {
 	widthLoad = load
 	return func() { widthLoad = nil }
+}
+
+// DowngradeProjection rewrites the projection section of the snapshot at
+// path (written by this build, for f) in the format before its codes were
+// 4-bit: the same header without the flag, the mean and basis, then a
+// scale and dims int8 codes a row; the checksum is made again.
+func DowngradeProjection(path string, f *Flat) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	p, n, dim := f.pj, len(f.keys), f.dim
+	rb := nibbleRowBytes(p.dims)
+	size := 24 + 4*(dim+p.dims*dim+p.dims) + n*rb + pad8(n*rb)
+	start := len(b) - 4 - size
+	le := binary.LittleEndian
+	old := append([]byte(nil), b[:start+24+4*(dim+p.dims*dim)]...)
+	flags := le.Uint32(old[start+12:])
+	le.PutUint32(old[start+12:], flags&^projNibbles)
+	old = appendFloats(old, make([]float32, n))
+	codes := make([]byte, n*p.dims+pad8(n*p.dims))
+	for i := range n * p.dims {
+		codes[i] = byte(i * 7)
+	}
+	old = append(old, codes...)
+	old = le.AppendUint32(old, crc32.Checksum(old, castagnoli))
+	return os.WriteFile(path, old, 0o600)
 }

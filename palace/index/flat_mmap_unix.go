@@ -182,10 +182,11 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	// unless the projection answers searches: then its codes are what
 	// every search reads, and only candidates' full codes are read.
 	release(m, sec.end, graphEnd)
-	if f.pj != nil && !f.pj.usable() {
+	if !f.pj.usable() {
 		// A projection calibration left off (or not yet calibrated) is
-		// read only if it is measured again; its mean, basis and scales
-		// are on the heap, and its codes count only once scanned.
+		// read only if it is measured again; its mean, basis and spreads
+		// are on the heap, and its codes count only once scanned. An
+		// older format's (or one not configured) is never read.
 		release(m, graphEnd, len(m)-4)
 	}
 

@@ -772,7 +772,7 @@ type FlatStats struct {
 	// Searches is the cost of one search).
 	Scored int64 `json:"graph_scored"`
 	// ProjectDims is the projection's width (0: none), ProjectBytes its
-	// codes and scales, ProjectCand the candidates a search re-scores
+	// codes (4-bit, in chunks of 128 directions), ProjectCand the candidates a search re-scores
 	// (0: not calibrated) and ProjectOff whether calibration left it off.
 	ProjectDims  int   `json:"project_dims,omitempty"`
 	ProjectBytes int64 `json:"project_bytes,omitempty"`
@@ -796,7 +796,7 @@ func (f *Flat) Stats() FlatStats {
 		st.GraphOff, st.EfSearch = f.g.off, f.g.cfg.EfSearch
 	}
 	if p := f.pj; p != nil {
-		st.ProjectDims, st.ProjectBytes = p.dims, int64(p.codes.len())*int64(p.dims+4)
+		st.ProjectDims, st.ProjectBytes = p.dims, int64(p.codes.len())*int64(p.codes.dim)
 		st.ProjectCand, st.ProjectOff = p.cand, p.off
 	}
 	return st

@@ -27,6 +27,12 @@ func dotsWideAVX2(q *int16, rows *int8, dim, n int, out *int32)
 //go:noescape
 func dotsVNNI(q *int8, rows *int8, dim, n int, out *int32, corr int32)
 
+//go:noescape
+func dotsNibbleVNNI(q *int8, rows *int8, chunks, n int, thr int, idx *int32, out *int32) int
+
+//go:noescape
+func dotsNibbleAVX2(q *int8, rows *int8, chunks, n int, thr int, idx *int32, out *int32) int
+
 func dot(a, b []float32) float32 {
 	if useAVX2 && len(a) > 0 {
 		_ = b[len(a)-1]
@@ -67,6 +73,33 @@ func dots(q *scanQuery, rows []int8, out []int32) {
 	default:
 		dotsGo(q, rows, out)
 	}
+}
+
+// dotsNibble scores the rows of rows (4-bit levels, nibbleRowBytes bytes
+// a row) by the dot product of q's weights with their levels, writes the
+// index of each row scoring floor or more to idx and its score to out, in
+// row order, and returns how many it wrote (math.MinInt64 keeps every
+// row). idx and out hold a score for every row.
+func dotsNibble(q *nibbleQuery, rows []int8, floor int64, idx, out []int32) int {
+	rb := len(q.padded) / 2
+	n := len(rows) / max(rb, 1)
+	if rb == 0 || n == 0 {
+		return 0
+	}
+	_, _ = idx[n-1], out[n-1]
+	var m int
+	switch {
+	case useVNNI:
+		m = dotsNibbleVNNI(&q.padded[0], &rows[0], rb/64, n, int(q.raw(floor)), &idx[0], &out[0])
+	case useAVX2:
+		m = dotsNibbleAVX2(&q.padded[0], &rows[0], rb/64, n, int(q.raw(floor)), &idx[0], &out[0])
+	default:
+		return dotsNibbleGo(q, rows, floor, idx, out)
+	}
+	for j := range out[:m] {
+		out[j] -= q.corr
+	}
+	return m
 }
 
 // ScanKernel names the kernel of the int8 scan this CPU runs:

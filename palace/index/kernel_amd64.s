@@ -343,3 +343,149 @@ vreduce:
 vdone:
 	VZEROUPPER
 	RET
+
+// func dotsNibbleVNNI(q *int8, rows *int8, chunks, n int, thr int, idx *int32, out *int32) int
+//
+// For each row i < n, a row being chunks 64-byte chunks of 4-bit levels
+// stored as level + 8 (nibble.go: byte b of chunk t holds direction 128t+b
+// low and 128t+64+b high), p = q · (stored levels), q being chunks × 128
+// int8 weights; when p ≥ thr, i goes to idx and p to out, and the count
+// of such rows is returned. The nibbles are unsigned, as VPDPBUSD wants
+// its first operand; the caller takes their offset out again.
+TEXT ·dotsNibbleVNNI(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ rows+8(FP), DI
+	MOVQ chunks+16(FP), R8
+	MOVQ n+24(FP), R9
+	MOVQ thr+32(FP), R12
+	MOVQ idx+40(FP), R13
+	MOVQ out+48(FP), R10
+	XORQ BX, BX
+	XORQ DX, DX
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z31
+
+nvrow:
+	CMPQ  BX, R9
+	JGE   nvdone
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ  SI, R11
+	MOVQ  R8, CX
+
+nvchunk:
+	VMOVDQU64 (DI), Z2
+	VPSRLW    $4, Z2, Z3
+	VPANDD    Z31, Z2, Z2
+	VPANDD    Z31, Z3, Z3
+	VPDPBUSD  (R11), Z2, Z0
+	VPDPBUSD  64(R11), Z3, Z1
+	ADDQ      $64, DI
+	ADDQ      $128, R11
+	DECQ      CX
+	JNZ       nvchunk
+
+	VPADDD        Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD        Y1, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4E, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0xB1, X0, X1
+	VPADDD        X1, X0, X0
+	VMOVD         X0, AX
+	MOVLQSX       AX, AX
+	CMPQ          AX, R12
+	JLT           nvnext
+	MOVL          BX, (R13)(DX*4)
+	MOVL          AX, (R10)(DX*4)
+	INCQ          DX
+
+nvnext:
+	INCQ BX
+	JMP  nvrow
+
+nvdone:
+	VZEROUPPER
+	MOVQ DX, ret+56(FP)
+	RET
+
+// func dotsNibbleAVX2(q *int8, rows *int8, chunks, n int, thr int, idx *int32, out *int32) int
+//
+// dotsNibbleVNNI with AVX2: VPMADDUBSW multiplies the unsigned levels by
+// the signed weights and adds adjacent pairs to int16 (at most 2 × 15 ×
+// 128 in magnitude, so it never saturates), and VPMADDWD by ones widens
+// those pairs to int32.
+TEXT ·dotsNibbleAVX2(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ rows+8(FP), DI
+	MOVQ chunks+16(FP), R8
+	MOVQ n+24(FP), R9
+	MOVQ thr+32(FP), R12
+	MOVQ idx+40(FP), R13
+	MOVQ out+48(FP), R10
+	XORQ BX, BX
+	XORQ DX, DX
+	MOVL $0x0f0f0f0f, AX
+	MOVQ AX, X13
+	VPBROADCASTD X13, Y13
+	MOVL $0x00010001, AX
+	MOVQ AX, X12
+	VPBROADCASTD X12, Y12
+
+narow:
+	CMPQ  BX, R9
+	JGE   nadone
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	MOVQ  SI, R11
+	MOVQ  R8, CX
+
+nachunk:
+	VMOVDQU    (DI), Y2
+	VPSRLW     $4, Y2, Y3
+	VPAND      Y13, Y2, Y2
+	VPAND      Y13, Y3, Y3
+	VPMADDUBSW (R11), Y2, Y2
+	VPMADDUBSW 64(R11), Y3, Y3
+	VPMADDWD   Y12, Y2, Y2
+	VPMADDWD   Y12, Y3, Y3
+	VPADDD     Y2, Y0, Y0
+	VPADDD     Y3, Y1, Y1
+	VMOVDQU    32(DI), Y4
+	VPSRLW     $4, Y4, Y5
+	VPAND      Y13, Y4, Y4
+	VPAND      Y13, Y5, Y5
+	VPMADDUBSW 32(R11), Y4, Y4
+	VPMADDUBSW 96(R11), Y5, Y5
+	VPMADDWD   Y12, Y4, Y4
+	VPMADDWD   Y12, Y5, Y5
+	VPADDD     Y4, Y0, Y0
+	VPADDD     Y5, Y1, Y1
+	ADDQ       $64, DI
+	ADDQ       $128, R11
+	DECQ       CX
+	JNZ        nachunk
+
+	VPADDD       Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPHADDD      X0, X0, X0
+	VPHADDD      X0, X0, X0
+	MOVL         X0, AX
+	MOVLQSX      AX, AX
+	CMPQ         AX, R12
+	JLT          nanext
+	MOVL         BX, (R13)(DX*4)
+	MOVL         AX, (R10)(DX*4)
+	INCQ         DX
+
+nanext:
+	INCQ BX
+	JMP  narow
+
+nadone:
+	VZEROUPPER
+	MOVQ DX, ret+56(FP)
+	RET

@@ -12,5 +12,9 @@ func dotInt8(a, b []int8) int32 { return dotInt8Go(a, b) }
 
 func dots(q *scanQuery, rows []int8, out []int32) { dotsGo(q, rows, out) }
 
+func dotsNibble(q *nibbleQuery, rows []int8, floor int64, idx, out []int32) int {
+	return dotsNibbleGo(q, rows, floor, idx, out)
+}
+
 // ScanKernel names the kernel of the int8 scan: the portable one here.
 func ScanKernel() string { return "generic" }

@@ -3,6 +3,7 @@ package index
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -74,6 +75,88 @@ func TestScanKernelsMatchPureGo(t *testing.T) {
 	}
 }
 
+// Every 4-bit scan kernel this CPU runs scores each row as the sum of its
+// levels times the query's weights, for widths of one chunk and several
+// (a partial last chunk included) and at the extremes of levels and
+// weights; and packNibbles stores a level where the kernels read it.
+func TestNibbleKernelsMatchTheLevels(t *testing.T) {
+	type kernel struct {
+		name      string
+		avx, vnni bool
+	}
+	kernels := []kernel{{"go", false, false}}
+	if useAVX2 {
+		kernels = append(kernels, kernel{"avx2", true, false})
+	}
+	if useVNNI {
+		kernels = append(kernels, kernel{"avx512-vnni", true, true})
+	} else {
+		t.Log("no AVX-512 VNNI on this CPU: its kernel is not checked here")
+	}
+	defer func(avx, vnni bool) { useAVX2, useVNNI = avx, vnni }(useAVX2, useVNNI)
+	r := rand.New(rand.NewSource(11))
+	for _, k := range kernels {
+		useAVX2, useVNNI = k.avx, k.vnni
+		for _, dims := range []int{1, 64, 65, 100, 128, 200, 256, 384} {
+			for _, n := range []int{1, 2, 37} {
+				rb := nibbleRowBytes(dims)
+				qc := make([]int8, dims)
+				for i := range qc {
+					qc[i] = int8(r.Intn(255) - 127)
+				}
+				qc[0], qc[dims-1] = -127, 127
+				levels := make([][]int, n)
+				rows := make([]int8, n*rb)
+				sd := make([]float32, dims)
+				for i := range sd {
+					sd[i] = 1
+				}
+				for i := range levels {
+					levels[i] = make([]int, dims)
+					y := make([]float32, dims)
+					for j := range y {
+						c := r.Intn(16) - 8
+						if j == 0 {
+							c = -8
+						} else if j == dims-1 {
+							c = 7
+						}
+						levels[i][j] = c
+						y[j] = float32(c) * nibbleStep
+					}
+					packNibbles(rows[i*rb:(i+1)*rb], y, sd)
+				}
+				want := make([]int32, n)
+				for i := range want {
+					for j, c := range levels[i] {
+						want[i] += int32(c) * int32(qc[j])
+					}
+				}
+				// Every row (no floor), then those at or above one
+				// row's score, in row order.
+				for _, floor := range []int64{math.MinInt64, int64(want[n/2])} {
+					idx, got := make([]int32, n), make([]int32, n)
+					m := dotsNibble(prepareNibbles(qc), rows, floor, idx, got)
+					var wantIdx []int32
+					for i, w := range want {
+						if int64(w) >= floor {
+							wantIdx = append(wantIdx, int32(i))
+						}
+					}
+					if !slices.Equal(idx[:m], wantIdx) {
+						t.Fatalf("%s dims=%d n=%d floor %d: rows %v, want %v", k.name, dims, n, floor, idx[:m], wantIdx)
+					}
+					for j, i := range idx[:m] {
+						if got[j] != want[i] {
+							t.Fatalf("%s dims=%d n=%d row %d: %d, want %d", k.name, dims, n, i, got[j], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestQuantize(t *testing.T) {
 	v := []float32{0.5, -0.25, 0, 1, -1}
 	codes := make([]int8, len(v))
@@ -138,4 +221,78 @@ func BenchmarkScanInt8(b *testing.B) {
 		f.SearchExact(q, 150, nil)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+}
+
+// BenchmarkProjectedScan is the projected first stage's scan of a million
+// rows of 128 directions, from memory rather than cache, as int8 codes
+// (128 MB, the projection's codes before they were 4-bit) and as 4-bit
+// levels (64 MB): the kernel, then the comparison with the worst kept of
+// 720 candidates, block by block as searchProj does.
+func BenchmarkProjectedScan(b *testing.B) {
+	const n, dims = 1 << 20, 128
+	r := rand.New(rand.NewSource(1))
+	qc := make([]int8, dims)
+	for i := range qc {
+		qc[i] = int8(r.Intn(255) - 127)
+	}
+	scan := func(b *testing.B, rowBytes int, kernel func(rows []int8, out []int32)) {
+		codes := make([]int8, n*rowBytes)
+		for i := range codes {
+			codes[i] = int8(r.Intn(256))
+		}
+		prods := make([]int32, rowBlockRows)
+		for b.Loop() {
+			top := newTopK(720)
+			floor := top.floor()
+			for lo := 0; lo < n; lo += rowBlockRows {
+				kernel(codes[lo*rowBytes:(lo+rowBlockRows)*rowBytes], prods)
+				for i, dp := range prods {
+					if s := float32(dp); s >= floor {
+						top.push(uint64(lo+i), s)
+						floor = top.floor()
+					}
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+	}
+	b.Run("int8", func(b *testing.B) {
+		q := prepare(qc)
+		scan(b, dims, func(rows []int8, out []int32) { dots(q, rows, out) })
+	})
+	b.Run("4-bit", func(b *testing.B) {
+		q, idx := prepareNibbles(qc), make([]int32, rowBlockRows)
+		scan(b, nibbleRowBytes(dims), func(rows []int8, out []int32) {
+			dotsNibble(q, rows, math.MinInt64, idx, out)
+		})
+	})
+	// As searchProj scans: the kernel passes over the rows below the
+	// worst kept candidate.
+	b.Run("4-bit-above", func(b *testing.B) {
+		q := prepareNibbles(qc)
+		codes := make([]int8, n*nibbleRowBytes(dims))
+		for i := range codes {
+			codes[i] = int8(r.Intn(256))
+		}
+		rb := nibbleRowBytes(dims)
+		prods, idx := make([]int32, rowBlockRows), make([]int32, rowBlockRows)
+		for b.Loop() {
+			top := newTopK(720)
+			floor := top.floor()
+			for lo := 0; lo < n; lo += rowBlockRows {
+				least := int64(math.MinInt64)
+				if !math.IsInf(float64(floor), -1) {
+					least = int64(floor)
+				}
+				m := dotsNibble(q, codes[lo*rb:(lo+rowBlockRows)*rb], least, idx, prods)
+				for j, dp := range prods[:m] {
+					if s := float32(dp); s >= floor {
+						top.push(uint64(lo+int(idx[j])), s)
+						floor = top.floor()
+					}
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+	})
 }

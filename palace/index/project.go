@@ -12,11 +12,11 @@ import (
 // The projected first stage. At a million rows of 996 dimensions the exact
 // scan reads 949 MB of int8 codes per query, and the graph needs beams of
 // ~1,700 to reach recall 0.95 on real questions, which costs as much. The
-// projection reads an eighth of that: every row is also kept as int8 codes
-// of its projection onto the data's principal subspace (DefaultProjectDims
-// directions, computed from a sample by subspace iteration), every search
-// ranks all rows by those short codes, and only the best few hundred
-// candidates are re-scored from the full codes. The principal directions
+// projection reads a fifteenth of that: every row is also kept as 4-bit
+// codes (nibble.go) of its projection onto the data's principal subspace
+// (DefaultProjectDims directions, computed from a sample by subspace
+// iteration), every search ranks all rows by those short codes, and only
+// the best several hundred candidates are re-scored from the full codes. The principal directions
 // carry most of what separates rows (the default encoder's cosine is mostly
 // its 100-d GloVe part), so the true neighbours are among the candidates:
 // at 1M × 996, 1,000 candidates hold 0.974 of the exact top 10 (README).
@@ -26,9 +26,10 @@ import (
 // many candidates it re-scores and whether it, the graph or the exact scan
 // answers Search.
 
-// DefaultProjectDims is the projection's width: 128 int8 codes a row, an
-// eighth of the default encoder's 996 dimensions, measured at recall@10
-// 0.974 with 1,000 candidates at 1M rows (BenchmarkFirstStageRecall).
+// DefaultProjectDims is the projection's width: 128 directions (64 bytes
+// of 4-bit codes a row) of the default encoder's 996: projected in float32,
+// 1,000 candidates held 0.974 of the top 10 at 1M rows
+// (BenchmarkFirstStageRecall).
 const DefaultProjectDims = 128
 
 // projectSample is how many rows the principal subspace is estimated
@@ -52,12 +53,12 @@ const maxProjectCand = 16384
 // projection is the first stage's state. Its fields are guarded by the
 // owning Flat's mutex.
 type projection struct {
-	dims   int
-	mean   []float32 // the sample mean, dim values
-	basis  []float32 // dims orthonormal rows of dim values
-	shift  []float32 // basis · mean: a row's code is of basis·v − shift
-	codes  rowStore[int8]
-	scales []float32
+	dims  int
+	mean  []float32      // the sample mean, dim values
+	basis []float32      // dims orthonormal rows of dim values
+	shift []float32      // basis · mean: a row's code is of basis·v − shift
+	sd    []float32      // each direction's spread over the sample (nibble.go)
+	codes rowStore[int8] // 4-bit levels, nibbleRowBytes(dims) bytes a row
 
 	// Calibration: cand is how many candidates a search for calK results
 	// re-scores (0: never calibrated, and Search does not use the
@@ -93,14 +94,13 @@ func (p *projection) apply(dst, v []float32, centred bool) {
 // encode sets row's code to that of v; buf holds dims floats.
 func (p *projection) encode(row int, v, buf []float32) {
 	p.apply(buf, v, true)
-	p.scales[row] = quantize(p.codes.row(row), buf)
+	packNibbles(p.codes.row(row), buf, p.sd)
 }
 
-// grow appends rows up to n (zero codes), to be encoded.
+// grow appends rows up to n (codes of level -8), to be encoded.
 func (p *projection) grow(n int) {
 	if add := n - p.codes.len(); add > 0 {
 		p.codes.extend(add)
-		p.scales = append(p.scales, make([]float32, add)...)
 	}
 }
 
@@ -160,7 +160,21 @@ func newBasis(sample [][]float32, dims int) *projection {
 	for j := range dims {
 		p.shift[j] = dot(b[j*d:(j+1)*d], mean)
 	}
-	p.codes = newRowStore[int8](dims)
+	// Each direction's spread over the sample, which sets its levels.
+	parallelFor(n, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr := x[r*d : (r+1)*d]
+			for j := range dims {
+				y[j*n+r] = dot(b[j*d:(j+1)*d], xr)
+			}
+		}
+	})
+	p.sd = make([]float32, dims)
+	for j := range dims {
+		yj := y[j*n : (j+1)*n]
+		p.sd[j] = float32(math.Sqrt(float64(dot(yj, yj)) / float64(n)))
+	}
+	p.codes = newRowStore[int8](nibbleRowBytes(dims))
 	return p
 }
 
@@ -304,30 +318,45 @@ func (f *Flat) searchProj(q []float32, k, c int, allow func(key uint64) bool) ([
 	p := f.pj
 	qy := make([]float32, p.dims)
 	p.apply(qy, q, false)
+	for j, s := range p.sd {
+		qy[j] *= s // a row's level j stands for sd[j] · nibbleStep · level
+	}
 	qc := make([]int8, p.dims)
-	qs := quantize(qc, qy)
-	pq := prepare(qc)
+	qs := quantize(qc, qy) * nibbleStep
+	pq := prepareNibbles(qc)
 	l2 := f.cfg.Metric == L2
 	var qmu float32
 	if l2 {
 		qmu = dot(q, p.mean)
 	}
-	// q·v ≈ q·mean + (basis·q)·(basis·v − shift): for cosine the first
-	// term and the query's scale are the same for every row.
+	// q·v ≈ q·mean + (basis·q)·(basis·v − shift) ≈ q·mean + qs·(the
+	// integer product): for cosine the first term and qs are the same for
+	// every row, which the product alone then ranks.
 	cand := newTopK(min(max(c, k), len(f.rowOf)))
 	f.scanSplit(&cand, len(f.keys)*p.dims, func(lo, hi int, top *topK) {
-		prods := make([]int32, min(rowBlockRows, hi-lo))
+		n := min(rowBlockRows, hi-lo)
+		prods, idx := make([]int32, n), make([]int32, n)
+		floor := top.floor()
 		for b := lo; b < hi; {
 			e := min(hi, (b>>rowBlockShift+1)<<rowBlockShift) // the end of b's block
-			dots(pq, p.codes.rows(b, e), prods[:e-b])
-			for i, dp := range prods[:e-b] {
-				row := b + i
-				s := p.scales[row] * float32(dp)
+			// For cosine a row's score is its product, so the kernel
+			// passes over the rows below the worst kept candidate (as it
+			// was when the block began); under L2 the score needs the
+			// row's norm, and every row comes back.
+			least := int64(math.MinInt64)
+			if !l2 && !math.IsInf(float64(floor), -1) {
+				least = int64(math.Ceil(float64(floor)))
+			}
+			m := dotsNibble(pq, p.codes.rows(b, e), least, idx, prods)
+			for j, dp := range prods[:m] {
+				row := b + int(idx[j])
+				s := float32(dp)
 				if l2 {
 					s = 2*(qs*s+qmu) - f.norms[row]
 				}
-				if (!top.full() || s >= top.min()) && !f.dead[row] && (allow == nil || allow(f.keys[row])) {
+				if s >= floor && !f.dead[row] && (allow == nil || allow(f.keys[row])) {
 					top.push(uint64(row), s) // the row stands in for the key
+					floor = top.floor()
 				}
 			}
 			b = e

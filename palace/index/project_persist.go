@@ -11,14 +11,19 @@ import (
 // graph section, whose rows it shares:
 //
 //	dims, cand, calK, flags  uint32 each (flags bit 0: calibrated off;
-//	                         bits 8–15: the calibration's version)
+//	                         bit 1: 4-bit codes; bits 8–15: the
+//	                         calibration's version)
 //	calibrated rows          uint64 (0: never calibrated)
 //	mean     dim × float32
 //	basis    dims × dim float32
-//	scales   rows × float32
-//	codes    rows × dims int8, zero bytes to the next multiple of 8
+//	sd       dims × float32
+//	codes    rows × nibbleRowBytes(dims) bytes, zero bytes to the next
+//	         multiple of 8
 //
-// The shift (basis · mean) is computed again on reading.
+// The shift (basis · mean) is computed again on reading. A section
+// without flag bit 1 was written before the codes were 4-bit (after the
+// basis: rows × float32 scales, then rows × dims int8 codes, padded): it
+// is passed over, and the projection is built again.
 
 // write writes the projection section. Caller holds the Flat's read lock.
 func (p *projection) write(w *bufio.Writer) {
@@ -27,7 +32,7 @@ func (p *projection) write(w *bufio.Writer) {
 	b = le.AppendUint32(b, uint32(p.dims))
 	b = le.AppendUint32(b, uint32(p.cand))
 	b = le.AppendUint32(b, uint32(p.calK))
-	flags := uint32(calibrationVersion << 8)
+	flags := uint32(calibrationVersion<<8) | projNibbles
 	if p.off {
 		flags |= 1
 	}
@@ -37,18 +42,22 @@ func (p *projection) write(w *bufio.Writer) {
 	var fb []byte
 	w.Write(appendFloats(fb, p.mean))
 	w.Write(appendFloats(fb, p.basis))
-	w.Write(appendFloats(fb, p.scales))
+	w.Write(appendFloats(fb, p.sd))
 	for _, blk := range p.codes.blocks {
 		w.Write(int8Bytes(blk))
 	}
-	w.Write(make([]byte, pad8(p.codes.len()*p.dims)))
+	w.Write(make([]byte, pad8(p.codes.len()*p.codes.dim)))
 }
+
+// projNibbles is the flag of a section whose codes are 4-bit levels.
+const projNibbles = 1 << 1
 
 // readProjection reads a projection section over n rows of dim values and
 // reports how many bytes it took. view, when not nil, gives the codes in
 // place (count bytes at byte offset off of the section, a mapped
-// snapshot), which r then skips: they are the section's bulk (128 MB at a
-// million rows).
+// snapshot), which r then skips: they are the section's bulk (64 MB at a
+// million rows). A section of an older format gives a nil projection and
+// its length.
 func readProjection(r io.Reader, n, dim int, view func(off, count int) []int8) (*projection, int, error) {
 	le := binary.LittleEndian
 	var h [24]byte
@@ -69,8 +78,15 @@ func readProjection(r io.Reader, n, dim int, view func(off, count int) []int8) (
 		p.cand, p.calRows = 0, 0 // an older calibration's choice: measure again
 	}
 	used := len(h)
-	p.mean, p.basis, p.scales = make([]float32, dim), make([]float32, dims*dim), make([]float32, n)
-	for _, v := range [][]float32{p.mean, p.basis, p.scales} {
+	if flags&projNibbles == 0 {
+		size := 4*(dim+dims*dim+n) + n*dims + pad8(n*dims)
+		if _, err := io.CopyN(io.Discard, r, int64(size)); err != nil {
+			return nil, 0, ErrCorrupt
+		}
+		return nil, used + size, nil
+	}
+	p.mean, p.basis, p.sd = make([]float32, dim), make([]float32, dims*dim), make([]float32, dims)
+	for _, v := range [][]float32{p.mean, p.basis, p.sd} {
 		if err := readFloat32s(r, v); err != nil {
 			return nil, 0, err
 		}
@@ -81,10 +97,16 @@ func readProjection(r io.Reader, n, dim int, view func(off, count int) []int8) (
 			return nil, 0, ErrCorrupt
 		}
 	}
-	p.codes = newRowStore[int8](dims)
+	for _, x := range p.sd {
+		if !(x >= 0) || math.IsInf(float64(x), 0) { // NaN fails x >= 0
+			return nil, 0, ErrCorrupt
+		}
+	}
+	rb := nibbleRowBytes(dims)
+	p.codes = newRowStore[int8](rb)
 	if s, ok := r.(io.Seeker); ok && view != nil && n > 0 {
-		p.codes.adopt(view(used, n*dims), n)
-		if _, err := s.Seek(int64(n*dims), io.SeekCurrent); err != nil {
+		p.codes.adopt(view(used, n*rb), n)
+		if _, err := s.Seek(int64(n*rb), io.SeekCurrent); err != nil {
 			return nil, 0, ErrCorrupt
 		}
 	} else {
@@ -95,10 +117,10 @@ func readProjection(r io.Reader, n, dim int, view func(off, count int) []int8) (
 			}
 		}
 	}
-	if _, err := io.CopyN(io.Discard, r, int64(pad8(n*dims))); err != nil {
+	if _, err := io.CopyN(io.Discard, r, int64(pad8(n*rb))); err != nil {
 		return nil, 0, ErrCorrupt
 	}
-	used += n*dims + pad8(n*dims)
+	used += n*rb + pad8(n*rb)
 	p.shift = make([]float32, dims)
 	for j := range dims {
 		p.shift[j] = dot(p.basis[j*dim:(j+1)*dim], p.mean)

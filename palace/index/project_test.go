@@ -36,7 +36,7 @@ func TestProjection(t *testing.T) {
 	c := f.Calibrate(qs, 10, index.CalibrationTarget)
 	t.Logf("%+v", c)
 	st := f.Stats()
-	if st.ProjectDims != 32 || st.ProjectBytes != n*(32+4) || st.ProjectCand == 0 || f.NeedsCalibration() {
+	if st.ProjectDims != 32 || st.ProjectBytes != n*64 || st.ProjectCand == 0 || f.NeedsCalibration() {
 		t.Fatalf("after calibration: %+v", st)
 	}
 	// Calibration's choice depends on timing (a busy machine can leave
@@ -227,7 +227,7 @@ func TestProjectionFollowsNewTopics(t *testing.T) {
 	found := func() int {
 		hit := 0
 		for i, v := range later[:50] {
-			if got := f.SearchCand(v, 1, 20, nil); len(got) == 1 && got[0].Key == uint64(n+i) {
+			if got := f.SearchCand(v, 1, 30, nil); len(got) == 1 && got[0].Key == uint64(n+i) {
 				hit++
 			}
 		}
@@ -242,5 +242,56 @@ func TestProjectionFollowsNewTopics(t *testing.T) {
 	t.Logf("new-topic rows found first by their own vector: %d/50 before, %d/50 after; %+v", before, after, c)
 	if after < 48 || after < before+5 {
 		t.Fatalf("new-topic rows found first: %d/50 before the new basis, %d/50 after", before, after)
+	}
+}
+
+// A snapshot whose projection was written before its codes were 4-bit
+// still loads, mapped or read: its rows and graph are kept, its
+// projection is passed over (searches scan or walk the graph meanwhile)
+// and the next calibration builds a new one.
+func TestAnOlderProjectionIsBuiltAgain(t *testing.T) {
+	t.Parallel()
+	const n, d = 4000, 256
+	vecs := topicVecs(51, n+50, d, 30, 0.8)
+	qs := vecs[n:]
+	f := projFlat(32)
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	f.AddBatch(keys, vecs[:n])
+	f.Calibrate(qs, 10, index.CalibrationTarget)
+	for _, mapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			defer index.SetMapSnapshots(index.SetMapSnapshots(mapped))
+			path := filepath.Join(t.TempDir(), "v.idx")
+			if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := index.DowngradeProjection(path, f); err != nil {
+				t.Fatal(err)
+			}
+			b, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Project: 32, Graph: index.GraphConfig{Min: 1000}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := b.Stats(); st.ProjectDims != 0 || st.Graph != n || b.Len() != n || !b.NeedsCalibration() || index.Mapped(b) != mapped {
+				t.Fatalf("loaded: %+v, needs calibration %v, mapped %v", st, b.NeedsCalibration(), index.Mapped(b))
+			}
+			for _, q := range qs[:10] {
+				if got, want := b.SearchExact(q, 10, nil), f.SearchExact(q, 10, nil); !slices.Equal(got, want) {
+					t.Fatalf("loaded index scans to %v, saved %v", got, want)
+				}
+			}
+			b.Calibrate(qs, 10, index.CalibrationTarget)
+			if st := b.Stats(); st.ProjectDims != 32 || st.ProjectCand == 0 {
+				t.Fatalf("calibrated again: %+v", st)
+			}
+			for _, q := range qs[:10] {
+				if got, want := b.SearchCand(q, 10, n, nil), b.SearchExact(q, 10, nil); !slices.Equal(got, want) {
+					t.Fatalf("the new projection with every row a candidate: %v, want %v", got, want)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -19,6 +20,16 @@ func (t *topK) full() bool { return len(t.h) == t.k }
 
 // min is the worst kept score. Only valid when full.
 func (t *topK) min() float32 { return t.h[0].Score }
+
+// floor is the score a result needs to be kept: the worst kept score
+// once full, and minus infinity before. A scan holds it in a local and
+// reads it again only after a push.
+func (t *topK) floor() float32 {
+	if len(t.h) < t.k {
+		return float32(math.Inf(-1))
+	}
+	return t.h[0].Score
+}
 
 // push offers a result.
 func (t *topK) push(key uint64, score float32) {
