@@ -63,6 +63,11 @@ type scaleFigures struct {
 	CodeMB             float64 `json:"code_mb"`
 	Queries            int     `json:"queries"`
 	RecallCheckQueries int     `json:"recall_check_queries"`
+	// Corpus is where the drawer texts and questions came from:
+	// "locomo" (LoCoMo found; LOCI_LOCOMO names it elsewhere) or
+	// "generated" (sentences over a small vocabulary). Figures of the two
+	// are not comparable.
+	Corpus string `json:"corpus"`
 	// Calibration is what calibrating the palace's index on its questions
 	// measured and chose before anything was timed (scaleCalibrate); none
 	// when the index had no graph or was calibrated already.
@@ -99,7 +104,7 @@ func benchScale(ctx context.Context, env *cliEnv, args []string) (*result, error
 		return nil, err
 	}
 	defer cleanup()
-	c := scaleCorpus()
+	c := scaleCorpus(env)
 	var out []scaleFigures
 	for _, n := range ns {
 		if ctx.Err() != nil {
@@ -197,18 +202,23 @@ func parseSizes(s string) ([]int, error) {
 // that the check measures the calibrated widths on questions they were
 // not chosen on.
 type scaleText struct {
+	source    string // "locomo" or "generated"
 	next      map[string][]string
 	starts    []string
 	questions []string
 	held      []string
 }
 
-func scaleCorpus() scaleText {
-	c := scaleText{next: map[string][]string{}}
-	samples, err := locomo.Load(locomo.DefaultDataPath())
+func scaleCorpus(env *cliEnv) scaleText {
+	c := scaleText{source: "generated", next: map[string][]string{}}
+	path := locomo.DefaultDataPath()
+	samples, err := locomo.Load(path)
 	if err != nil {
+		// Always said, not only on a terminal: the figures change meaning.
+		fmt.Fprintf(env.stderr, "loci bench: LoCoMo not found (%v); drawers and questions are generated sentences, whose figures are not comparable with LoCoMo's (set LOCI_LOCOMO to its file)\n", termSafe(err.Error()))
 		return c
 	}
+	c.source = "locomo"
 	for _, s := range samples {
 		if ds, err := locomo.Drawers(s.Conversation); err == nil {
 			for _, d := range ds {
@@ -298,7 +308,7 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 	if err != nil {
 		return f, err
 	}
-	f.Reused, f.Calibration = reused, seed.Calibration
+	f.Reused, f.Calibration, f.Corpus = reused, seed.Calibration, c.source
 	f.IngestSec, f.IndexBuildS, f.KeywordBuildS = round3(seed.IngestSec), round3(seed.IndexBuildS), round3(seed.KeywordBuildS)
 	f.IngestPerSec = float64(int(float64(n) / seed.IngestSec))
 	f.DiskMB = round3(float64(palaceBytes(home, name)) / (1 << 20))
@@ -354,9 +364,12 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 		return f, err
 	}
 	f.FirstFullRecall = ms(time.Since(start))
+	// The timed questions are drawn from a source of their own, so that
+	// they do not depend on how many the warm-up asked.
+	qr := rand.New(rand.NewSource(5))
 	qs := make([]string, nq)
 	for i := range qs {
-		qs[i] = fmt.Sprintf("%s (%d)", c.query(r), i) // distinct, so each is embedded once
+		qs[i] = fmt.Sprintf("%s (%d)", c.query(qr), i) // distinct, so each is embedded once
 	}
 	timeAll := func() ([]time.Duration, error) {
 		var lat []time.Duration
@@ -402,9 +415,10 @@ func scaleOne(ctx context.Context, env *cliEnv, self, home, embName string, n, n
 	if err := pal.WarmIndex(ctx); err != nil {
 		return f, err
 	}
+	cr := rand.New(rand.NewSource(7)) // generated checks, like qs, do not depend on the warm-up
 	check := make([]string, ncheck)
 	for i := range check {
-		check[i] = c.checkQuery(r, i)
+		check[i] = c.checkQuery(cr, i)
 	}
 	rec, err := pal.IndexRecall(ctx, check, 10)
 	if err != nil {

@@ -99,7 +99,7 @@ func benchTeam(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	}
 	defer cleanup()
 	f := teamFigures{Drawers: n, Embedder: *embName, Store: "throwaway", LoadClientsPerNode: *clients}
-	c := scaleCorpus()
+	c := scaleCorpus(env)
 	name := fmt.Sprintf("scale-%d-%s", n, *embName)
 	os.Setenv("LOCI_EMBEDDER", embedderEnv(*embName))
 	if _, _, err := scalePalace(ctx, env, home, name, n, c); err != nil {
