@@ -16,10 +16,11 @@ import (
 // codes (nibble.go) of its projection onto the data's principal subspace
 // (DefaultProjectDims directions, computed from a sample by subspace
 // iteration), every search ranks all rows by those short codes, and only
-// the best several hundred candidates are re-scored from the full codes. The principal directions
-// carry most of what separates rows (the default encoder's cosine is mostly
-// its 100-d GloVe part), so the true neighbours are among the candidates:
-// at 1M × 996, 1,000 candidates hold 0.974 of the exact top 10 (README).
+// the best several hundred candidates are re-scored from the full codes.
+// The principal directions carry most of what separates rows (the default
+// encoder's cosine is mostly its 100-d GloVe part), so the true neighbours
+// are among the candidates: at 1M × 996, 1,000 candidates hold 0.974 of
+// the exact top 10 (README).
 //
 // A projection is built alongside a graph (rows are then never reused or
 // moved, so its codes stay aligned), by Calibrate, which also chooses how
