@@ -48,18 +48,14 @@ func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k 
 		vk, passage := splitKey(int64(r.Key))
 		refs[i] = store.VecRef{Key: vk, Passage: passage}
 	}
-	blobs, err := p.st.Drawers().KeyVectors(ctx, refs, 4*len(q))
-	if err != nil {
-		return nil, storeErr("vector search", err)
-	}
 	out := make([]index.Result, 0, len(res))
 	var buf []float32
-	for i, b := range blobs {
-		if b == nil {
-			continue
-		}
+	err := p.st.Drawers().KeyVectors(ctx, refs, 4*len(q), func(i int, b []byte) {
 		buf = decodeVectorInto(buf, b)
 		out = append(out, index.Result{Key: res[i].Key, Score: embed.Dot(q, buf)})
+	})
+	if err != nil {
+		return nil, storeErr("vector search", err)
 	}
 	slices.SortFunc(out, func(a, b index.Result) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {

@@ -34,8 +34,9 @@ func startCore(ctx context.Context, h homeFlags, defaultPalace string, log zerol
 		return nil, err
 	}
 	c := &core{dm: dreamer.NewManager(dcfg)}
-	// LOCI_PROFILE=prefix writes CPU, block and mutex profiles of the whole
-	// run to prefix.{cpu,block,mutex} at exit, for `go tool pprof`.
+	// LOCI_PROFILE=prefix writes CPU, block, mutex and allocation profiles
+	// of the whole run to prefix.{cpu,block,mutex,allocs} at exit, for `go
+	// tool pprof`.
 	if prefix := os.Getenv("LOCI_PROFILE"); prefix != "" {
 		if c.stopProfile, err = loadbench.StartProfiles(prefix); err != nil {
 			c.dm.Close()

@@ -36,8 +36,8 @@ type HTTPConfig struct {
 	Logger   zerolog.Logger
 	// Status, when set, is told what the run is doing (seeding, searching).
 	Status func(format string, a ...any)
-	// Profile, when set, writes CPU, block and mutex profiles to
-	// Profile.{cpu,block,mutex}.
+	// Profile, when set, writes CPU, block, mutex and allocation profiles
+	// to Profile.{cpu,block,mutex,allocs}.
 	Profile string
 
 	Episodes   int           // episodes in the palace searched
@@ -199,9 +199,10 @@ func (r *HTTPResult) WriteText(out io.Writer) {
 	fmt.Fprintf(out, "  lost messages: %d\n", r.MessagesLost)
 }
 
-// StartProfiles writes CPU, block and mutex profiles to
-// prefix.{cpu,block,mutex} until the returned func is called, for `go tool
-// pprof` (LOCI_BENCH_PROFILE and LOCI_PROFILE).
+// StartProfiles writes CPU, block, mutex and allocation profiles to
+// prefix.{cpu,block,mutex,allocs} until the returned func is called, for
+// `go tool pprof` (LOCI_BENCH_PROFILE and LOCI_PROFILE; allocs counts
+// every allocation since the process started).
 func StartProfiles(prefix string) (func(), error) {
 	f, err := os.Create(prefix + ".cpu")
 	if err != nil {
@@ -216,7 +217,7 @@ func StartProfiles(prefix string) (func(), error) {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
-		for _, name := range []string{"block", "mutex"} {
+		for _, name := range []string{"block", "mutex", "allocs"} {
 			if out, err := os.Create(prefix + "." + name); err == nil {
 				pprof.Lookup(name).WriteTo(out, 0)
 				out.Close()

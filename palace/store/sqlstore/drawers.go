@@ -286,8 +286,7 @@ func (r drawers) ResolveKeys(ctx context.Context, keys []int64) (map[int64]int64
 	return out, nil
 }
 
-func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) ([][]byte, error) {
-	out := make([][]byte, len(refs))
+func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int, fn func(i int, vec []byte)) error {
 	at := map[int64][]int{}    // whole-text key -> positions in refs
 	parts := map[int64][]int{} // key -> positions of its passage refs
 	var whole []any
@@ -319,11 +318,11 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 			WHERE vec_id = ? AND status = 'active' AND passage_count >= ?`,
 			(first-1)*size+1, (last-first+1)*size, k, first).Scan(&count, &b)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("read passage vectors: %w", err)
+			return fmt.Errorf("read passage vectors: %w", err)
 		}
 		for _, i := range parts[k] {
 			if p, off := refs[i].Passage, (refs[i].Passage-first)*size; p <= count && off+size <= len(b) {
-				out[i] = b[off : off+size : off+size]
+				fn(i, b[off:off+size:off+size])
 			}
 		}
 	}
@@ -341,7 +340,7 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 	for lo := 0; lo < len(whole); lo += chunk {
 		chunks = append(chunks, whole[lo:min(lo+chunk, len(whole))])
 	}
-	var mu sync.Mutex // guards out and errs
+	var mu sync.Mutex // one call of fn at a time; guards errs
 	var errs []error
 	var taken atomic.Int32
 	read := func() { // takes chunks until none is left or one fails
@@ -349,7 +348,7 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 			err := r.vectorsByKey(ctx, chunks[i], size, func(k int64, b []byte) {
 				mu.Lock()
 				for _, j := range at[k] {
-					out[j] = b
+					fn(j, b)
 				}
 				mu.Unlock()
 			})
@@ -371,10 +370,7 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 	}
 	read()
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return errors.Join(errs...)
 }
 
 // parallelVectorReads is the fewest whole-text vectors each of two
@@ -383,7 +379,8 @@ func (r drawers) KeyVectors(ctx context.Context, refs []store.VecRef, size int) 
 const parallelVectorReads = 32
 
 // vectorsByKey reads the whole-text vectors of active drawers by vector
-// key, at most 500 keys, calling f with each that is size bytes long.
+// key, at most 500 keys, calling f with each that is size bytes long
+// (vec is valid only during the call).
 func (r drawers) vectorsByKey(ctx context.Context, keys []any, size int, f func(key int64, vec []byte)) error {
 	rows, err := r.c.QueryContext(ctx, `SELECT vec_id, vector FROM drawers`+r.c.d.IndexedBy("drawers_vec_id")+`
 		WHERE vec_id IN (`+placeholders(len(keys))+`) AND status = 'active'`, keys...)
@@ -393,7 +390,7 @@ func (r drawers) vectorsByKey(ctx context.Context, keys []any, size int, f func(
 	defer rows.Close()
 	for rows.Next() {
 		var k int64
-		var b []byte
+		var b sql.RawBytes // the driver's buffer, valid until the next row
 		if err := rows.Scan(&k, &b); err != nil {
 			return fmt.Errorf("read vectors: %w", err)
 		}

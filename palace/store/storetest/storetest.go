@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -455,6 +456,31 @@ func where(field, op string, v any) store.Filter {
 	return store.Filter{Where: &store.Pred{Field: field, Op: op, Value: v}}
 }
 
+// keyVectors is what KeyVectors gives each ref (nil: nothing), copied
+// during the call as its contract asks; it fails the test if two calls
+// overlap or a ref is given twice.
+func keyVectors(t *testing.T, r store.DrawerReader, refs []store.VecRef, size int) ([][]byte, error) {
+	t.Helper()
+	out := make([][]byte, len(refs))
+	var busy atomic.Bool
+	var bad string
+	err := r.KeyVectors(ctx, refs, size, func(i int, vec []byte) {
+		if !busy.CompareAndSwap(false, true) {
+			bad = "two calls at once"
+		}
+		if out[i] != nil {
+			bad = fmt.Sprintf("ref %d given twice", i)
+		}
+		out[i] = bytes.Clone(vec)
+		time.Sleep(10 * time.Microsecond) // long enough for another reader to overlap
+		busy.Store(false)
+	})
+	if bad != "" {
+		t.Fatalf("KeyVectors: %s", bad)
+	}
+	return out, err
+}
+
 // testManyKeyVectors reads more whole-text vectors than one query takes
 // (two readers share them), each key asked for once or twice, some
 // missing, and every answer in the place of its ref.
@@ -483,16 +509,16 @@ func testManyKeyVectors(t *testing.T, b store.Backend) {
 	}
 	refs = append(refs, refs[:10]...)
 	want = append(want, want[:10]...)
-	got, err := s.Drawers().KeyVectors(ctx, refs, 8)
+	got, err := keyVectors(t, s.Drawers(), refs, 8)
 	must(t, err)
 	equal(t, "key vectors", got, want)
 	write(t, s, func(tx store.Tx) error { // and on one connection, in a transaction
-		got, err := tx.Drawers().KeyVectors(ctx, refs, 8)
+		got, err := keyVectors(t, tx.Drawers(), refs, 8)
 		equal(t, "key vectors in a transaction", got, want)
 		return err
 	})
 	for _, size := range []int{4, 12} { // no vector of another length is returned
-		got, err := s.Drawers().KeyVectors(ctx, refs, size)
+		got, err := keyVectors(t, s.Drawers(), refs, size)
 		must(t, err)
 		for i, g := range got {
 			if g != nil {
@@ -517,7 +543,7 @@ func testVectors(t *testing.T, b store.Backend) {
 		return tx.Drawers().Insert(ctx, none, nil)
 	})
 	r := s.Drawers()
-	got, err := r.KeyVectors(ctx, []store.VecRef{{Key: 1}, {Key: 2, Passage: 2}, {Key: 2, Passage: 4}, {Key: 99},
+	got, err := keyVectors(t, r, []store.VecRef{{Key: 1}, {Key: 2, Passage: 2}, {Key: 2, Passage: 4}, {Key: 99},
 		{Key: 2}, {Key: 1}, {Key: 2, Passage: 3}, {Key: 2, Passage: 1}, {Key: 99, Passage: 1}}, 8)
 	must(t, err)
 	equal(t, "key vectors", got, [][]byte{vec(1, 2), vec(7, 8), nil, nil, vec(3, 4), vec(1, 2), vec(9, 10), vec(5, 6), nil})
