@@ -79,8 +79,14 @@ func readProjection(r io.Reader, n, dim int, view func(off, count int) []int8) (
 	}
 	used := len(h)
 	if flags&projNibbles == 0 {
+		// Seeking a mapped snapshot passes over the old codes without
+		// reading them into memory (the caller checks the length).
 		size := 4*(dim+dims*dim+n) + n*dims + pad8(n*dims)
-		if _, err := io.CopyN(io.Discard, r, int64(size)); err != nil {
+		if s, ok := r.(io.Seeker); ok {
+			if _, err := s.Seek(int64(size), io.SeekCurrent); err != nil {
+				return nil, 0, ErrCorrupt
+			}
+		} else if _, err := io.CopyN(io.Discard, r, int64(size)); err != nil {
 			return nil, 0, ErrCorrupt
 		}
 		return nil, used + size, nil
