@@ -226,16 +226,7 @@ func BenchmarkFirstStageRecall(b *testing.B) {
 // it), so that the trailing directions, whose values are a fraction of the
 // leading ones', are not rounded to a few levels.
 func reportInt8(report func(string, func(int) []int), proj [][]float32, query func(qi int) []float32) {
-	dims := len(proj[0])
-	sd := make([]float32, dims)
-	for _, v := range proj {
-		for j, x := range v {
-			sd[j] += x * x
-		}
-	}
-	for j := range sd {
-		sd[j] = float32(math.Sqrt(float64(sd[j]) / float64(len(proj))))
-	}
+	dims, sd := len(proj[0]), spreads(proj)
 	for _, perDirection := range []bool{false, true} {
 		codes := make([]int8, dims*len(proj))
 		scales := make([]float32, len(proj))
@@ -262,13 +253,7 @@ func reportInt8(report func(string, func(int) []int), proj [][]float32, query fu
 			}
 			qc := make([]int8, dims)
 			quantize8(qc, qp)
-			return sortedRows(len(proj), func(r int) float64 {
-				var dp int32
-				for j, c := range codes[r*dims : (r+1)*dims] {
-					dp += int32(c) * int32(qc[j])
-				}
-				return float64(scales[r]) * float64(dp)
-			})
+			return byCodes(codes, qc, scales)
 		})
 	}
 }
@@ -278,16 +263,7 @@ func reportInt8(report func(string, func(int) []int), proj [][]float32, query fu
 // 16 levels step apart (clipped), for several steps; the query's
 // coordinates are multiplied by the deviations and kept in int8.
 func reportInt4(report func(string, func(int) []int), proj [][]float32, query func(qi int) []float32) {
-	dims := len(proj[0])
-	sd := make([]float32, dims)
-	for _, v := range proj {
-		for j, x := range v {
-			sd[j] += x * x
-		}
-	}
-	for j := range sd {
-		sd[j] = float32(math.Sqrt(float64(sd[j]) / float64(len(proj))))
-	}
+	dims, sd := len(proj[0]), spreads(proj)
 	for _, step := range []float32{0.25, 0.33, 0.45} {
 		codes := make([]int8, dims*len(proj))
 		for r, v := range proj {
@@ -303,15 +279,40 @@ func reportInt4(report func(string, func(int) []int), proj [][]float32, query fu
 			}
 			qc := make([]int8, dims)
 			quantize8(qc, qp)
-			return sortedRows(len(proj), func(r int) float64 {
-				var dp int32
-				for j, c := range codes[r*dims : (r+1)*dims] {
-					dp += int32(c) * int32(qc[j])
-				}
-				return float64(dp)
-			})
+			return byCodes(codes, qc, nil)
 		})
 	}
+}
+
+// byCodes orders the rows of codes (len(qc) codes each) by their integer
+// product with qc, times the row's scale when scales is not nil.
+func byCodes(codes, qc []int8, scales []float32) []int {
+	dims := len(qc)
+	return sortedRows(len(codes)/dims, func(r int) float64 {
+		var dp int32
+		for j, c := range codes[r*dims : (r+1)*dims] {
+			dp += int32(c) * int32(qc[j])
+		}
+		if scales != nil {
+			return float64(scales[r]) * float64(dp)
+		}
+		return float64(dp)
+	})
+}
+
+// spreads is each coordinate's root mean square over proj (centred
+// projections: their standard deviation).
+func spreads(proj [][]float32) []float32 {
+	sd := make([]float32, len(proj[0]))
+	for _, v := range proj {
+		for j, x := range v {
+			sd[j] += x * x
+		}
+	}
+	for j := range sd {
+		sd[j] = float32(math.Sqrt(float64(sd[j]) / float64(len(proj))))
+	}
+	return sd
 }
 
 // quantize8 writes v's int8 codes (v scaled by 127 over its largest

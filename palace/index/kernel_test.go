@@ -30,11 +30,9 @@ func TestKernelsMatchPureGo(t *testing.T) {
 	}
 }
 
-// Every scan kernel this CPU runs (AVX-512 VNNI, AVX2 with the query
-// widened once, pure Go) scores each row as dotInt8Go does, for every
-// width (tails under 16 and under 64 included) and at the extremes of the
-// codes.
-func TestScanKernelsMatchPureGo(t *testing.T) {
+// eachKernel runs fn with each set of scan kernels this CPU has selected
+// in turn (pure Go, AVX2, AVX-512 VNNI), then restores the CPU's choice.
+func eachKernel(t *testing.T, fn func(kernel string)) {
 	type kernel struct {
 		name      string
 		avx, vnni bool
@@ -49,9 +47,19 @@ func TestScanKernelsMatchPureGo(t *testing.T) {
 		t.Log("no AVX-512 VNNI on this CPU: its kernel is not checked here")
 	}
 	defer func(avx, vnni bool) { useAVX2, useVNNI = avx, vnni }(useAVX2, useVNNI)
-	r := rand.New(rand.NewSource(9))
 	for _, k := range kernels {
 		useAVX2, useVNNI = k.avx, k.vnni
+		fn(k.name)
+	}
+}
+
+// Every scan kernel this CPU runs (AVX-512 VNNI, AVX2 with the query
+// widened once, pure Go) scores each row as dotInt8Go does, for every
+// width (tails under 16 and under 64 included) and at the extremes of the
+// codes.
+func TestScanKernelsMatchPureGo(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	eachKernel(t, func(kernel string) {
 		for _, d := range []int{1, 7, 16, 31, 32, 33, 63, 64, 65, 100, 128, 384, 996} {
 			for _, n := range []int{1, 2, 37} {
 				q, rows := make([]int8, d), make([]int8, n*d)
@@ -67,12 +75,12 @@ func TestScanKernelsMatchPureGo(t *testing.T) {
 				dots(prepare(q), rows, got)
 				for i := range got {
 					if want := dotInt8Go(q, rows[i*d:(i+1)*d]); got[i] != want {
-						t.Fatalf("%s d=%d n=%d row %d: %d, pure Go %d", k.name, d, n, i, got[i], want)
+						t.Fatalf("%s d=%d n=%d row %d: %d, pure Go %d", kernel, d, n, i, got[i], want)
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // Every 4-bit scan kernel this CPU runs scores each row as the sum of its
@@ -80,23 +88,8 @@ func TestScanKernelsMatchPureGo(t *testing.T) {
 // (a partial last chunk included) and at the extremes of levels and
 // weights; and packNibbles stores a level where the kernels read it.
 func TestNibbleKernelsMatchTheLevels(t *testing.T) {
-	type kernel struct {
-		name      string
-		avx, vnni bool
-	}
-	kernels := []kernel{{"go", false, false}}
-	if useAVX2 {
-		kernels = append(kernels, kernel{"avx2", true, false})
-	}
-	if useVNNI {
-		kernels = append(kernels, kernel{"avx512-vnni", true, true})
-	} else {
-		t.Log("no AVX-512 VNNI on this CPU: its kernel is not checked here")
-	}
-	defer func(avx, vnni bool) { useAVX2, useVNNI = avx, vnni }(useAVX2, useVNNI)
 	r := rand.New(rand.NewSource(11))
-	for _, k := range kernels {
-		useAVX2, useVNNI = k.avx, k.vnni
+	eachKernel(t, func(kernel string) {
 		for _, dims := range []int{1, 64, 65, 100, 128, 200, 256, 384} {
 			for _, n := range []int{1, 2, 37} {
 				rb := nibbleRowBytes(dims)
@@ -144,17 +137,17 @@ func TestNibbleKernelsMatchTheLevels(t *testing.T) {
 						}
 					}
 					if !slices.Equal(idx[:m], wantIdx) {
-						t.Fatalf("%s dims=%d n=%d floor %d: rows %v, want %v", k.name, dims, n, floor, idx[:m], wantIdx)
+						t.Fatalf("%s dims=%d n=%d floor %d: rows %v, want %v", kernel, dims, n, floor, idx[:m], wantIdx)
 					}
 					for j, i := range idx[:m] {
 						if got[j] != want[i] {
-							t.Fatalf("%s dims=%d n=%d row %d: %d, want %d", k.name, dims, n, i, got[j], want[i])
+							t.Fatalf("%s dims=%d n=%d row %d: %d, want %d", kernel, dims, n, i, got[j], want[i])
 						}
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 func TestQuantize(t *testing.T) {
