@@ -211,8 +211,7 @@ type scaleText struct {
 
 func scaleCorpus(env *cliEnv) scaleText {
 	c := scaleText{source: "generated", next: map[string][]string{}}
-	path := locomo.DefaultDataPath()
-	samples, err := locomo.Load(path)
+	samples, err := locomo.Load(locomo.DefaultDataPath())
 	if err != nil {
 		// Always said, not only on a terminal: the figures change meaning.
 		fmt.Fprintf(env.stderr, "loci bench: LoCoMo not found (%v); drawers and questions are generated sentences, whose figures are not comparable with LoCoMo's (set LOCI_LOCOMO to its file)\n", termSafe(err.Error()))
