@@ -3,6 +3,9 @@ package use
 // Kernels lists the kernels this CPU can run, fastest first.
 func Kernels() []string {
 	var ks []string
+	if bf16Panels {
+		ks = append(ks, "amx-bf16")
+	}
 	if useAVX512 && halfPanels {
 		ks = append(ks, "avx512-f16c")
 	}
@@ -22,7 +25,10 @@ func Kernels() []string {
 // named kernel, and selects that kernel until restore is called. Tests
 // using it must not run in parallel.
 func NewForKernel(kernel string) (enc *Encoder, restore func()) {
-	oldAVX, old512, oldHalf := useAVX2, useAVX512, halfPanels
+	oldAVX, old512, oldHalf, oldBF := useAVX2, useAVX512, halfPanels, bf16Panels
+	if kernel != "amx-bf16" {
+		bf16Panels = false
+	}
 	switch kernel {
 	case "generic":
 		useAVX2, useAVX512, halfPanels = false, false, false
@@ -34,6 +40,6 @@ func NewForKernel(kernel string) (enc *Encoder, restore func()) {
 		halfPanels = false
 	}
 	enc = &Encoder{}
-	enc.once.Do(func() { enc.m, enc.err = loadModel(halfPanels) })
-	return enc, func() { useAVX2, useAVX512, halfPanels = oldAVX, old512, oldHalf }
+	enc.once.Do(func() { enc.m, enc.err = loadModel(currentPanels()) })
+	return enc, func() { useAVX2, useAVX512, halfPanels, bf16Panels = oldAVX, old512, oldHalf, oldBF }
 }

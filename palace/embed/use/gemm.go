@@ -3,6 +3,7 @@ package use
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -20,23 +21,68 @@ const panelWidth = 16
 // panel) is stored contiguously, row after row. Block after block, panel
 // after panel, a layer's weights are thus read in one sequential sweep.
 // They hold fp32 (p32) or, when the CPU can widen fp16 in its kernels,
-// fp16 (p16), which halves the memory each query streams.
+// fp16 (p16), which halves the memory each query streams, or, when it
+// multiplies on AMX tiles (bf16Panels), bf16 pairs (pbf): a panel's lane
+// j of pair i holds W[k0+2i][j] in its low half and W[k0+2i+1][j] in its
+// high half, as many bytes as fp16; sixteen pairs of a panel (1 KB) are
+// the weight tile of one tile multiplication.
 type dense struct {
 	in, out int
 	p32     []float32
 	p16     []uint16
+	pbf     []uint32
 	bias    []float32
 }
 
-// newDense packs the weights of w (F16 or F32, shape [in x out]).
-func newDense(w *wfile.Entry, b []float32, half bool) (dense, error) {
+// panelKind is the form a layer keeps its weights in for the kernels.
+type panelKind int
+
+const (
+	panels32 panelKind = iota
+	panels16
+	panelsBF16
+)
+
+// currentPanels is the form the kernels this CPU runs take.
+func currentPanels() panelKind {
+	switch {
+	case bf16Panels:
+		return panelsBF16
+	case halfPanels:
+		return panels16
+	}
+	return panels32
+}
+
+// newDense packs the weights of w (F16 or F32, shape [in x out]) in the
+// form kind (bf16 pairs only for an even number of rows; fp16 only from
+// F16 weights; fp32 otherwise).
+func newDense(w *wfile.Entry, b []float32, kind panelKind) (dense, error) {
 	in, out := w.Dims[0], w.Dims[1]
 	if out%panelWidth != 0 {
 		return dense{}, fmt.Errorf("entry %s: %d columns is not a multiple of %d", w.Name, out, panelWidth)
 	}
 	d := dense{in: in, out: out, bias: b}
 	np := out / panelWidth
-	if half && w.DType == wfile.F16 {
+	if kind == panelsBF16 && in%2 == 0 {
+		flat, err := w.Float32s()
+		if err != nil {
+			return dense{}, err
+		}
+		d.pbf = make([]uint32, in*out/2)
+		for p := 0; p < np; p++ {
+			for k := 0; k < in; k += 2 {
+				dst := d.pbf[d.offset(p, k)/2:]
+				for j := 0; j < panelWidth; j++ {
+					lo := bf16(flat[k*out+p*panelWidth+j])
+					hi := bf16(flat[(k+1)*out+p*panelWidth+j])
+					dst[j] = uint32(lo) | uint32(hi)<<16
+				}
+			}
+		}
+		return d, nil
+	}
+	if kind != panels32 && w.DType == wfile.F16 {
 		d.p16 = make([]uint16, in*out)
 		for p := 0; p < np; p++ {
 			for k := 0; k < in; k++ {
@@ -93,12 +139,25 @@ func (d *dense) apply(dst, src []float32, rows int) {
 	}
 	_ = src[rows*d.in-1]
 	_ = dst[rows*d.out-1]
+	if d.pbf != nil {
+		d.applyBF(dst, src, rows)
+		return
+	}
 	np := d.out / panelWidth
 	nrb := (rows + rowBlock - 1) / rowBlock
-	workers := runtime.GOMAXPROCS(0)
-	if workers <= 1 || rows*d.in*d.out < parallelMin {
+	split(runtime.GOMAXPROCS(0), rows*d.in*d.out, nrb, np, func(r0, r1, p0, p1 int) {
+		d.block(dst, src, r0, min(rows, r1), p0, p1)
+	})
+}
+
+// split runs fn over a product's rows and column panels: on one goroutine
+// below parallelMin multiply-adds (work), else on up to workers, by row
+// blocks when there are several (nrb, handed out one at a time), or by
+// column panels (np) when there is one. fn's r1 may pass the last row.
+func split(workers, work, nrb, np int, fn func(r0, r1, p0, p1 int)) {
+	if workers <= 1 || work < parallelMin {
 		for rb := 0; rb < nrb; rb++ {
-			d.block(dst, src, rb*rowBlock, min(rows, (rb+1)*rowBlock), 0, np)
+			fn(rb*rowBlock, (rb+1)*rowBlock, 0, np)
 		}
 		return
 	}
@@ -110,10 +169,10 @@ func (d *dense) apply(dst, src []float32, rows int) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				d.block(dst, src, 0, rows, p0, p1)
+				fn(0, rowBlock, p0, p1)
 			}()
 		}
-		d.block(dst, src, 0, rows, 0, np/workers)
+		fn(0, rowBlock, 0, np/workers)
 		wg.Wait()
 		return
 	}
@@ -124,7 +183,7 @@ func (d *dense) apply(dst, src []float32, rows int) {
 			if rb >= nrb {
 				return
 			}
-			d.block(dst, src, rb*rowBlock, min(rows, (rb+1)*rowBlock), 0, np)
+			fn(rb*rowBlock, (rb+1)*rowBlock, 0, np)
 		}
 	}
 	for w := 1; w < min(workers, nrb); w++ {
@@ -225,4 +284,99 @@ func tileGeneric16(a []float32, lda int, w []uint16, k int, c []float32, ldc int
 		wf[i] = wfile.F16ToF32(h)
 	}
 	tileGeneric(a, lda, wf, k, c, ldc, init, istride, rows)
+}
+
+// applyBF is apply for bf16 weights: the inputs are rounded to bf16 once,
+// then the products are split as apply splits them.
+func (d *dense) applyBF(dst, src []float32, rows int) {
+	a := bfPool.Get().(*[]uint16)
+	defer bfPool.Put(a)
+	if cap(*a) < rows*d.in {
+		*a = make([]uint16, rows*d.in)
+	}
+	in := (*a)[:rows*d.in]
+	roundBF16(in, src[:rows*d.in])
+	np := d.out / panelWidth
+	nrb := (rows + rowBlock - 1) / rowBlock
+	split(runtime.GOMAXPROCS(0), rows*d.in*d.out, nrb, np, func(r0, r1, p0, p1 int) {
+		d.blockBF(dst, in, r0, min(rows, r1), p0, p1)
+	})
+}
+
+var bfPool = sync.Pool{New: func() any { return new([]uint16) }}
+
+// bfRows is the most rows one tile holds.
+const bfRows = 16
+
+// blockBF is block for bf16 weights and inputs: 32 rows x 2 panels a call
+// where there are as many, else 16 rows (or the rest) x 1 panel.
+func (d *dense) blockBF(dst []float32, src []uint16, r0, r1, p0, p1 int) {
+	in, out := d.in, d.out
+	quads := quadsBF()
+	for k0 := 0; k0 < in; k0 += kBlock {
+		kn := min(kBlock, in-k0)
+		for p := p0; p < p1; {
+			np := 1
+			if p+1 < p1 {
+				np = 2
+			}
+			lo := d.offset(p, k0) / 2
+			col := p * panelWidth
+			for r := r0; r < r1; {
+				c := dst[r*out+col:]
+				init, istride := c, out
+				if k0 == 0 {
+					init, istride = d.bias[col:], 0
+				}
+				a := src[r*in+k0:]
+				if quads && np == 2 && r1-r >= 2*bfRows && kn%32 == 0 {
+					tileQuadBF(a, in, d.pbf[lo:lo+kn*panelWidth], kn, c, out, init, istride)
+					r += 2 * bfRows
+					continue
+				}
+				n := min(bfRows, r1-r)
+				for j := 0; j < np; j++ {
+					plo := lo + j*kn*panelWidth/2
+					tileBF(a, in, d.pbf[plo:plo+kn*panelWidth/2], kn, c[j*panelWidth:], out, init[j*panelWidth:], istride, n)
+				}
+				r += n
+			}
+			p += np
+		}
+	}
+}
+
+// tileGenericBF is tileGeneric for bf16 inputs and weight pairs, each
+// pair's two products added to the fp32 sum: the tiles' arithmetic, for k
+// not a multiple of 32 (no layer of the model) and for tests.
+func tileGenericBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	for i := 0; i < rows; i++ {
+		var acc [panelWidth]float32
+		copy(acc[:], init[i*istride:i*istride+panelWidth])
+		ar := a[i*lda : i*lda+k]
+		for kk := 0; kk < k; kk += 2 {
+			x0, x1 := fromBF16(ar[kk]), fromBF16(ar[kk+1])
+			wr := w[kk/2*panelWidth : kk/2*panelWidth+panelWidth]
+			for j, pw := range wr {
+				acc[j] += x1*fromBF16(uint16(pw>>16)) + x0*fromBF16(uint16(pw))
+			}
+		}
+		copy(c[i*ldc:i*ldc+panelWidth], acc[:])
+	}
+}
+
+// bf16 rounds f to bfloat16 (the top half of its bits), to nearest even.
+func bf16(f float32) uint16 {
+	b := math.Float32bits(f)
+	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// fromBF16 widens a bfloat16 to float32, exactly.
+func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// roundBFGeneric rounds src to bf16 into dst, in Go.
+func roundBFGeneric(dst []uint16, src []float32) {
+	for i, f := range src {
+		dst[i] = bf16(f)
+	}
 }

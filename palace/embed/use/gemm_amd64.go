@@ -23,6 +23,18 @@ var useAVX512 = useAVX2 && cpu.X86.HasAVX512F
 // (F16C), which halves the memory a query streams.
 var halfPanels = useAVX2 && hasF16C()
 
+// bf16Panels keeps the weights as bf16 pairs and rounds a layer's inputs
+// to bf16, for the AMX tiles (AMX-BF16, with AVX512_BF16 to round): one
+// tile instruction does 8,192 multiply-adds, where an AVX-512 FMA does 16
+// (AVX512_BF16's VDPBF16PS, 32 a lane pair, was measured no faster than
+// the FMA kernels on the same Xeon, and is not used). The products of two
+// bf16 values are exact in fp32 and the sums are kept in fp32; what
+// changes is the inputs' and weights' eight bits of mantissa (fp16
+// weights keep eleven), which leaves every reference sentence at a cosine
+// of 0.9999 or more (use_test.go). Linux lends a process the tiles on
+// request (requestAMX); GODEBUG=cpu.amxbf16=off switches them off.
+var bf16Panels = useAVX512 && halfPanels && cpu.X86.HasAVX512BF16 && cpu.X86.HasAMXTile && cpu.X86.HasAMXBF16 && requestAMX()
+
 // hasF16C reports CPUID.1:ECX.F16C[bit 29] (golang.org/x/sys/cpu does not
 // export it); the OS support for AVX state is covered by useAVX2.
 func hasF16C() bool {
@@ -40,7 +52,10 @@ var kernelName = func() string {
 	case useAVX2:
 		name = "avx2-fma"
 	}
-	if halfPanels {
+	switch {
+	case bf16Panels:
+		name = "amx-bf16"
+	case halfPanels:
 		name += "-f16c"
 	}
 	return name
@@ -202,3 +217,90 @@ func tilePair(a []float32, lda int, w32 []float32, w16 []uint16, k int, c []floa
 	}
 	zpair32(unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w32)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride)
 }
+
+// The AMX kernels (gemm_amd64.s) take bf16 inputs (a, lda in elements)
+// and panels of bf16 pairs, k a multiple of 32, and a tile configuration:
+// amx22 computes 32 rows x 32 columns from two adjacent panels, amx11 up
+// to 16 rows (as cfg says) x 16 columns.
+
+//go:noescape
+func amx22(a *uint16, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int, cfg *[64]byte)
+
+//go:noescape
+func amx11(a *uint16, lda int, w unsafe.Pointer, k int, c *float32, ldc int, init *float32, istride int, cfg *[64]byte)
+
+//go:noescape
+func toBF16(dst *uint16, src *float32, n int)
+
+// amxStep is the k a tile multiplication takes: 16 pairs.
+const amxStep = 32
+
+// tileConfig is an AMX tile configuration (palette 1) whose tiles are all
+// 64 bytes a row: tmm0 and tmm1 (inputs) and tmm4-tmm7 (sums) of rows
+// rows, tmm2 and tmm3 (weights) of 16.
+func tileConfig(rows int) *[64]byte {
+	var c [64]byte
+	c[0] = 1
+	for t := range 8 {
+		c[16+2*t] = 64
+		c[48+t] = byte(rows)
+		if t == 2 || t == 3 {
+			c[48+t] = 16
+		}
+	}
+	return &c
+}
+
+// tileConfigs[n] configures n rows (1..16).
+var tileConfigs = func() (cs [17]*[64]byte) {
+	for n := 1; n <= 16; n++ {
+		cs[n] = tileConfig(n)
+	}
+	return cs
+}()
+
+// checkTileBF panics (through the bounds checks) unless every element a
+// bf16 kernel touches is inside the slices.
+func checkTileBF(a []uint16, lda, wlen, k int, c []float32, ldc int, init []float32, istride, rows, panels int) {
+	_ = a[(rows-1)*lda+k-1]
+	if k%amxStep != 0 || wlen < k/2*panelWidth*panels {
+		panic("use: short bf16 weight panel, or k not a multiple of 32")
+	}
+	_ = c[(rows-1)*ldc+panels*panelWidth-1]
+	_ = init[(rows-1)*istride+panels*panelWidth-1]
+}
+
+// tileBF computes rows (1..16) x 16 outputs from bf16 inputs and pairs,
+// on the tiles when k is a multiple of 32.
+func tileBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	if !bf16Panels || k == 0 || k%amxStep != 0 {
+		tileGenericBF(a, lda, w, k, c, ldc, init, istride, rows)
+		return
+	}
+	checkTileBF(a, lda, len(w), k, c, ldc, init, istride, rows, 1)
+	amx11(unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride, tileConfigs[rows])
+}
+
+// tileQuadBF computes 32 rows x 32 outputs from two adjacent panels
+// (k a multiple of 32).
+func tileQuadBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int, init []float32, istride int) {
+	checkTileBF(a, lda, len(w), k, c, ldc, init, istride, 2*bfRows, 2)
+	amx22(unsafe.SliceData(a), lda, unsafe.Pointer(unsafe.SliceData(w)), k, unsafe.SliceData(c), ldc, unsafe.SliceData(init), istride, tileConfigs[bfRows])
+}
+
+// roundBF16 rounds src to bf16 into dst (as long), 32 values an
+// instruction where the CPU has the tiles.
+func roundBF16(dst []uint16, src []float32) {
+	n := 0
+	if bf16Panels {
+		n = len(src) &^ 31
+		if n > 0 {
+			_ = dst[n-1]
+			toBF16(unsafe.SliceData(dst), unsafe.SliceData(src), n)
+		}
+	}
+	roundBFGeneric(dst[n:], src[n:])
+}
+
+// quadsBF reports whether tileQuadBF runs (the tiles are there).
+func quadsBF() bool { return bf16Panels }

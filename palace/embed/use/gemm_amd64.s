@@ -426,3 +426,100 @@ TEXT ·zpair16(SB), NOSPLIT, $0-64
 
 TEXT ·zpair32(SB), NOSPLIT, $0-64
 	ZPAIR6(ZPLOAD32, 64, 6, zploop32)
+
+// The AMX kernels multiply bf16 tiles (AMX-BF16): TDPBF16PS adds to a
+// tile of 16 rows x 16 fp32 sums the products of a tile of 16 rows x 32
+// bf16 inputs and one of 16 pairs of weight rows x 16 columns (a panel's
+// bf16 pairs, 1 KB), 8,192 multiply-adds an instruction. The Go assembler
+// does not know them: they are written as their bytes (VEX-encoded,
+// checked against GNU as), each with the registers its comment names. A
+// call loads its tile configuration (cfg, made in Go), loads the sums from
+// init, adds k/32 steps of products and stores the sums in c, and releases
+// the tiles: a goroutine holds tile state only within one call, during
+// which it is not moved to another thread (the runtime does not preempt
+// assembly).
+#define LDTILECFG_AX BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0x00
+#define TILERELEASE BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0xc0
+
+// amx22 computes 32 rows x 32 columns: rows 0-15 and 16-31 (tmm0, tmm1)
+// times two adjacent panels (tmm2, tmm3) into tmm4-tmm7.
+TEXT ·amx22(SB), NOSPLIT, $0-72
+	MOVQ cfg+64(FP), AX
+	LDTILECFG_AX
+	MOVQ init+48(FP), AX; MOVQ istride+56(FP), BX; SHLQ $2, BX
+	MOVQ BX, R12; SHLQ $4, R12; ADDQ AX, R12
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x18 // tileloadd (AX)(BX*1), tmm4
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x6c; BYTE $0x18; BYTE $0x40 // tileloadd 64(AX)(BX*1), tmm5
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x1c // tileloadd (R12)(BX*1), tmm6
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x7c; BYTE $0x1c; BYTE $0x40 // tileloadd 64(R12)(BX*1), tmm7
+	MOVQ a+0(FP), SI; MOVQ lda+8(FP), R8; SHLQ $1, R8
+	MOVQ R8, R10; SHLQ $4, R10; ADDQ SI, R10
+	MOVQ w+16(FP), DI; MOVQ k+24(FP), CX
+	MOVQ CX, R13; SHLQ $5, R13; LEAQ (DI)(R13*1), R11
+	SHRQ $5, CX
+	MOVQ $64, BX
+amx22loop:
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x04; BYTE $0x06 // tileloadd (SI)(R8*1), tmm0
+	BYTE $0xc4; BYTE $0x82; BYTE $0x7b; BYTE $0x4b; BYTE $0x0c; BYTE $0x02 // tileloadd (R10)(R8*1), tmm1
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x14; BYTE $0x1f // tileloadd (DI)(BX*1), tmm2
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x1c; BYTE $0x1b // tileloadd (R11)(BX*1), tmm3
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x6a; BYTE $0x5c; BYTE $0xe0 // tdpbf16ps tmm4 += tmm0 * tmm2
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x62; BYTE $0x5c; BYTE $0xe8 // tdpbf16ps tmm5 += tmm0 * tmm3
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x6a; BYTE $0x5c; BYTE $0xf1 // tdpbf16ps tmm6 += tmm1 * tmm2
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x62; BYTE $0x5c; BYTE $0xf9 // tdpbf16ps tmm7 += tmm1 * tmm3
+	ADDQ $64, SI; ADDQ $64, R10; ADDQ $1024, DI; ADDQ $1024, R11
+	DECQ CX
+	JNZ amx22loop
+	MOVQ c+32(FP), DX; MOVQ ldc+40(FP), R9; SHLQ $2, R9
+	MOVQ R9, R12; SHLQ $4, R12; ADDQ DX, R12
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7a; BYTE $0x4b; BYTE $0x24; BYTE $0x0a // tilestored tmm4, (DX)(R9*1)
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7a; BYTE $0x4b; BYTE $0x6c; BYTE $0x0a; BYTE $0x40 // tilestored tmm5, 64(DX)(R9*1)
+	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x34; BYTE $0x0c // tilestored tmm6, (R12)(R9*1)
+	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x7c; BYTE $0x0c; BYTE $0x40 // tilestored tmm7, 64(R12)(R9*1)
+	TILERELEASE
+	RET
+
+// amx11 computes up to 16 rows (cfg's rows of tmm0 and tmm4) x 16
+// columns: tmm4 += tmm0 * tmm2.
+TEXT ·amx11(SB), NOSPLIT, $0-72
+	MOVQ cfg+64(FP), AX
+	LDTILECFG_AX
+	MOVQ init+48(FP), AX; MOVQ istride+56(FP), BX; SHLQ $2, BX
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x18 // tileloadd (AX)(BX*1), tmm4
+	MOVQ a+0(FP), SI; MOVQ lda+8(FP), R8; SHLQ $1, R8
+	MOVQ w+16(FP), DI; MOVQ k+24(FP), CX
+	SHRQ $5, CX
+	MOVQ $64, BX
+amx11loop:
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x04; BYTE $0x06 // tileloadd (SI)(R8*1), tmm0
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x14; BYTE $0x1f // tileloadd (DI)(BX*1), tmm2
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x6a; BYTE $0x5c; BYTE $0xe0 // tdpbf16ps tmm4 += tmm0 * tmm2
+	ADDQ $64, SI; ADDQ $1024, DI
+	DECQ CX
+	JNZ amx11loop
+	MOVQ c+32(FP), DX; MOVQ ldc+40(FP), R9; SHLQ $2, R9
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7a; BYTE $0x4b; BYTE $0x24; BYTE $0x0a // tilestored tmm4, (DX)(R9*1)
+	TILERELEASE
+	RET
+
+// toBF16 rounds n fp32 values (n a multiple of 32) to bf16, to nearest
+// even, 32 at a time: VCVTNE2PS2BF16 Z0, Z1, Z2 (EVEX.512.F2.0F38.W0 72
+// /r) puts Z0's 16 values in Z2's low half and Z1's in its high half.
+TEXT ·toBF16(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $5, CX
+	JZ bfdone
+bfloop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xD0
+	VMOVDQU32 Z2, (DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ bfloop
+bfdone:
+	VZEROUPPER
+	RET

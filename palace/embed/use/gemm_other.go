@@ -9,6 +9,7 @@ var (
 	useAVX2    = false
 	useAVX512  = false
 	halfPanels = false
+	bf16Panels = false
 )
 
 var kernelName = "generic"
@@ -26,3 +27,15 @@ func pairs() bool { return false }
 func tilePair(a []float32, lda int, w32 []float32, w16 []uint16, k int, c []float32, ldc int, init []float32, istride int) {
 	panic("use: no paired kernel on this platform")
 }
+
+func tileBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	tileGenericBF(a, lda, w, k, c, ldc, init, istride, rows)
+}
+
+func quadsBF() bool { return false }
+
+func tileQuadBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int, init []float32, istride int) {
+	panic("use: no tile kernels on this platform")
+}
+
+func roundBF16(dst []uint16, src []float32) { roundBFGeneric(dst, src) }

@@ -21,14 +21,20 @@ func randVec(r *rand.Rand, n int) []float32 {
 func TestDenseKernelsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, shape := range []struct{ rows, in, out int }{
-		{1, 16, 16}, {5, 256, 32}, {7, 300, 48}, {20, 512, 1536}, {97, 1536, 512}, {200, 256, 64},
+		{1, 16, 16}, {3, 17, 16}, {5, 256, 32}, {7, 300, 48}, {20, 512, 1536}, {97, 1536, 512}, {200, 256, 64},
 	} {
 		w := randVec(r, shape.in*shape.out)
-		for i := range w { // make the fp16 and fp32 paths see identical weights
-			w[i] = wfile.F16ToF32(wfile.F32ToF16(w[i]))
+		// Values every kernel holds exactly: fp16 weights that are also
+		// bf16, and bf16 inputs, so that the bf16 kernels' products are
+		// those of the others.
+		for i := range w {
+			w[i] = wfile.F16ToF32(wfile.F32ToF16(fromBF16(bf16(w[i]))))
 		}
 		b := randVec(r, shape.out)
 		x := randVec(r, shape.rows*shape.in)
+		for i := range x {
+			x[i] = fromBF16(bf16(x[i]))
+		}
 		want := make([]float64, shape.rows*shape.out)
 		for i := 0; i < shape.rows; i++ {
 			for j := 0; j < shape.out; j++ {
@@ -49,7 +55,7 @@ func TestDenseKernelsAgree(t *testing.T) {
 		e, _ := f.Get("w")
 		for _, kernel := range Kernels() {
 			_, restore := NewForKernel(kernel)
-			d, err := newDense(e, b, halfPanels)
+			d, err := newDense(e, b, currentPanels())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,6 +68,33 @@ func TestDenseKernelsAgree(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRoundBF16 checks the rounding of a layer's inputs to bf16 (32 at a
+// time where the CPU has the bf16 kernels, the rest one by one) against
+// rounding to nearest even done by hand, on values with ties.
+func TestRoundBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	src := randVec(r, 1000)
+	src[0], src[1], src[2] = 1+1.0/256, 1+3.0/256, -(1 + 1.0/256) // ties: down, up, down
+	src[3], src[4] = 0, float32(math.Inf(1))
+	for _, n := range []int{0, 1, 31, 32, 33, 64, 1000} {
+		got := make([]uint16, n)
+		roundBF16(got, src[:n])
+		for i, f := range src[:n] {
+			b := math.Float32bits(f)
+			want := b >> 16
+			if rest := b & 0xffff; rest > 0x8000 || (rest == 0x8000 && want&1 == 1) {
+				want++
+			}
+			if uint32(got[i]) != want {
+				t.Fatalf("n %d: %v rounds to %#04x, want %#04x", n, f, got[i], want)
+			}
+		}
+	}
+	if bf16(1+1.0/256) != 0x3f80 || bf16(1+3.0/256) != 0x3f82 {
+		t.Fatal("ties do not round to even")
 	}
 }
 

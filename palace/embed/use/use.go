@@ -50,7 +50,7 @@ func New() *Encoder { return shared }
 func (e *Encoder) Load() error {
 	e.once.Do(func() {
 		t0 := time.Now()
-		e.m, e.err = loadModel(halfPanels)
+		e.m, e.err = loadModel(currentPanels())
 		e.loadTime = time.Since(t0)
 	})
 	return e.err
@@ -62,7 +62,8 @@ func (e *Encoder) LoadTime() time.Duration {
 	return e.loadTime
 }
 
-// Kernel names the matrix kernel in use, "avx2-fma" or "generic".
+// Kernel names the matrix kernel in use: "amx-bf16", "avx512-f16c",
+// "avx512", "avx2-fma-f16c", "avx2-fma" or "generic".
 func Kernel() string { return kernelName }
 
 // ID implements embed.Embedder.

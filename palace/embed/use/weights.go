@@ -46,9 +46,9 @@ type layer struct {
 	ffn1, ffn2   dense
 }
 
-// loadModel decodes the embedded weights; half keeps matrices in fp16 for
-// the F16C kernels.
-func loadModel(half bool) (*model, error) {
+// loadModel decodes the embedded weights, the matrices in the form the
+// kernels take (kind).
+func loadModel(kind panelKind) (*model, error) {
 	if err := wfile.Verify(weightFile, weightSums, "use-lite.lwt"); err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func loadModel(half bool) (*model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("use-lite weights: %w", err)
 	}
-	l := loader{f: f, half: half}
+	l := loader{f: f, kind: kind}
 	m := &model{}
 
 	pieces := strings.Split(string(l.raw("vocab.pieces", wfile.Bytes)), "\x00")
@@ -128,7 +128,7 @@ func loadModel(half bool) (*model, error) {
 // loader reads entries and remembers the first error.
 type loader struct {
 	f    *wfile.File
-	half bool
+	kind panelKind
 	err  error
 }
 
@@ -173,7 +173,7 @@ func (l *loader) dense(name string) dense {
 		l.err = fmt.Errorf("entry %s.w has shape %v for %d biases", name, w.Dims, len(b))
 		return dense{}
 	}
-	d, err := newDense(w, b, l.half)
+	d, err := newDense(w, b, l.kind)
 	l.err = err
 	return d
 }

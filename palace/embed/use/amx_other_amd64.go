@@ -1,0 +1,6 @@
+//go:build !linux
+
+package use
+
+// requestAMX reports false: the tiles are asked for on Linux only.
+func requestAMX() bool { return false }
