@@ -253,10 +253,17 @@ func (l *layer) head(dst, qkv []float32, b *batch, j int, sc *headScratch) {
 	// Softmax over each row's t keys; the padding keeps probability 0.
 	for i := 0; i < t; i++ {
 		row := sc.scores[i*tp : i*tp+t]
-		mx := float32(math.Inf(-1))
-		for _, v := range row {
-			mx = max(mx, v*l.qscale)
+		// The largest score, scaled: rounding is monotonic and qscale
+		// positive, so it is the largest scaled score (a plain comparison;
+		// the builtin max's care for NaN and signed zeros cost a tenth of
+		// the attention here).
+		mx := row[0]
+		for _, v := range row[1:] {
+			if v > mx {
+				mx = v
+			}
 		}
+		mx *= l.qscale
 		var sum float32
 		for k, v := range row {
 			e := float32(math.Exp(float64(v*l.qscale - mx)))

@@ -97,6 +97,9 @@ func loadModel(kind panelKind) (*model, error) {
 		if qs := l.vec(p + "qscale"); len(qs) == 1 {
 			ly.qscale = qs[0]
 		}
+		if l.err == nil && !(ly.qscale > 0) { // the softmax scales its largest score (model.go)
+			l.err = fmt.Errorf("entry %sqscale is %v, not a positive scale", p, ly.qscale)
+		}
 		ly.ln2g, ly.ln2b = l.vec(p+"ln2.g"), l.vec(p+"ln2.b")
 		ly.ffn1 = l.dense(p + "ffn1")
 		ly.ffn2 = l.dense(p + "ffn2")
