@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -201,4 +202,64 @@ func TestConcurrentEmbed(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestVectorsHoldUnderPreemption embeds the same batch from several
+// goroutines while the collector stops the world over and over, and
+// requires every vector to equal, bit for bit, that of a lone call. On
+// the AMX kernels this is the check that tile state is never lost or
+// mixed up: each call configures and releases its tiles, a preemption
+// signal that lands inside one is answered with the tiles saved by the
+// kernel, and a goroutine is never moved to another thread inside one.
+// On the other kernels it checks that a sentence's vector does not depend
+// on how the products were split between goroutines.
+func TestVectorsHoldUnderPreemption(t *testing.T) {
+	enc := use.New()
+	texts := make([]string, 24)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Message %d: we moved the deploy to Friday because the staging database was still migrating, and %d people wait on it.", i, i*7)
+	}
+	want, err := enc.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // stop-the-world preemptions, as often as they come
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for range 5 {
+				got, err := enc.Embed(context.Background(), texts[g:])
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i, v := range got {
+					if !slices.Equal(v, want[g+i]) {
+						errs <- fmt.Errorf("goroutine %d: text %d's vector differs from a lone call's (kernel %s)", g, g+i, use.Kernel())
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	<-done
 }
