@@ -304,3 +304,16 @@ func roundBF16(dst []uint16, src []float32) {
 
 // quadsBF reports whether tileQuadBF runs (the tiles are there).
 func quadsBF() bool { return bf16Panels }
+
+//go:noescape
+func expRow(row *float32, n int, scale, mx float32) float32
+
+// expChunks does expScores's work for the longest prefix of row a multiple
+// of 16 long, on AVX-512 (expRow), and returns its length and its sum.
+func expChunks(row []float32, scale, mx float32) (int, float32) {
+	n := len(row) &^ 15
+	if !useAVX512 || n == 0 {
+		return 0, 0
+	}
+	return n, expRow(unsafe.SliceData(row), n, scale, mx)
+}

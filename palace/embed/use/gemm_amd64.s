@@ -523,3 +523,64 @@ bfloop:
 bfdone:
 	VZEROUPPER
 	RET
+
+// expRow replaces each of n scores x (n a multiple of 16) with
+// exp(max(x*scale - mx, -87.3)) and returns their sum, 16 lanes at a time
+// (AVX-512): 2^n times e^r, n the nearest integer to the argument over
+// ln 2 and r what is left, e^r = 1 + r + r²·p(r), p Cephes expf's degree-5
+// polynomial (expPoly in model.go is the same in Go).
+TEXT ·expRow(SB), NOSPLIT, $0-28
+	MOVQ row+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS scale+16(FP), Z10
+	VBROADCASTSS mx+20(FP), Z11
+	MOVL $0x3fb8aa3b, AX; VPBROADCASTD AX, Z12 // log2(e)
+	MOVL $0x3f318000, AX; VPBROADCASTD AX, Z13 // ln 2, high part (0.693359375)
+	MOVL $0xb95e8083, AX; VPBROADCASTD AX, Z14 // ln 2, low part (-2.12194440e-4)
+	MOVL $0x39506967, AX; VPBROADCASTD AX, Z15 // 1.9875691500e-4
+	MOVL $0x3ab743ce, AX; VPBROADCASTD AX, Z16 // 1.3981999507e-3
+	MOVL $0x3c088908, AX; VPBROADCASTD AX, Z17 // 8.3334519073e-3
+	MOVL $0x3d2aa9c1, AX; VPBROADCASTD AX, Z18 // 4.1665795894e-2
+	MOVL $0x3e2aaaaa, AX; VPBROADCASTD AX, Z19 // 1.6666665459e-1
+	MOVL $0x3f000000, AX; VPBROADCASTD AX, Z20 // 0.5
+	MOVL $0x3f800000, AX; VPBROADCASTD AX, Z21 // 1
+	MOVL $0xc2ae999a, AX; VPBROADCASTD AX, Z22 // -87.3
+	VXORPS Z9, Z9, Z9
+	SHRQ $4, CX
+	JZ expdone
+exploop:
+	VMOVUPS (SI), Z0
+	VMULPS Z10, Z0, Z0
+	VSUBPS Z11, Z0, Z0
+	VMAXPS Z22, Z0, Z0
+	VMULPS Z12, Z0, Z1
+	VRNDSCALEPS $0, Z1, Z1
+	VFNMADD231PS Z13, Z1, Z0
+	VFNMADD231PS Z14, Z1, Z0
+	VMOVAPS Z15, Z2
+	VFMADD213PS Z16, Z0, Z2
+	VFMADD213PS Z17, Z0, Z2
+	VFMADD213PS Z18, Z0, Z2
+	VFMADD213PS Z19, Z0, Z2
+	VFMADD213PS Z20, Z0, Z2
+	VMULPS Z0, Z0, Z3
+	VFMADD213PS Z0, Z3, Z2
+	VADDPS Z21, Z2, Z2
+	VSCALEFPS Z1, Z2, Z2
+	VMOVUPS Z2, (SI)
+	VADDPS Z2, Z9, Z9
+	ADDQ $64, SI
+	DECQ CX
+	JNZ exploop
+expdone:
+	VEXTRACTF32X8 $1, Z9, Y1
+	VADDPS Y1, Y9, Y9
+	VEXTRACTF128 $1, Y9, X1
+	VADDPS X1, X9, X9
+	VMOVHLPS X9, X1, X1
+	VADDPS X1, X9, X9
+	VMOVSHDUP X9, X1
+	VADDSS X1, X9, X9
+	VMOVSS X9, ret+24(FP)
+	VZEROUPPER
+	RET

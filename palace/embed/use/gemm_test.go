@@ -154,3 +154,36 @@ func TestAttentionAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestExpScores checks the softmax's exponential, sixteen at a time and one
+// by one, against math.Exp rounded to float32, over the arguments a
+// softmax gives it, and the sum it returns.
+func TestExpScores(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 15, 16, 17, 40, 128} {
+		row := make([]float32, n)
+		for i := range row {
+			row[i] = float32(r.Float64()*100 - 95) // scaled, -95..5; mx 5 below
+		}
+		row[0] = 5 // the largest: exp(0) = 1
+		want := make([]float64, n)
+		var wsum float64
+		for i, v := range row {
+			x := max(float64(v*0.5-2.5), -87.3)
+			want[i] = math.Exp(x)
+			wsum += want[i]
+		}
+		sum := expScores(row, 0.5, 2.5)
+		for i, g := range row {
+			if d := math.Abs(float64(g) - want[i]); d > 4e-7*want[i] {
+				t.Fatalf("n %d: element %d = %v, want %v (relative error %.2g)", n, i, g, want[i], d/want[i])
+			}
+		}
+		if d := math.Abs(float64(sum) - wsum); d > 1e-6*wsum {
+			t.Fatalf("n %d: sum %v, want %v", n, sum, wsum)
+		}
+	}
+	if got := expPoly(0); got != 1 {
+		t.Fatalf("e^0 = %v", got)
+	}
+}
