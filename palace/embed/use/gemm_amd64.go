@@ -26,8 +26,8 @@ var halfPanels = useAVX2 && hasF16C()
 // bf16Panels keeps the weights as bf16 pairs and rounds a layer's inputs
 // to bf16, for the AMX tiles (AMX-BF16, with AVX512_BF16 to round): one
 // tile instruction does 8,192 multiply-adds, where an AVX-512 FMA does 16
-// (AVX512_BF16's VDPBF16PS, 32 a lane pair, was measured no faster than
-// the FMA kernels on the same Xeon, and is not used). The products of two
+// (AVX512_BF16's VDPBF16PS, which does 32, was measured slower than the
+// FMA kernels on the same Xeon, and is not used). The products of two
 // bf16 values are exact in fp32 and the sums are kept in fp32; what
 // changes is the inputs' and weights' eight bits of mantissa (fp16
 // weights keep eleven), which leaves every reference sentence at a cosine
