@@ -65,18 +65,28 @@ func newDense(w *wfile.Entry, b []float32, kind panelKind) (dense, error) {
 	d := dense{in: in, out: out, bias: b}
 	np := out / panelWidth
 	if kind == panelsBF16 && in%2 == 0 {
-		flat, err := w.Float32s()
-		if err != nil {
-			return dense{}, err
+		// The whole matrix in bf16 first, from fp16 bits straight where
+		// the weights are fp16 (a process that embeds one prompt pays for
+		// the whole load), then paired into panels.
+		h := make([]uint16, in*out)
+		if w.DType == wfile.F16 {
+			weightsToBF16(h, w.Data)
+		} else {
+			flat, err := w.Float32s()
+			if err != nil {
+				return dense{}, err
+			}
+			for i, f := range flat {
+				h[i] = bf16(f)
+			}
 		}
 		d.pbf = make([]uint32, in*out/2)
 		for p := 0; p < np; p++ {
 			for k := 0; k < in; k += 2 {
-				dst := d.pbf[d.offset(p, k)/2:]
-				for j := 0; j < panelWidth; j++ {
-					lo := bf16(flat[k*out+p*panelWidth+j])
-					hi := bf16(flat[(k+1)*out+p*panelWidth+j])
-					dst[j] = uint32(lo) | uint32(hi)<<16
+				dst := d.pbf[d.offset(p, k)/2:][:panelWidth]
+				lo, hi := h[k*out+p*panelWidth:][:panelWidth], h[(k+1)*out+p*panelWidth:][:panelWidth]
+				for j := range dst {
+					dst[j] = uint32(lo[j]) | uint32(hi[j])<<16
 				}
 			}
 		}
@@ -369,6 +379,26 @@ func tileGenericBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int,
 func bf16(f float32) uint16 {
 	b := math.Float32bits(f)
 	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// f16ToBF16 is bf16(wfile.F16ToF32(h)) in integer steps for a normal fp16
+// value (its exponent rebased from 15 to 127, its mantissa moved up, then
+// rounded to bf16's), and by way of float32 for zeros, subnormals,
+// infinities and NaNs.
+func f16ToBF16(h uint16) uint16 {
+	e := uint32(h>>10) & 0x1f
+	if e == 0 || e == 0x1f {
+		return bf16(wfile.F16ToF32(h))
+	}
+	b := uint32(h&0x8000)<<16 | (e+127-15)<<23 | uint32(h&0x3ff)<<13
+	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// weightsToBF16Generic is weightsToBF16 in Go.
+func weightsToBF16Generic(dst []uint16, src []byte) {
+	for i := range dst {
+		dst[i] = f16ToBF16(binary.LittleEndian.Uint16(src[2*i:]))
+	}
 }
 
 // fromBF16 widens a bfloat16 to float32, exactly.

@@ -317,3 +317,21 @@ func expChunks(row []float32, scale, mx float32) (int, float32) {
 	}
 	return n, expRow(unsafe.SliceData(row), n, scale, mx)
 }
+
+//go:noescape
+func f16sToBF16(dst *uint16, src *byte, n int)
+
+// weightsToBF16 converts the fp16 weights src (little-endian, two bytes
+// each) to bf16 into dst (as long), 32 an iteration where the CPU has the
+// tiles.
+func weightsToBF16(dst []uint16, src []byte) {
+	n := 0
+	if bf16Panels {
+		n = len(dst) &^ 31
+		if n > 0 {
+			_ = src[2*n-1]
+			f16sToBF16(unsafe.SliceData(dst), unsafe.SliceData(src), n)
+		}
+	}
+	weightsToBF16Generic(dst[n:], src[2*n:])
+}

@@ -584,3 +584,24 @@ expdone:
 	VMOVSS X9, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// f16sToBF16 converts n fp16 values (n a multiple of 32) to bf16:
+// widened exactly (VCVTPH2PS), then rounded as toBF16 rounds.
+TEXT ·f16sToBF16(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $5, CX
+	JZ f16done
+f16loop:
+	VCVTPH2PS (SI), Z0
+	VCVTPH2PS 32(SI), Z1
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xD0 // VCVTNE2PS2BF16 Z0, Z1, Z2
+	VMOVDQU32 Z2, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ f16loop
+f16done:
+	VZEROUPPER
+	RET

@@ -41,3 +41,5 @@ func tileQuadBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int, in
 func roundBF16(dst []uint16, src []float32) { roundBFGeneric(dst, src) }
 
 func expChunks(row []float32, scale, mx float32) (int, float32) { return 0, 0 }
+
+func weightsToBF16(dst []uint16, src []byte) { weightsToBF16Generic(dst, src) }

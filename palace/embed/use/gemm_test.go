@@ -98,6 +98,37 @@ func TestRoundBF16(t *testing.T) {
 	}
 }
 
+// TestF16ToBF16 checks the integer conversion of fp16 weights to bf16
+// against converting through float32, for every fp16 value but NaNs.
+func TestF16ToBF16(t *testing.T) {
+	for h := range 1 << 16 {
+		f := wfile.F16ToF32(uint16(h))
+		if f != f {
+			continue
+		}
+		if got, want := f16ToBF16(uint16(h)), bf16(f); got != want {
+			t.Fatalf("fp16 %#04x (%v): %#04x, want %#04x", h, f, got, want)
+		}
+	}
+	// The same, 32 at a time where the CPU has the tiles, on every
+	// finite fp16 value.
+	var src []byte
+	var want []uint16
+	for h := range 1 << 16 {
+		if f := wfile.F16ToF32(uint16(h)); f == f {
+			src = append(src, byte(h), byte(h>>8))
+			want = append(want, bf16(f))
+		}
+	}
+	got := make([]uint16, len(want))
+	weightsToBF16(got, src)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("weightsToBF16: value %d: %#04x, want %#04x", i, got[i], want[i])
+		}
+	}
+}
+
 // TestAttentionAgrees compares the attention, run on the tile kernels with
 // keys padded to panels, with softmax attention computed directly, on a
 // batch whose sequences are shorter than a panel, exactly a panel, a
