@@ -502,27 +502,34 @@ amx11loop:
 	TILERELEASE
 	RET
 
-// toBF16 rounds n fp32 values (n a multiple of 32) to bf16, to nearest
-// even, 32 at a time: VCVTNE2PS2BF16 Z0, Z1, Z2 (EVEX.512.F2.0F38.W0 72
-// /r) puts Z0's 16 values in Z2's low half and Z1's in its high half.
+// BFLOOP rounds 32 values an iteration to bf16, to nearest even, from
+// what LOAD puts in Z0 and Z1 (src advancing by step):
+// VCVTNE2PS2BF16 Z0, Z1, Z2 (EVEX.512.F2.0F38.W0 72 /r) puts Z0's 16
+// values in Z2's low half and Z1's in its high half. CX counts values.
+#define BFLOOP(LOAD, step, loop, done) \
+	SHRQ $5, CX; \
+	JZ done; \
+loop: \
+	LOAD; \
+	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xD0; \
+	VMOVDQU32 Z2, (DI); \
+	ADDQ $step, SI; \
+	ADDQ $64, DI; \
+	DECQ CX; \
+	JNZ loop; \
+done: \
+	VZEROUPPER; \
+	RET
+
+#define BFLOAD32 VMOVUPS (SI), Z0; VMOVUPS 64(SI), Z1
+#define BFLOAD16 VCVTPH2PS (SI), Z0; VCVTPH2PS 32(SI), Z1
+
+// toBF16 rounds n fp32 values (n a multiple of 32) to bf16.
 TEXT ·toBF16(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	SHRQ $5, CX
-	JZ bfdone
-bfloop:
-	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
-	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xD0
-	VMOVDQU32 Z2, (DI)
-	ADDQ $128, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNZ bfloop
-bfdone:
-	VZEROUPPER
-	RET
+	BFLOOP(BFLOAD32, 128, bfloop, bfdone)
 
 // expRow replaces each of n scores x (n a multiple of 16) with
 // exp(max(x*scale - mx, -87.3)) and returns their sum, 16 lanes at a time
@@ -591,17 +598,4 @@ TEXT ·f16sToBF16(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	SHRQ $5, CX
-	JZ f16done
-f16loop:
-	VCVTPH2PS (SI), Z0
-	VCVTPH2PS 32(SI), Z1
-	BYTE $0x62; BYTE $0xF2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xD0 // VCVTNE2PS2BF16 Z0, Z1, Z2
-	VMOVDQU32 Z2, (DI)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNZ f16loop
-f16done:
-	VZEROUPPER
-	RET
+	BFLOOP(BFLOAD16, 64, f16loop, f16done)
