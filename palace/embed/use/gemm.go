@@ -65,28 +65,35 @@ func newDense(w *wfile.Entry, b []float32, kind panelKind) (dense, error) {
 	d := dense{in: in, out: out, bias: b}
 	np := out / panelWidth
 	if kind == panelsBF16 && in%2 == 0 {
-		// The whole matrix in bf16 first, from fp16 bits straight where
-		// the weights are fp16 (a process that embeds one prompt pays for
-		// the whole load), then paired into panels.
-		h := make([]uint16, in*out)
-		if w.DType == wfile.F16 {
-			weightsToBF16(h, w.Data)
-		} else {
-			flat, err := w.Float32s()
-			if err != nil {
+		// Two rows of W at a time in bf16 (from fp16 bits straight where
+		// the weights are fp16: a process that embeds one prompt pays for
+		// the whole load), then paired into the panels.
+		var flat []float32
+		if w.DType != wfile.F16 {
+			var err error
+			if flat, err = w.Float32s(); err != nil {
 				return dense{}, err
 			}
-			for i, f := range flat {
-				h[i] = bf16(f)
+		}
+		row := func(dst []uint16, k int) {
+			if flat == nil {
+				weightsToBF16(dst, w.Data[2*k*out:2*(k+1)*out])
+				return
+			}
+			for i, f := range flat[k*out : (k+1)*out] {
+				dst[i] = bf16(f)
 			}
 		}
+		lo, hi := make([]uint16, out), make([]uint16, out)
 		d.pbf = make([]uint32, in*out/2)
-		for p := 0; p < np; p++ {
-			for k := 0; k < in; k += 2 {
+		for k := 0; k < in; k += 2 {
+			row(lo, k)
+			row(hi, k+1)
+			for p := 0; p < np; p++ {
 				dst := d.pbf[d.offset(p, k)/2:][:panelWidth]
-				lo, hi := h[k*out+p*panelWidth:][:panelWidth], h[(k+1)*out+p*panelWidth:][:panelWidth]
+				l, h := lo[p*panelWidth:][:panelWidth], hi[p*panelWidth:][:panelWidth]
 				for j := range dst {
-					dst[j] = uint32(lo[j]) | uint32(hi[j])<<16
+					dst[j] = uint32(l[j]) | uint32(h[j])<<16
 				}
 			}
 		}
