@@ -363,23 +363,23 @@ func (d *dense) blockBF(dst []float32, src []uint16, r0, r1, p0, p1 int) {
 	}
 }
 
-// tileGenericBF is tileGeneric for bf16 inputs and weight pairs, each
-// pair's two products added to the fp32 sum: the tiles' arithmetic, for k
-// not a multiple of 32 (no layer of the model) and for tests.
+// tileGenericBF is tileGeneric for bf16 inputs and weight pairs, widened
+// to fp32 (exactly) and multiplied there, as tileGeneric16 does for fp16:
+// for k not a multiple of 32 (no layer of the model) and for tests.
 func tileGenericBF(a []uint16, lda int, w []uint32, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	af := make([]float32, rows*k)
 	for i := 0; i < rows; i++ {
-		var acc [panelWidth]float32
-		copy(acc[:], init[i*istride:i*istride+panelWidth])
-		ar := a[i*lda : i*lda+k]
-		for kk := 0; kk < k; kk += 2 {
-			x0, x1 := fromBF16(ar[kk]), fromBF16(ar[kk+1])
-			wr := w[kk/2*panelWidth : kk/2*panelWidth+panelWidth]
-			for j, pw := range wr {
-				acc[j] += x1*fromBF16(uint16(pw>>16)) + x0*fromBF16(uint16(pw))
-			}
+		for kk, h := range a[i*lda : i*lda+k] {
+			af[i*k+kk] = fromBF16(h)
 		}
-		copy(c[i*ldc:i*ldc+panelWidth], acc[:])
 	}
+	wf := make([]float32, k*panelWidth)
+	for i, pw := range w[:k/2*panelWidth] {
+		kk, j := 2*(i/panelWidth), i%panelWidth
+		wf[kk*panelWidth+j] = fromBF16(uint16(pw))
+		wf[(kk+1)*panelWidth+j] = fromBF16(uint16(pw >> 16))
+	}
+	tileGeneric(af, k, wf, k, c, ldc, init, istride, rows)
 }
 
 // bf16 rounds f to bfloat16 (the top half of its bits), to nearest even.
