@@ -2,7 +2,11 @@
 
 package index
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // useAVX2 selects the assembly kernels. Tests flip it to compare both paths.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
@@ -87,12 +91,20 @@ func dotsNibble(q *nibbleQuery, rows []int8, floor int64, idx, out []int32) int 
 		return 0
 	}
 	_, _ = idx[n-1], out[n-1]
+	// The kernels compare the products, which are int32, with the floor
+	// within int32: no product reaches one above it, and every product
+	// reaches one below it.
+	thr := q.raw(floor)
+	if thr > math.MaxInt32 {
+		return 0
+	}
+	thr = max(thr, math.MinInt32)
 	var m int
 	switch {
 	case useVNNI:
-		m = dotsNibbleVNNI(&q.padded[0], &rows[0], rb/64, n, int(q.raw(floor)), &idx[0], &out[0])
+		m = dotsNibbleVNNI(&q.padded[0], &rows[0], rb/64, n, int(thr), &idx[0], &out[0])
 	case useAVX2:
-		m = dotsNibbleAVX2(&q.padded[0], &rows[0], rb/64, n, int(q.raw(floor)), &idx[0], &out[0])
+		m = dotsNibbleAVX2(&q.padded[0], &rows[0], rb/64, n, int(thr), &idx[0], &out[0])
 	default:
 		return dotsNibbleGo(q, rows, floor, idx, out)
 	}

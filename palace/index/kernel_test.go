@@ -91,7 +91,9 @@ func TestNibbleKernelsMatchTheLevels(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	eachKernel(t, func(kernel string) {
 		for _, dims := range []int{1, 64, 65, 100, 128, 200, 256, 384} {
-			for _, n := range []int{1, 2, 37} {
+			// Sixteen rows and more are scored sixteen at a time by the
+			// AVX-512 kernel, the rest one by one.
+			for _, n := range []int{1, 2, 15, 16, 17, 37, 100} {
 				rb := nibbleRowBytes(dims)
 				qc := make([]int8, dims)
 				for i := range qc {
@@ -126,8 +128,8 @@ func TestNibbleKernelsMatchTheLevels(t *testing.T) {
 					}
 				}
 				// Every row (no floor), then those at or above one
-				// row's score, in row order.
-				for _, floor := range []int64{math.MinInt64, int64(want[n/2])} {
+				// row's score, in row order, and none above every score.
+				for _, floor := range []int64{math.MinInt64, math.MinInt32 - 1, int64(want[n/2]), int64(slices.Max(want)), math.MaxInt32 + 1, math.MaxInt64} {
 					idx, got := make([]int32, n), make([]int32, n)
 					m := dotsNibble(prepareNibbles(qc), rows, floor, idx, got)
 					var wantIdx []int32
@@ -220,7 +222,8 @@ func BenchmarkScanInt8(b *testing.B) {
 // rows of 128 directions, from memory rather than cache, as int8 codes
 // (128 MB, the projection's codes before they were 4-bit) and as 4-bit
 // levels (64 MB): the kernel, then the comparison with the worst kept of
-// 720 candidates, block by block as searchProj does.
+// 720 candidates, block by block as searchProj does; and the 4-bit kernel
+// alone on rows in cache.
 func BenchmarkProjectedScan(b *testing.B) {
 	const n, dims = 1 << 20, 128
 	r := rand.New(rand.NewSource(1))
@@ -258,6 +261,20 @@ func BenchmarkProjectedScan(b *testing.B) {
 		scan(b, nibbleRowBytes(dims), func(rows []int8, out []int32) {
 			dotsNibble(q, rows, math.MinInt64, idx, out)
 		})
+	})
+	// The kernel alone, on rows in cache (16k rows, 1 MB), with a floor
+	// no row reaches: what the scan costs when memory is not the bound.
+	b.Run("4-bit-cached", func(b *testing.B) {
+		const m = 1 << 14
+		q, idx, out := prepareNibbles(qc), make([]int32, m), make([]int32, m)
+		codes := make([]int8, m*nibbleRowBytes(dims))
+		for i := range codes {
+			codes[i] = int8(r.Intn(256))
+		}
+		for b.Loop() {
+			dotsNibble(q, codes, math.MaxInt32, idx, out)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/m, "ns/row")
 	})
 	// As searchProj scans: the kernel passes over the rows below the
 	// worst kept candidate.

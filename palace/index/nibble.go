@@ -73,8 +73,11 @@ func prepareNibbles(qc []int8) *nibbleQuery {
 // raw is floor as a bound on the products of the stored levels (level +
 // 8), which the assembly kernels compare before taking the offset out.
 func (q *nibbleQuery) raw(floor int64) int64 {
-	if floor <= math.MinInt32 {
+	switch {
+	case floor <= math.MinInt32:
 		return math.MinInt64
+	case floor > math.MaxInt32:
+		return math.MaxInt64 // above every product
 	}
 	return floor + int64(q.corr)
 }
