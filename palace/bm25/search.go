@@ -22,7 +22,6 @@ type accumulator struct {
 	counts  []uint8   // and their counts, nf per document
 	within  []uint64  // Expand's candidates, a bit per slot (scorer.extra)
 	inOrder []float64 // kept: the scores of touched, in its order
-	upper   []int32   // group's: the touched of the upper half of the slots
 }
 
 // scorer holds what scoring one query needs.
@@ -104,10 +103,11 @@ func (x *Index) SearchKeep(words []string, k int, activeOnly bool, allow func(in
 // Expand ranks as SearchExpanded does for base's words, k, activeOnly and
 // allow, plus extra. The documents the extra tokens touch start from their
 // kept scores and add the extra tokens' in the order a fresh search would
-// (exactly the same sums, on one goroutine or two); every other document
-// keeps its score, so only the kept best k of those can be among the best
-// k. It scores the words again when base is another index's, the index
-// changed since, or base was expanded already. It spends base.
+// (exactly the same sums, unless the tokens are split between two
+// goroutines: then equal to the last bit); every other document keeps its
+// score, so only the kept best k of those can be among the best k. It
+// scores the words again when base is another index's, the index changed
+// since, or base was expanded already. It spends base.
 func (x *Index) Expand(base *Scored, extra []Weighted) []Hit {
 	hits, _ := x.search(base.words, extra, base, false, base.k, base.activeOnly, base.allow)
 	return hits
@@ -233,8 +233,7 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 // the expanded pass runs alone after the first ranking (both rankers are
 // done), so a second core is idle then. Below about 10⁵ postings (a few
 // hundred microseconds) starting a goroutine and merging cost more than
-// they saved when the tokens were split; the documents are split now
-// (group), which merges nothing, and the bound was kept.
+// they save.
 var parallelPostings = 1 << 17
 
 // extra scores the extra tokens, each walking its posting list, in
@@ -327,91 +326,62 @@ func (sc *scorer) candidates(least float64) []uint64 {
 }
 
 // group scores toks, limited to the documents within marks when it is not
-// nil. With kept scores (sc.base) and enough postings it splits the work
-// by documents rather than by tokens: this goroutine scores each token's
-// postings in the lower half of the slots and tells another where the
-// rest of that token's list begins, and the other scores those, token
-// after token, while this one goes on to the next token's lower half. No
-// document is scored by both, so nothing is merged but the lists of
-// touched documents, and each document's score adds the tokens in the
-// order of toks, as one goroutine adds them: the sums are the same to the
-// last bit. (Split by tokens, the other goroutine's sums were merged into
-// this one's document by document, which cost a pass over them and could
-// differ in the last bit, and the two shares were as even as the tokens'
-// lengths allowed.)
+// nil. With kept scores (sc.base) and enough postings it scores them in
+// two groups of about equal postings, one on another goroutine into an
+// accumulator of its own, and merges that into sc's: each document's sum
+// then adds the second group's share in one step, which can differ from
+// adding token by token in the last bit.
 func (sc *scorer) group(toks []weightedTok, within []uint64) {
 	total := 0
 	for _, t := range toks {
 		total += t.n
 	}
-	if sc.base == nil || total < parallelPostings || runtime.GOMAXPROCS(0) < 2 {
+	if sc.base == nil || len(toks) < 2 || total < parallelPostings || runtime.GOMAXPROCS(0) < 2 {
 		for _, t := range toks {
 			sc.walk(t.id, t.idf, within)
 		}
 		return
 	}
-	a := sc.a
-	mid := int32(len(sc.x.keys) / 2)
-	upper := scorer{x: sc.x, a: &accumulator{score: a.score, touched: a.upper[:0]}, n: sc.n, avgdl: sc.avgdl, base: sc.base}
-	rests := make(chan rest, len(toks))
+	// The heavier tokens first, each to the lighter group.
+	order := make([]int, len(toks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return toks[order[i]].n > toks[order[j]].n })
+	var mine, theirs []weightedTok
+	nm, nt := 0, 0
+	for _, i := range order {
+		if nm <= nt {
+			mine, nm = append(mine, toks[i]), nm+toks[i].n
+		} else {
+			theirs, nt = append(theirs, toks[i]), nt+toks[i].n
+		}
+	}
+	x := sc.x
+	b := x.getAcc()
+	defer x.putAcc(b)
+	other := scorer{x: x, a: b, n: sc.n, avgdl: sc.avgdl}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for _, t := range toks {
-			upper.walkRest(t.id, t.idf, within, <-rests)
+		for _, t := range theirs {
+			other.walk(t.id, t.idf, within)
 		}
 	}()
-	for _, t := range toks {
-		rests <- sc.walkBelow(t.id, t.idf, within, mid)
+	for _, t := range mine {
+		sc.walk(t.id, t.idf, within)
 	}
 	<-done
-	a.touched = append(a.touched, upper.a.touched...)
-	a.upper = upper.a.touched[:0]
-}
-
-// rest is where a term's postings at or past a slot begin: in its frozen
-// part or its tail, at byte off, after the posting of slot prev. none
-// says that no posting reaches the slot.
-type rest struct {
-	inTail, none bool
-	off          int
-	prev         int32
-}
-
-// walkBelow scores the postings of term id below slot stop (as walk does)
-// and returns where the others begin.
-func (sc *scorer) walkBelow(id int32, idf float64, within []uint64, stop int32) rest {
-	frozen, t := sc.x.list(id)
-	prev, off := sc.list(frozen, 0, idf, within, stop)
-	if off < len(frozen) {
-		return rest{off: off, prev: prev}
-	}
-	if t != nil {
-		if prev, off = sc.list(t.data, prev, idf, within, stop); off < len(t.data) {
-			return rest{inTail: true, off: off, prev: prev}
+	a := sc.a
+	for _, s := range b.touched {
+		v := a.score[s]
+		if v == 0 {
+			a.touched = append(a.touched, s)
+			v = sc.base[s]
 		}
-	}
-	return rest{none: true}
-}
-
-// walkRest scores the postings of term id from r on.
-func (sc *scorer) walkRest(id int32, idf float64, within []uint64, r rest) {
-	if r.none {
-		return
-	}
-	frozen, t := sc.x.list(id)
-	if r.inTail {
-		sc.list(t.data[r.off:], r.prev, idf, within, noStop)
-		return
-	}
-	prev, _ := sc.list(frozen[r.off:], r.prev, idf, within, noStop)
-	if t != nil {
-		sc.list(t.data, prev, idf, within, noStop)
+		a.score[s] = v + b.score[s]
 	}
 }
-
-// noStop is a slot list never stops before.
-const noStop = math.MaxInt32
 
 // getAcc takes a cleared accumulator as large as the index.
 func (x *Index) getAcc() *accumulator {
@@ -509,18 +479,16 @@ func (x *Index) liveHits(id int32) int {
 // the term's weight); only those within marks when it is not nil.
 func (sc *scorer) walk(id int32, idf float64, within []uint64) {
 	frozen, t := sc.x.list(id)
-	prev, _ := sc.list(frozen, 0, idf, within, noStop)
+	prev := sc.list(frozen, 0, idf, within)
 	if t != nil {
-		sc.list(t.data, prev, idf, within, noStop)
+		sc.list(t.data, prev, idf, within)
 	}
 }
 
-// list scores the postings of one part of a list (after slot prev) up to
-// the first at slot stop or past it, and returns the last slot it scored
-// (or passed over) and the byte offset where it stopped (len(data) when it
-// reached the end): walk and add, unrolled for speed, with the same
+// list scores the postings of one part of a list (after slot prev) and
+// returns its last slot: walk and add, unrolled for speed, with the same
 // arithmetic. With within, it passes over the documents not marked there.
-func (sc *scorer) list(data []byte, prev int32, idf float64, within []uint64, stop int32) (int32, int) {
+func (sc *scorer) list(data []byte, prev int32, idf float64, within []uint64) int32 {
 	x, a := sc.x, sc.a
 	nf := len(x.weights)
 	checkDead := x.dead > 0
@@ -528,18 +496,12 @@ func (sc *scorer) list(data []byte, prev int32, idf float64, within []uint64, st
 	k1p1, omb, bb, k, avgdl := k1+1, 1-b, b, k1, sc.avgdl
 	tagF := x.tagF
 	for i := 0; i < len(data); {
-		at := i
 		v := uint64(data[i])
 		i++
 		if v >= 0x80 {
 			v, i = uvarint(data, i, v)
 		}
-		slot := prev + int32(v>>2)
-		if slot >= stop {
-			a.touched = touched
-			return prev, at
-		}
-		prev = slot
+		prev += int32(v >> 2)
 		var f float64
 		if t := v & 3; t != tagCounts {
 			f = tagF[t]
@@ -563,7 +525,7 @@ func (sc *scorer) list(data []byte, prev int32, idf float64, within []uint64, st
 		score[prev] = old + idf*((f*k1p1)/(f+k*(omb+bb*float64(lens[prev])/avgdl)))
 	}
 	a.touched = touched
-	return prev, len(data)
+	return prev
 }
 
 // phrase scores a word of several tokens, toks (Search's doc says how).
