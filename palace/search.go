@@ -190,10 +190,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// behind the embedding.
 	var qv []float32
 	if req.Mode != ModeKeyword {
-		if qv, err = p.embedQuery(ctx, req.Query); err != nil {
-			p.log.Warn().Err(err).Msg("embed query; vector ranking skipped")
-			qv = nil
-		}
+		qv = p.queryVector(ctx, req.Query)
 	}
 	var kw, vec []ranked
 	var kwScores *bm25.Scored // kept for relevance feedback's second pass
@@ -737,12 +734,18 @@ const selectiveFraction = 20
 // re-scored with the stored vectors, and the list goes on as deep as those
 // candidates reach (so a deeper list costs no more reads).
 func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowedSet, limit, exact int, exhaustive bool) ([]ranked, error) {
+	return p.vectorRank(ctx, p.queryVector(ctx, query), allowed, limit, exact, exhaustive)
+}
+
+// queryVector embeds a query for the vector ranker, or logs why it could
+// not and returns nil: a search then ranks by keywords alone.
+func (p *Palace) queryVector(ctx context.Context, query string) []float32 {
 	qv, err := p.embedQuery(ctx, query)
 	if err != nil {
 		p.log.Warn().Err(err).Msg("embed query; vector ranking skipped")
-		return nil, nil
+		return nil
 	}
-	return p.vectorRank(ctx, qv, allowed, limit, exact, exhaustive)
+	return qv
 }
 
 // vectorRank is vectorSearch for a query already embedded as qv; a nil
