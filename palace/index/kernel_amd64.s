@@ -600,8 +600,35 @@ GLOBL nibbleLanes<>(SB), RODATA|NOPTR, $64
 //
 // dotsNibbleVNNI with AVX2: VPMADDUBSW multiplies the unsigned levels by
 // the signed weights and adds adjacent pairs to int16 (at most 2 × 15 ×
-// 128 in magnitude, so it never saturates), and VPMADDWD by ones widens
-// those pairs to int32.
+// 128 in magnitude, so four such sums still fit), and VPMADDWD by ones
+// widens those pairs to int32. Like the AVX-512 kernel it goes eight rows
+// at a time, each into an accumulator of its own, and sums the eight
+// across their lanes together (VPHADDD twice, then the two 128-bit halves:
+// row r's product lands in lane r), asking for the rows 16 KB ahead; a row
+// that reaches thr is rare once the candidates are full, so the group's
+// products are stored at out[i..i+8] (rows already scored, at or past the
+// count written) and the rows that reach it moved down to the count one
+// by one. The last n mod 8 rows go one at a time.
+#define NIBROW8(acc) \
+	VMOVDQU    (AX), Y8 \
+	VMOVDQU    32(AX), Y9 \
+	VPSRLW     $4, Y8, Y10 \
+	VPSRLW     $4, Y9, Y11 \
+	VPAND      Y13, Y8, Y8 \
+	VPAND      Y13, Y9, Y9 \
+	VPAND      Y13, Y10, Y10 \
+	VPAND      Y13, Y11, Y11 \
+	VPMADDUBSW (R11), Y8, Y8 \
+	VPMADDUBSW 32(R11), Y9, Y9 \
+	VPMADDUBSW 64(R11), Y10, Y10 \
+	VPMADDUBSW 96(R11), Y11, Y11 \
+	VPADDW     Y10, Y8, Y8 \
+	VPADDW     Y11, Y9, Y9 \
+	VPADDW     Y9, Y8, Y8 \
+	VPMADDWD   Y12, Y8, Y8 \
+	VPADDD     Y8, acc, acc \
+	ADDQ       R14, AX
+
 TEXT ·dotsNibbleAVX2(SB), NOSPLIT, $0-64
 	MOVQ q+0(FP), SI
 	MOVQ rows+8(FP), DI
@@ -618,6 +645,88 @@ TEXT ·dotsNibbleAVX2(SB), NOSPLIT, $0-64
 	MOVL $0x00010001, AX
 	MOVQ AX, X12
 	VPBROADCASTD X12, Y12
+	MOVQ R12, X15
+	VPBROADCASTD X15, Y15
+	MOVQ R8, R14
+	SHLQ $6, R14 // a row's bytes
+
+nagroup:
+	LEAQ 8(BX), AX
+	CMPQ AX, R9
+	JGT  natail
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	// 16 KB ahead, into L2 (a group's rows at one chunk a row).
+	PREFETCHT2 16384(DI)
+	PREFETCHT2 16448(DI)
+	PREFETCHT2 16512(DI)
+	PREFETCHT2 16576(DI)
+	PREFETCHT2 16640(DI)
+	PREFETCHT2 16704(DI)
+	PREFETCHT2 16768(DI)
+	PREFETCHT2 16832(DI)
+	MOVQ SI, R11
+	MOVQ DI, R12
+	MOVQ R8, CX
+
+nagchunk:
+	MOVQ R12, AX
+	NIBROW8(Y0)
+	NIBROW8(Y1)
+	NIBROW8(Y2)
+	NIBROW8(Y3)
+	NIBROW8(Y4)
+	NIBROW8(Y5)
+	NIBROW8(Y6)
+	NIBROW8(Y7)
+	ADDQ $64, R12
+	ADDQ $128, R11
+	DECQ CX
+	JNZ  nagchunk
+
+	// Rows 0-3 and 4-7 summed within each 128-bit half, then the halves.
+	VPHADDD    Y1, Y0, Y0
+	VPHADDD    Y3, Y2, Y2
+	VPHADDD    Y2, Y0, Y0
+	VPHADDD    Y5, Y4, Y4
+	VPHADDD    Y7, Y6, Y6
+	VPHADDD    Y6, Y4, Y4
+	VPERM2I128 $0x20, Y4, Y0, Y8
+	VPERM2I128 $0x31, Y4, Y0, Y9
+	VPADDD     Y9, Y8, Y8
+
+	VPCMPGTD Y8, Y15, Y9 // thr > p: the rows that fall short
+	VMOVMSKPS Y9, AX
+	XORL     $0xff, AX
+	JZ       nagnext
+	VMOVDQU  Y8, (R10)(BX*4)
+
+nagrow:
+	BSFL AX, CX
+	BTRL CX, AX
+	LEAQ (BX)(CX*1), R11
+	MOVL (R10)(R11*4), CX
+	MOVL CX, (R10)(DX*4)
+	MOVL R11, (R13)(DX*4)
+	INCQ DX
+	TESTL AX, AX
+	JNZ  nagrow
+
+nagnext:
+	ADDQ $8, BX
+	MOVQ R14, AX
+	SHLQ $3, AX
+	ADDQ AX, DI
+	JMP  nagroup
+
+natail:
+	MOVQ thr+32(FP), R12 // the group loop used R12
 
 narow:
 	CMPQ  BX, R9
