@@ -30,12 +30,21 @@ install: build
 run: build
 	./bin/loci serve --palace default
 
+# PLATFORM_PKGS are the packages that hold files for some systems only
+# (mmap, the AMX permission, a child's death signal) and need no cgo.
+PLATFORM_PKGS = ./palace/index/... ./palace/bm25/... ./palace/embed/... ./palace/store/postgres/pgserver/...
+
 # test: the whole suite, as CI runs it (.ci/run calls exactly this).
 test: build
 	$(GO) vet ./...
 	# The benchmarks and soak runs behind build tags are not run here; vet
 	# them so that they keep compiling.
 	$(GO) vet -tags 'sqlite_fts5 bench eval stdiobench dreambench hookbench soak' ./...
+	# The packages with files for some systems only, type-checked for macOS
+	# on both its CPUs (the rest needs cgo for SQLite, which a Linux host
+	# does not cross-compile).
+	GOOS=darwin GOARCH=amd64 $(GO) vet $(PLATFORM_PKGS)
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(PLATFORM_PKGS)
 	$(GO) test -count=1 -timeout 15m ./...
 	# The keyword tokenizer against SQLite FTS5's own (needs go-sqlite3 with FTS5).
 	$(GO) test -count=1 -tags sqlite_fts5 ./palace/bm25/

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapping is a snapshot file mapped into memory; the Flat whose arrays
@@ -230,6 +232,6 @@ func release(m []byte, from, to int) {
 	from = (from + pg - 1) / pg * pg
 	to = to / pg * pg
 	if to > from {
-		syscall.Madvise(m[from:to], syscall.MADV_DONTNEED)
+		unix.Madvise(m[from:to], unix.MADV_DONTNEED) // syscall has no Madvise on macOS
 	}
 }

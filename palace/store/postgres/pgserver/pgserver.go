@@ -152,8 +152,7 @@ func version(dir string) int {
 
 func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(s.bin, name), args...)
-	// The server dies with the process that started it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = procAttr(s.cred)
 	return cmd
 }
 

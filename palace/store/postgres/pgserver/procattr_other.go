@@ -1,0 +1,13 @@
+//go:build unix && !linux
+
+package pgserver
+
+import "syscall"
+
+// procAttr runs a server command as cred. Only Linux can have the kernel
+// kill a child when its parent dies (Pdeathsig); elsewhere a server whose
+// starter was killed outlives it until Stop or the next boot, in its
+// temporary directory.
+func procAttr(cred *syscall.Credential) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Credential: cred}
+}
