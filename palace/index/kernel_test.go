@@ -130,8 +130,19 @@ func TestNibbleKernelsMatchTheLevels(t *testing.T) {
 				// Every row (no floor), then those at or above one
 				// row's score, in row order, and none above every score.
 				for _, floor := range []int64{math.MinInt64, math.MinInt32 - 1, int64(want[n/2]), int64(slices.Max(want)), math.MaxInt32 + 1, math.MaxInt64} {
-					idx, got := make([]int32, n), make([]int32, n)
+					// Beyond n, a sentinel the kernels must leave alone
+					// (the AVX2 kernel stores a group's products in out).
+					idxAll, gotAll := make([]int32, n+16), make([]int32, n+16)
+					for i := n; i < n+16; i++ {
+						idxAll[i], gotAll[i] = -7, -7
+					}
+					idx, got := idxAll[:n], gotAll[:n]
 					m := dotsNibble(prepareNibbles(qc), rows, floor, idx, got)
+					for i := n; i < n+16; i++ {
+						if idxAll[i] != -7 || gotAll[i] != -7 {
+							t.Fatalf("%s dims=%d n=%d floor %d: wrote past the rows at %d", kernel, dims, n, floor, i)
+						}
+					}
 					var wantIdx []int32
 					for i, w := range want {
 						if int64(w) >= floor {
