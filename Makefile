@@ -26,9 +26,12 @@ install: build
 	install -m 0755 bin/loci $(PREFIX)/bin/loci.new && mv -f $(PREFIX)/bin/loci.new $(PREFIX)/bin/loci
 	@echo "installed $(PREFIX)/bin/loci; next: loci install (sets up your agent host)"
 
-# run: build, then serve MCP on stdio with the embedded defaults.
-run: build
-	./bin/loci serve --palace default
+# run: build, then serve MCP on stdio with the embedded defaults. stdout
+# carries JSON-RPC frames only, so a host may spawn `make run` itself: the
+# build and its echoed command go to stderr, and make echoes nothing else.
+run:
+	@$(MAKE) --no-print-directory build >&2
+	@exec ./bin/loci serve --palace default
 
 # PLATFORM_PKGS are the packages that hold files for some systems only
 # (mmap, the AMX permission, a child's death signal) and need no cgo.
