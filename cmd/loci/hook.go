@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
@@ -401,7 +400,7 @@ func warmInBackground(h homeFlags, dir, name string, log zerolog.Logger) {
 		// password, and any local user can read a process's arguments.
 		cmd.Env = append(os.Environ(), "LOCI_STORE="+h.store)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		os.Remove(lock)
 		log.Debug().Err(err).Msg("start a warm-up of the palace")

@@ -39,7 +39,7 @@ type Server struct {
 	bin  string
 	cmd  *exec.Cmd
 	done chan struct{}
-	cred *syscall.Credential // run as this user (when started as root)
+	cred *credential // run as this user (when started as root)
 }
 
 // Start makes a cluster in a new temporary directory and starts it.
@@ -61,7 +61,7 @@ func Start() (*Server, error) {
 			}
 			uid, _ := strconv.Atoi(u.Uid)
 			gid, _ := strconv.Atoi(u.Gid)
-			s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+			s.cred = &credential{Uid: uint32(uid), Gid: uint32(gid)}
 			if err := os.Chown(dir, uid, gid); err != nil {
 				os.RemoveAll(dir)
 				return nil, err
