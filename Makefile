@@ -34,7 +34,7 @@ run:
 	@exec ./bin/loci serve --palace default
 
 # PLATFORM_PKGS are the packages that hold files for some systems only
-# (mmap, the AMX permission, a child's death signal) and need no cgo.
+# (mmap, the AMX permission, a child's death signal and user) and need no cgo.
 PLATFORM_PKGS = ./palace/index/... ./palace/bm25/... ./palace/embed/... ./palace/store/postgres/pgserver/...
 
 # test: the whole suite, as CI runs it (.ci/run calls exactly this).
@@ -44,10 +44,12 @@ test: build
 	# them so that they keep compiling.
 	$(GO) vet -tags 'sqlite_fts5 bench eval stdiobench dreambench hookbench soak' ./...
 	# The packages with files for some systems only, type-checked for macOS
-	# on both its CPUs (the rest needs cgo for SQLite, which a Linux host
-	# does not cross-compile).
+	# on both its CPUs and for Windows (the rest needs cgo for SQLite: for
+	# Windows the whole binary is cross-compiled with MinGW-w64 and run under
+	# Wine by cmd/loci/windows_test.go; a Linux host has no compiler for macOS).
 	GOOS=darwin GOARCH=amd64 $(GO) vet $(PLATFORM_PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PLATFORM_PKGS)
+	GOOS=windows GOARCH=amd64 $(GO) vet $(PLATFORM_PKGS)
 	$(GO) test -count=1 -timeout 15m ./...
 	# The keyword tokenizer against SQLite FTS5's own (needs go-sqlite3 with FTS5).
 	$(GO) test -count=1 -tags sqlite_fts5 ./palace/bm25/

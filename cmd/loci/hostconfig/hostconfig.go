@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
@@ -217,7 +218,7 @@ func (o *Options) stableCommand(verb string) error {
 	if err != nil {
 		return &Error{Type: "io", Message: err.Error()}
 	}
-	o.exe = filepath.Join(dir, "loci")
+	o.exe = filepath.Join(dir, binaryName())
 	if verb != "install" {
 		return nil
 	}
@@ -233,6 +234,15 @@ func (o *Options) stableCommand(verb string) error {
 	}
 	o.binary = fc
 	return nil
+}
+
+// binaryName is the name of the kept copy: Windows runs a file by its
+// extension, and a host's command "…\\loci" finds only "loci.exe".
+func binaryName() string {
+	if runtime.GOOS == "windows" {
+		return "loci.exe"
+	}
+	return "loci"
 }
 
 // sameFile reports whether two files hold the same bytes.

@@ -1,0 +1,296 @@
+//go:build linux && amd64
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWindowsBinaryUnderWine cross-compiles loci for windows/amd64 (cgo and
+// SQLite included, with MinGW-w64) and runs the binary under Wine as a
+// Windows user would: the CLI's remember, review and recall; an MCP session
+// over stdio whose stdout holds JSON-RPC frames only and that ends at EOF;
+// what that session stored, seen by the next process; and `loci install
+// claude-desktop`, whose configured command must start. Wine is not
+// Windows, but it runs the same binary through the same Win32 calls
+// (files, processes, SQLite's locking), which is what compiling alone
+// cannot show.
+func TestWindowsBinaryUnderWine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles loci and starts Wine: not a short test")
+	}
+	cc := need(t, "MinGW-w64 (Debian: apt-get install -y gcc-mingw-w64-x86-64-posix)", "x86_64-w64-mingw32-gcc")
+	wine := need(t, "Wine (Debian: apt-get install -y wine64)", "wine64", "/usr/lib/wine/wine64", "wine")
+	goTool := need(t, "the go command", "go", filepath.Join(os.Getenv("GOROOT"), "bin", "go"))
+
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "loci.exe")
+	build := exec.Command(goTool, "build", "-o", exe, ".")
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=1", "CC="+cc)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("cross-compile for windows/amd64: %v\n%s", err, out)
+	}
+
+	prefix := filepath.Join(dir, "prefix")
+	w := &wineRun{t: t, wine: wine, exe: exe, prefix: prefix, env: wineEnv(dir, prefix)}
+	t.Cleanup(w.stopServer)
+	w.ensureProcessPrng(cc)
+
+	var version struct {
+		Data struct{ OS string } `json:"data"`
+	}
+	w.json(&version, "version", "--format", "json")
+	if version.Data.OS != "windows" {
+		t.Fatalf("version says os %q, want windows", version.Data.OS)
+	}
+
+	// The CLI: a fact staged, approved and recalled.
+	if out := w.ok("remember", "--format", "text", "We deploy on Tuesdays"); !strings.Contains(out, "staged mem-0001") {
+		t.Fatalf("remember: %s", out)
+	}
+	w.ok("review", "approve", "mem-0001", "--format", "text")
+	if out := w.ok("recall", "--format", "text", "how do we deploy?"); !strings.Contains(out, "We deploy on Tuesdays") {
+		t.Fatalf("recall after approval: %s", out)
+	}
+
+	// MCP over stdio: every stdout line a JSON-RPC frame, the write
+	// acknowledged, found by the next call, and the server gone at EOF.
+	frames := w.serve("proj",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wine-test","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_remember","arguments":{"text":"The staging database lives on db-stage-2, behind the VPN"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_recall","arguments":{"query":"where is the staging database?"}}}`,
+	)
+	if len(frames) != 3 {
+		t.Fatalf("want 3 responses (initialize, remember, recall), got %d: %v", len(frames), frames)
+	}
+	for i, f := range frames {
+		if f["error"] != nil || f["id"] != float64(i+1) {
+			t.Fatalf("frame %d: %v", i+1, f)
+		}
+	}
+	if got := fmt.Sprint(frames[2]["result"]); !strings.Contains(got, "db-stage-2") {
+		t.Fatalf("memory_recall did not find what memory_remember stored: %s", got)
+	}
+	// The next process reads what the session stored.
+	if out := w.ok("recall", "--all", "--palace", "proj", "--format", "text", "staging database"); !strings.Contains(out, "db-stage-2") {
+		t.Fatalf("a later process does not see the MCP session's memory: %s", out)
+	}
+
+	// Several processes writing one palace at once (SQLite's locking on
+	// Win32): every write acknowledged, none lost.
+	const writers, each = 3, 4
+	errc := make(chan error, writers)
+	for i := range writers {
+		go func() {
+			for j := range each {
+				if out, errs, err := w.run(nil, "remember", "--palace", "busy", "--format", "json",
+					fmt.Sprintf("Writer %d's note number %d: the build cache lives under C:\\cache%d%d", i, j, i, j)); err != nil {
+					errc <- fmt.Errorf("writer %d, note %d: %v\n%s%s", i, j, err, out, errs)
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pending struct {
+		Data struct{ Total int } `json:"data"`
+	}
+	w.json(&pending, "review", "--palace", "busy", "--format", "json")
+	if pending.Data.Total != writers*each {
+		t.Fatalf("%d concurrent writes acknowledged, %d staged", writers*each, pending.Data.Total)
+	}
+
+	// install: the kept copy is loci.exe and the command written starts.
+	w.ok("install", "claude-desktop", "--format", "json")
+	b, err := os.ReadFile(w.find(filepath.Join(prefix, "drive_c", "users"), "claude_desktop_config.json"))
+	if err != nil {
+		t.Fatalf("install claude-desktop wrote no config where Claude Desktop reads it: %v", err)
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("config: %v\n%s", err, b)
+	}
+	entry, ok := cfg.MCPServers["loci"]
+	if !ok || !strings.HasSuffix(entry.Command, `\loci.exe`) {
+		t.Fatalf("config's loci entry %+v: want a command ending in \\loci.exe", entry)
+	}
+	w.exe = entry.Command // Wine takes the Windows path as Windows would
+	if out := w.ok("version", "--format", "text"); !strings.Contains(out, "loci") {
+		t.Fatalf("the configured command does not run: %s", out)
+	}
+}
+
+// need returns the first of names found (on PATH, or as a path), else
+// fails under CI and skips elsewhere, saying what to install.
+func need(t *testing.T, what string, names ...string) string {
+	t.Helper()
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	msg := what + " not found"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// wineEnv is the environment of every Wine process of one test: its own
+// prefix (the Windows tree: C:\users\…, the registry) and home, quiet.
+func wineEnv(dir, prefix string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "LOCI_EMBEDDER", "LOCI_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "HOME", "WINEPREFIX", "WINEDEBUG", "DISPLAY":
+			continue // the binary runs on its defaults, in the prefix's own profile
+		}
+		env = append(env, kv)
+	}
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(home, 0o700)
+	return append(env, "WINEPREFIX="+prefix, "WINEDEBUG=-all", "HOME="+home)
+}
+
+type wineRun struct {
+	t      *testing.T
+	wine   string
+	exe    string
+	prefix string
+	env    []string
+}
+
+// run starts exe with args under Wine and returns stdout and stderr.
+func (w *wineRun) run(stdin io.Reader, args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.wine, append([]string{w.exe}, args...)...)
+	cmd.Env = w.env
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func (w *wineRun) ok(args ...string) string {
+	w.t.Helper()
+	out, errs, err := w.run(nil, args...)
+	if err != nil {
+		w.t.Fatalf("loci.exe %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errs)
+	}
+	return out
+}
+
+func (w *wineRun) json(v any, args ...string) {
+	w.t.Helper()
+	out := w.ok(args...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		w.t.Fatalf("loci.exe %s: stdout is not one JSON envelope: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// serve runs `loci.exe serve --palace p` with the frames on stdin, closes
+// it, and returns the response frames; any stdout line that is not a
+// JSON-RPC 2.0 frame fails the test.
+func (w *wineRun) serve(p string, frames ...string) []map[string]any {
+	w.t.Helper()
+	out, errs, err := w.run(strings.NewReader(strings.Join(frames, "\n")+"\n"), "serve", "--palace", p)
+	if err != nil {
+		w.t.Fatalf("serve did not exit cleanly at EOF: %v\nstderr: %s", err, errs)
+	}
+	var got []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var f map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil || f["jsonrpc"] != "2.0" {
+			w.t.Fatalf("stdout line is not a JSON-RPC frame: %q\nstderr: %s", sc.Text(), errs)
+		}
+		got = append(got, f)
+	}
+	return got
+}
+
+// ensureProcessPrng gives a Wine without ProcessPrng (before 9.0) the one
+// function Go's runtime needs from bcryptprimitives.dll, built from the C
+// below with MinGW into the prefix's system32; Windows 10 and later, and
+// newer Wine, have it.
+func (w *wineRun) ensureProcessPrng(cc string) {
+	w.t.Helper()
+	_, errs, err := w.run(nil, "version") // also makes the prefix on first use
+	if err == nil || !strings.Contains(errs, "bcryptprimitives.dll not found") {
+		return
+	}
+	w.t.Log("this Wine lacks ProcessPrng: adding it to the prefix")
+	dir := w.t.TempDir()
+	src := filepath.Join(dir, "bcp.c")
+	os.WriteFile(src, []byte(processPrngC), 0o600)
+	dll := filepath.Join(w.prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll")
+	if out, err := exec.Command(cc, "-shared", "-o", dll, src, "-ladvapi32").CombinedOutput(); err != nil {
+		w.t.Fatalf("build the ProcessPrng shim for Wine: %v\n%s", err, out)
+	}
+}
+
+const processPrngC = `#include <windows.h>
+#include <ntsecapi.h>
+__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
+	while (len > 0) {
+		ULONG n = len > 0x10000000 ? 0x10000000 : (ULONG)len;
+		if (!RtlGenRandom(data, n)) return FALSE;
+		data += n; len -= n;
+	}
+	return TRUE;
+}
+`
+
+// stopServer ends the prefix's wineserver, which otherwise lingers a few
+// seconds after the last Wine process.
+func (w *wineRun) stopServer() {
+	server := filepath.Join(filepath.Dir(w.wine), "wineserver")
+	if _, err := os.Stat(server); err != nil {
+		if server, err = exec.LookPath("wineserver"); err != nil {
+			return
+		}
+	}
+	cmd := exec.Command(server, "-k")
+	cmd.Env = w.env
+	cmd.Run()
+}
+
+// find returns the path of the first file called name under root ("" if
+// none).
+func (w *wineRun) find(root, name string) string {
+	var found string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && found == "" && d.Name() == name {
+			found = p
+		}
+		return nil
+	})
+	return found
+}
