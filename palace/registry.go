@@ -273,7 +273,7 @@ func (r *Registry) Create(ctx context.Context, name, description string) (*Palac
 		return nil, Conflictf("palace %q already exists", name)
 	}
 	if err != nil {
-		return nil, internal("create palace "+name, err)
+		return nil, storeErr("create palace "+name, err)
 	}
 	p := openPalace(r, name, st)
 	if err := p.initMeta(ctx, description); err != nil {
@@ -309,7 +309,11 @@ func (r *Registry) get(ctx context.Context, name string, create bool) (*Palace, 
 		return p, nil
 	}
 	r.mu.Unlock()
-	if !r.Exists(name) {
+	exists, err := r.backend.Exists(ctx, name)
+	if err != nil {
+		return nil, storeErr(fmt.Sprintf("open palace %q", name), err)
+	}
+	if !exists {
 		if !create {
 			return nil, NotFoundf("palace %q does not exist", name)
 		}
@@ -332,7 +336,7 @@ func (r *Registry) get(ctx context.Context, name string, create bool) (*Palace, 
 		return nil, NotFoundf("palace %q does not exist", name)
 	}
 	if err != nil {
-		return nil, internal(fmt.Sprintf("open palace %q", name), err)
+		return nil, storeErr(fmt.Sprintf("open palace %q", name), err)
 	}
 	p := openPalace(r, name, st)
 	r.open[name] = p

@@ -88,6 +88,33 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 		t.Fatalf("a later process does not see the MCP session's memory: %s", out)
 	}
 
+	// Names the file system would confuse with another palace's, or not
+	// hold at all, are refused with the reason, and nothing of the palace
+	// they would have reached is read or changed.
+	w.ok("remember", "--palace", "CaseTest", "--format", "json", "Alice keeps the spare key under the blue pot")
+	for name, want := range map[string]string{
+		"casetest": `is palace \"CaseTest\"'s directory`,
+		"CASETEST": `is palace \"CaseTest\"'s directory`,
+		"dot.":     "ends in a dot",
+		"nul":      "device name on Windows",
+	} {
+		for _, args := range [][]string{
+			{"review", "--palace", name, "--format", "json"},
+			{"remember", "--palace", name, "--format", "json", "a note for " + name},
+		} {
+			out, errs, err := w.run(nil, args...)
+			if err == nil || !strings.Contains(out, want) || !strings.Contains(out, `"invalid_args"`) {
+				t.Errorf("loci.exe %s: want an invalid_args error saying %q, got %v\n%s%s", strings.Join(args, " "), want, err, out, errs)
+			}
+		}
+	}
+	var caseTest struct {
+		Data struct{ Total int } `json:"data"`
+	}
+	if w.json(&caseTest, "review", "--palace", "CaseTest", "--format", "json"); caseTest.Data.Total != 1 {
+		t.Fatalf("palace CaseTest holds %d staged facts after the refused names, want 1", caseTest.Data.Total)
+	}
+
 	// Several processes writing one palace at once (SQLite's locking on
 	// Win32): every write acknowledged, none lost.
 	const writers, each = 3, 4

@@ -157,7 +157,24 @@ func (b *Backend) Kind() string { return "postgres" }
 func (b *Backend) Location() string { return b.location }
 
 // CacheDir is the palace's directory under the node's cache directory.
-func (b *Backend) CacheDir(name string) string { return filepath.Join(b.cacheDir, name) }
+func (b *Backend) CacheDir(name string) string { return filepath.Join(b.cacheDir, cacheName(name)) }
+
+// cacheName is the directory name of a palace's index snapshots on this
+// node. The catalog tells "Notes" from "notes" but the node's file system
+// may not (store.PortableDirName), and one palace must never load
+// another's snapshot, so a name that is not portable is written in lower
+// case with its dots as '_' (Windows reads "nul.x" as a device), then '@'
+// and a hash of the exact name; no palace name holds '@', so no two
+// palaces share a directory on any file system. Snapshots are caches: a node whose palace
+// moves to its new directory rebuilds them from the store.
+func cacheName(name string) string {
+	if store.PortableDirName(name) {
+		return name
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%s@%016x", strings.ReplaceAll(strings.ToLower(name), ".", "_"), h.Sum64())
+}
 
 // Names lists the palaces in the catalog.
 func (b *Backend) Names(ctx context.Context) ([]string, error) {

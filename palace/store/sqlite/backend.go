@@ -135,6 +135,9 @@ func (b *Backend) Names(ctx context.Context) ([]string, error) {
 
 // Exists reports whether the palace's database exists.
 func (b *Backend) Exists(ctx context.Context, name string) (bool, error) {
+	if err := b.checkName(name); err != nil {
+		return false, err
+	}
 	_, err := os.Stat(b.path(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -150,11 +153,23 @@ func (b *Backend) Create(ctx context.Context, name string) (store.Store, error) 
 	if b.readOnly {
 		return nil, fmt.Errorf("create palace %q: data dir %q: %w", name, b.dataDir, store.ErrReadOnly)
 	}
+	if err := b.checkName(name); err != nil {
+		return nil, err
+	}
 	dir := b.CacheDir(name)
 	// Mkdir (not MkdirAll) is the atomic claim: two creators race, one
 	// wins. A directory without a database is a crashed create: adopt it.
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	made := true
+	if err := os.Mkdir(dir, 0o700); errors.Is(err, fs.ErrExist) {
+		made = false
+	} else if err != nil {
 		return nil, fmt.Errorf("create palace %q: %w", name, err)
+	}
+	if err := b.sameSpelling(name); err != nil { // another creator's spelling won the race
+		if made {
+			os.Remove(dir)
+		}
+		return nil, err
 	}
 	if ok, _ := b.Exists(ctx, name); ok {
 		return nil, fmt.Errorf("palace %q: %w", name, store.ErrConflict)
@@ -196,6 +211,9 @@ func (b *Backend) Create(ctx context.Context, name string) (store.Store, error) 
 // Open opens an existing palace's database, applying any migration it
 // lacks.
 func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
+	if err := b.checkName(name); err != nil {
+		return nil, err
+	}
 	path := b.path(name)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("palace %q: %w", name, store.ErrNotFound)
