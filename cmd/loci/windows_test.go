@@ -21,8 +21,10 @@ import (
 // SQLite included, with MinGW-w64) and runs the binary under Wine as a
 // Windows user would: the CLI's remember, review and recall; an MCP session
 // over stdio whose stdout holds JSON-RPC frames only and that ends at EOF;
-// what that session stored, seen by the next process; and `loci install
-// claude-desktop`, whose configured command must start. Wine is not
+// what that session stored, seen by the next process; palace names the
+// file system would confuse; several processes writing one palace; `loci
+// install claude-desktop`, whose configured command must start; and `loci
+// install claude-code`, whose prompt hook must run under cmd.exe. Wine is not
 // Windows, but it runs the same binary through the same Win32 calls
 // (files, processes, SQLite's locking), which is what compiling alone
 // cannot show.
@@ -43,7 +45,7 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	}
 
 	prefix := filepath.Join(dir, "prefix")
-	w := &wineRun{t: t, wine: wine, exe: exe, prefix: prefix, env: wineEnv(dir, prefix)}
+	w := &wineRun{t: t, wine: wine, exe: exe, dir: dir, prefix: prefix, env: wineEnv(dir, prefix)}
 	t.Cleanup(w.stopServer)
 	w.ensureProcessPrng(cc)
 
@@ -163,6 +165,32 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	if !ok || !strings.HasSuffix(entry.Command, `\loci.exe`) {
 		t.Fatalf("config's loci entry %+v: want a command ending in \\loci.exe", entry)
 	}
+
+	// install claude-code: its prompt hook, run by cmd.exe as a batch line
+	// (as a host on Windows may run it; sh reads the same line alike,
+	// TestShellQuoteRoundTrip), recalls the fact approved above.
+	w.ok("install", "claude-code", "--format", "json")
+	b, err = os.ReadFile(w.find(filepath.Join(prefix, "drive_c", "users"), "settings.json"))
+	if err != nil {
+		t.Fatalf("install claude-code wrote no settings.json: %v", err)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &settings); err != nil || len(settings.Hooks["UserPromptSubmit"]) == 0 || len(settings.Hooks["UserPromptSubmit"][0].Hooks) == 0 {
+		t.Fatalf("settings.json has no UserPromptSubmit hook (%v):\n%s", err, b)
+	}
+	hookLine := settings.Hooks["UserPromptSubmit"][0].Hooks[0].Command
+	os.WriteFile(filepath.Join(dir, "hook.bat"), []byte("@"+hookLine+"\r\n"), 0o600)
+	cwd, _ := json.Marshal(`Z:` + strings.ReplaceAll(dir, "/", `\`)) // Wine's drive Z: is /
+	prompt := `{"session_id":"s1","cwd":` + string(cwd) + `,"hook_event_name":"UserPromptSubmit","prompt":"which day of the week do we deploy?"}`
+	out, errs, err := w.runIn(dir, strings.NewReader(prompt), "cmd", "/c", "hook.bat")
+	if err != nil || !strings.Contains(out, "We deploy on Tuesdays") {
+		t.Fatalf("cmd.exe running the hook command %s: %v\nstdout: %s\nstderr: %s", hookLine, err, out, errs)
+	}
+
 	w.exe = entry.Command // Wine takes the Windows path as Windows would
 	if out := w.ok("version", "--format", "text"); !strings.Contains(out, "loci") {
 		t.Fatalf("the configured command does not run: %s", out)
@@ -207,15 +235,22 @@ type wineRun struct {
 	t      *testing.T
 	wine   string
 	exe    string
+	dir    string // the working directory: no git repository, so palace "default"
 	prefix string
 	env    []string
 }
 
 // run starts exe with args under Wine and returns stdout and stderr.
 func (w *wineRun) run(stdin io.Reader, args ...string) (string, string, error) {
+	return w.runIn(w.dir, stdin, append([]string{w.exe}, args...)...)
+}
+
+// runIn runs a Windows command line under Wine in dir.
+func (w *wineRun) runIn(dir string, stdin io.Reader, args ...string) (string, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, w.wine, append([]string{w.exe}, args...)...)
+	cmd := exec.CommandContext(ctx, w.wine, args...)
+	cmd.Dir = dir
 	cmd.Env = w.env
 	cmd.Stdin = stdin
 	var out, errb bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -481,16 +482,30 @@ func (o *Options) isLociHook(cmd, sub string) bool {
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
-// shellQuote quotes s for sh when it holds anything but safe characters.
-func shellQuote(s string) string {
+// shellQuote quotes s for the shell a host runs a hook command with, when
+// it holds anything but safe characters (quoteFor).
+func shellQuote(s string) string { return quoteFor(s, runtime.GOOS) }
+
+// quoteFor quotes s for sh. On Windows a host may run a hook command with
+// Git Bash or with cmd.exe, and cmd.exe takes single quotes as part of the
+// word, so a path is put in double quotes there, which both shells read
+// as written unless it holds one of the characters either expands ($, `,
+// %, !), a double quote, a doubled backslash (a UNC path) or a final
+// one: those stay in single quotes, for sh alone.
+func quoteFor(s, goos string) string {
 	if shellSafe.MatchString(s) {
 		return s
+	}
+	if goos == "windows" && !strings.ContainsAny(s, "$`%!\"") && !strings.Contains(s, `\\`) && !strings.HasSuffix(s, `\`) {
+		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// shellFields splits a command line at spaces, honouring single and double
-// quotes and backslash escapes (enough to read back what shellQuote wrote).
+// shellFields splits a command line at spaces as sh does, honouring single
+// and double quotes and backslash escapes (inside double quotes a
+// backslash escapes only $, `, " and itself): enough to read back what
+// quoteFor wrote.
 func shellFields(s string) []string {
 	var out []string
 	var cur strings.Builder
@@ -501,7 +516,7 @@ func shellFields(s string) []string {
 		case quote != 0:
 			if c == quote {
 				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(s) {
+			} else if c == '\\' && quote == '"' && i+1 < len(s) && strings.IndexByte("$`\"\\", s[i+1]) >= 0 {
 				i++
 				cur.WriteByte(s[i])
 			} else {

@@ -2,6 +2,7 @@ package hostconfig
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -78,12 +79,29 @@ func TestTOMLConflicts(t *testing.T) {
 	}
 }
 
+// A hook command's path reads back as written, both by shellFields (which
+// recognises loci's own hooks) and by a real sh, on every system's quoting;
+// on Windows it is in double quotes, which cmd.exe reads too, unless a
+// character needs sh's single quotes.
 func TestShellQuoteRoundTrip(t *testing.T) {
-	for _, p := range []string{"/usr/local/bin/loci", "/home/a b/loci", "/tmp/it's/loci", `C:\Program Files\loci.exe`} {
-		f := shellFields(shellQuote(p) + " hook stop")
-		if len(f) != 3 || f[0] != p || f[1] != "hook" || f[2] != "stop" {
-			t.Errorf("%q -> %q -> %q", p, shellQuote(p), f)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/usr/local/bin/loci", "/home/a b/loci", "/tmp/it's/loci", `C:\Program Files\loci.exe`,
+		`C:\Users\John O'Hara\.local\bin\loci.exe`, `C:\Users\x\$HOME\loci.exe`, `C:\100%\loci.exe`, `\\server\share\loci.exe`, `C:\dir\`} {
+		for _, goos := range []string{"linux", "windows"} {
+			q := quoteFor(p, goos)
+			if f := shellFields(q + " hook stop"); len(f) != 3 || f[0] != p || f[1] != "hook" || f[2] != "stop" {
+				t.Errorf("%s: %q -> %q -> %q", goos, p, q, f)
+			}
+			if out, err := exec.Command(sh, "-c", "printf %s "+q).Output(); err != nil || string(out) != p {
+				t.Errorf("%s: sh reads %q as %q (%v), want %q", goos, q, out, err, p)
+			}
 		}
+	}
+	if got := quoteFor(`C:\Users\John Doe\.local\bin\loci.exe`, "windows"); got != `"C:\Users\John Doe\.local\bin\loci.exe"` {
+		t.Errorf("a Windows path with a space is quoted %s, want double quotes (cmd.exe reads single quotes as part of the word)", got)
 	}
 }
 
