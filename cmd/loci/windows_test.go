@@ -190,6 +190,11 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	if err != nil || !strings.Contains(out, "We deploy on Tuesdays") {
 		t.Fatalf("cmd.exe running the hook command %s: %v\nstdout: %s\nstderr: %s", hookLine, err, out, errs)
 	}
+	// uninstall recognises its own hooks in the form install wrote them.
+	w.ok("uninstall", "claude-code", "--format", "json")
+	if b, err := os.ReadFile(w.find(filepath.Join(prefix, "drive_c", "users"), "settings.json")); err == nil && strings.Contains(string(b), "loci.exe") {
+		t.Fatalf("uninstall claude-code left loci's hooks:\n%s", b)
+	}
 
 	w.exe = entry.Command // Wine takes the Windows path as Windows would
 	if out := w.ok("version", "--format", "text"); !strings.Contains(out, "loci") {
