@@ -21,7 +21,8 @@ import (
 // SQLite included, with MinGW-w64) and runs the binary under Wine as a
 // Windows user would: the CLI's remember, review and recall; an MCP session
 // over stdio whose stdout holds JSON-RPC frames only and that ends at EOF;
-// what that session stored, seen by the next process; palace names the
+// what that session stored, seen by the next process; a server killed
+// outright keeping every write it acknowledged; palace names the
 // file system would confuse; several processes writing one palace; `loci
 // install claude-desktop`, whose configured command must start; and `loci
 // install claude-code`, whose prompt hook must run under cmd.exe. Wine is not
@@ -88,6 +89,16 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	// The next process reads what the session stored.
 	if out := w.ok("recall", "--all", "--palace", "proj", "--format", "text", "staging database"); !strings.Contains(out, "db-stage-2") {
 		t.Fatalf("a later process does not see the MCP session's memory: %s", out)
+	}
+
+	// A server killed outright (TerminateProcess, as a host that dies
+	// takes its server with it) keeps every write it acknowledged.
+	w.killAfterAcks("killed", 12)
+	var stats struct {
+		Data struct{ Active int } `json:"data"`
+	}
+	if w.json(&stats, "stats", "--palace", "killed", "--format", "json"); stats.Data.Active != 12 {
+		t.Fatalf("12 writes acknowledged before the kill, %d found after it", stats.Data.Active)
 	}
 
 	// Names the file system would confuse with another palace's, or not
@@ -301,6 +312,52 @@ func (w *wineRun) serve(p string, frames ...string) []map[string]any {
 		got = append(got, f)
 	}
 	return got
+}
+
+// killAfterAcks starts `loci.exe serve --palace p`, has it remember n
+// texts, reads each acknowledgement, then kills the process before it can
+// close anything.
+func (w *wineRun) killAfterAcks(p string, n int) {
+	w.t.Helper()
+	cmd := exec.Command(w.wine, w.exe, "serve", "--palace", p)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wine-test","version":"1"}}}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_remember","arguments":{"text":"Release note %d: the installer now signs build %d"}}}`+"\n", i, i, i*7)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for acked := 0; acked <= n; acked++ { // the initialize response, then n results
+		if !sc.Scan() {
+			w.t.Fatalf("serve stopped after %d of %d responses: %v\nstderr: %s", acked, n+1, sc.Err(), errb.String())
+		}
+		var f map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil || f["error"] != nil || f["result"] == nil {
+			w.t.Fatalf("response %d: %s", acked, sc.Text())
+		}
+		if r := fmt.Sprint(f["result"]); acked > 0 && !strings.Contains(r, "stored") {
+			w.t.Fatalf("remember %d not acknowledged as stored: %s", acked, r)
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		w.t.Fatal(err)
+	}
 }
 
 // ensureProcessPrng gives a Wine without ProcessPrng (before 9.0) the one
