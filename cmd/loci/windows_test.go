@@ -9,6 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +25,8 @@ import (
 // Windows user would: the CLI's remember, review and recall; an MCP session
 // over stdio whose stdout holds JSON-RPC frames only and that ends at EOF;
 // what that session stored, seen by the next process; a server killed
-// outright keeping every write it acknowledged; palace names the
+// outright keeping every write it acknowledged; the HTTP companion's
+// file:// items (a drive path read, a share refused); palace names the
 // file system would confuse; several processes writing one palace; `loci
 // install claude-desktop`, whose configured command must start; and `loci
 // install claude-code`, whose prompt hook must run under cmd.exe. Wine is not
@@ -100,6 +104,10 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	if w.json(&stats, "stats", "--palace", "killed", "--format", "json"); stats.Data.Active != 12 {
 		t.Fatalf("12 writes acknowledged before the kill, %d found after it", stats.Data.Active)
 	}
+
+	// The HTTP companion: a file:// item names a drive path, and a share
+	// is refused before anything connects to it.
+	w.httpFileItems()
 
 	// Names the file system would confuse with another palace's, or not
 	// hold at all, are refused with the reason, and nothing of the palace
@@ -312,6 +320,64 @@ func (w *wineRun) serve(p string, frames ...string) []map[string]any {
 		got = append(got, f)
 	}
 	return got
+}
+
+// httpFileItems runs `loci.exe http` and adds a message whose content is a
+// file:// item on Wine's drive Z: (the Unix root), then one naming a
+// share: the first is read and found by a search, the second refused with
+// HTTP 415.
+func (w *wineRun) httpFileItems() {
+	w.t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(w.wine, w.exe, "http", "--addr", addr)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	base := "http://" + addr
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if res, err := http.Get(base + "/health"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("loci.exe http did not answer on %s within a minute\nstderr: %s", addr, errb.String())
+		}
+	}
+	post := func(path, body string) (int, string) {
+		res, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	notes := filepath.Join(w.dir, "standup notes.txt")
+	os.WriteFile(notes, []byte("The release train leaves on Thursday; Priya owns the changelog."), 0o600)
+	item := func(uri string) string {
+		return `{"user_id":"u1","session_id":"s1","messages":[{"sender_id":"u1","role":"user","timestamp":1779968400000,"content":[{"type":"doc","ext":"txt","uri":"` + uri + `"}]}]}`
+	}
+	uri := "file:///Z:" + strings.ReplaceAll(url.PathEscape(notes), "%2F", "/")
+	if code, body := post("/api/v1/memory/add", item(uri)); code != http.StatusOK {
+		w.t.Fatalf("add %s: HTTP %d %s\nstderr: %s", uri, code, body, errb.String())
+	}
+	if code, body := post("/api/v1/memory/add", item("file:////evil.example/share/x.txt")); code != http.StatusUnsupportedMediaType || !strings.Contains(body, "shares and devices are never read") {
+		w.t.Fatalf("a file:// item naming a share: HTTP %d %s, want 415 saying shares are never read", code, body)
+	}
+	post("/api/v1/memory/flush", `{"user_id":"u1","session_id":"s1"}`)
+	if code, body := post("/api/v1/memory/search", `{"user_id":"u1","query":"who owns the changelog?"}`); code != http.StatusOK || !strings.Contains(body, "Priya") {
+		w.t.Fatalf("search after adding the file: HTTP %d %s", code, body)
+	}
 }
 
 // killAfterAcks starts `loci.exe serve --palace p`, has it remember n

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -211,11 +212,11 @@ func (c *ContentConfig) load(ctx context.Context, it contentItem, idx int) (payl
 // listens on loopback. The file is checked before it is opened and opened
 // without blocking, so a FIFO or a device can never hang the request.
 func (c *ContentConfig) readFileURI(u *url.URL) ([]byte, error) {
-	if u.Host != "" && u.Host != "localhost" {
-		return nil, fmt.Errorf("file URI host %q is not this machine", u.Host)
+	p, err := uriPath(u, runtime.GOOS)
+	if err != nil {
+		return nil, err
 	}
-	p := u.Path
-	if p == "" || !filepath.IsAbs(p) {
+	if !filepath.IsAbs(p) {
 		return nil, errors.New("file URI needs an absolute path")
 	}
 	if len(c.FileAllowDirs) == 0 && !c.Loopback {
@@ -268,6 +269,30 @@ func (c *ContentConfig) readFileURI(u *url.URL) ([]byte, error) {
 		return nil, fmt.Errorf("file is larger than the limit of %d bytes", c.FileMaxBytes)
 	}
 	return data, nil
+}
+
+// uriPath is the local path a file:// URI names on goos. On Windows that
+// is a drive path (file:///C:/dir/notes.txt is C:\dir\notes.txt) and
+// nothing else: a share (file:////host/share/x, or \\host\share
+// escaped) would make the server connect to another machine, handing it
+// the user's credentials, and a device path (\\.\, \\?\) is no file.
+func uriPath(u *url.URL, goos string) (string, error) {
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("file URI host %q is not this machine", u.Host)
+	}
+	p := u.Path
+	if goos == "windows" {
+		drive := len(p) >= 4 && p[0] == '/' && p[2] == ':' && p[3] == '/' &&
+			(p[1] >= 'A' && p[1] <= 'Z' || p[1] >= 'a' && p[1] <= 'z')
+		if !drive {
+			return "", errors.New("file URI must name a path on a local drive (file:///C:/dir/file); shares and devices are never read")
+		}
+		return p[1:3] + strings.ReplaceAll(p[3:], "/", `\`), nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		return "", errors.New("file URI needs an absolute path")
+	}
+	return p, nil
 }
 
 // within reports whether path lies in or under root (both cleaned,
