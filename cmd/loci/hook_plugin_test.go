@@ -149,6 +149,27 @@ func TestPluginLauncherWithoutBinary(t *testing.T) {
 	}
 }
 
+// TestPluginLauncherFindsAWindowsBuild: a plugin built on Windows holds
+// bin/loci.exe, which the launcher runs (Git Bash runs it there).
+func TestPluginLauncherFindsAWindowsBuild(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	script, err := os.ReadFile(filepath.Join(repoRoot, "hooks", "run-loci"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcher := filepath.Join(dir, "hooks", "run-loci")
+	os.WriteFile(launcher, script, 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "loci.exe"), []byte("#!/bin/sh\necho \"loci.exe $*\"\n"), 0o755)
+	cmd := exec.Command(launcher, "version")
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "loci.exe version" {
+		t.Fatalf("launcher with bin/loci.exe: %q, %v", out, err)
+	}
+}
+
 // TestPluginMCPServer starts the server .mcp.json describes and completes
 // the MCP handshake with it.
 func TestPluginMCPServer(t *testing.T) {
