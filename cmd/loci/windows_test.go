@@ -215,6 +215,12 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 		t.Fatalf("uninstall claude-code left loci's hooks:\n%s", b)
 	}
 
+	// OpenCode reads ~/.config/opencode on every system, Windows included.
+	w.ok("install", "opencode", "--format", "json")
+	if p := w.find(filepath.Join(prefix, "drive_c", "users"), "opencode.json"); !strings.HasSuffix(filepath.ToSlash(p), "/.config/opencode/opencode.json") {
+		t.Fatalf("install opencode wrote %q, want the profile's .config\\opencode\\opencode.json", p)
+	}
+
 	w.exe = entry.Command // Wine takes the Windows path as Windows would
 	if out := w.ok("version", "--format", "text"); !strings.Contains(out, "loci") {
 		t.Fatalf("the configured command does not run: %s", out)

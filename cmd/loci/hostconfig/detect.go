@@ -12,13 +12,14 @@ import (
 var hostSigns = map[string]struct {
 	dirs []string // relative to the home directory
 	cfg  []string // relative to the user config directory
+	xdg  []string // relative to the XDG config directory (xdgConfigDir)
 	cmds []string
 }{
 	"claude-code":    {dirs: []string{".claude"}, cmds: []string{"claude"}},
 	"cursor":         {dirs: []string{".cursor"}, cmds: []string{"cursor"}},
 	"claude-desktop": {cfg: []string{"Claude"}},
 	"codex":          {dirs: []string{".codex"}, cmds: []string{"codex"}},
-	"opencode":       {cfg: []string{"opencode"}, cmds: []string{"opencode"}},
+	"opencode":       {xdg: []string{"opencode"}, cmds: []string{"opencode"}},
 	"gemini":         {dirs: []string{".gemini"}, cmds: []string{"gemini"}},
 	"windsurf":       {dirs: []string{".codeium/windsurf"}, cmds: []string{"windsurf"}},
 	"vscode":         {cfg: []string{"Code"}, cmds: []string{"code"}},
@@ -39,6 +40,9 @@ func Detect() []string {
 		for _, d := range sign.cfg {
 			ok = ok || cfgDir != "" && isDir(filepath.Join(cfgDir, d))
 		}
+		for _, d := range sign.xdg {
+			ok = ok || home != "" && isDir(filepath.Join(xdgConfigDir(home), d))
+		}
 		for _, c := range sign.cmds {
 			if _, err := exec.LookPath(c); err == nil {
 				ok = true
@@ -49,6 +53,16 @@ func Detect() []string {
 		}
 	}
 	return found
+}
+
+// xdgConfigDir is $XDG_CONFIG_HOME when absolute, else ~/.config on every
+// system: where tools that follow the XDG convention everywhere (OpenCode)
+// keep their config, on macOS and Windows too.
+func xdgConfigDir(home string) string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(home, ".config")
 }
 
 // userConfigDir is $XDG_CONFIG_HOME when absolute, else the platform's.

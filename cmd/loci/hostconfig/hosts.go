@@ -87,7 +87,7 @@ func hostTargets(o *Options) ([]configTarget, error) {
 		return []configTarget{{path, perm, codexInstall(block), codexUninstall(o)}}, nil
 	case "opencode":
 		// opencode.json: mcp.<name> = {type: local, command: [argv...], enabled}.
-		path := filepath.Join(userConfigDir(), "opencode", "opencode.json")
+		path := filepath.Join(xdgConfigDir(home), "opencode", "opencode.json")
 		perm := userPerm
 		if o.Scope == "project" {
 			path, perm = filepath.Join(o.root, "opencode.json"), projPerm
