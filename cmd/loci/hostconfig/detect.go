@@ -65,13 +65,16 @@ func xdgConfigDir(home string) string {
 	return filepath.Join(home, ".config")
 }
 
-// userConfigDir is $XDG_CONFIG_HOME when absolute, else the platform's.
+// userConfigDir is the platform's user config directory, where Claude
+// Desktop and VS Code keep theirs: $XDG_CONFIG_HOME (when absolute) or
+// ~/.config on Linux and the other Unix systems, ~/Library/Application
+// Support on macOS and %AppData% on Windows, which read no XDG variable.
 func userConfigDir() string {
-	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+	if d, err := os.UserConfigDir(); err == nil {
 		return d
 	}
-	d, _ := os.UserConfigDir()
-	return d
+	home, _ := os.UserHomeDir() // a relative $XDG_CONFIG_HOME is ignored
+	return filepath.Join(home, ".config")
 }
 
 func isDir(p string) bool {

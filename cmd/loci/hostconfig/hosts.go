@@ -64,16 +64,8 @@ func hostTargets(o *Options) ([]configTarget, error) {
 		if o.Scope == "project" {
 			return nil, invalid("Claude Desktop has no project scope", "Use --scope user")
 		}
-		dir := os.Getenv("XDG_CONFIG_HOME")
-		if dir == "" || !filepath.IsAbs(dir) {
-			d, err := os.UserConfigDir()
-			if err != nil {
-				return nil, &Error{Type: "io", Message: "find the user config directory: " + err.Error()}
-			}
-			dir = d
-		}
 		entry := mcpEntry{Command: o.exe, Args: args}
-		return []configTarget{{filepath.Join(dir, "Claude", "claude_desktop_config.json"), userPerm, mcpInstall(entry), mcpUninstall(o)}}, nil
+		return []configTarget{{filepath.Join(userConfigDir(), "Claude", "claude_desktop_config.json"), userPerm, mcpInstall(entry), mcpUninstall(o)}}, nil
 	case "codex":
 		path := filepath.Join(home, ".codex", "config.toml")
 		perm := userPerm
