@@ -121,14 +121,7 @@ func TestPluginHooksRun(t *testing.T) {
 // answer {"continue":true} and exit 0.
 func TestPluginLauncherWithoutBinary(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
-	script, err := os.ReadFile(filepath.Join(repoRoot, "hooks", "run-loci"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	launcher := filepath.Join(dir, "hooks", "run-loci")
-	os.WriteFile(launcher, script, 0o755)
+	dir, launcher := pluginWithLauncher(t)
 	env := []string{"PATH=/usr/bin:/bin", "LOCI_BIN=" + filepath.Join(dir, "nope")}
 	for sub, want := range map[string]string{
 		"session-start": `{"continue":true,"systemMessage":"loci binary not found`,
@@ -153,21 +146,31 @@ func TestPluginLauncherWithoutBinary(t *testing.T) {
 // bin/loci.exe, which the launcher runs (Git Bash runs it there).
 func TestPluginLauncherFindsAWindowsBuild(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
+	dir, launcher := pluginWithLauncher(t)
 	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
-	script, err := os.ReadFile(filepath.Join(repoRoot, "hooks", "run-loci"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	launcher := filepath.Join(dir, "hooks", "run-loci")
-	os.WriteFile(launcher, script, 0o755)
 	os.WriteFile(filepath.Join(dir, "bin", "loci.exe"), []byte("#!/bin/sh\necho \"loci.exe $*\"\n"), 0o755)
 	cmd := exec.Command(launcher, "version")
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "loci.exe version" {
 		t.Fatalf("launcher with bin/loci.exe: %q, %v", out, err)
 	}
+}
+
+// pluginWithLauncher makes a plugin directory holding only the launcher,
+// hooks/run-loci, and returns both paths.
+func pluginWithLauncher(t *testing.T) (dir, launcher string) {
+	t.Helper()
+	dir = t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "hooks"), 0o755)
+	script, err := os.ReadFile(filepath.Join(repoRoot, "hooks", "run-loci"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcher = filepath.Join(dir, "hooks", "run-loci")
+	if err := os.WriteFile(launcher, script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, launcher
 }
 
 // TestPluginMCPServer starts the server .mcp.json describes and completes

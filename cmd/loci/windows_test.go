@@ -340,15 +340,8 @@ func (w *wineRun) httpFileItems() {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(w.wine, w.exe, "http", "--addr", addr)
-	cmd.Dir, cmd.Env = w.dir, w.env
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
+	errb, stop := w.start(nil, "http", "--addr", addr)
+	defer stop()
 	base := "http://" + addr
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		if res, err := http.Get(base + "/health"); err == nil {
@@ -386,28 +379,42 @@ func (w *wineRun) httpFileItems() {
 	}
 }
 
+// start starts loci.exe with args under Wine, after pipes (if any) has
+// connected its streams, and returns its stderr and a stop that kills it
+// and waits for it.
+func (w *wineRun) start(pipes func(*exec.Cmd) error, args ...string) (*bytes.Buffer, func()) {
+	w.t.Helper()
+	cmd := exec.Command(w.wine, append([]string{w.exe}, args...)...)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if pipes != nil {
+		if err := pipes(cmd); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	return &errb, func() { cmd.Process.Kill(); cmd.Wait() }
+}
+
 // killAfterAcks starts `loci.exe serve --palace p`, has it remember n
 // texts, reads each acknowledgement, then kills the process before it can
 // close anything.
 func (w *wineRun) killAfterAcks(p string, n int) {
 	w.t.Helper()
-	cmd := exec.Command(w.wine, w.exe, "serve", "--palace", p)
-	cmd.Dir, cmd.Env = w.dir, w.env
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
+	var in io.WriteCloser
+	var out io.ReadCloser
+	var cmd *exec.Cmd
+	errb, stop := w.start(func(c *exec.Cmd) (err error) {
+		cmd = c
+		if in, err = c.StdinPipe(); err == nil {
+			out, err = c.StdoutPipe()
+		}
+		return err
+	}, "serve", "--palace", p)
+	defer stop()
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wine-test","version":"1"}}}`)
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for i := 1; i <= n; i++ {
