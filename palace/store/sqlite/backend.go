@@ -45,6 +45,8 @@ type Backend struct {
 
 	tokensMu sync.Mutex
 	tokensDB *sql.DB // access.db, opened on first use
+
+	spelt sync.Map // palace name → fs.FileInfo of its directory, found listed under that name (names.go)
 }
 
 var _ store.Backend = (*Backend)(nil)

@@ -49,7 +49,10 @@ func windowsName(name, goos string) error {
 
 // sameSpelling reports an error when the directory the file system finds
 // for name is not listed under name itself: it belongs to a palace spelt
-// otherwise ("Notes" for "notes" where case is ignored).
+// otherwise ("Notes" for "notes" where case is ignored). A directory found
+// listed under its name once is remembered, so that later checks cost the
+// one Stat they always did; a palace removed and made again under another
+// spelling is a new directory and is listed again.
 func (b *Backend) sameSpelling(name string) error {
 	found, err := os.Stat(b.CacheDir(name))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -58,21 +61,23 @@ func (b *Backend) sameSpelling(name string) error {
 	if err != nil {
 		return fmt.Errorf("palace %q: %w", name, err)
 	}
+	if seen, ok := b.spelt.Load(name); ok && os.SameFile(seen.(fs.FileInfo), found) {
+		return nil
+	}
 	entries, err := os.ReadDir(b.root)
 	if err != nil {
 		return fmt.Errorf("list palaces: %w", err)
 	}
-	other := ""
 	for _, e := range entries {
 		if e.Name() == name {
+			b.spelt.Store(name, found)
 			return nil
 		}
-		if st, err := os.Stat(filepath.Join(b.root, e.Name())); other == "" && err == nil && os.SameFile(st, found) {
-			other = e.Name()
+	}
+	for _, e := range entries {
+		if st, err := os.Stat(filepath.Join(b.root, e.Name())); err == nil && os.SameFile(st, found) {
+			return store.Invalidf("palace name %q is palace %q's directory on this file system, which does not tell the two names apart (it ignores case, or drops a trailing dot); use %q or another name", name, e.Name(), e.Name())
 		}
 	}
-	if other == "" {
-		return store.Invalidf("palace name %q names no directory of its own on this file system; choose another name", name)
-	}
-	return store.Invalidf("palace name %q is palace %q's directory on this file system, which does not tell the two names apart (it ignores case, or drops a trailing dot); use %q or another name", name, other, other)
+	return store.Invalidf("palace name %q names no directory of its own on this file system; choose another name", name)
 }
