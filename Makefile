@@ -4,7 +4,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build run install test test-short vet fmt bench eval clean fuzz
+.PHONY: build windows run install test test-short vet fmt bench eval clean fuzz
 PREFIX  ?= $(HOME)/.local
 
 # Go fuzz targets, as package:Target. Each has a seed corpus in its
@@ -19,6 +19,12 @@ FUZZTIME     ?= 2m
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/loci ./cmd/loci
+
+# windows: cross-compile bin/loci.exe for windows/amd64 (SQLite's C with
+# MinGW-w64; Debian: apt-get install gcc-mingw-w64-x86-64-posix).
+WINDOWS_CC ?= x86_64-w64-mingw32-gcc
+windows:
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=$(WINDOWS_CC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/loci.exe ./cmd/loci
 
 # install: put the binary where host configs can rely on it ($(PREFIX)/bin).
 install: build
