@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -155,7 +156,7 @@ func (b *Backend) Create(ctx context.Context, name string) (store.Store, error) 
 	if b.readOnly {
 		return nil, fmt.Errorf("create palace %q: data dir %q: %w", name, b.dataDir, store.ErrReadOnly)
 	}
-	if err := b.checkName(name); err != nil {
+	if err := windowsName(name, runtime.GOOS); err != nil {
 		return nil, err
 	}
 	dir := b.CacheDir(name)
@@ -167,7 +168,7 @@ func (b *Backend) Create(ctx context.Context, name string) (store.Store, error) 
 	} else if err != nil {
 		return nil, fmt.Errorf("create palace %q: %w", name, err)
 	}
-	if err := b.sameSpelling(name); err != nil { // another creator's spelling won the race
+	if err := b.sameSpelling(name); err != nil { // the directory is another palace's, or its spelling won a race
 		if made {
 			os.Remove(dir)
 		}
