@@ -20,7 +20,7 @@
 //	palace/session    conversation buffers and their extraction (seed 001, hooks)
 //	palace/archive    export and import (JSON Lines), readable Markdown export
 //	palace/dreamlog   the dreamer's journal: runs, changes and undo, the lease
-//	palace/bm25       the in-memory keyword index (FTS5-exact tokenizer and scores)
+//	palace/bm25       the in-memory keyword index (FTS5-exact tokenizer and scores, CJK cut finer)
 //	palace/index      the vector indexes (exact scan, approximate graph)
 //	palace/embed      the built-in sentence encoders and the remote provider
 //	palace/redact     secret redaction

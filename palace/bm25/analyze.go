@@ -41,7 +41,7 @@ func (z *Analyzer) Analyze(fields ...string) Doc {
 		if f >= z.nf {
 			break
 		}
-		eachToken(text, func(tok []byte, joined bool) {
+		eachToken(text, func(tok []byte, joined, _ bool) {
 			d.length++
 			z.count(&d, tok, f)
 			if joined {

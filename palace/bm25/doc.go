@@ -4,6 +4,12 @@
 // Tokenize), so its ranking of single-token words equals FTS5's bm25() over
 // the same rows. It is the palace's keyword engine; FTS5 is not needed.
 //
+// One rule is added to FTS5's: a token holding Chinese, Japanese or Korean
+// characters, which unicode61 leaves a whole clause long, is cut into its
+// characters and their overlapping pairs, and a query searches each piece
+// as a term (cjkPieces says why). Text without those scripts is tokenized
+// and scored exactly as FTS5 does.
+//
 // Why it exists: FTS5 evaluates bm25() through its auxiliary-function API,
 // about a microsecond per matching row, and a query must score every row
 // that matches any of its terms. At 100k drawers a LoCoMo question matches

@@ -21,7 +21,10 @@ import (
 
 // The parity tests run the real FTS5 tokenizer (through an fts5vocab table
 // of type instance) over the same texts as Tokenize and require the same
-// terms in the same order, for every text.
+// terms in the same order, for every text, but for the one rule the index
+// adds: a token that holds CJK characters is cut into its pieces
+// (cjkPieces, checked on its own in tokenize_test.go). The oracle cuts the
+// token FTS5 gives before stemming, from a second table without Porter.
 
 // fts5Oracle is an in-memory FTS5 table with the palace's tokenizer.
 type fts5Oracle struct{ db *sql.DB }
@@ -37,6 +40,8 @@ func newFTS5Oracle(t testing.TB) *fts5Oracle {
 	for _, q := range []string{
 		`CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')`,
 		`CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)`,
+		`CREATE VIRTUAL TABLE u USING fts5(x, tokenize='unicode61 remove_diacritics 2')`,
+		`CREATE VIRTUAL TABLE uv USING fts5vocab(u, instance)`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
@@ -45,19 +50,54 @@ func newFTS5Oracle(t testing.TB) *fts5Oracle {
 	return &fts5Oracle{db: db}
 }
 
-// terms returns the terms FTS5 indexes for each text, ordered by offset.
-// It also checks that the offsets are 0, 1, 2, ...: every token FTS5
-// counts in the document's length is a term of the list.
+// terms returns the terms FTS5 indexes for each text, ordered by offset,
+// with each token that holds CJK characters cut into its pieces.
 func (o *fts5Oracle) terms(t testing.TB, texts []string) [][]string {
 	t.Helper()
-	if _, err := o.db.Exec(`DELETE FROM t`); err != nil {
+	stemmed, plain := o.table(t, "t", "v", texts), o.table(t, "u", "uv", texts)
+	out := make([][]string, len(texts))
+	for d := range texts {
+		if len(stemmed[d]) != len(plain[d]) {
+			t.Fatalf("text %q: %d tokens with Porter, %d without", texts[d], len(stemmed[d]), len(plain[d]))
+		}
+		for i, tok := range plain[d] {
+			if !holdsCJK(tok) {
+				out[d] = append(out[d], stemmed[d][i])
+				continue
+			}
+			cjkPieces([]byte(tok), func(p []byte) { out[d] = append(out[d], string(p)) })
+		}
+	}
+	return out
+}
+
+// holdsCJK reports whether a token FTS5 made holds a character cjkPieces
+// cuts at.
+func holdsCJK(tok string) bool {
+	for i := 0; i < len(tok); {
+		c, n := pieceRune([]byte(tok[i:]))
+		if isCJK(c) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// table returns the terms FTS5 table tab (with its fts5vocab table vocab)
+// indexes for each text, ordered by offset. It also checks that the
+// offsets are 0, 1, 2, ...: every token FTS5 counts in the document's
+// length is a term of the list.
+func (o *fts5Oracle) table(t testing.TB, tab, vocab string, texts []string) [][]string {
+	t.Helper()
+	if _, err := o.db.Exec(`DELETE FROM ` + tab); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := o.db.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := tx.Prepare(`INSERT INTO t(rowid, x) VALUES(?, ?)`)
+	st, err := tx.Prepare(`INSERT INTO ` + tab + `(rowid, x) VALUES(?, ?)`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +110,7 @@ func (o *fts5Oracle) terms(t testing.TB, texts []string) [][]string {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := o.db.Query(`SELECT doc, offset, term FROM v ORDER BY doc, offset`)
+	rows, err := o.db.Query(`SELECT doc, offset, term FROM ` + vocab + ` ORDER BY doc, offset`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +178,10 @@ func TestParityEdgeCases(t *testing.T) {
 		// Greek, Cyrillic, Armenian, Hebrew, Arabic, Indic, Thai, CJK.
 		"Καλημέρα κόσμε", "ΣΟΦΟΣ σοφός ς", "Привет, мир! ЁЛКА ёлка", "Ԩ ԩ",
 		"Բարեւ", "שלום עולם", "مرحبا بالعالم", "नमस्ते दुनिया", "สวัสดีครับ",
+		// Scripts cut into pieces (cjkPieces), alone and among letters.
+		"中文", "猫", "缓存使用Redis", "数据库使用PostgreSQL，缓存使用Redis", "会議は毎週月曜日の午前十時",
+		"データベース ｶﾀｶﾅ", "서울에서 만나요", "Running使用running中ing", "e-mail中文 中文-mail",
+		"ＡＢＣ中文１２３", "𠀀𠀁 〇々", "中́文", "x中y文z",
 		"東京タワーに行きました。", "你好，世界", "안녕하세요 세계", "ᏣᎳᎩ ꭰ", "ᲐᲑᲒ აბგ",
 		"𐐀𐐁𐐨", "ᦰᦱ ᳲ",
 		// Symbols, emoji, numbers of other kinds.

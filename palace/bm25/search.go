@@ -154,24 +154,27 @@ func (x *Index) search(words []string, extra []Weighted, base *Scored, keep bool
 			floor = base.top[k-1].Score
 		}
 	} else {
+		// A word's tokens are one term, or a phrase; the pieces of a CJK
+		// token (cjkPieces) are each a term of their own.
 		var toks []string
-		ends := make([]int, len(words)) // word i's tokens end at toks[ends[i]]
-		for i, w := range words {
-			toks = AppendTokens(toks, w)
-			ends[i] = len(toks)
-		}
-		from := 0
-		for _, end := range ends {
-			switch end - from {
+		for _, w := range words {
+			toks = toks[:0]
+			eachToken(w, func(tok []byte, _, piece bool) {
+				if !piece {
+					toks = append(toks, string(tok))
+				} else if id, _, ok := x.termID(string(tok)); ok {
+					sc.term(id)
+				}
+			})
+			switch len(toks) {
 			case 0:
 			case 1:
-				if id, _, ok := x.termID(toks[from]); ok {
+				if id, _, ok := x.termID(toks[0]); ok {
 					sc.term(id)
 				}
 			default:
-				sc.phrase(toks[from:end])
+				sc.phrase(toks)
 			}
-			from = end
 		}
 	}
 	sc.extra(extra, floor)

@@ -13,7 +13,7 @@ const maxTermBytes = 32768
 // TokenizerVersion names the tokens Tokenize produces. Snapshots record
 // it; change it with any change to Tokenize's output, and older snapshots
 // are rebuilt instead of searched with tokens they do not hold.
-const TokenizerVersion = 1
+const TokenizerVersion = 2
 
 // Tokenize calls fn for every token of text, in order, exactly as FTS5's
 // "porter unicode61 remove_diacritics 2" tokenizer produces them
@@ -41,14 +41,18 @@ func AppendTokens(dst []string, text string) []string {
 // token's bytes only until fn returns (the buffer is reused), so fn must
 // copy what it keeps. A map lookup m[string(tok)] does not allocate.
 func EachToken(text string, fn func(tok []byte)) {
-	eachToken(text, func(tok []byte, _ bool) { fn(tok) })
+	eachToken(text, func(tok []byte, _, _ bool) { fn(tok) })
 }
 
 // eachToken is EachToken that also says whether each token is joined to
 // the one before it: written against it with no white space between, only
 // punctuation ("fact_horizon", "e-mail", "3.14", "don't"). The index keeps
 // the joined pairs of documents to answer query words of several tokens.
-func eachToken(text string, fn func(tok []byte, joined bool)) {
+// It also says whether a token is a piece of an FTS5 token that holds
+// Chinese, Japanese or Korean characters (cjkPieces): such a piece is a
+// term of its own in a query, never part of a phrase, and joined to
+// nothing.
+func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 	bp := tokenBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
 	defer func() {
@@ -59,7 +63,7 @@ func eachToken(text string, fn func(tok []byte, joined bool)) {
 	}()
 	n := len(text)
 	i := 0
-	first, spaced := true, false
+	first, spaced, split := true, false, false
 	for i < n {
 		// Skip separators up to the first character of a token.
 		if c := text[i]; c < 0x80 {
@@ -83,6 +87,7 @@ func eachToken(text string, fn func(tok []byte, joined bool)) {
 		// nothing).
 		buf = buf[:0]
 		trailing := false // the separator ending the token is white space
+		cjk := false      // the token holds a character cjkPieces splits
 		for i < n {
 			if text[i] < 0x80 {
 				// A run of ASCII token characters: copy it, then fold.
@@ -110,9 +115,15 @@ func eachToken(text string, fn func(tok []byte, joined bool)) {
 			}
 			if f := u61Fold(r); f != 0 {
 				buf = u61AppendUTF8(buf, f)
+				cjk = cjk || isCJK(f&0x1FFFFF) // the character as written (u61AppendUTF8)
 			}
 		}
 
+		if cjk {
+			cjkPieces(buf, func(p []byte) { fn(p, false, true) })
+			first, spaced, split = false, trailing, true
+			continue
+		}
 		tok := buf
 		if len(tok) >= porterMinToken && len(tok) <= porterMaxToken {
 			tok = porterStem(tok)
@@ -120,9 +131,102 @@ func eachToken(text string, fn func(tok []byte, joined bool)) {
 		if len(tok) > maxTermBytes {
 			tok = tok[:maxTermBytes]
 		}
-		fn(tok, !first && !spaced)
-		first, spaced = false, trailing
+		fn(tok, !first && !spaced && !split, false)
+		first, spaced, split = false, trailing, false
 	}
+}
+
+// Chinese and Japanese are written without spaces between words, and
+// Korean attaches its particles to the word before them ("서울에서", "in
+// Seoul"), so FTS5's unicode61 makes a whole clause one token and a word
+// inside it matches nothing: "缓存" (cache) did not find "缓存使用Redis",
+// nor did "redis". The index therefore cuts every token that holds such
+// characters into pieces: each run of them gives its characters and its
+// overlapping character pairs ("缓存使用" gives 缓 存 使 用 缓存 存使 使用),
+// and the letters and digits between the runs ("redis") are tokens of
+// their own, stemmed as any other. Character pairs are the usual index of
+// these scripts when no dictionary of words is at hand (Lucene's CJK
+// analyser; Nie, Gao, Zhang and Zhou 2000 found pairs as good as words for
+// Chinese retrieval, and pairs with single characters better than either
+// alone), and single characters find a word of one character ("猫", cat)
+// inside a longer run. The rule has no parameter and leaves every other
+// token as FTS5 makes it; the pieces count in a document's length as the
+// tokens they are.
+
+// isCJK reports whether c (a folded character) is of a script cjkPieces
+// cuts: Han, Hiragana, Katakana (with the prolonged sound mark "ー" that
+// Katakana words use) or Hangul.
+func isCJK(c uint32) bool {
+	if c < 0x1100 {
+		return false
+	}
+	r := rune(c)
+	return r == 0x30FC || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// cjkPieces calls fn with the pieces of a folded token that holds CJK
+// characters (see isCJK): for each run of them, each character and each
+// pair of neighbours, in order of their first character; for each run of
+// other characters, that run, Porter-stemmed and cut as a whole token is.
+// p holds a piece only until fn returns.
+func cjkPieces(tok []byte, fn func(p []byte)) {
+	var piece []byte
+	for i := 0; i < len(tok); {
+		c, size := pieceRune(tok[i:])
+		if !isCJK(c) {
+			j := i + size
+			for j < len(tok) {
+				c, size := pieceRune(tok[j:])
+				if isCJK(c) {
+					break
+				}
+				j += size
+			}
+			piece = append(piece[:0], tok[i:j]...)
+			if len(piece) >= porterMinToken && len(piece) <= porterMaxToken {
+				piece = porterStem(piece)
+			}
+			if len(piece) > maxTermBytes {
+				piece = piece[:maxTermBytes]
+			}
+			fn(piece)
+			i = j
+			continue
+		}
+		fn(tok[i : i+size])
+		if j := i + size; j < len(tok) {
+			if next, nsize := pieceRune(tok[j:]); isCJK(next) {
+				fn(tok[i : j+nsize])
+			}
+		}
+		i += size
+	}
+}
+
+// pieceRune decodes the character at the start of b as u61AppendUTF8
+// wrote it (one to four bytes, by the lead byte), and its length.
+func pieceRune(b []byte) (uint32, int) {
+	c := b[0]
+	n := 1
+	switch {
+	case c >= 0xF0:
+		n = 4
+	case c >= 0xE0:
+		n = 3
+	case c >= 0xC0:
+		n = 2
+	}
+	if n > len(b) {
+		n = len(b)
+	}
+	if n == 1 {
+		return uint32(c), 1
+	}
+	v := uint32(c) & (0x7F >> n)
+	for _, d := range b[1:n] {
+		v = v<<6 | uint32(d&0x3F)
+	}
+	return v, n
 }
 
 // asciiSpace marks the ASCII white space characters.

@@ -95,7 +95,7 @@ func TestJoinedTokens(t *testing.T) {
 		{"", ""},
 	} {
 		var got []byte
-		eachToken(c.text, func(_ []byte, joined bool) {
+		eachToken(c.text, func(_ []byte, joined, _ bool) {
 			if joined {
 				got = append(got, 'j')
 			} else {
@@ -104,6 +104,81 @@ func TestJoinedTokens(t *testing.T) {
 		})
 		if string(got) != c.joined {
 			t.Errorf("%q: %s, want %s", c.text, got, c.joined)
+		}
+	}
+}
+
+func TestCJKPieces(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text   string
+		tokens []string
+		flags  string // per token: p a piece of a CJK token, j joined to the one before, - neither
+	}{
+		{"缓存使用Redis", []string{"缓", "缓存", "存", "存使", "使", "使用", "用", "redi"}, "pppppppp"},
+		{"猫", []string{"猫"}, "p"},
+		{"the 猫 sat", []string{"the", "猫", "sat"}, "-p-"},
+		{"データベース", []string{"デ", "デー", "ー", "ータ", "タ", "タベ", "ベ", "ベー", "ー", "ース", "ス"}, "ppppppppppp"},
+		{"서울에서", []string{"서", "서울", "울", "울에", "에", "에서", "서"}, "ppppppp"},
+		// Letters between runs are tokens of their own, stemmed; a token
+		// after a cut one is joined to nothing.
+		{"running使用cats中", []string{"run", "使", "使用", "用", "cat", "中"}, "pppppp"},
+		{"中文-mail e-mail", []string{"中", "中文", "文", "mail", "e", "mail"}, "ppp--j"},
+		// Text without these scripts is as FTS5 makes it.
+		{"fact_horizon Ναι", []string{"fact", "horizon", "ναι"}, "-j-"},
+	} {
+		var toks []string
+		var flags []byte
+		eachToken(c.text, func(tok []byte, joined, piece bool) {
+			toks = append(toks, string(tok))
+			switch {
+			case piece:
+				flags = append(flags, 'p')
+			case joined:
+				flags = append(flags, 'j')
+			default:
+				flags = append(flags, '-')
+			}
+		})
+		if !slices.Equal(toks, c.tokens) || string(flags) != c.flags {
+			t.Errorf("%q: %q %s, want %q %s", c.text, toks, flags, c.tokens, c.flags)
+		}
+	}
+}
+
+// A word inside a clause of Chinese, Japanese or Korean is found, by its
+// characters and character pairs, and so is a word written against one
+// without a space; the document holding more of the query's pairs ranks
+// first.
+func TestCJKWordsAreFoundInsideClauses(t *testing.T) {
+	t.Parallel()
+	x := New(1, 0.5)
+	docs := map[int64]string{
+		1: "我们每周二部署新版本到生产环境",
+		2: "数据库使用PostgreSQL，缓存使用Redis",
+		3: "会議は毎週月曜日の午前十時に行います",
+		4: "서울에서 친구를 만났어요",
+		5: "我家的小猫咪很可爱",
+		6: "The deploy runs every Tuesday",
+	}
+	for k, text := range docs {
+		x.Put(k, true, text, "")
+	}
+	for _, c := range []struct {
+		words []string
+		want  int64
+	}{
+		{[]string{"缓存"}, 2},
+		{[]string{"redis"}, 2},
+		{[]string{"什么时候部署"}, 1},
+		{[]string{"会議", "いつ"}, 3},
+		{[]string{"서울"}, 4},
+		{[]string{"猫"}, 5},
+		{[]string{"deploy"}, 6},
+	} {
+		hits := x.Search(c.words, 3, true, nil)
+		if len(hits) == 0 || hits[0].Key != c.want {
+			t.Errorf("%q: %v, want %d first", c.words, hits, c.want)
 		}
 	}
 }
