@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // Long texts are indexed as overlapping passages and a drawer scores by
@@ -42,7 +44,13 @@ const (
 
 // vectorLayout names the vector window and its bound; a palace records it
 // in its meta once every stored passage vector is of it (see reembed.go).
-var vectorLayout = fmt.Sprintf("%d/%d/%d", VectorPassageWords, VectorPassageStride, maxVectorPassages)
+var vectorLayout = fmt.Sprintf("%d/%d/%d/%s", VectorPassageWords, VectorPassageStride, maxVectorPassages, wordRule)
+
+// wordRule names how splitWords counts words, so that a palace whose long
+// texts were cut by another rule re-embeds those the new one cuts
+// otherwise: "cjk", each CJK character a word (before it, a text of
+// Chinese or Japanese without spaces was one word and never cut).
+const wordRule = "cjk"
 
 // MaxPassages bounds the keyword passages of one drawer; with the stride
 // above a 4 MiB text of ordinary words stays inside it (a longer run of
@@ -129,11 +137,14 @@ func vectorSpans(text string, n int) []Span {
 	return nil
 }
 
-// word is a run of non-space characters: byte offsets into a text.
+// word is a run of non-space characters, or one CJK character (see
+// splitWords): byte offsets into a text.
 type word struct{ start, end int }
 
+// splitWords splits text at white space, and around each character of
+// Han, Hiragana and Katakana (words.IsCJK), which is a word alone.
 func splitWords(text string) []word {
-	words := make([]word, 0, len(text)/6+1) // about six bytes a word in English
+	ws := make([]word, 0, len(text)/6+1) // about six bytes a word in English
 	in := false
 	for i := 0; i < len(text); {
 		c, size := text[i], 1
@@ -144,21 +155,35 @@ func splitWords(text string) []word {
 			var r rune
 			r, size = utf8.DecodeRuneInString(text[i:])
 			space = unicode.IsSpace(r)
+			if words.IsCJK(r) {
+				// A character of a script written without spaces is a
+				// word of its own: the keyword index searches it (and its
+				// pairs) as one, and the encoder reads it as a token or
+				// two, so a window of Chinese or Japanese holds about
+				// what a window of English words does.
+				if in {
+					ws[len(ws)-1].end = i
+				}
+				ws = append(ws, word{start: i, end: i + size})
+				in = false
+				i += size
+				continue
+			}
 		}
 		switch {
 		case !space && !in:
-			words = append(words, word{start: i})
+			ws = append(ws, word{start: i})
 			in = true
 		case space && in:
-			words[len(words)-1].end = i
+			ws[len(ws)-1].end = i
 			in = false
 		}
 		i += size
 	}
 	if in {
-		words[len(words)-1].end = len(text)
+		ws[len(ws)-1].end = len(text)
 	}
-	return words
+	return ws
 }
 
 // asciiSpace holds the ASCII bytes unicode.IsSpace reports as space.

@@ -6,15 +6,26 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
+
+	lexicon "github.com/loci-mem/loci/palace/words"
 )
 
-// splitWordsByRune is splitWords as first written, rune by rune with
+// splitWordsByRune is splitWords written rune by rune with
 // unicode.IsSpace: the reference its ASCII fast path must match.
 func splitWordsByRune(text string) []word {
 	var words []word
 	in := false
 	for i, r := range text {
 		space := unicode.IsSpace(r)
+		if lexicon.IsCJK(r) {
+			if in {
+				words[len(words)-1].end = i
+			}
+			words = append(words, word{start: i, end: i + utf8.RuneLen(r)})
+			in = false
+			continue
+		}
 		switch {
 		case !space && !in:
 			words = append(words, word{start: i})
@@ -32,7 +43,7 @@ func splitWordsByRune(text string) []word {
 
 func TestSplitWordsMatchesRuneScan(t *testing.T) {
 	t.Parallel()
-	parts := []string{"a", "word", "é", "日本", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\u0085", "\u00a0",
+	parts := []string{"a", "word", "é", "日本", "カタカナ", "한국어", "x日", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\u0085", "\u00a0",
 		"\u2003", "\u3000", "\u200b", "\xff", "\xe2\x80", "x\x00y", "."}
 	r := rand.New(rand.NewSource(1))
 	for n := 0; n < 2000; n++ {

@@ -1,6 +1,8 @@
 package palace
 
 import (
+	"unicode/utf8"
+
 	"github.com/loci-mem/loci/palace/words"
 )
 
@@ -26,8 +28,24 @@ func queryTerms(text string) []string {
 	if len(kept) == 0 {
 		kept = all
 	}
-	if len(kept) > maxQueryTerms {
-		kept = kept[:maxQueryTerms]
+	// A run of Chinese or Japanese is one word here and is searched by its
+	// characters and their pairs (palace/bm25, cjkPieces), so each of its
+	// characters counts as a term: a pasted paragraph is searched with its
+	// first 48 in either script.
+	budget := maxQueryTerms
+	for i, w := range kept {
+		cost := 1
+		if r, _ := utf8.DecodeRuneInString(w); words.IsCJK(r) {
+			cost = utf8.RuneCountInString(w)
+		}
+		if cost > budget {
+			if cost > 1 && budget > 0 {
+				kept[i] = string([]rune(w)[:budget])
+				i++
+			}
+			return kept[:i]
+		}
+		budget -= cost
 	}
 	return kept
 }

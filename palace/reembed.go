@@ -180,9 +180,9 @@ func (p *Palace) passagesStale(ctx context.Context) (bool, error) {
 // Until then, search maps an old passage vector to its old span.
 // progress gets the drawers re-embedded so far and those found to need it.
 func (p *Palace) repassage(ctx context.Context, batch int, progress func(done, found int)) (int, error) {
-	// A text of more than VectorPassageWords words has at least
-	// 2*VectorPassageWords+1 characters.
-	minChars := 2 * VectorPassageWords
+	// A text of more than VectorPassageWords words has more than
+	// VectorPassageWords characters (a CJK character is a word).
+	minChars := VectorPassageWords
 	var after int64
 	done, found, missed := 0, 0, 0
 	for {
