@@ -11,7 +11,7 @@ import (
 	"github.com/loci-mem/loci/palace/palacetest"
 )
 
-// Chinese, Japanese and Korean memories are found by a word inside a
+// Chinese, Japanese, Korean and Thai memories are found by a word inside a
 // clause, by keyword and by the default hybrid search alike, and so is a
 // word written against them without a space ("Redis" in "缓存使用Redis").
 func TestCJKMemoriesAreFoundByAWordInside(t *testing.T) {
@@ -22,6 +22,7 @@ func TestCJKMemoriesAreFoundByAWordInside(t *testing.T) {
 	meeting := palacetest.MustAdd(t, p, &palace.Drawer{Content: "会議は毎週月曜日の午前十時に行います"})
 	seoul := palacetest.MustAdd(t, p, &palace.Drawer{Content: "서울에서 친구를 만났어요"})
 	cat := palacetest.MustAdd(t, p, &palace.Drawer{Content: "我家的小猫咪很可爱"})
+	thai := palacetest.MustAdd(t, p, &palace.Drawer{Content: "เราใช้ฐานข้อมูลสำหรับบริการทั้งหมด"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The cat sat on the mat near the window"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "We deploy the new release every Tuesday"})
 	for _, q := range []struct {
@@ -34,6 +35,7 @@ func TestCJKMemoriesAreFoundByAWordInside(t *testing.T) {
 		{"会議はいつですか", meeting},
 		{"서울", seoul},
 		{"猫", cat},
+		{"ฐานข้อมูล", thai},
 	} {
 		for _, mode := range []palace.Mode{palace.ModeKeyword, palace.ModeHybrid} {
 			hits, err := p.Search(context.Background(), palace.SearchRequest{Query: q.query, Mode: mode, NoAccess: true})

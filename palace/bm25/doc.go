@@ -5,7 +5,7 @@
 // the same rows. It is the palace's keyword engine; FTS5 is not needed.
 //
 // One rule is added to FTS5's: a token holding Chinese, Japanese or Korean
-// characters, which unicode61 leaves a whole clause long, is cut into its
+// characters (or Thai, Lao, Khmer or Burmese ones), which unicode61 leaves a whole clause long, is cut into its
 // characters and their overlapping pairs, and a query searches each piece
 // as a term (cjkPieces says why). Text without those scripts is tokenized
 // and scored exactly as FTS5 does.

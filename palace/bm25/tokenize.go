@@ -149,19 +149,23 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 // analyser; Nie, Gao, Zhang and Zhou 2000 found pairs as good as words for
 // Chinese retrieval, and pairs with single characters better than either
 // alone), and single characters find a word of one character ("猫", cat)
-// inside a longer run. The rule has no parameter and leaves every other
+// inside a longer run. Thai, Lao, Khmer and Burmese put no space between
+// words either and are cut alike (unicode61 already breaks their runs at
+// each vowel or tone mark, which it takes for a separator; the pieces are
+// cut from what is left). The rule has no parameter and leaves every other
 // token as FTS5 makes it; the pieces count in a document's length as the
 // tokens they are.
 
 // isCJK reports whether c (a folded character) is of a script cjkPieces
 // cuts: Han, Hiragana, Katakana (with the prolonged sound mark "ー" that
-// Katakana words use) or Hangul.
+// Katakana words use), Hangul, Thai, Lao, Khmer or Myanmar.
 func isCJK(c uint32) bool {
-	if c < 0x1100 {
+	if c < 0x0E00 {
 		return false
 	}
 	r := rune(c)
-	return r == 0x30FC || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return r == 0x30FC || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 // cjkPieces calls fn with the pieces of a folded token that holds CJK

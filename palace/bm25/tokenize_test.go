@@ -120,6 +120,9 @@ func TestCJKPieces(t *testing.T) {
 		{"the 猫 sat", []string{"the", "猫", "sat"}, "-p-"},
 		{"データベース", []string{"デ", "デー", "ー", "ータ", "タ", "タベ", "ベ", "ベー", "ー", "ース", "ス"}, "ppppppppppp"},
 		{"서울에서", []string{"서", "서울", "울", "울에", "에", "에서", "서"}, "ppppppp"},
+		// unicode61 breaks Thai at its vowel and tone marks; what is left
+		// is cut the same way.
+		{"ฐานข้อมูล", []string{"ฐ", "ฐา", "า", "าน", "น", "นข", "ข", "อ", "อม", "ม", "ล"}, "ppppppppppp"},
 		// Letters between runs are tokens of their own, stemmed; a token
 		// after a cut one is joined to nothing.
 		{"running使用cats中", []string{"run", "使", "使用", "用", "cat", "中"}, "pppppp"},
@@ -146,8 +149,8 @@ func TestCJKPieces(t *testing.T) {
 	}
 }
 
-// A word inside a clause of Chinese, Japanese or Korean is found, by its
-// characters and character pairs, and so is a word written against one
+// A word inside a clause of Chinese, Japanese, Korean or Thai is found, by
+// its characters and character pairs, and so is a word written against one
 // without a space; the document holding more of the query's pairs ranks
 // first.
 func TestCJKWordsAreFoundInsideClauses(t *testing.T) {
@@ -160,6 +163,7 @@ func TestCJKWordsAreFoundInsideClauses(t *testing.T) {
 		4: "서울에서 친구를 만났어요",
 		5: "我家的小猫咪很可爱",
 		6: "The deploy runs every Tuesday",
+		7: "เราใช้ฐานข้อมูลสำหรับบริการทั้งหมด",
 	}
 	for k, text := range docs {
 		x.Put(k, true, text, "")
@@ -174,6 +178,7 @@ func TestCJKWordsAreFoundInsideClauses(t *testing.T) {
 		{[]string{"会議", "いつ"}, 3},
 		{[]string{"서울"}, 4},
 		{[]string{"猫"}, 5},
+		{[]string{"ฐานข้อมูล"}, 7},
 		{[]string{"deploy"}, 6},
 	} {
 		hits := x.Search(c.words, 3, true, nil)
