@@ -21,10 +21,11 @@ import (
 
 // The parity tests run the real FTS5 tokenizer (through an fts5vocab table
 // of type instance) over the same texts as Tokenize and require the same
-// terms in the same order, for every text, but for the one rule the index
+// terms in the same order, for every text, but for the two rules the index
 // adds: a token that holds CJK characters is cut into its pieces
-// (cjkPieces, checked on its own in tokenize_test.go). The oracle cuts the
-// token FTS5 gives before stemming, from a second table without Porter.
+// (cjkPieces, checked on its own in tokenize_test.go), and one of Cyrillic
+// letters is stemmed as Russian (russianStem). The oracle applies them to
+// the token FTS5 gives before stemming, from a second table without Porter.
 
 // fts5Oracle is an in-memory FTS5 table with the palace's tokenizer.
 type fts5Oracle struct{ db *sql.DB }
@@ -61,14 +62,30 @@ func (o *fts5Oracle) terms(t testing.TB, texts []string) [][]string {
 			t.Fatalf("text %q: %d tokens with Porter, %d without", texts[d], len(stemmed[d]), len(plain[d]))
 		}
 		for i, tok := range plain[d] {
-			if !holdsCJK(tok) {
+			switch {
+			case holdsCJK(tok):
+				cjkPieces([]byte(tok), func(p []byte) { out[d] = append(out[d], string(p)) })
+			case allCyrillic(tok):
+				out[d] = append(out[d], string(russianStem([]byte(tok))))
+			default:
 				out[d] = append(out[d], stemmed[d][i])
-				continue
 			}
-			cjkPieces([]byte(tok), func(p []byte) { out[d] = append(out[d], string(p)) })
 		}
 	}
 	return out
+}
+
+// allCyrillic reports whether every character of a token FTS5 made is
+// Cyrillic (the index stems it as Russian).
+func allCyrillic(tok string) bool {
+	for i := 0; i < len(tok); {
+		c, n := pieceRune([]byte(tok[i:]))
+		if !isCyrillic(c) {
+			return false
+		}
+		i += n
+	}
+	return tok != ""
 }
 
 // holdsCJK reports whether a token FTS5 made holds a character cjkPieces
@@ -177,6 +194,8 @@ func TestParityEdgeCases(t *testing.T) {
 		"x\u20dd y", "a\u0345b",
 		// Greek, Cyrillic, Armenian, Hebrew, Arabic, Indic, Thai, CJK.
 		"Καλημέρα κόσμε", "ΣΟΦΟΣ σοφός ς", "Привет, мир! ЁЛКА ёлка", "Ԩ ԩ",
+		"базу данных базы данных", "Мы используем PostgreSQL2 для всех сервисов", "ёжик ежики",
+		"Київ Україна ґанок", "Ṡсервер x-сервера сервер9",
 		"Բարեւ", "שלום עולם", "مرحبا بالعالم", "नमस्ते दुनिया", "สวัสดีครับ",
 		// Scripts cut into pieces (cjkPieces), alone and among letters.
 		"中文", "猫", "缓存使用Redis", "数据库使用PostgreSQL，缓存使用Redis", "会議は毎週月曜日の午前十時",

@@ -2,8 +2,11 @@ package bm25
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/kljensen/snowball/russian"
 )
 
 // maxTermBytes is the longest term FTS5 stores: it cuts longer tokens (in
@@ -88,6 +91,7 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 		buf = buf[:0]
 		trailing := false // the separator ending the token is white space
 		cjk := false      // the token holds a character cjkPieces splits
+		cyrillic := true  // every character of the token is Cyrillic
 		for i < n {
 			if text[i] < 0x80 {
 				// A run of ASCII token characters: copy it, then fold.
@@ -98,6 +102,7 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 				if j == i {
 					break // an ASCII separator ends the token
 				}
+				cyrillic = false
 				k := len(buf)
 				buf = append(buf, text[i:j]...)
 				for ; k < len(buf); k++ {
@@ -116,6 +121,7 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 			if f := u61Fold(r); f != 0 {
 				buf = u61AppendUTF8(buf, f)
 				cjk = cjk || isCJK(f&0x1FFFFF) // the character as written (u61AppendUTF8)
+				cyrillic = cyrillic && isCyrillic(f)
 			}
 		}
 
@@ -125,7 +131,10 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 			continue
 		}
 		tok := buf
-		if len(tok) >= porterMinToken && len(tok) <= porterMaxToken {
+		switch {
+		case cyrillic && len(tok) > 0:
+			tok = russianStem(tok)
+		case len(tok) >= porterMinToken && len(tok) <= porterMaxToken:
 			tok = porterStem(tok)
 		}
 		if len(tok) > maxTermBytes {
@@ -155,6 +164,41 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 // cut from what is left). The rule has no parameter and leaves every other
 // token as FTS5 makes it; the pieces count in a document's length as the
 // tokens they are.
+
+// Russian inflects its nouns in six cases and its verbs by person and
+// number ("база", "базу", "базы": a database), and FTS5's Porter stemmer,
+// which is English, leaves a Cyrillic token as written, so a question that
+// names a thing in another case than the memory did matched nothing of it.
+// A token of Cyrillic letters only is stemmed with the Snowball Russian
+// stemmer instead (Lucene's Russian analyser does the same), in documents
+// and queries alike. Other languages written in Cyrillic (Ukrainian,
+// Bulgarian, Serbian) share most of its endings; a text and a query in one
+// of them are stemmed alike, which is what matching needs. A token mixing
+// Cyrillic with other letters or digits is left as FTS5 leaves it.
+
+// isCyrillic reports whether c (a folded character) is Cyrillic.
+func isCyrillic(c uint32) bool {
+	return c >= 0x400 && c < 0x530 || c >= 0x1C80 && unicode.Is(unicode.Cyrillic, rune(c))
+}
+
+// russianStem returns the Snowball Russian stem of a token of Cyrillic
+// letters (a new slice, or tok itself for one the stemmer leaves alone),
+// cut to maxTermBytes as any token is. "ё" is read as "е" first, as the
+// Snowball algorithm asks: Russian is mostly printed without the dots.
+func russianStem(tok []byte) []byte {
+	word := string(tok)
+	if strings.Contains(word, "ё") {
+		word = strings.ReplaceAll(word, "ё", "е")
+	}
+	stem := russian.Stem(word, false)
+	if stem == string(tok) {
+		return tok
+	}
+	if len(stem) > maxTermBytes {
+		stem = stem[:maxTermBytes]
+	}
+	return []byte(stem)
+}
 
 // isCJK reports whether c (a folded character) is of a script cjkPieces
 // cuts: Han, Hiragana, Katakana (with the prolonged sound mark "ー" that

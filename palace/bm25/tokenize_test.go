@@ -187,3 +187,32 @@ func TestCJKWordsAreFoundInsideClauses(t *testing.T) {
 		}
 	}
 }
+
+// Russian words are stemmed as Russian (Snowball), so the cases of a noun
+// and the persons of a verb are one token; a token mixing Cyrillic with
+// other letters or digits is left as FTS5 leaves it.
+func TestRussianStems(t *testing.T) {
+	t.Parallel()
+	for _, forms := range [][]string{
+		{"база", "базу", "базы", "базой", "Базе"},
+		{"машина", "машину", "машины", "машиной"},
+		{"сервер", "сервера", "серверов", "серверами"},
+		{"работаю", "работает", "работают"},
+	} {
+		want := AppendTokens(nil, forms[0])
+		for _, f := range forms[1:] {
+			if got := AppendTokens(nil, f); !slices.Equal(got, want) || len(got) != 1 {
+				t.Errorf("%q is %q, %q is %q: want one token", f, got, forms[0], want)
+			}
+		}
+	}
+	for text, want := range map[string][]string{
+		"сервер9 postgresql": {"сервер9", "postgresql"},
+		"ёжик":               {"ежик"},
+		"и в на":             {"и", "в", "на"},
+	} {
+		if got := AppendTokens(nil, text); !slices.Equal(got, want) {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+}

@@ -4,7 +4,8 @@
 // all split here, by one rule, and fold or stem words with the helpers
 // below. The exception is the keyword index's own tokenizer (palace/bm25),
 // which must equal SQLite FTS5's token for token and so keeps FTS5's rules
-// (with one of its own: CJK text in characters and character pairs).
+// (with two of its own: CJK text in characters and character pairs, and
+// Russian stemmed as Russian).
 //
 // A word is a maximal run of letters, digits and combining marks. Two
 // options widen it: an apostrophe between word characters ("don't") and an

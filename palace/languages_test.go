@@ -14,7 +14,9 @@ import (
 // Chinese, Japanese, Korean and Thai memories are found by a word inside a
 // clause, by keyword and by the default hybrid search alike, and so is a
 // word written against them without a space ("Redis" in "缓存使用Redis").
-func TestCJKMemoriesAreFoundByAWordInside(t *testing.T) {
+// A Russian noun is found in another case than the memory's ("машина",
+// "машину"), and "ё" as "е".
+func TestMemoriesInOtherScriptsAreFoundByAWord(t *testing.T) {
 	t.Parallel()
 	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{}), "p")
 	deploy := palacetest.MustAdd(t, p, &palace.Drawer{Content: "我们每周二部署新版本到生产环境"})
@@ -23,6 +25,8 @@ func TestCJKMemoriesAreFoundByAWordInside(t *testing.T) {
 	seoul := palacetest.MustAdd(t, p, &palace.Drawer{Content: "서울에서 친구를 만났어요"})
 	cat := palacetest.MustAdd(t, p, &palace.Drawer{Content: "我家的小猫咪很可爱"})
 	thai := palacetest.MustAdd(t, p, &palace.Drawer{Content: "เราใช้ฐานข้อมูลสำหรับบริการทั้งหมด"})
+	car := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Вчера я купил новую машину"})
+	tree := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Мы нарядили ёлку в субботу"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The cat sat on the mat near the window"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "We deploy the new release every Tuesday"})
 	for _, q := range []struct {
@@ -36,6 +40,8 @@ func TestCJKMemoriesAreFoundByAWordInside(t *testing.T) {
 		{"서울", seoul},
 		{"猫", cat},
 		{"ฐานข้อมูล", thai},
+		{"какая у меня машина?", car},
+		{"когда наряжали елку", tree},
 	} {
 		for _, mode := range []palace.Mode{palace.ModeKeyword, palace.ModeHybrid} {
 			hits, err := p.Search(context.Background(), palace.SearchRequest{Query: q.query, Mode: mode, NoAccess: true})
