@@ -65,7 +65,7 @@ func (o *fts5Oracle) terms(t testing.TB, texts []string) [][]string {
 			switch {
 			case holdsCJK(tok):
 				cjkPieces([]byte(tok), func(p []byte) { out[d] = append(out[d], string(p)) })
-			case allCyrillic(tok):
+			case allCyrillic([]byte(tok)):
 				out[d] = append(out[d], string(russianStem([]byte(tok))))
 			default:
 				out[d] = append(out[d], stemmed[d][i])
@@ -73,19 +73,6 @@ func (o *fts5Oracle) terms(t testing.TB, texts []string) [][]string {
 		}
 	}
 	return out
-}
-
-// allCyrillic reports whether every character of a token FTS5 made is
-// Cyrillic (the index stems it as Russian).
-func allCyrillic(tok string) bool {
-	for i := 0; i < len(tok); {
-		c, n := pieceRune([]byte(tok[i:]))
-		if !isCyrillic(c) {
-			return false
-		}
-		i += n
-	}
-	return tok != ""
 }
 
 // holdsCJK reports whether a token FTS5 made holds a character cjkPieces

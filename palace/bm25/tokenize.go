@@ -91,7 +91,7 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 		buf = buf[:0]
 		trailing := false // the separator ending the token is white space
 		cjk := false      // the token holds a character cjkPieces splits
-		cyrillic := true  // every character of the token is Cyrillic
+		wide := false     // the token holds a character beyond ASCII
 		for i < n {
 			if text[i] < 0x80 {
 				// A run of ASCII token characters: copy it, then fold.
@@ -102,7 +102,6 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 				if j == i {
 					break // an ASCII separator ends the token
 				}
-				cyrillic = false
 				k := len(buf)
 				buf = append(buf, text[i:j]...)
 				for ; k < len(buf); k++ {
@@ -121,7 +120,7 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 			if f := u61Fold(r); f != 0 {
 				buf = u61AppendUTF8(buf, f)
 				cjk = cjk || isCJK(f&0x1FFFFF) // the character as written (u61AppendUTF8)
-				cyrillic = cyrillic && isCyrillic(f)
+				wide = true
 			}
 		}
 
@@ -132,7 +131,7 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 		}
 		tok := buf
 		switch {
-		case cyrillic && len(tok) > 0:
+		case wide && allCyrillic(tok):
 			tok = russianStem(tok)
 		case len(tok) >= porterMinToken && len(tok) <= porterMaxToken:
 			tok = porterStem(tok)
@@ -175,6 +174,19 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 // Bulgarian, Serbian) share most of its endings; a text and a query in one
 // of them are stemmed alike, which is what matching needs. A token mixing
 // Cyrillic with other letters or digits is left as FTS5 leaves it.
+
+// allCyrillic reports whether every character of a folded token is
+// Cyrillic.
+func allCyrillic(tok []byte) bool {
+	for i := 0; i < len(tok); {
+		c, n := pieceRune(tok[i:])
+		if !isCyrillic(c) {
+			return false
+		}
+		i += n
+	}
+	return len(tok) > 0
+}
 
 // isCyrillic reports whether c (a folded character) is Cyrillic.
 func isCyrillic(c uint32) bool {
