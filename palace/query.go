@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace/words"
@@ -28,14 +29,14 @@ func queryTerms(text string) []string {
 	if len(kept) == 0 {
 		kept = all
 	}
-	// A run of Chinese or Japanese is one word here and is searched by its
+	// A word of Chinese, Japanese, Korean or Thai is searched by its
 	// characters and their pairs (palace/bm25, cjkPieces), so each of its
 	// characters counts as a term: a pasted paragraph is searched with its
-	// first 48 in either script.
+	// first 48 in any script.
 	budget := maxQueryTerms
 	for i, w := range kept {
 		cost := 1
-		if r, _ := utf8.DecodeRuneInString(w); words.IsCJK(r) {
+		if r, _ := utf8.DecodeRuneInString(w); cutInPieces(r) {
 			cost = utf8.RuneCountInString(w)
 		}
 		if cost > budget {
@@ -48,4 +49,10 @@ func queryTerms(text string) []string {
 		budget -= cost
 	}
 	return kept
+}
+
+// cutInPieces reports whether a word starting with r is of a script the
+// keyword index searches by characters and character pairs.
+func cutInPieces(r rune) bool {
+	return words.IsCJK(r) || unicode.In(r, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }

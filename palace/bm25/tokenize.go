@@ -52,9 +52,9 @@ func EachToken(text string, fn func(tok []byte)) {
 // punctuation ("fact_horizon", "e-mail", "3.14", "don't"). The index keeps
 // the joined pairs of documents to answer query words of several tokens.
 // It also says whether a token is a piece of an FTS5 token that holds
-// Chinese, Japanese or Korean characters (cjkPieces): such a piece is a
-// term of its own in a query, never part of a phrase, and joined to
-// nothing.
+// characters of a script cut into pieces (Chinese, Japanese, Korean, Thai;
+// see cjkPieces): such a piece is a term of its own in a query, never part
+// of a phrase, and joined to nothing.
 func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 	bp := tokenBufs.Get().(*[]byte)
 	buf := (*bp)[:0]
