@@ -10,19 +10,30 @@ import (
 // first- to third-person rewriting and fact classification.
 
 // Sentences splits text into trimmed sentences at ., ! and ? followed by
-// space, and at line breaks.
+// space, at the full stops of Chinese and Japanese (。！？, which no space
+// follows), and at line breaks.
 func Sentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		start := 0
 		for i := 0; i < len(line); i++ {
-			c := line[i]
-			if (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' ') {
-				if s := strings.TrimSpace(line[start : i+1]); s != "" {
+			c, end := line[i], 0
+			switch {
+			case (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' '):
+				end = i + 1
+			case c == 0xE3 || c == 0xEF: // 。 is E3 80 82, ！ EF BC 81, ？ EF BC 9F
+				for _, stop := range []string{"。", "！", "？"} {
+					if strings.HasPrefix(line[i:], stop) {
+						end = i + len(stop)
+					}
+				}
+			}
+			if end > 0 {
+				if s := strings.TrimSpace(line[start:end]); s != "" {
 					out = append(out, s)
 				}
-				start = i + 1
+				start, i = end, end-1
 			}
 		}
 		if s := strings.TrimSpace(line[start:]); s != "" {
