@@ -15,7 +15,8 @@ import (
 // clause, by keyword and by the default hybrid search alike, and so is a
 // word written against them without a space ("Redis" in "缓存使用Redis").
 // A Russian noun is found in another case than the memory's ("машина",
-// "машину"), and "ё" as "е".
+// "машину"), and "ё" as "е"; an Arabic word without the article the memory
+// joined to it ("بيانات", "البيانات").
 func TestMemoriesInOtherScriptsAreFoundByAWord(t *testing.T) {
 	t.Parallel()
 	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{}), "p")
@@ -27,6 +28,7 @@ func TestMemoriesInOtherScriptsAreFoundByAWord(t *testing.T) {
 	thai := palacetest.MustAdd(t, p, &palace.Drawer{Content: "เราใช้ฐานข้อมูลสำหรับบริการทั้งหมด"})
 	car := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Вчера я купил новую машину"})
 	tree := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Мы нарядили ёлку в субботу"})
+	data := palacetest.MustAdd(t, p, &palace.Drawer{Content: "نحن نستخدم قاعدة البيانات لجميع الخدمات"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The cat sat on the mat near the window"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "We deploy the new release every Tuesday"})
 	for _, q := range []struct {
@@ -42,6 +44,7 @@ func TestMemoriesInOtherScriptsAreFoundByAWord(t *testing.T) {
 		{"ฐานข้อมูล", thai},
 		{"какая у меня машина?", car},
 		{"когда наряжали елку", tree},
+		{"أين بيانات الخدمة", data},
 	} {
 		for _, mode := range []palace.Mode{palace.ModeKeyword, palace.ModeHybrid} {
 			hits, err := p.Search(context.Background(), palace.SearchRequest{Query: q.query, Mode: mode, NoAccess: true})

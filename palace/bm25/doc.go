@@ -4,13 +4,14 @@
 // Tokenize), so its ranking of single-token words equals FTS5's bm25() over
 // the same rows. It is the palace's keyword engine; FTS5 is not needed.
 //
-// Two rules are added to FTS5's. A token holding Chinese, Japanese or
+// Three rules are added to FTS5's. A token holding Chinese, Japanese or
 // Korean characters (or Thai, Lao, Khmer or Burmese ones), which unicode61
 // leaves a whole clause long, is cut into its characters and their
 // overlapping pairs, and a query searches each piece as a term (cjkPieces
 // says why). A token of Cyrillic letters is stemmed as Russian
-// (russianStem), where FTS5's Porter stemmer leaves it as written. Other
-// text is tokenized and scored exactly as FTS5 does.
+// (russianStem), and one of Arabic letters light-stemmed (arabicStem),
+// where FTS5's Porter stemmer leaves them as written. Other text is
+// tokenized and scored exactly as FTS5 does.
 //
 // Why it exists: FTS5 evaluates bm25() through its auxiliary-function API,
 // about a microsecond per matching row, and a query must score every row

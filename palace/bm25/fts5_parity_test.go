@@ -23,8 +23,9 @@ import (
 // of type instance) over the same texts as Tokenize and require the same
 // terms in the same order, for every text, but for the two rules the index
 // adds: a token that holds CJK characters is cut into its pieces
-// (cjkPieces, checked on its own in tokenize_test.go), and one of Cyrillic
-// letters is stemmed as Russian (russianStem). The oracle applies them to
+// (cjkPieces, checked on its own in tokenize_test.go), one of Cyrillic
+// letters is stemmed as Russian (russianStem), and one of Arabic letters
+// light-stemmed (arabicStem). The oracle applies them to
 // the token FTS5 gives before stemming, from a second table without Porter.
 
 // fts5Oracle is an in-memory FTS5 table with the palace's tokenizer.
@@ -67,6 +68,8 @@ func (o *fts5Oracle) terms(t testing.TB, texts []string) [][]string {
 				cjkPieces([]byte(tok), func(p []byte) { out[d] = append(out[d], string(p)) })
 			case allCyrillic([]byte(tok)):
 				out[d] = append(out[d], string(russianStem([]byte(tok))))
+			case allArabic([]byte(tok)):
+				out[d] = append(out[d], string(arabicStem([]byte(tok))))
 			default:
 				out[d] = append(out[d], stemmed[d][i])
 			}
@@ -182,7 +185,8 @@ func TestParityEdgeCases(t *testing.T) {
 		// Greek, Cyrillic, Armenian, Hebrew, Arabic, Indic, Thai, CJK.
 		"Καλημέρα κόσμε", "ΣΟΦΟΣ σοφός ς", "Привет, мир! ЁЛКА ёлка", "Ԩ ԩ",
 		"базу данных базы данных", "Мы используем PostgreSQL2 для всех сервисов", "ёжик ежики",
-		"Київ Україна ґанок", "Ṡсервер x-сервера сервер9",
+		"Київ Україна ґанок", "ґانок", "Ṡсервер x-сервера сервер9",
+		"البيانات والبيانات بالبيانات بيانه", "أحمد إلى مدرسـة ١٢٣ كتابي", "کتابها",
 		"Բարեւ", "שלום עולם", "مرحبا بالعالم", "नमस्ते दुनिया", "สวัสดีครับ",
 		// Scripts cut into pieces (cjkPieces), alone and among letters.
 		"中文", "猫", "缓存使用Redis", "数据库使用PostgreSQL，缓存使用Redis", "会議は毎週月曜日の午前十時",

@@ -133,6 +133,8 @@ func eachToken(text string, fn func(tok []byte, joined, piece bool)) {
 		switch {
 		case wide && allCyrillic(tok):
 			tok = russianStem(tok)
+		case wide && allArabic(tok):
+			tok = arabicStem(tok)
 		case len(tok) >= porterMinToken && len(tok) <= porterMaxToken:
 			tok = porterStem(tok)
 		}

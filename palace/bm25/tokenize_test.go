@@ -216,3 +216,28 @@ func TestRussianStems(t *testing.T) {
 		}
 	}
 }
+
+// Arabic words are light-stemmed (light10): the article, "and" and the
+// prepositions joined to a word come off, and so do its common suffixes,
+// so "البيانات" (the data) and "بيانات" (data) are one token. Letters
+// written another way (hamza on alef, a final ى or ة) read alike.
+func TestArabicLightStems(t *testing.T) {
+	t.Parallel()
+	for _, forms := range [][]string{
+		{"بيانات", "البيانات", "والبيانات", "بالبيانات", "بيانه"},
+		{"كتاب", "الكتاب", "للكتاب", "كتابها"},
+		{"مدرسة", "المدرسة", "مدرسه", "مدرسـة"},
+		{"أحمد", "احمد", "إحمد"},
+	} {
+		want := AppendTokens(nil, forms[0])
+		for _, f := range forms[1:] {
+			if got := AppendTokens(nil, f); !slices.Equal(got, want) || len(got) != 1 {
+				t.Errorf("%q is %q, %q is %q: want one token", f, got, forms[0], want)
+			}
+		}
+	}
+	// Two letters stay: a short word is not cut to nothing.
+	if got := AppendTokens(nil, "لها في ١٢٣"); !slices.Equal(got, []string{"لها", "في", "١٢٣"}) {
+		t.Errorf("short words and digits: %q", got)
+	}
+}

@@ -4,8 +4,8 @@
 // all split here, by one rule, and fold or stem words with the helpers
 // below. The exception is the keyword index's own tokenizer (palace/bm25),
 // which must equal SQLite FTS5's token for token and so keeps FTS5's rules
-// (with two of its own: CJK text in characters and character pairs, and
-// Russian stemmed as Russian).
+// (with rules of its own: CJK text in characters and character pairs,
+// Russian and Arabic stemmed as themselves).
 //
 // A word is a maximal run of letters, digits and combining marks. Two
 // options widen it: an apostrophe between word characters ("don't") and an
