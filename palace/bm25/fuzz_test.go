@@ -19,7 +19,8 @@ import (
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{"", "Hello, World!", "fact_horizon e-mail 3.14 U.S.", "naïve café Ŝtraße",
 		"日本語のテキスト", "\xff\xfe invalid \xc3", strings.Repeat("a", 40000), "don't stop-believing!!",
-		"缓存使用Redis，数据库", "서울에서 만나요", "ฐานข้อมูล", "Мы купили машину ёлку", "x-сервера9ами"} {
+		"缓存使用Redis，数据库", "서울에서 만나요", "ฐานข้อมูล", "Мы купили машину ёлку", "x-сервера9ами",
+		"والبيانات بالكتاب مدرسـة لها"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
