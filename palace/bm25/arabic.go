@@ -41,7 +41,7 @@ func allArabic(tok []byte) bool {
 }
 
 // arabicStem returns the light10 stem of a token of Arabic letters (a new
-// slice, or tok itself when nothing changed).
+// slice, or tok itself when nothing changed or nothing would be left).
 func arabicStem(tok []byte) []byte {
 	var b strings.Builder
 	word := []rune(string(tok))
@@ -74,7 +74,7 @@ func arabicStem(tok []byte) []byte {
 			w = w[:len(w)-len(s)]
 		}
 	}
-	if w == string(tok) {
+	if w == string(tok) || w == "" { // a token of kashidas only stays itself
 		return tok
 	}
 	return []byte(w)

@@ -205,7 +205,7 @@ func russianStem(tok []byte) []byte {
 		word = strings.ReplaceAll(word, "ё", "е")
 	}
 	stem := russian.Stem(word, false)
-	if stem == string(tok) {
+	if stem == string(tok) || stem == "" {
 		return tok
 	}
 	if len(stem) > maxTermBytes {
