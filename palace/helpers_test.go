@@ -41,3 +41,14 @@ func wantFirst(t *testing.T, p *palace.Palace, query string, want *palace.Drawer
 		t.Errorf("%q finds %q first, want %q", query, got.Content, want.Content)
 	}
 }
+
+// timesFound counts the hits that are drawer d.
+func timesFound(hits []palace.Hit, d *palace.Drawer) int {
+	n := 0
+	for _, h := range hits {
+		if h.Drawer.ID == d.ID {
+			n++
+		}
+	}
+	return n
+}

@@ -91,13 +91,7 @@ func TestLongCJKTextFoundByItsMiddle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := 0
-		for _, h := range hits {
-			if h.Drawer.ID == long.ID {
-				seen++
-			}
-		}
-		if len(hits) == 0 || hits[0].Drawer.ID != long.ID || seen != 1 {
+		if seen := timesFound(hits, long); len(hits) == 0 || hits[0].Drawer.ID != long.ID || seen != 1 {
 			t.Fatalf("%s: the long drawer is not first exactly once (%d hits, seen %d times)", mode, len(hits), seen)
 		}
 		sp := hits[0].Passage

@@ -73,12 +73,7 @@ func TestLongTextFoundByItsMiddle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := 0
-		for _, h := range hits {
-			if h.Drawer.ID == long.ID {
-				seen++
-			}
-		}
+		seen := timesFound(hits, long)
 		first := len(hits) > 0 && hits[0].Drawer.ID == long.ID
 		if seen != 1 || !first && mode != palace.ModeVector {
 			t.Fatalf("%s: the long drawer is not first exactly once: %d hits, seen %d times", mode, len(hits), seen)
