@@ -363,3 +363,23 @@ func TestStageFactConcurrently(t *testing.T) {
 		t.Fatalf("%d distinct ids, want 8", len(seen))
 	}
 }
+
+// A fact in Chinese or Japanese, one word to the word splitter however
+// long, is compared by its character pairs: the same statement with a
+// word added is a duplicate, another statement is not.
+func TestRestatesComparesCJKByCharacterPairs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"我们每周二部署新版本", "我们每周二都部署新版本。", true},
+		{"我们每周二部署新版本", "我们每周三部署旧版本", false},
+		{"会議は毎週月曜日の午前十時です", "会議は毎週月曜日の午前十時からです", true},
+		{"会議は毎週月曜日の午前十時です", "昼食は毎日正午にとります", false},
+	} {
+		if got := facts.Restates(c.a, c.b); got != c.want {
+			t.Errorf("Restates(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -126,14 +126,21 @@ func normValue(kind, v string) string {
 }
 
 // contentWords splits text into lower-case words, drops stopwords and
-// folds plurals (words.Fold) so "ports" meets "port".
+// folds plurals (words.Fold) so "ports" meets "port". A run of Chinese or
+// Japanese, one word however long, counts as its character pairs
+// (words.EachPair), so two statements of it that differ in a word still
+// share most of their units.
 func contentWords(text string) []string {
 	var out []string
-	for _, w := range words.Lower(text, 0) {
-		if !words.IsStopword(w) {
-			out = append(out, words.Fold(w))
+	words.Each(text, 0, func(w words.Word) {
+		lw := strings.ToLower(w.Text)
+		switch {
+		case w.CJK:
+			words.EachPair(lw, func(p string) { out = append(out, p) })
+		case !words.IsStopword(lw):
+			out = append(out, words.Fold(lw))
 		}
-	}
+	})
 	return out
 }
 

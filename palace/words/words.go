@@ -103,6 +103,22 @@ func Lower(text string, opt Option) []string {
 	return out
 }
 
+// EachPair calls fn with the units a run of CJK characters (a Word whose
+// CJK is set) is compared in: each pair of neighbouring characters, or the
+// character itself for a run of one. A clause of Chinese or Japanese is one
+// word to Each, and two texts that share a word of it share its pairs (the
+// keyword index cuts such runs the same way, with single characters too).
+func EachPair(run string, fn func(string)) {
+	rs := []rune(run)
+	if len(rs) == 1 {
+		fn(run)
+		return
+	}
+	for i := 0; i+1 < len(rs); i++ {
+		fn(string(rs[i : i+2]))
+	}
+}
+
 // Fold is the lightest normalisation, for matching a word against a
 // keyword list: lower case, and a plural "s" dropped ("ports" meets
 // "port", "class" keeps its "ss").

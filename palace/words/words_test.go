@@ -100,3 +100,18 @@ func TestEachStandard(t *testing.T) {
 		}
 	}
 }
+
+func TestEachPair(t *testing.T) {
+	t.Parallel()
+	for run, want := range map[string][]string{
+		"缓存使用": {"缓存", "存使", "使用"},
+		"猫":    {"猫"},
+		"データ":  {"デー", "ータ"},
+	} {
+		var got []string
+		words.EachPair(run, func(p string) { got = append(got, p) })
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("EachPair(%q) = %q, want %q", run, got, want)
+		}
+	}
+}

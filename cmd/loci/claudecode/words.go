@@ -79,12 +79,8 @@ func terms(s string) []string {
 	words.Each(s, 0, func(w words.Word) {
 		run := []rune(strings.ToLower(w.Text))
 		switch {
-		case w.CJK && len(run) == 1:
-			add(string(run))
 		case w.CJK:
-			for i := 0; i+1 < len(run); i++ {
-				add(string(run[i : i+2]))
-			}
+			words.EachPair(string(run), add)
 		case len(run) >= 2:
 			words.EachStandard(string(run), func(t string) {
 				if !hookStopwords[t] {
