@@ -1,5 +1,11 @@
 package bm25
 
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // Doc is a document analysed for the index: its distinct tokens with their
 // per-field counts. Analyse is pure and may run in parallel; Put is cheap.
 type Doc struct {
@@ -20,9 +26,9 @@ func (x *Index) Analyzer() *Analyzer { return &Analyzer{nf: len(x.weights)} }
 
 // Analyzer analyses documents (see Index.Analyzer).
 type Analyzer struct {
-	nf         int
-	pos        map[string]int
-	prev, pair []byte
+	nf              int
+	pos             map[string]int
+	prev, pair, cat []byte
 }
 
 // Analyze is Index.Analyze. Besides its tokens, a document holds its
@@ -50,8 +56,79 @@ func (z *Analyzer) Analyze(fields ...string) Doc {
 			}
 			z.prev = append(z.prev[:0], tok...)
 		})
+		hyphenated(text, func(word string) {
+			n := 0
+			eachToken(word, func(tok []byte, _, _ bool) {
+				if n++; n == 1 {
+					z.cat = append(z.cat[:0], tok...)
+				}
+			})
+			if n == 1 {
+				z.count(&d, z.cat, f)
+			}
+		})
 	}
 	return d
+}
+
+// A word written with hyphens ("e-mail", "de-stress", "well-being") is
+// often written without them too, and a query word of one token
+// ("email") matched only the texts that wrote it so. So a document also
+// counts each such word with its parts joined, as the one token that
+// gives ("email", "destress", "wellb"), beside its parts; like a joined
+// pair it counts in no document's length. This is the catenation of
+// Lucene's word delimiter filter. Only words whose every part holds a
+// letter are joined: "3-4" is a range, not the number 34.
+
+// hyphenated calls fn with each word of text whose parts are joined by
+// hyphens (ASCII or U+2010/U+2011), with the hyphens taken out.
+func hyphenated(text string, fn func(word string)) {
+	for i := 0; i < len(text); {
+		j := strings.IndexAny(text[i:], "-\u2010\u2011")
+		if j < 0 {
+			return
+		}
+		j += i
+		// The word around the hyphen: the parts before and after, each a
+		// run of letters and digits, and more hyphens and parts after.
+		start := j
+		for start > 0 {
+			r, size := utf8.DecodeLastRuneInString(text[:start])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			start -= size
+		}
+		end, parts, lettered := j, 1, hasLetter(text[start:j])
+		for end < len(text) {
+			r, size := utf8.DecodeRuneInString(text[end:])
+			if r != '-' && r != '\u2010' && r != '\u2011' {
+				break
+			}
+			k := end + size
+			for k < len(text) {
+				r, size := utf8.DecodeRuneInString(text[k:])
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					break
+				}
+				k += size
+			}
+			if k == end+size {
+				break // a hyphen with no part after it
+			}
+			lettered = lettered && hasLetter(text[end+size:k])
+			end, parts = k, parts+1
+		}
+		if start < j && parts > 1 && lettered {
+			fn(strings.NewReplacer("-", "", "\u2010", "", "\u2011", "").Replace(text[start:end]))
+		}
+		i = max(end, j+1)
+	}
+}
+
+// hasLetter reports whether s holds a letter.
+func hasLetter(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLetter) >= 0
 }
 
 // count counts term once more in field f of d.

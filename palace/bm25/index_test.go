@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // refDoc is a document as the reference scorer sees it.
@@ -24,6 +26,9 @@ type refCorpus struct {
 	total int
 }
 
+// refHyphenated matches words of parts joined by hyphens.
+var refHyphenated = regexp.MustCompile(`[\pL\pN]+(?:-[\pL\pN]+)+`)
+
 func newRefCorpus(docs map[int64]refDoc) *refCorpus {
 	c := &refCorpus{docs: docs, terms: map[int64][][]string{}, lens: map[int64]int{}}
 	for key, d := range docs {
@@ -38,6 +43,17 @@ func newRefCorpus(docs map[int64]refDoc) *refCorpus {
 				prev = string(tok)
 				c.lens[key]++
 			})
+			// A hyphenated word whose every part holds a letter also
+			// counts joined, in no length.
+			for _, w := range refHyphenated.FindAllString(f, -1) {
+				lettered := true
+				for _, part := range strings.Split(w, "-") {
+					lettered = lettered && strings.IndexFunc(part, unicode.IsLetter) >= 0
+				}
+				if cat := AppendTokens(nil, strings.ReplaceAll(w, "-", "")); lettered && len(cat) == 1 {
+					terms = append(terms, cat[0])
+				}
+			}
 			c.terms[key] = append(c.terms[key], terms)
 		}
 		c.total += c.lens[key]

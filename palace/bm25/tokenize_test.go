@@ -241,3 +241,46 @@ func oneToken(t *testing.T, lists [][]string) {
 		}
 	}
 }
+
+// A word written with hyphens is found by the word written without them
+// ("email" finds "e-mail"); a range of numbers is not a number.
+func TestHyphenatedWordsAreFoundJoined(t *testing.T) {
+	t.Parallel()
+	x := New(1, 0.5)
+	docs := map[int64]string{
+		1: "Send the invoice by e-mail",
+		2: "Yoga helps me de-stress after work",
+		3: "We run it 3-4 times a week",
+		4: "Her well‑being matters most", // U+2011, a non-breaking hyphen
+		5: "The state-of-the-art printer",
+		6: "An email about something else and more words here",
+	}
+	for k, text := range docs {
+		x.Put(k, true, text, "")
+	}
+	for _, c := range []struct {
+		word string
+		want []int64
+	}{
+		{"destress", []int64{2}},
+		{"wellbeing", []int64{4}},
+		{"stateoftheart", []int64{5}},
+		{"34", nil},
+	} {
+		var got []int64
+		for _, h := range x.Search([]string{c.word}, 5, true, nil) {
+			got = append(got, h.Key)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q finds %v, want %v", c.word, got, c.want)
+		}
+	}
+	if hits := x.Search([]string{"email"}, 5, true, nil); len(hits) != 2 {
+		t.Errorf("email finds %v, want the texts that write it either way", hits)
+	}
+	// The joined word counts in no length: the document's other words
+	// score as before.
+	if a, b := x.Analyze("Send the invoice by e-mail"), x.Analyze("Send the invoice by e mail"); a.length != b.length {
+		t.Errorf("lengths %d and %d", a.length, b.length)
+	}
+}
