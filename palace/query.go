@@ -1,9 +1,9 @@
 package palace
 
 import (
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/words"
 )
 
@@ -36,7 +36,7 @@ func queryTerms(text string) []string {
 	budget := maxQueryTerms
 	for i, w := range kept {
 		cost := 1
-		if r, _ := utf8.DecodeRuneInString(w); cutInPieces(r) {
+		if r, _ := utf8.DecodeRuneInString(w); bm25.CutInPieces(r) {
 			cost = utf8.RuneCountInString(w)
 		}
 		if cost > budget {
@@ -49,10 +49,4 @@ func queryTerms(text string) []string {
 		budget -= cost
 	}
 	return kept
-}
-
-// cutInPieces reports whether a word starting with r is of a script the
-// keyword index searches by characters and character pairs.
-func cutInPieces(r rune) bool {
-	return words.IsCJK(r) || unicode.In(r, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }

@@ -120,11 +120,14 @@ func hyphenated(text string, fn func(word string)) {
 			end, parts = k, parts+1
 		}
 		if start < j && parts > 1 && lettered {
-			fn(strings.NewReplacer("-", "", "\u2010", "", "\u2011", "").Replace(text[start:end]))
+			fn(dehyphen.Replace(text[start:end]))
 		}
 		i = max(end, j+1)
 	}
 }
+
+// dehyphen takes out the hyphens hyphenated finds.
+var dehyphen = strings.NewReplacer("-", "", "\u2010", "", "\u2011", "")
 
 // hasLetter reports whether s holds a letter.
 func hasLetter(s string) bool {

@@ -214,6 +214,11 @@ func russianStem(tok []byte) []byte {
 	return []byte(stem)
 }
 
+// CutInPieces reports whether r is of a script the index cuts into
+// characters and character pairs (cjkPieces), as the query side needs to
+// know to bound a query by the terms it becomes.
+func CutInPieces(r rune) bool { return r >= 0 && isCJK(uint32(r)) }
+
 // isCJK reports whether c (a folded character) is of a script cjkPieces
 // cuts: Han, Hiragana, Katakana (with the prolonged sound mark "ー" that
 // Katakana words use), Hangul, Thai, Lao, Khmer or Myanmar.
