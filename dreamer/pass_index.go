@@ -10,7 +10,8 @@ import (
 // SQLite, so this pass never risks a memory:
 //
 //   - drawers whose vector is missing or was made by another embedder, or
-//     whose passage vectors are of an earlier window, are
+//     whose vectors are of an earlier layout (passage vectors of another
+//     window, a text's identifiers read without their words), are
 //     re-embedded (palace.Reembed), active ones first, in batches that each
 //     commit on their own (a batch is atomic; a cancelled pass keeps the
 //     batches already stored, which are complete and correct);
@@ -55,7 +56,7 @@ func runIndex(ctx context.Context, e *passEnv) error {
 			e.rep.Status = PassPartial
 			e.rep.Note = fmt.Sprintf("time budget spent after re-embedding %d of %d drawers", n, before.StaleVectors)
 			if before.StalePassages {
-				e.rep.Note = fmt.Sprintf("time budget spent after re-embedding %d drawers (%d without a vector of this embedder, and long texts embedded in an earlier passage window)",
+				e.rep.Note = fmt.Sprintf("time budget spent after re-embedding %d drawers (%d without a vector of this embedder, and texts embedded in an earlier layout: long texts in another passage window, identifiers without their words)",
 					n, before.StaleVectors)
 			}
 		default:

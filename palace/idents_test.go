@@ -35,3 +35,49 @@ func TestIdentifiersAreFoundByTheirWords(t *testing.T) {
 		t.Errorf("stored text %q (%v)", d.Content, err)
 	}
 }
+
+// A vector reads an identifier's words too: a vector search (the
+// sentence encoder's vocabularies hold "rate" and "limiter", not
+// "RateLimiter") finds the code by the words a person asks in, and an
+// identifier in a query is read by its words as well.
+func TestIdentifiersAreReadByTheirWordsInVectors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{}), "p")
+	limiter := palacetest.MustAdd(t, p, &palace.Drawer{Content: "func (l *RateLimiter) Allow() bool { return l.tokens.take(1) }"})
+	attempts := palacetest.MustAdd(t, p, &palace.Drawer{Content: "cfg.maxUploadAttempts = 3"})
+	drain := palacetest.MustAdd(t, p, &palace.Drawer{Content: "if x.closeIdleConnections() { pool.drainQueue() }"})
+	budget := palacetest.MustAdd(t, p, &palace.Drawer{Content: "The retry budget of the upload client is three attempts"})
+	for _, text := range []string{
+		"resp, err := parseHTTPResponse(conn)",
+		"func (c *Client) Do(req *Request) error",
+		"func (s *Server) Shutdown(ctx context.Context) error",
+		"var defaultCookieJar = newMemoryJar()",
+		"func readCertificateChain(path string) ([]byte, error)",
+		"We went hiking on Saturday",
+		"The dog ate my homework again",
+	} {
+		palacetest.MustAdd(t, p, &palace.Drawer{Content: text})
+	}
+	for _, q := range []struct {
+		query string
+		want  *palace.Drawer
+	}{
+		{"the rate limiter", limiter},
+		{"how many times do we retry an upload", attempts},
+		{"drain the queue", drain},
+		{"uploadClient retryBudget", budget},
+	} {
+		hits, err := p.Search(ctx, palace.SearchRequest{Query: q.query, Mode: palace.ModeVector, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Drawer.ID != q.want.ID {
+			var first string
+			if len(hits) > 0 {
+				first = hits[0].Drawer.Content
+			}
+			t.Errorf("vector search %q finds %q first, want %q", q.query, first, q.want.Content)
+		}
+	}
+}

@@ -42,9 +42,16 @@ const (
 	VectorPassageStride = 25
 )
 
-// vectorLayout names the vector window and its bound; a palace records it
-// in its meta once every stored passage vector is of it (see reembed.go).
-var vectorLayout = fmt.Sprintf("%d/%d/%d/%s", VectorPassageWords, VectorPassageStride, maxVectorPassages, wordRule)
+// vectorLayout names the vector window and its bound, and what a vector
+// reads besides a text's words; a palace records it in its meta once every
+// stored vector is of it (see reembed.go).
+var vectorLayout = fmt.Sprintf("%d/%d/%d/%s/%s", VectorPassageWords, VectorPassageStride, maxVectorPassages, wordRule, vectorWords)
+
+// vectorWords names what a vector reads beside a text's own words, so that
+// a palace whose vectors were made without it re-embeds the texts it
+// concerns: "idents", the words of the identifiers in camel case a text
+// holds (withIdentifierWords).
+const vectorWords = "idents"
 
 // wordRule names how splitWords counts words, so that a palace whose long
 // texts were cut by another rule re-embeds those the new one cuts

@@ -12,7 +12,7 @@ const DefaultReembedBatch = 64
 
 // Reembed re-embeds every drawer (not deleted) whose vector is missing or
 // was made by another embedder than the palace's current one, or whose
-// passage vectors are of an earlier window (see repassage), batch drawers
+// vectors are of an earlier layout (see repassage), batch drawers
 // per transaction, and returns how many got a new vector. See
 // ReembedWithProgress.
 func (p *Palace) Reembed(ctx context.Context, batch int) (int, error) {
@@ -172,17 +172,17 @@ func (p *Palace) passagesStale(ctx context.Context) (bool, error) {
 	return v != vectorLayout, nil
 }
 
-// repassage walks the drawers that have vectors and a text long enough to
-// be embedded as passages, and re-embeds those whose stored passage
-// vectors are not of the current window (their count tells: see
-// vectorSpans), batch drawers per transaction. It then records the window,
-// unless a drawer changed under the walk (the next run looks again).
-// Until then, search maps an old passage vector to its old span.
-// progress gets the drawers re-embedded so far and those found to need it.
+// repassage walks the drawers that have vectors and re-embeds those whose
+// stored vectors are not of the current layout (vectorLayout): a long text
+// whose passage vectors are of another window (their count tells: see
+// vectorSpans), and a text that holds an identifier, whose words its
+// vector now reads (vectorWords), batch drawers per transaction. It then
+// records the layout, unless a drawer changed under the walk (the next run
+// looks again). Until then, search maps an old passage vector to its old
+// span. progress gets the drawers re-embedded so far and those found to
+// need it.
 func (p *Palace) repassage(ctx context.Context, batch int, progress func(done, found int)) (int, error) {
-	// A text of more than VectorPassageWords words has more than
-	// VectorPassageWords characters (a CJK character is a word).
-	minChars := VectorPassageWords
+	minChars := 0 // an identifier may be in a text of any length
 	var after int64
 	done, found, missed := 0, 0, 0
 	for {
@@ -199,7 +199,7 @@ func (p *Palace) repassage(ctx context.Context, batch int, progress func(done, f
 		after = page[len(page)-1].RID
 		var todo []store.VectorTodo
 		for _, r := range page {
-			if r.Passages != len(VectorPassages(r.Content)) {
+			if r.Passages != len(VectorPassages(r.Content)) || identsOn() && hasIdentifier(r.Content+"\n"+r.Keywords) {
 				todo = append(todo, r)
 			}
 		}

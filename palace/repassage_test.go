@@ -158,3 +158,77 @@ func TestVectorSpansKnowsBothWindows(t *testing.T) {
 		}
 	}
 }
+
+// A palace whose vectors were made before they read identifiers' words
+// (vectorWords) re-embeds exactly its texts that hold one, short or long,
+// records the layout, and finds nothing to do the second time.
+func TestReembedGivesIdentifiersTheirWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newTestPalace(t)
+	var ds []*Drawer
+	for _, text := range []string{
+		"resp, err := parseHTTPResponse(conn)",
+		"a short note about a sailing boat",
+		"cfg.max_attempts = 3",
+	} {
+		d := &Drawer{Content: text}
+		if err := p.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	// Make it a palace of the earlier layout: vectors of the text alone.
+	err := p.Write(ctx, func(tx *Tx) error {
+		for _, d := range ds {
+			vs, err := p.emb.Embed(ctx, []string{d.Content})
+			if err != nil {
+				return err
+			}
+			seq, err := tx.Log(EventUpdated, d.ID, nil)
+			if err != nil {
+				return err
+			}
+			got, err := tx.Get(d.ID)
+			if err != nil {
+				return err
+			}
+			if err := tx.st.Drawers().SetVector(ctx, got.RID, seq, p.emb.ID(), seq, *Vectors{Whole: vs[0]}.encode()); err != nil {
+				return err
+			}
+		}
+		return tx.st.Meta().Set(ctx, metaVectorPassages, "50/25/4096/cjk")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages {
+		t.Fatalf("the earlier layout's palace: %+v (%v), want it stale", h, err)
+	}
+	before := map[string]int64{}
+	for _, d := range ds {
+		got, err := p.Get(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[d.ID] = got.Seq
+	}
+	if n, err := p.Reembed(ctx, 8); err != nil || n != 1 {
+		t.Fatalf("Reembed re-embedded %d drawers (%v), want the one with an identifier", n, err)
+	}
+	for i, d := range ds {
+		got, err := p.Get(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved := got.Seq != before[d.ID]; moved != (i == 0) {
+			t.Errorf("%q re-embedded: %v", d.Content, moved)
+		}
+	}
+	if h, err := p.IndexHealth(ctx); err != nil || h.StalePassages {
+		t.Fatalf("after Reembed: %+v (%v), want the layout recorded", h, err)
+	}
+	if n, err := p.Reembed(ctx, 8); err != nil || n != 0 {
+		t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
+	}
+}

@@ -99,8 +99,9 @@ type IndexHealth struct {
 	// by another embedder: Reembed's work.
 	StaleVectors int64 `json:"stale_vectors"`
 	// StalePassages is true while the palace has not recorded the current
-	// vector window: long drawers embedded by an earlier release may hold
-	// passage vectors of another window, which Reembed makes again.
+	// vector layout (vectorLayout): drawers embedded by an earlier release
+	// may hold passage vectors of another window, or vectors that read a
+	// text's identifiers without their words, which Reembed makes again.
 	StalePassages bool `json:"stale_passages"`
 }
 

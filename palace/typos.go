@@ -177,6 +177,37 @@ func standardText(text string) string {
 	return b.String()
 }
 
+// withIdentifierWords is text followed by the words of each identifier
+// in camel case it holds (words.CaseParts; "parseHTTPResponse" gives
+// "parse HTTP Response"), once per occurrence, as a vector reads it: the
+// sentence encoder's vocabularies hold the words, not the identifier, so
+// a question about the code in words ("where do we parse the response")
+// is near the code that names them. text itself when it holds none, or
+// when identifiers are not read as words (LOCI_IDENTS=0).
+func withIdentifierWords(text string) string {
+	if !identsOn() {
+		return text
+	}
+	var parts []string
+	words.Each(text, 0, func(wd words.Word) {
+		parts = append(parts, words.CaseParts(wd.Text)...)
+	})
+	if len(parts) == 0 {
+		return text
+	}
+	return text + "\n" + strings.Join(parts, " ")
+}
+
+// hasIdentifier reports whether text holds an identifier in camel case
+// (words.CaseParts), whose words withIdentifierWords adds.
+func hasIdentifier(text string) bool {
+	found := false
+	words.Each(text, 0, func(wd words.Word) {
+		found = found || words.CaseParts(wd.Text) != nil
+	})
+	return found
+}
+
 // withWordFixes is text followed by the words its informal and misspelt
 // words stand for (wordFixes), as it is indexed.
 func withWordFixes(text string, sp *spelling) string {

@@ -369,7 +369,9 @@ func redactDrawer(d *Drawer) {
 
 // embedText is the text a drawer's vector is made from: what it says
 // (saidText) less the names it addresses (address.go) and the sentences
-// that restate an earlier text (ownWords), and the context it borrowed.
+// that restate an earlier text (ownWords), and the context it borrowed,
+// followed by the words of the identifiers in either
+// (withIdentifierWords).
 func embedText(d *Drawer) string {
 	said := unaddressed(saidText(d.Content), addressedBy(d))
 	kw, restated := splitRestated(d.Keywords)
@@ -377,9 +379,9 @@ func embedText(d *Drawer) string {
 		said = ownWords(said, 0, len(said), restatedRanges(said, restated))
 	}
 	if kw != "" {
-		return said + "\n" + kw
+		said += "\n" + kw
 	}
-	return said
+	return withIdentifierWords(said)
 }
 
 // Embed makes the vectors of drawers in parallel batches: each drawer's
@@ -405,7 +407,7 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 		content := unaddressed(d.Content, addressedBy(d))
 		ranges := restatedRanges(content, restated)
 		for j, sp := range spans {
-			texts = append(texts, ownWords(content, sp.Start, sp.End, ranges))
+			texts = append(texts, withIdentifierWords(ownWords(content, sp.Start, sp.End, ranges)))
 			refs = append(refs, ref{i, j + 1})
 		}
 	}
