@@ -159,6 +159,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		rrf, bm25, cosine float64
 		krank, vrank      int
 		kpass, vpass      int // best passage in each list
+		// wrank and wpass are the rank and passage in the list of the
+		// time the query names (0: none); legible that the vector
+		// votes are weighed by legibility already (weighLegible).
+		wrank, wpass int
+		legible      bool
 	}
 	cands := map[int64]*cand{}
 	get := func(rid int64) *cand {
@@ -246,6 +251,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// being filtered away.
 	var window TimeRange
 	timed := false
+	windowWeight := 0.0
 	if !req.NoTimeHint && req.Mode != ModeKeyword {
 		if window, timed = ParseTimeRange(req.Query, p.now()); timed {
 			wf := filter
@@ -263,14 +269,15 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			if err != nil {
 				return nil, err
 			}
-			w := max(fu.KeywordWeight, fu.VectorWeight)
-			best += w / (fu.K + 1)
+			windowWeight = max(fu.KeywordWeight, fu.VectorWeight)
+			best += windowWeight / (fu.K + 1)
 			for i, r := range ranked {
 				c := get(r.rid)
 				if c.vrank == 0 {
 					c.cosine = r.score
 				}
-				c.rrf += w / (fu.K + float64(tiedRank(ranked, i)))
+				c.wrank, c.wpass = tiedRank(ranked, i), r.passage
+				c.rrf += windowWeight / (fu.K + float64(c.wrank))
 			}
 		}
 	}
@@ -290,6 +297,69 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		return all
 	}
 	all := rank()
+
+	// The drawers read to rank (the head for its answer type, the best
+	// hits and their neighbours) are not read again below.
+	loaded := map[int64]*Drawer{}
+	load := func(head []*cand) error {
+		var rs []int64
+		for _, c := range head {
+			if loaded[c.rid] == nil {
+				rs = append(rs, c.rid)
+			}
+		}
+		ds, err := p.drawersByRID(ctx, rs)
+		for rid, d := range ds {
+			loaded[rid] = d
+		}
+		return err
+	}
+	// The vector lists' votes on a drawer are weighed by how legible the
+	// text each matched is (legible.go), once the drawer is read: the
+	// first ranks before relevance feedback takes its documents from them
+	// and again after, a drawer when a lift reads it, and the results. A
+	// vote only falls, so the first n are read until each has its weighed
+	// score: any below them scores at most what it does unweighed, which
+	// is already less.
+	legible := req.Mode == ModeHybrid && legibleOn()
+	weigh := func(c *cand, d *Drawer) {
+		if !legible || c.legible || d == nil {
+			return
+		}
+		c.legible = true
+		if c.vrank > 0 {
+			c.rrf -= (1 - legibleShare(vectorText(d, c.vpass))) * fu.VectorWeight / (fu.K + float64(c.vrank))
+		}
+		if c.wrank > 0 {
+			c.rrf -= (1 - legibleShare(vectorText(d, c.wpass))) * windowWeight / (fu.K + float64(c.wrank))
+		}
+	}
+	weighFirst := func(n int) error {
+		for legible {
+			var todo []*cand
+			for _, c := range all[:min(n, len(all))] {
+				if !c.legible && (c.vrank > 0 || c.wrank > 0) {
+					todo = append(todo, c)
+				}
+			}
+			if len(todo) == 0 {
+				break
+			}
+			if err := load(todo); err != nil {
+				return err
+			}
+			for _, c := range todo {
+				weigh(c, loaded[c.rid])
+				c.legible = true // also a drawer gone since it was ranked
+			}
+			all = rank()
+		}
+		return nil
+	}
+	weighed := max(req.K, feedbackDocs)
+	if err := weighFirst(weighed); err != nil {
+		return nil, err
+	}
 
 	// Relevance feedback (feedback.go): the best drawers of this first
 	// ranking expand the keyword query, and the keyword list is replaced
@@ -337,23 +407,10 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				}
 			}
 			all = rank()
-		}
-	}
-	// The drawers read to rank (the head for its answer type, the best
-	// hits and their neighbours) are not read again below.
-	loaded := map[int64]*Drawer{}
-	load := func(head []*cand) error {
-		var rs []int64
-		for _, c := range head {
-			if loaded[c.rid] == nil {
-				rs = append(rs, c.rid)
+			if err := weighFirst(weighed); err != nil {
+				return nil, err
 			}
 		}
-		ds, err := p.drawersByRID(ctx, rs)
-		for rid, d := range ds {
-			loaded[rid] = d
-		}
-		return err
 	}
 	type askedHit struct {
 		rid   int64
@@ -376,6 +433,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 		if err := load(head); err != nil {
 			return nil, err
+		}
+		for _, c := range head {
+			weigh(c, loaded[c.rid])
 		}
 		lifted := false
 		// A text that only asks and was among the neighbour pass's hits
@@ -429,6 +489,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				}
 				loaded[n.RID] = n
 				nc := get(n.RID)
+				weigh(nc, n)
 				lift := nb.lift
 				if reactOn() && onlyReacts(n) {
 					lift *= quietLift // it says nothing of its own (answertype.go)
@@ -455,6 +516,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				}
 				loaded[n.RID] = n
 				nc := get(n.RID)
+				weigh(nc, n)
 				if s := neighbourLift * a.score; s > nc.rrf {
 					nc.rrf, lifted = s, true
 				}
@@ -466,6 +528,11 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	}
 	if best == 0 {
 		best = 1
+	}
+	// A lift that lowered a drawer (a text that only asks) lets one below
+	// the first K rise into them.
+	if err := weighFirst(req.K); err != nil {
+		return nil, err
 	}
 	// Only the first K and whatever ties with the K-th can be returned
 	// (the tie-breakers order those); load no other drawer, unless some
@@ -630,6 +697,19 @@ func bestPassage(d *Drawer, krank, kpass, vrank, vpass int) *Span {
 	}
 	sp := spans[p-1]
 	return &sp
+}
+
+// vectorText is the part of d's text that its vector passage p (0: the
+// whole text) was made from.
+func vectorText(d *Drawer, p int) string {
+	if p > 0 {
+		if spans := vectorSpans(d.Content, d.VecPassages); p <= len(spans) {
+			if t, ok := spans[p-1].Of(d.Content); ok {
+				return t
+			}
+		}
+	}
+	return d.Content
 }
 
 // sortHits orders by score, then importance, then recency: importance and
