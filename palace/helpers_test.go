@@ -21,7 +21,14 @@ func mkdirs(dirs ...string) error {
 // nil when it finds none.
 func firstByKeyword(t *testing.T, p *palace.Palace, query string) *palace.Drawer {
 	t.Helper()
-	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: query, Mode: palace.ModeKeyword, NoAccess: true})
+	return firstIn(t, p, palace.ModeKeyword, query)
+}
+
+// firstIn is the drawer a search of mode for query finds first, or nil
+// when it finds none.
+func firstIn(t *testing.T, p *palace.Palace, mode palace.Mode, query string) *palace.Drawer {
+	t.Helper()
+	hits, err := p.Search(context.Background(), palace.SearchRequest{Query: query, Mode: mode, NoAccess: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +41,17 @@ func firstByKeyword(t *testing.T, p *palace.Palace, query string) *palace.Drawer
 // wantFirst fails t unless a keyword search for query finds want first.
 func wantFirst(t *testing.T, p *palace.Palace, query string, want *palace.Drawer) {
 	t.Helper()
-	got := firstByKeyword(t, p, query)
+	wantFirstIn(t, p, palace.ModeKeyword, query, want)
+}
+
+// wantFirstIn fails t unless a search of mode for query finds want first.
+func wantFirstIn(t *testing.T, p *palace.Palace, mode palace.Mode, query string, want *palace.Drawer) {
+	t.Helper()
+	got := firstIn(t, p, mode, query)
 	if got == nil {
-		t.Errorf("%q finds nothing, want %q", query, want.Content)
+		t.Errorf("%s %q finds nothing, want %q", mode, query, want.Content)
 	} else if got.ID != want.ID {
-		t.Errorf("%q finds %q first, want %q", query, got.Content, want.Content)
+		t.Errorf("%s %q finds %q first, want %q", mode, query, got.Content, want.Content)
 	}
 }
 

@@ -42,7 +42,6 @@ func TestIdentifiersAreFoundByTheirWords(t *testing.T) {
 // identifier in a query is read by its words as well.
 func TestIdentifiersAreReadByTheirWordsInVectors(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{}), "p")
 	limiter := palacetest.MustAdd(t, p, &palace.Drawer{Content: "func (l *RateLimiter) Allow() bool { return l.tokens.take(1) }"})
 	attempts := palacetest.MustAdd(t, p, &palace.Drawer{Content: "cfg.maxUploadAttempts = 3"})
@@ -68,16 +67,6 @@ func TestIdentifiersAreReadByTheirWordsInVectors(t *testing.T) {
 		{"drain the queue", drain},
 		{"uploadClient retryBudget", budget},
 	} {
-		hits, err := p.Search(ctx, palace.SearchRequest{Query: q.query, Mode: palace.ModeVector, NoAccess: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == 0 || hits[0].Drawer.ID != q.want.ID {
-			var first string
-			if len(hits) > 0 {
-				first = hits[0].Drawer.Content
-			}
-			t.Errorf("vector search %q finds %q first, want %q", q.query, first, q.want.Content)
-		}
+		wantFirstIn(t, p, palace.ModeVector, q.query, q.want)
 	}
 }

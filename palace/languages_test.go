@@ -47,17 +47,7 @@ func TestMemoriesInOtherScriptsAreFoundByAWord(t *testing.T) {
 		{"أين بيانات الخدمة", data},
 	} {
 		for _, mode := range []palace.Mode{palace.ModeKeyword, palace.ModeHybrid} {
-			hits, err := p.Search(context.Background(), palace.SearchRequest{Query: q.query, Mode: mode, NoAccess: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(hits) == 0 || hits[0].Drawer.ID != q.want.ID {
-				var first string
-				if len(hits) > 0 {
-					first = hits[0].Drawer.Content
-				}
-				t.Errorf("%s %q finds %q first (%d hits), want %q", mode, q.query, first, len(hits), q.want.Content)
-			}
+			wantFirstIn(t, p, mode, q.query, q.want)
 		}
 	}
 }

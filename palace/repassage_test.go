@@ -57,38 +57,13 @@ func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 
 	// Make it a palace of the earlier release: passage vectors in the
 	// keyword window, no window recorded.
-	err := p.Write(ctx, func(tx *Tx) error {
-		for _, d := range ds {
-			spans := Passages(d.Content)
-			texts := []string{embedText(d)}
-			for _, sp := range spans {
-				texts = append(texts, d.Content[sp.Start:sp.End])
-			}
-			vs, err := p.emb.Embed(ctx, texts)
-			if err != nil {
-				return err
-			}
-			v := Vectors{Whole: vs[0], Passages: vs[1:]}
-			if len(spans) == 0 {
-				v.Passages = nil
-			}
-			seq, err := tx.Log(EventUpdated, d.ID, nil)
-			if err != nil {
-				return err
-			}
-			got, err := tx.Get(d.ID)
-			if err != nil {
-				return err
-			}
-			if err := tx.st.Drawers().SetVector(ctx, got.RID, seq, p.emb.ID(), seq, *v.encode()); err != nil {
-				return err
-			}
+	storeOldVectors(t, p, ds, "", func(d *Drawer) []string {
+		texts := []string{embedText(d)}
+		for _, sp := range Passages(d.Content) {
+			texts = append(texts, d.Content[sp.Start:sp.End])
 		}
-		return tx.st.Meta().Set(ctx, metaVectorPassages, "")
+		return texts
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages || h.StaleVectors != 0 {
 		t.Fatalf("the earlier release's palace: %+v (%v), want stale passages only", h, err)
 	}
@@ -179,29 +154,7 @@ func TestReembedGivesIdentifiersTheirWords(t *testing.T) {
 		ds = append(ds, d)
 	}
 	// Make it a palace of the earlier layout: vectors of the text alone.
-	err := p.Write(ctx, func(tx *Tx) error {
-		for _, d := range ds {
-			vs, err := p.emb.Embed(ctx, []string{d.Content})
-			if err != nil {
-				return err
-			}
-			seq, err := tx.Log(EventUpdated, d.ID, nil)
-			if err != nil {
-				return err
-			}
-			got, err := tx.Get(d.ID)
-			if err != nil {
-				return err
-			}
-			if err := tx.st.Drawers().SetVector(ctx, got.RID, seq, p.emb.ID(), seq, *Vectors{Whole: vs[0]}.encode()); err != nil {
-				return err
-			}
-		}
-		return tx.st.Meta().Set(ctx, metaVectorPassages, "50/25/4096/cjk")
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeOldVectors(t, p, ds, "50/25/4096/cjk", func(d *Drawer) []string { return []string{d.Content} })
 	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages {
 		t.Fatalf("the earlier layout's palace: %+v (%v), want it stale", h, err)
 	}
@@ -230,5 +183,40 @@ func TestReembedGivesIdentifiersTheirWords(t *testing.T) {
 	}
 	if n, err := p.Reembed(ctx, 8); err != nil || n != 0 {
 		t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
+	}
+}
+
+// storeOldVectors gives each of ds the vectors of the texts old makes of
+// it (its whole text's, then its passages'), as an earlier release stored
+// them, and records layout as the palace's vector layout.
+func storeOldVectors(t *testing.T, p *Palace, ds []*Drawer, layout string, old func(*Drawer) []string) {
+	t.Helper()
+	ctx := context.Background()
+	err := p.Write(ctx, func(tx *Tx) error {
+		for _, d := range ds {
+			vs, err := p.emb.Embed(ctx, old(d))
+			if err != nil {
+				return err
+			}
+			v := Vectors{Whole: vs[0]}
+			if len(vs) > 1 {
+				v.Passages = vs[1:]
+			}
+			seq, err := tx.Log(EventUpdated, d.ID, nil)
+			if err != nil {
+				return err
+			}
+			got, err := tx.Get(d.ID)
+			if err != nil {
+				return err
+			}
+			if err := tx.st.Drawers().SetVector(ctx, got.RID, seq, p.emb.ID(), seq, *v.encode()); err != nil {
+				return err
+			}
+		}
+		return tx.st.Meta().Set(ctx, metaVectorPassages, layout)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
