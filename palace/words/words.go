@@ -2,7 +2,8 @@
 // but one: query terms, the fact queue's near-duplicate test, closet
 // keywords, the dreamer's text signatures and the hooks' coverage measure
 // all split here, by one rule, and fold or stem words with the helpers
-// below. The exception is the keyword index's own tokenizer (palace/bm25),
+// below; Legible, which tells words written as words from code, reads a
+// text's words as written, punctuation inside them and all. The exception is the keyword index's own tokenizer (palace/bm25),
 // which must equal SQLite FTS5's token for token and so keeps FTS5's rules
 // (with rules of its own: CJK text in characters and character pairs,
 // Russian and Arabic stemmed as themselves).
