@@ -3,6 +3,7 @@ package words
 import (
 	"math"
 	"testing"
+	"unicode/utf8"
 )
 
 // Prose and chat are legible through and through, whatever punctuation,
@@ -40,4 +41,23 @@ func TestLegible(t *testing.T) {
 			t.Errorf("Legible(%q) = %d of %d, want a share of %.3f", c.text, legible, all, c.want)
 		}
 	}
+}
+
+// Legible never panics, counts no more legible words than words and no
+// more words than runes, and counts two texts joined by a space as the
+// two apart: white space ends every word.
+func FuzzLegible(f *testing.F) {
+	for _, s := range []string{"It's 3.5 km", "func (c *Client) Do(req", "数据库使用PostgreSQL，缓存", "a\xffb c", "e-mail—ok", "x.y(z)", ""} {
+		f.Add(s, "and/or 13:53")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		la, na := Legible(a)
+		lb, nb := Legible(b)
+		if la < 0 || la > na || na > utf8.RuneCountInString(a) {
+			t.Fatalf("Legible(%q) = %d of %d", a, la, na)
+		}
+		if l, n := Legible(a + " " + b); l != la+lb || n != na+nb {
+			t.Fatalf("Legible(%q + %q) = %d of %d, want %d of %d", a, b, l, n, la+lb, na+nb)
+		}
+	})
 }
