@@ -161,7 +161,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		kpass, vpass      int // best passage in each list
 		// wrank and wpass are the rank and passage in the list of the
 		// time the query names (0: none); legible that the vector
-		// votes are weighed by legibility already (weighLegible).
+		// votes are weighed by legibility already (weigh).
 		wrank, wpass int
 		legible      bool
 	}
@@ -335,7 +335,10 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		}
 	}
 	weighFirst := func(n int) error {
-		for legible {
+		if !legible {
+			return nil
+		}
+		for {
 			var todo []*cand
 			for _, c := range all[:min(n, len(all))] {
 				if !c.legible && (c.vrank > 0 || c.wrank > 0) {
@@ -343,7 +346,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 				}
 			}
 			if len(todo) == 0 {
-				break
+				return nil
 			}
 			if err := load(todo); err != nil {
 				return err
@@ -354,7 +357,6 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			}
 			all = rank()
 		}
-		return nil
 	}
 	weighed := max(req.K, feedbackDocs)
 	if err := weighFirst(weighed); err != nil {
