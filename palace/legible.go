@@ -17,7 +17,11 @@ import (
 // about which function a question in words asks for, while the keyword
 // leg reads an identifier's words (words.CaseParts) as well as prose.
 // Nothing is chosen: the share is the fraction of the text the encoder
-// could read, and prose and chat are 1, so they rank as before.
+// could read, and prose and chat are 1, so they rank as before. Only the
+// part of the vote made by models that read language only is weighed
+// (embed.LanguageShare: GloVe's and USE-lite's 0.85 of the default's
+// cosine, not the hash part's, which reads identifiers as the keyword
+// index does, and none of a remote model's, which is trained on code).
 //
 // Only the first maxLegibleBytes of text are read: a long text's passage
 // vectors are each 50 words, and its whole-text vector, the one vector

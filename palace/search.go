@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/loci-mem/loci/palace/bm25"
+	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/index"
 )
 
@@ -320,18 +321,21 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// and again after, a drawer when a lift reads it, and the results. A
 	// vote only falls, so the first n are read until each has its weighed
 	// score: any below them scores at most what it does unweighed, which
-	// is already less.
-	legible := req.Mode == ModeHybrid && legibleOn()
+	// is already less. Only the part of the vote made by models that read
+	// language only is weighed (embed.LanguageShare): none of a remote
+	// model's, 0.85 of the built-in default's.
+	lang := embed.LanguageShare(p.emb)
+	legible := req.Mode == ModeHybrid && legibleOn() && lang > 0
 	weigh := func(c *cand, d *Drawer) {
 		if !legible || c.legible || d == nil {
 			return
 		}
 		c.legible = true
 		if c.vrank > 0 {
-			c.rrf -= (1 - legibleShare(vectorText(d, c.vpass))) * fu.VectorWeight / (fu.K + float64(c.vrank))
+			c.rrf -= lang * (1 - legibleShare(vectorText(d, c.vpass))) * fu.VectorWeight / (fu.K + float64(c.vrank))
 		}
 		if c.wrank > 0 {
-			c.rrf -= (1 - legibleShare(vectorText(d, c.wpass))) * windowWeight / (fu.K + float64(c.wrank))
+			c.rrf -= lang * (1 - legibleShare(vectorText(d, c.wpass))) * windowWeight / (fu.K + float64(c.wrank))
 		}
 	}
 	weighFirst := func(n int) error {

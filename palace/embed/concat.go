@@ -55,6 +55,15 @@ func (c *Concat) ID() string { return c.id }
 // Dim implements Embedder.
 func (c *Concat) Dim() int { return c.dim }
 
+// LanguageShare is the parts' LanguageShare by their weights.
+func (c *Concat) LanguageShare() float64 {
+	var s float64
+	for i, p := range c.parts {
+		s += c.weights[i] * LanguageShare(p)
+	}
+	return s
+}
+
 // Embed implements Embedder. A text for which some parts give a zero
 // vector keeps the other parts' contributions and is renormalised, so the
 // result is a unit vector unless every part is zero.

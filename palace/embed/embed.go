@@ -45,6 +45,26 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// LanguageShare is the share of e's cosine made by models that read the
+// words of languages only: models whose vocabulary holds words and word
+// pieces learnt from prose, so that code's identifiers, calls and
+// operators are mostly unknown to them. GloVe and USE-lite are such
+// models (1); the hash embedder reads any run of letters and digits as
+// the keyword index does (0), and a remote model is taken to read what
+// its users send it, code included (0), as today's embedding models are
+// trained on code as well as prose. A concatenation's share is its parts'
+// shares by their weights (the default's is 0.85).
+//
+// A hybrid search weighs the vector leg's vote on a text by how much of
+// the text such a model can read (palace/legible.go), and only this share
+// of the vote.
+func LanguageShare(e Embedder) float64 {
+	if r, ok := e.(interface{ LanguageShare() float64 }); ok {
+		return r.LanguageShare()
+	}
+	return 0
+}
+
 // ErrUnknown is returned by Lookup for a name no embedder answers to.
 var ErrUnknown = errors.New("unknown embedder")
 

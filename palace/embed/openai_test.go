@@ -69,6 +69,9 @@ func TestOpenAIFromEnv(t *testing.T) {
 	if got, want := e.ID(), "openai/test-embed"; got != want {
 		t.Errorf("ID = %q, want %q", got, want)
 	}
+	if got := embed.LanguageShare(e); got != 0 {
+		t.Errorf("LanguageShare = %v, want 0: a remote model is taken to read code", got)
+	}
 	if e.Dim() != 8 || n.Load() != 0 {
 		t.Fatalf("Dim = %d after %d requests; want 8 without a request", e.Dim(), n.Load())
 	}

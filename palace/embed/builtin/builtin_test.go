@@ -17,11 +17,12 @@ func TestLookup(t *testing.T) {
 	for _, c := range []struct {
 		name, id string
 		dim      int
+		lang     float64 // embed.LanguageShare: the models of words read language only
 	}{
-		{"use-lite", use.ID, 512},
-		{"glove", glove.ID, 100},
-		{"hash", embed.HashID, 384},
-		{"hybrid", "concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)", 996},
+		{"use-lite", use.ID, 512, 1},
+		{"glove", glove.ID, 100, 1},
+		{"hash", embed.HashID, 384, 0},
+		{"hybrid", "concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)", 996, 0.85},
 	} {
 		e, err := embed.Lookup(c.name)
 		if err != nil {
@@ -29,6 +30,9 @@ func TestLookup(t *testing.T) {
 		}
 		if e.ID() != c.id || e.Dim() != c.dim {
 			t.Errorf("Lookup(%q): ID %q Dim %d, want %q %d", c.name, e.ID(), e.Dim(), c.id, c.dim)
+		}
+		if got := embed.LanguageShare(e); math.Abs(got-c.lang) > 1e-9 {
+			t.Errorf("LanguageShare(%q) = %v, want %v", c.name, got, c.lang)
 		}
 	}
 	if got := embed.Default().ID(); got != "concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)" {

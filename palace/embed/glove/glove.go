@@ -77,6 +77,11 @@ func (e *Encoder) ID() string {
 // Dim implements embed.Embedder.
 func (e *Encoder) Dim() int { return Dim }
 
+// LanguageShare reports that GloVe reads language only (see
+// embed.LanguageShare): its vocabulary is the most frequent words of
+// Wikipedia and newswire.
+func (e *Encoder) LanguageShare() float64 { return 1 }
+
 // Load decodes the vocabulary if that has not happened yet.
 func (e *Encoder) Load() error {
 	e.once.Do(func() {

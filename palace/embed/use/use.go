@@ -72,6 +72,10 @@ func (e *Encoder) ID() string { return ID }
 // Dim implements embed.Embedder.
 func (e *Encoder) Dim() int { return Dim }
 
+// LanguageShare reports that USE-lite reads language only (see
+// embed.LanguageShare): its pieces were learnt from prose.
+func (e *Encoder) LanguageShare() float64 { return 1 }
+
 // Tokenize returns the SentencePiece ids of text, before truncation to
 // MaxTokens.
 func (e *Encoder) Tokenize(text string) ([]int32, error) {
