@@ -103,8 +103,9 @@ func (k *keywordState) warm(ctx context.Context) error {
 // keywordFile names the keyword index snapshot in the palace's cache
 // directory. The name carries what its documents hold beyond the stored
 // keywords: the passage window, whose keys it holds; "episodes" for the
-// episode or day word (episodeWord); "spelt" where a misspelt word is
-// indexed with the word it misspells, "standard" where an informal word
+// episode or day word (episodeWord); "spelt-drawn" where a misspelt word
+// is indexed with the word it misspells and a word drawn out for emphasis
+// with the word it stretches ("sooo"), "standard" where an informal word
 // or a British spelling is indexed with its standard word, and "idents"
 // where an identifier in camel case is indexed with its words (typos.go),
 // which are read as a text is indexed and never stored. A snapshot of
@@ -113,7 +114,7 @@ func (k *keywordState) warm(ctx context.Context) error {
 func keywordFile(spelt bool) string {
 	name := fmt.Sprintf("keywords-p%d-%d-episodes", PassageWords, PassageStride)
 	if spelt {
-		name += "-spelt"
+		name += "-spelt-drawn"
 	}
 	if standardOn() {
 		name += "-standard"

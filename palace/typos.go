@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"math/bits"
 	"os"
 	"strings"
 	"sync"
@@ -143,7 +144,14 @@ func wordFixes(text string, sp *spelling) string {
 				return
 			}
 		}
-		if sp == nil || len(wd.Text) < minTypoLetters || !lettersOnly(wd.Text) {
+		if sp == nil || !lettersOnly(wd.Text) {
+			return
+		}
+		if fix := unstretched(strings.ToLower(wd.Text), sp.known); fix != "" {
+			fixes = append(fixes, fix)
+			return
+		}
+		if len(wd.Text) < minTypoLetters {
 			return
 		}
 		if fix := sp.fix(strings.ToLower(wd.Text)); fix != "" {
@@ -152,6 +160,64 @@ func wordFixes(text string, sp *spelling) string {
 	})
 	return strings.Join(fixes, " ")
 }
+
+// unstretched is the known word that the lower-case word w draws out for
+// emphasis, as people do in chat ("loveeee", "sooo goood", "yesss"), or
+// "" when w is not drawn out or stands for no known word. No English word
+// holds a letter three times in a row, so such a run is read as two of
+// the letter and, failing that, as one: every way of reading the runs is
+// tried, those keeping more runs double first ("cooool" is "cool" before
+// "col", "yesss" is "yes" since "yess" is no word), and the first known
+// one wins. A word of one letter only ("www", "iii", "zzz") is left as it
+// is. This is the lengthening step of lexical normalisation for chat
+// (Brody and Diakopoulos 2011; Han and Baldwin 2011); nothing is chosen.
+func unstretched(w string, known embed.Lexicon) string {
+	type run struct{ at, n int }
+	var runs []run
+	for i := 0; i < len(w); {
+		j := i
+		for j < len(w) && w[j] == w[i] {
+			j++
+		}
+		if j-i >= 3 {
+			runs = append(runs, run{i, j - i})
+		}
+		i = j
+	}
+	if len(runs) == 0 || (len(runs) == 1 && runs[0].n == len(w)) {
+		return ""
+	}
+	if len(runs) > maxStretchedRuns {
+		runs = runs[:maxStretchedRuns] // a run past these stays as written
+	}
+	// keep is a mask of the runs read as two letters; masks with more of
+	// them are tried first.
+	buf := make([]byte, 0, len(w))
+	for double := len(runs); double >= 0; double-- {
+		for keep := 0; keep < 1<<len(runs); keep++ {
+			if bits.OnesCount(uint(keep)) != double {
+				continue
+			}
+			buf, at := buf[:0], 0
+			for r, ru := range runs {
+				buf = append(buf, w[at:ru.at+1]...)
+				if keep&(1<<r) != 0 {
+					buf = append(buf, w[ru.at])
+				}
+				at = ru.at + ru.n
+			}
+			buf = append(buf, w[at:]...)
+			if known(buf) {
+				return string(buf)
+			}
+		}
+	}
+	return ""
+}
+
+// maxStretchedRuns bounds the drawn-out runs of one word read both ways
+// (2^4 readings); "sooooo haaappyyy" has two.
+const maxStretchedRuns = 4
 
 // standardText is text with each informal word and British spelling
 // replaced by its standard word ("see u tmrw" reads "see u tomorrow"), for

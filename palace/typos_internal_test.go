@@ -67,6 +67,50 @@ func testTypoFixes(t *testing.T, known *spelling) {
 	}
 }
 
+// A word drawn out for emphasis is read as the known word it stretches:
+// each run of three or more of a letter as two of it, then as one, with
+// more runs kept double first, whatever the word's length.
+func TestDrawnOutWords(t *testing.T) {
+	known := lexiconOf("so", "soo", "good", "god", "cool", "col", "yes", "love", "puppy", "happy",
+		"support", "see", "hi", "ugh", "i", "ii", "w", "ww", "z")
+	for w, want := range map[string]string{
+		"sooo":           "soo",  // both known: the double first
+		"goood":          "good", // not "god"
+		"cooooool":       "cool",
+		"yesss":          "yes", // "yess" is no word
+		"loveeeee":       "love",
+		"puppyyyy":       "puppy",
+		"haaappyyy":      "happy", // two runs, one read double and one single
+		"suppport":       "support",
+		"seeeeeee":       "see",
+		"hiiiii":         "hi",
+		"ughhhh":         "ugh",
+		"iii":            "", // a word of one letter only
+		"www":            "",
+		"zzzzz":          "",
+		"soo":            "", // no run of three
+		"love":           "",
+		"blaaargh":       "", // no known reading
+		"aaabbbcccdddee": "", // no known reading of its first four runs
+	} {
+		if got := unstretched(w, known); got != want {
+			t.Errorf("unstretched(%q) = %q, want %q", w, got, want)
+		}
+	}
+	// A short word drawn out is read, where a short misspelling is not;
+	// a word of other letters is not read at all.
+	sp := newSpelling(known)
+	for text, want := range map[string]string{
+		"omg i loveeee my puppyyyy":  "love puppy",
+		"yesss sooo goood":           "yes soo good",
+		"caf\u00e9\u00e9\u00e9 2222": "",
+	} {
+		if got := wordFixes(text, sp); got != want {
+			t.Errorf("wordFixes(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
 // BenchmarkTypoFixes reads a chat turn of 40 words, two of them misspelt
 // (one long enough to be read), and the same turn spelt right, against the
 // built-in lexicon (GloVe's vocabulary).

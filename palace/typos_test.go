@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
+	_ "github.com/loci-mem/loci/palace/embed/builtin"
 	"github.com/loci-mem/loci/palace/palacetest"
 )
 
@@ -69,4 +71,19 @@ func TestMisspeltQueriesFindTheirWord(t *testing.T) {
 			t.Errorf("%s: \"the vacaton\" finds %q first: %v, want %v (hits %d)", c.name, d.Content, got, c.found, len(hits))
 		}
 	}
+}
+
+// A word drawn out for emphasis ("puppyyyy", "sooo happyyy") is found by
+// the word it stretches, and such a word in a query asks for it too; with
+// the built-in lexicon, as a palace is opened by default.
+func TestDrawnOutWordsAreFoundByTheirWord(t *testing.T) {
+	t.Parallel()
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{Lexicon: embed.DefaultLexicon()}), "p")
+	puppy := palacetest.MustAdd(t, p, &palace.Drawer{Content: "omg we got a puppyyyy today, I'm sooo happyyy"})
+	bored := palacetest.MustAdd(t, p, &palace.Drawer{Content: "work was sooo boooring, ughhh"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The vet said the kitten is healthy"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "A happy, healthy dog needs a long walk every day"})
+	wantFirstIn(t, p, palace.ModeKeyword, "puppy", puppy)
+	wantFirstIn(t, p, palace.ModeKeyword, "was it boring?", bored)
+	wantFirstIn(t, p, palace.ModeKeyword, "a new puppyyy", puppy)
 }
