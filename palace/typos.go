@@ -147,9 +147,11 @@ func wordFixes(text string, sp *spelling) string {
 		if sp == nil || !lettersOnly(wd.Text) {
 			return
 		}
-		if fix := unstretched(strings.ToLower(wd.Text), sp.known); fix != "" {
-			fixes = append(fixes, fix)
-			return
+		if drawnOut(wd.Text) {
+			if fix := unstretched(strings.ToLower(wd.Text), sp.known); fix != "" {
+				fixes = append(fixes, fix)
+				return
+			}
 		}
 		if len(wd.Text) < minTypoLetters {
 			return
@@ -213,6 +215,17 @@ func unstretched(w string, known embed.Lexicon) string {
 		}
 	}
 	return ""
+}
+
+// drawnOut reports whether the word w of the letters a-z holds one of
+// them three times in a row, in either case (unstretched).
+func drawnOut(w string) bool {
+	for i := 2; i < len(w); i++ {
+		if c := w[i] | 0x20; c == w[i-1]|0x20 && c == w[i-2]|0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // maxStretchedRuns bounds the drawn-out runs of one word read both ways
