@@ -426,7 +426,8 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 			locomo.Aggregate("shares no word 1-5", noWord(lo), ks), locomo.Aggregate("shares no word 6-10", noWord(hi), ks)}
 	}
 	k := ks[len(ks)-1]
-	return &result{data: map[string]any{"embedder": embID, "variants": lines}, text: func(w io.Writer) {
+	legs := splitsByLeg(rows, variants, k)
+	return &result{data: map[string]any{"embedder": embID, "variants": lines, "legs": legs}, text: func(w io.Writer) {
 		fmt.Fprintf(w, "%-8s %-10s %-18s | %-24s | %-24s | %-24s | %-24s | %s\n", "path", "method", "fusion", "conversations 1-5", "conversations 6-10", "all",
 			"no shared word, 1-5", "no shared word, 6-10")
 		for _, l := range lines {
@@ -444,7 +445,81 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 			}
 			fmt.Fprintln(w)
 		}
+		printLegs(w, legs, k)
 	}}
+}
+
+// legLine is one path's hybrid ranking set against its legs over some of
+// the conversations (locomo.SplitByLeg).
+type legLine struct {
+	Path          string `json:"path"`
+	Conversations string `json:"conversations"`
+	K             int    `json:"k"`
+	locomo.LegSplit
+}
+
+// splitsByLeg sets each path's hybrid rows (at the default fusion)
+// against its keyword and vector rows, for conversations 1-5, 6-10 and
+// all: none for a path that lacks one of the three.
+func splitsByLeg(rows []locomo.Row, variants []locomo.Variant, k int) []legLine {
+	type half struct {
+		name string
+		in   func(sample int) bool
+	}
+	halves := []half{{"1-5", func(s int) bool { return s <= 5 }}, {"6-10", func(s int) bool { return s > 5 }}, {"all", func(int) bool { return true }}}
+	var out []legLine
+	var paths []string
+	byMethod := map[string]map[palace.Mode]int{} // path -> method -> variant
+	for i, v := range variants {
+		if v.Path == "" || v.Fusion != nil {
+			continue
+		}
+		if byMethod[v.Path] == nil {
+			byMethod[v.Path] = map[palace.Mode]int{}
+			paths = append(paths, v.Path)
+		}
+		byMethod[v.Path][v.Method] = i
+	}
+	for _, pa := range paths {
+		m := byMethod[pa]
+		h, okH := m[palace.ModeHybrid]
+		kw, okK := m[palace.ModeKeyword]
+		ve, okV := m[palace.ModeVector]
+		if !okH || !okK || !okV {
+			continue
+		}
+		for _, hf := range halves {
+			of := func(variant int) []locomo.Row {
+				var mine []locomo.Row
+				for _, r := range rows {
+					if r.Variant == variant && hf.in(r.Sample) {
+						mine = append(mine, r)
+					}
+				}
+				return mine
+			}
+			if split, ok := locomo.SplitByLeg(of(h), of(kw), of(ve), k); ok && split.N > 0 {
+				out = append(out, legLine{pa, hf.name, k, split})
+			}
+		}
+	}
+	return out
+}
+
+// printLegs prints where each path's hybrid ranking stands against its
+// legs: what only it finds, and which leg's finds it loses.
+func printLegs(w io.Writer, legs []legLine, k int) {
+	if len(legs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nhybrid against its legs: questions found at any@%d by hybrid, by keyword only or vector only (either leg), by hybrid and\n"+
+		"neither leg (only hybrid), and those hybrid misses that only keyword, only vector, or both legs find, or none does\n", k)
+	fmt.Fprintf(w, "%-8s %-13s %5s %7s %11s %12s %13s %12s %10s %6s\n", "path", "conversations", "n", "hybrid", "either leg", "only hybrid",
+		"lost keyword", "lost vector", "lost both", "none")
+	for _, l := range legs {
+		fmt.Fprintf(w, "%-8s %-13s %5d %7d %11d %12d %13d %12d %10d %6d\n", l.Path, l.Conversations, l.N, l.Hybrid, l.EitherLeg, l.HybridOnly,
+			l.LostKeyword, l.LostVector, l.LostBoth, l.MissedByAll)
+	}
 }
 
 // variantName names a variant in file names: path-method, and the fusion

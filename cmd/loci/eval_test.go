@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,6 +122,49 @@ func TestEvalVariantsWriteAFileEach(t *testing.T) {
 	}
 	if o := runCLI(t, home, "json", "eval", "compare", a, b, "--k", "1"); o.code != 0 || !strings.Contains(o.stdout, `"n":2`) {
 		t.Errorf("eval compare of the two variants: exit %d %s%s", o.code, o.stdout, o.stderr)
+	}
+}
+
+// --matrix sets each path's hybrid ranking against its two legs, in the
+// JSON report and the text one, each question counted once.
+func TestEvalMatrixSetsHybridAgainstItsLegs(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "two.json")
+	if err := os.WriteFile(data, []byte(`[{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat called Pixel."},
+		{"speaker":"Bo","dia_id":"D1:2","text":"Lovely! I planted tomatoes in the garden."},
+		{"speaker":"Ann","dia_id":"D1:3","text":"We should cook together soon."}]},
+		"qa":[{"question":"What is the name of Ann's cat?","category":4,"evidence":["D1:1"]},
+		{"question":"What did Bo plant?","category":4,"evidence":["D1:2"]}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := runCLI(t, home, "json", "eval", "locomo", "--matrix", "--data", data, "--k", "1")
+	if o.code != 0 {
+		t.Fatalf("eval --matrix: exit %d %s%s", o.code, o.stdout, o.stderr)
+	}
+	var got struct {
+		Data struct {
+			Legs []legLine `json:"legs"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil {
+		t.Fatalf("%v: %s", err, o.stdout)
+	}
+	paths := map[string]bool{}
+	for _, l := range got.Data.Legs {
+		paths[l.Path] = true
+		if l.Conversations == "6-10" || l.N != 2 || l.K != 1 ||
+			l.Hybrid+l.LostKeyword+l.LostVector+l.LostBoth+l.MissedByAll != l.N || l.HybridOnly > l.Hybrid {
+			t.Errorf("leg line %+v", l)
+		}
+	}
+	if !paths["session"] || !paths["agent"] || len(got.Data.Legs) != 4 {
+		t.Errorf("legs %+v, want 1-5 and all for the session and agent paths", got.Data.Legs)
+	}
+	if o := runCLI(t, home, "text", "eval", "locomo", "--matrix", "--data", data, "--k", "1"); o.code != 0 ||
+		!strings.Contains(o.stdout, "hybrid against its legs") {
+		t.Errorf("eval --matrix text: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
 }
 

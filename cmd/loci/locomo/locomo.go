@@ -1794,6 +1794,68 @@ func (r Row) Found(k int) int {
 	return found
 }
 
+// LegSplit sets a hybrid ranking's questions against its two legs run
+// alone, at one cut-off: whether the fusion (with what only a hybrid
+// search does: relevance feedback, the lifts, neighbours) finds more
+// than either leg, and which leg's finds it loses. On a set where hybrid
+// ranks below a leg, it tells whether that leg's finds are pushed out by
+// the other's list (LostVector or LostKeyword) or never reached by
+// either (MissedByAll). A question counts as found when any of its
+// evidence is among the first k (any@k).
+type LegSplit struct {
+	N int `json:"n"`
+	// Hybrid and EitherLeg count the questions hybrid finds and those
+	// keyword only or vector only finds.
+	Hybrid    int `json:"hybrid"`
+	EitherLeg int `json:"either_leg"`
+	// HybridOnly counts those hybrid finds and neither leg does.
+	HybridOnly int `json:"hybrid_only"`
+	// LostKeyword, LostVector and LostBoth count those hybrid misses that
+	// keyword only, vector only, or each of them finds.
+	LostKeyword int `json:"lost_keyword_only"`
+	LostVector  int `json:"lost_vector_only"`
+	LostBoth    int `json:"lost_both"`
+	// MissedByAll counts those no ranking finds.
+	MissedByAll int `json:"missed_by_all"`
+}
+
+// SplitByLeg sets hybrid's rows against keyword's and vector's, question
+// by question: the rows of one ingestion asked in the same order (as
+// --matrix asks them). ok is false when the three do not hold the same
+// questions.
+func SplitByLeg(hybrid, keyword, vector []Row, k int) (s LegSplit, ok bool) {
+	if len(keyword) != len(hybrid) || len(vector) != len(hybrid) {
+		return LegSplit{}, false
+	}
+	for i, h := range hybrid {
+		kw, ve := keyword[i], vector[i]
+		if kw.Sample != h.Sample || ve.Sample != h.Sample || kw.Question != h.Question || ve.Question != h.Question {
+			return LegSplit{}, false
+		}
+		hf, kf, vf := h.Found(k) > 0, kw.Found(k) > 0, ve.Found(k) > 0
+		s.N++
+		switch {
+		case hf:
+			s.Hybrid++
+			if !kf && !vf {
+				s.HybridOnly++
+			}
+		case kf && vf:
+			s.LostBoth++
+		case kf:
+			s.LostKeyword++
+		case vf:
+			s.LostVector++
+		default:
+			s.MissedByAll++
+		}
+		if kf || vf {
+			s.EitherLeg++
+		}
+	}
+	return s, true
+}
+
 func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 
 // Groups computes the report: per category and overall (1-5 and 1-4).

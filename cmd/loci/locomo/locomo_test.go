@@ -1395,3 +1395,43 @@ func TestFactsPath(t *testing.T) {
 		t.Errorf("%q: the first fact cites %v, want the puppy's fact with D1:2", rows[2].Question, got)
 	}
 }
+
+// SplitByLeg counts each question once, by whether hybrid and each leg
+// find it, and refuses rows that are not the same questions in order.
+func TestSplitByLeg(t *testing.T) {
+	row := func(q string, found bool) Row {
+		r := Row{Sample: 1, Question: q, Gold: []string{"D1:1"}, Top: []string{"D1:9", "D1:8"}}
+		if found {
+			r.Top = []string{"D1:9", "D1:1"}
+		}
+		return r
+	}
+	// hybrid, keyword, vector for each question
+	cases := []struct {
+		q       string
+		h, k, v bool
+	}{
+		{"a", true, true, true}, {"b", true, false, false}, {"c", false, true, false},
+		{"d", false, false, true}, {"e", false, true, true}, {"f", false, false, false}, {"g", true, false, true},
+	}
+	var h, k, v []Row
+	for _, c := range cases {
+		h, k, v = append(h, row(c.q, c.h)), append(k, row(c.q, c.k)), append(v, row(c.q, c.v))
+	}
+	got, ok := SplitByLeg(h, k, v, 2)
+	want := LegSplit{N: 7, Hybrid: 3, EitherLeg: 5, HybridOnly: 1, LostKeyword: 1, LostVector: 1, LostBoth: 1, MissedByAll: 1}
+	if !ok || got != want {
+		t.Errorf("SplitByLeg = %+v, %v; want %+v", got, ok, want)
+	}
+	// At k = 1 the evidence, second in every list, is found by none.
+	if got, _ := SplitByLeg(h, k, v, 1); got.MissedByAll != 7 || got.Hybrid != 0 {
+		t.Errorf("at k=1: %+v", got)
+	}
+	if _, ok := SplitByLeg(h, k[:6], v, 2); ok {
+		t.Error("rows of another length were set against each other")
+	}
+	k[2].Question = "another"
+	if _, ok := SplitByLeg(h, k, v, 2); ok {
+		t.Error("rows of another question were set against each other")
+	}
+}
