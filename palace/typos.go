@@ -125,7 +125,8 @@ func (s *spelling) fix(w string) string {
 // occurrence, separated by spaces: the words of each identifier in camel
 // case (words.CaseParts), the standard word of each informal one or
 // British spelling (words.Standard: "fam" stands for "family",
-// "favourite" for "favorite"), and the lexicon word of each misspelt one
+// "favourite" for "favorite"), and the lexicon word of each word drawn
+// out for emphasis (unstretched: "sooo" stands for "so") or misspelt
 // (none when sp is nil); "" when there are none.
 func wordFixes(text string, sp *spelling) string {
 	var fixes []string
