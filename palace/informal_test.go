@@ -47,3 +47,34 @@ func TestWordsAreFoundByTheirStandardForm(t *testing.T) {
 		}
 	}
 }
+
+// The past of an irregular verb is found by the verb a question asks
+// with ("What did she buy?" finds "I bought"), and a query's past form
+// asks for its verb too; a form with a second common sense is not read
+// ("left" is also a side).
+func TestIrregularVerbsAreFoundByTheirVerb(t *testing.T) {
+	t.Parallel()
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{}), "p")
+	guitar := palacetest.MustAdd(t, p, &palace.Drawer{Content: "I bought a red guitar at the flea market"})
+	lisbon := palacetest.MustAdd(t, p, &palace.Drawer{Content: "We went to Lisbon in April and ate grilled sardines"})
+	pottery := palacetest.MustAdd(t, p, &palace.Drawer{Content: "They teach pottery at the Saturday workshop"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The flea market sells old records on Sundays"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "Lisbon is lovely in April, they say"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The workshop is on Friday this week"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "Turn left after the market"})
+	for _, q := range []struct {
+		query string
+		want  *palace.Drawer
+	}{
+		{"what did she buy at the market", guitar},
+		{"where did they go in April", lisbon},
+		{"what did they eat", lisbon},
+		{"what was taught at the workshop", pottery},
+	} {
+		wantFirst(t, p, q.query, q.want)
+	}
+	// "leave" is not read into "left".
+	if hits, err := p.Search(context.Background(), palace.SearchRequest{Query: "leave", Mode: palace.ModeKeyword, NoAccess: true}); err != nil || len(hits) != 0 {
+		t.Errorf("\"leave\" finds %d texts (%v), want none", len(hits), err)
+	}
+}

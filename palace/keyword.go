@@ -105,8 +105,9 @@ func (k *keywordState) warm(ctx context.Context) error {
 // keywords: the passage window, whose keys it holds; "episodes" for the
 // episode or day word (episodeWord); "spelt-drawn" where a misspelt word
 // is indexed with the word it misspells and a word drawn out for emphasis
-// with the word it stretches ("sooo"), "standard" where an informal word
-// or a British spelling is indexed with its standard word, and "idents"
+// with the word it stretches ("sooo"), "standard-verbs" where an informal
+// word or a British spelling is indexed with its standard word and an
+// irregular verb's past with its verb ("went" go), and "idents"
 // where an identifier in camel case is indexed with its words (typos.go),
 // which are read as a text is indexed and never stored. A snapshot of
 // another name was written by an earlier release, or with corrections
@@ -117,7 +118,7 @@ func keywordFile(spelt bool) string {
 		name += "-spelt-drawn"
 	}
 	if standardOn() {
-		name += "-standard"
+		name += "-standard-verbs"
 	}
 	if identsOn() {
 		name += "-idents"

@@ -276,7 +276,18 @@ func isLaughter(w string) bool {
 // ("favourite", "organised", "travelling", "centre"): a conversation
 // written in one and a question in the other share no word otherwise, and
 // Porter's stemmer does not join them ("organis", "organiz"). Either side
-// may be written either way; both are read in the one spelling.
+// may be written either way; both are read in the one spelling. Last, the
+// past forms of the common irregular English verbs, read as the verb
+// ("went" go, "bought" buy, "taught" teach): a question asks "when did
+// she go", "what did he buy", and the text that answers it says "I went",
+// "we bought", which Porter's stemmer, made for regular endings, does not
+// join. A form is left out where it, or its verb, has a second common
+// sense a question would ask about: "left" (the side), "rose", "lay",
+// "bit", "lit", "shot", "led", "fed", "sat", "born", "ground", "wound";
+// "fell" and "fallen" (fall is a season), "broke" and "broken" (a break),
+// "tore" and "torn" (a tear), "meant" (mean), "dealt" (a deal); "won",
+// which "won't" holds; and those whose verb is a stopword ("got", "said",
+// "told", "did", "had").
 var standard, standardLongest = func() (map[string]string, int) {
 	m, longest := map[string]string{}, 0
 	for _, line := range strings.Split(`fam=family
@@ -417,7 +428,70 @@ var standard, standardLongest = func() (map[string]string, int) {
 	skilful=skillful
 	paediatrician=pediatrician
 	anaesthesia=anesthesia
-	encyclopaedia=encyclopedia`, "\n") {
+	encyclopaedia=encyclopedia
+	went gone=go
+	bought=buy
+	saw seen=see
+	took taken=take
+	made=make
+	ran=run
+	ate eaten=eat
+	found=find
+	gave given=give
+	taught=teach
+	thought=think
+	met=meet
+	began begun=begin
+	wrote written=write
+	felt=feel
+	brought=bring
+	caught=catch
+	flew flown=fly
+	drove driven=drive
+	rode ridden=ride
+	sang sung=sing
+	swam swum=swim
+	drew drawn=draw
+	grew grown=grow
+	knew known=know
+	lost=lose
+	paid=pay
+	sold=sell
+	sent=send
+	spent=spend
+	built=build
+	chose chosen=choose
+	spoke spoken=speak
+	wore worn=wear
+	held=hold
+	kept=keep
+	slept=sleep
+	stood=stand
+	understood=understand
+	came=come
+	became=become
+	forgot forgotten=forget
+	heard=hear
+	hid hidden=hide
+	shook shaken=shake
+	stole stolen=steal
+	threw thrown=throw
+	woke woken=wake
+	blew blown=blow
+	dug=dig
+	fought=fight
+	hung=hang
+	lent=lend
+	sought=seek
+	stuck=stick
+	swung=swing
+	froze frozen=freeze
+	forgave forgiven=forgive
+	bent=bend
+	dreamt=dream
+	swept=sweep
+	wept=weep
+	fled=flee`, "\n") {
 		forms, std, _ := strings.Cut(strings.TrimSpace(line), "=")
 		for _, f := range strings.Fields(forms) {
 			m[f] = std
