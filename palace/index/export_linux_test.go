@@ -12,17 +12,34 @@ import (
 // memory (pages present in its page table, from /proc/self/pagemap, not
 // merely in the page cache), and the codes' size in KB; -1 when f maps
 // no snapshot or the page map cannot be read.
-func ResidentCodesKB(f *Flat) (residentKB, codesKB int) {
+func ResidentCodesKB(f *Flat) (residentKB, sizeKB int) {
 	f.mu.RLock()
 	mp := f.mapped
 	f.mu.RUnlock()
 	if mp == nil {
 		return -1, 0
 	}
-	pg := os.Getpagesize()
-	from := uintptr(unsafe.Pointer(&mp.b[0])) + uintptr(mp.codes)
-	to := from + uintptr(mp.rows*mp.dim)
-	first, last := from/uintptr(pg), (to-1)/uintptr(pg)
+	return residentPagesKB(mp.b, mp.codes, mp.codes+mp.rows*mp.dim)
+}
+
+// ResidentGraphKB is the same for the graph's section of the mapping.
+func ResidentGraphKB(f *Flat) (residentKB, sizeKB int) {
+	f.mu.RLock()
+	mp := f.mapped
+	f.mu.RUnlock()
+	if mp == nil {
+		return -1, 0
+	}
+	return residentPagesKB(mp.b, mp.graph, mp.graphEnd)
+}
+
+func residentPagesKB(m []byte, from, to int) (int, int) {
+	if to <= from {
+		return 0, 0
+	}
+	pg := uintptr(os.Getpagesize())
+	base := uintptr(unsafe.Pointer(&m[0]))
+	first, last := (base+uintptr(from))/pg, (base+uintptr(to)-1)/pg
 	pm, err := os.Open("/proc/self/pagemap")
 	if err != nil {
 		return -1, 0
@@ -38,5 +55,5 @@ func ResidentCodesKB(f *Flat) (residentKB, codesKB int) {
 			present++
 		}
 	}
-	return present * pg / 1024, mp.rows * mp.dim / 1024
+	return present * int(pg) / 1024, (to - from) / 1024
 }

@@ -112,6 +112,7 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 	case f.g != nil:
 		f.g.insert(f, row)
 		f.recool() // linking it read its neighbours' codes through the mapping
+		f.releaseMovedGraph()
 	case f.graphDue():
 		f.buildGraph()
 	}
@@ -179,6 +180,7 @@ func (f *Flat) AddBatch(keys []uint64, vecs [][]float32) int {
 	case f.g != nil:
 		f.g.build(f, lo, len(f.keys), runtime.GOMAXPROCS(0))
 		f.recool() // linking them read their neighbours' codes through the mapping
+		f.releaseMovedGraph()
 	case f.graphDue():
 		f.buildGraph()
 	}

@@ -12,6 +12,7 @@ func (mp *mapping) isCold() bool                     { return false }
 func (f *Flat) coolCodes()                           {}
 func (f *Flat) warmCodes()                           {}
 func (f *Flat) recool()                              {}
+func (f *Flat) releaseMovedGraph()                   {}
 
 // mapV2 never maps here: the caller reads the file.
 func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) { return false, nil }

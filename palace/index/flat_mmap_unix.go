@@ -27,6 +27,11 @@ type mapping struct {
 	file             *os.File
 	codes, rows, dim int
 	cold             atomic.Bool
+	// graph and graphEnd locate the graph's section, whose layer-0 lists
+	// the graph reads in place until a new row moves them to the heap
+	// (releaseMovedGraph).
+	graph, graphEnd int
+	graphMoved      bool
 }
 
 // readRow reads row's codes from the file into dst when the codes are
@@ -79,6 +84,26 @@ func (f *Flat) recool() {
 	if mp := f.mapped; mp != nil && mp.cold.Load() {
 		release(mp.b, mp.codes, mp.codes+mp.rows*mp.dim)
 	}
+}
+
+// releaseMovedGraph releases the graph's section of the mapping once its
+// layer-0 lists have moved to the heap: the first row linked after
+// loading grows them, and growing copies them, reading every page of the
+// section, which nothing reads through the mapping any more. Its pages
+// were never written (a row linked while they were in place moved them
+// first). Caller holds mu for writing.
+func (f *Flat) releaseMovedGraph() {
+	mp := f.mapped
+	if mp == nil || mp.graphMoved || f.g == nil || len(f.g.links0) == 0 || mp.graphEnd <= mp.graph {
+		return
+	}
+	at := uintptr(unsafe.Pointer(&f.g.links0[0]))
+	lo := uintptr(unsafe.Pointer(&mp.b[0]))
+	if at >= lo && at < lo+uintptr(len(mp.b)) {
+		return // still in place
+	}
+	mp.graphMoved = true
+	release(mp.b, mp.graph, mp.graphEnd)
 }
 
 // mapV2 maps a version 2 snapshot (hdr bytes of header before its layout
@@ -193,7 +218,7 @@ func (f *Flat) mapV2(file *os.File, size int64, hdr, n, dim int) (bool, error) {
 	}
 
 	release(m, sec.keys, sec.codes) // keys, dead flags, scales, norms (sec.codes == sec.floats without codes)
-	mp := &mapping{b: m}
+	mp := &mapping{b: m, graph: sec.end, graphEnd: graphEnd}
 	if layout&layoutCodes != 0 {
 		mp.codes, mp.rows, mp.dim = sec.codes, n, dim
 		if fd, err := syscall.Dup(int(file.Fd())); err == nil {
