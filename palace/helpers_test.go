@@ -17,13 +17,6 @@ func mkdirs(dirs ...string) error {
 	return nil
 }
 
-// firstByKeyword is the drawer a keyword search for query finds first, or
-// nil when it finds none.
-func firstByKeyword(t *testing.T, p *palace.Palace, query string) *palace.Drawer {
-	t.Helper()
-	return firstIn(t, p, palace.ModeKeyword, query)
-}
-
 // firstIn is the drawer a search of mode for query finds first, or nil
 // when it finds none.
 func firstIn(t *testing.T, p *palace.Palace, mode palace.Mode, query string) *palace.Drawer {
