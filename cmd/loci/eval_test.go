@@ -102,14 +102,7 @@ func TestEvalBadDataIsInvalidInput(t *testing.T) {
 func TestEvalVariantsWriteAFileEach(t *testing.T) {
 	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
-	data := filepath.Join(dir, "two.json")
-	if err := os.WriteFile(data, []byte(`[{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
-		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat called Pixel."},
-		{"speaker":"Bo","dia_id":"D1:2","text":"Lovely! I planted tomatoes in the garden."}]},
-		"qa":[{"question":"What is the name of Ann's cat?","category":4,"evidence":["D1:1"]},
-		{"question":"What did Bo plant?","category":4,"evidence":["D1:2"]}]}]`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := twoQuestions(t, dir)
 	out := filepath.Join(dir, "rows.json")
 	if o := runCLI(t, home, "json", "eval", "locomo", "--data", data, "--k", "1", "--fusion", "10:1:0.7;60:1:1", "--json", out); o.code != 0 {
 		t.Fatalf("eval --fusion --json: exit %d %s%s", o.code, o.stdout, o.stderr)
@@ -129,16 +122,8 @@ func TestEvalVariantsWriteAFileEach(t *testing.T) {
 // JSON report and the text one, each question counted once.
 func TestEvalMatrixSetsHybridAgainstItsLegs(t *testing.T) {
 	t.Parallel()
-	home, dir := t.TempDir(), t.TempDir()
-	data := filepath.Join(dir, "two.json")
-	if err := os.WriteFile(data, []byte(`[{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
-		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat called Pixel."},
-		{"speaker":"Bo","dia_id":"D1:2","text":"Lovely! I planted tomatoes in the garden."},
-		{"speaker":"Ann","dia_id":"D1:3","text":"We should cook together soon."}]},
-		"qa":[{"question":"What is the name of Ann's cat?","category":4,"evidence":["D1:1"]},
-		{"question":"What did Bo plant?","category":4,"evidence":["D1:2"]}]}]`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	home := t.TempDir()
+	data := twoQuestions(t, t.TempDir())
 	o := runCLI(t, home, "json", "eval", "locomo", "--matrix", "--data", data, "--k", "1")
 	if o.code != 0 {
 		t.Fatalf("eval --matrix: exit %d %s%s", o.code, o.stdout, o.stderr)
@@ -166,6 +151,21 @@ func TestEvalMatrixSetsHybridAgainstItsLegs(t *testing.T) {
 		!strings.Contains(o.stdout, "hybrid against its legs") {
 		t.Errorf("eval --matrix text: exit %d %s%s", o.code, o.stdout, o.stderr)
 	}
+}
+
+// twoQuestions writes a conversation of two turns and a question about
+// each into dir, in LoCoMo's schema, and returns its path.
+func twoQuestions(t *testing.T, dir string) string {
+	t.Helper()
+	data := filepath.Join(dir, "two.json")
+	if err := os.WriteFile(data, []byte(`[{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat called Pixel."},
+		{"speaker":"Bo","dia_id":"D1:2","text":"Lovely! I planted tomatoes in the garden."}]},
+		"qa":[{"question":"What is the name of Ann's cat?","category":4,"evidence":["D1:1"]},
+		{"question":"What did Bo plant?","category":4,"evidence":["D1:2"]}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // The text report leaves out a half of the conversations that holds no
