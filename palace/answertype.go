@@ -206,11 +206,11 @@ func onlyAsks(d *Drawer) bool {
 		if s == "" {
 			continue // an emoji or a symbol alone
 		}
-		if s = strings.TrimRight(s, "!"); !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "？") {
-			if onlyReactsIn(unaddressed(s, names)) {
+		if s = unaddressed(s, names); !extract.Asks(s) {
+			if onlyReactsIn(s) {
 				continue // "Wow, Mel!" before the question
 			}
-			return false // "Really?!" asks
+			return false // it says something
 		}
 		asks = true
 	}
@@ -264,10 +264,14 @@ func (p *Palace) answersTo(ctx context.Context, d *Drawer) ([]*Drawer, error) {
 	return out, nil
 }
 
-// selfWords are the words by which a speaker speaks of themselves.
+// selfWords are the words by which a speaker speaks of themselves, with
+// "im" and "ive" as "I'm" and "I've" are typed without the apostrophe
+// ("whats it called im always up for something new"; "I'm" itself splits
+// into "i" and "m").
 var selfWords = map[string]bool{
 	"i": true, "me": true, "my": true, "mine": true, "myself": true,
 	"we": true, "us": true, "our": true, "ours": true, "ourselves": true,
+	"im": true, "ive": true,
 }
 
 // names reports whether the question names a speaker: the first word of

@@ -77,22 +77,28 @@ func TestFirstPersonQuestionsFavourTheUsersWords(t *testing.T) {
 // A text that only asks states nothing: the answer to "What superhero is
 // a favorite?" is the turn that names one, not the turn that asks for
 // one, though the asking turn holds more of the question's words; without
-// the lift (LOCI_ASKS=0) the asking turn stays ahead.
+// the lift (LOCI_ASKS=0) the asking turn stays ahead. A question typed
+// without its question mark, as chat messages often are, asks by its
+// form.
 func TestTextsThatOnlyAskGiveWayToAnswers(t *testing.T) {
-	p := MustOpenPalace(t)
-	turn := conversation(t, p)
-	turn("", "Nate", "Do you have a favorite superhero?")
-	answer := turn("", "Joanna", "Spider-Man has always been a favorite of mine.")
-	for i := range 6 {
-		turn("", "Nate", fmt.Sprintf("The comic shop downtown restocked its shelves, aisle %d", i))
-	}
-	rank := func() int { return rankOf(t, p, "What superhero is a favorite?", answer.ID) }
-	if r := rank(); r != 1 {
-		t.Fatalf("the answer is at rank %d, want 1", r)
-	}
-	t.Setenv("LOCI_ASKS", "0")
-	if r := rank(); r == 1 {
-		t.Fatalf("without the lift the answer is still first: the test shows nothing")
+	for _, asking := range []string{"Do you have a favorite superhero?", "do you have a favorite superhero"} {
+		t.Run(asking, func(t *testing.T) {
+			p := MustOpenPalace(t)
+			turn := conversation(t, p)
+			turn("", "Nate", asking)
+			answer := turn("", "Joanna", "Spider-Man has always been a favorite of mine.")
+			for i := range 6 {
+				turn("", "Nate", fmt.Sprintf("The comic shop downtown restocked its shelves, aisle %d", i))
+			}
+			rank := func() int { return rankOf(t, p, "What superhero is a favorite?", answer.ID) }
+			if r := rank(); r != 1 {
+				t.Fatalf("the answer is at rank %d, want 1", r)
+			}
+			t.Setenv("LOCI_ASKS", "0")
+			if r := rank(); r == 1 {
+				t.Fatalf("without the lift the answer is still first: the test shows nothing")
+			}
+		})
 	}
 }
 

@@ -196,6 +196,16 @@ func TestOnlyAsks(t *testing.T) {
 		{"Learning an instrument is really cool. What are you playing?", nil, false},
 		{"Nice! That must have been a surprise. How did it feel?", nil, false},
 		{"Thanks! I will. Did you go?", nil, false},
+		// Messages typed without a closing mark ask by their form.
+		{"do you have a favorite superhero", nil, true},
+		{"omg is that your third one 😂", nil, true},
+		{"whats the new puppy called", nil, true},
+		{"mel did you go", []string{"mel"}, true},
+		{"how many dogs do you have now", nil, true},
+		{"when I was a kid we went camping every summer", nil, false},
+		{"can't wait to see it", nil, false},
+		{"did it!", nil, false},
+		{"whats it called im always up for something new", nil, false}, // tells of the asker
 	} {
 		d := &Drawer{Content: c.text, Keywords: withAddressed("", c.addressed)}
 		if got := onlyAsks(d); got != c.want {

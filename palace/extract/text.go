@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // Text helpers of the heuristic extractor: sentence splitting, clipping,
@@ -90,7 +92,120 @@ func clip(s string, n int) string {
 	return strings.TrimRight(s[:cut], " ,;:") + "…"
 }
 
-func isQuestion(s string) bool { return strings.HasSuffix(strings.TrimSpace(s), "?") }
+func isQuestion(s string) bool { return Asks(s) }
+
+// Asks reports whether a sentence is a question: it ends with a question
+// mark, or, written without a closing mark at all (as chat messages often
+// are: "did you get the tickets", "where r u"), it opens as an English
+// question does. That is the subject-auxiliary inversion of a yes-no
+// question ("did you", "is it", "can we", "r u"); a question word followed
+// by an auxiliary ("where did", "how was"), contracted with one ("what's",
+// "how'd") or by one of the few words that make a question of it ("what
+// about", "how many", "how come"); "what", "which" or "who" as the
+// subject or with a noun ("what happened", "which one"), unless a subject
+// follows ("what I love is…", a statement); or the elided question of
+// "anything new", "any plans". Reactions and discourse markers before it
+// ("omg did you go", "also, do you have pets") are passed over. "When",
+// "where" and "how" alone open statements as often as questions ("when I
+// was a kid", "how cool"), and a sentence closed by a full stop or an
+// exclamation mark is not asked, whatever its form ("Did it!").
+func Asks(s string) bool {
+	s = strings.TrimRightFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(".!?？。！…", r)
+	})
+	if t := strings.TrimRight(s, "!"); strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") {
+		return true // "Really?!" too
+	}
+	if s == "" || strings.ContainsRune(".!。！…", lastRune(s)) {
+		return false
+	}
+	var first, second string
+	named := false // the second word is capitalised: a name ("did Jo call")
+	n := 0
+	words.Each(s, words.Apostrophes, func(w words.Word) {
+		lw := strings.ReplaceAll(strings.ToLower(w.Text), "’", "'")
+		switch {
+		case n == 0 && ((words.IsReaction(lw) && !subjects[lw]) || markers[lw]):
+			return // "omg", "hey", "also" before the question
+		case n == 0:
+			first = lw
+		case n == 1:
+			second, named = lw, unicode.IsUpper([]rune(w.Text)[0])
+		}
+		n++
+	})
+	if second == "" {
+		return whContracted(first)
+	}
+	switch {
+	case auxiliaries[first]:
+		return (subjects[second] || named) && !(first == "do" && doneWith[second])
+	case whContracted(first):
+		return true
+	case questionWords[first] && (auxiliaries[second] || openers[first+" "+second]):
+		return true
+	case first == "what" || first == "which" || first == "who":
+		return !subjects[second] && second != "a" && second != "an"
+	}
+	return elided[first]
+}
+
+// whContracted reports whether w is a question word with an auxiliary in
+// it ("what's", "how'd", "whats").
+func whContracted(w string) bool {
+	q, rest, ok := strings.Cut(w, "'")
+	if ok {
+		return questionWords[q] && (rest == "s" || rest == "re" || rest == "d" || rest == "ll" || rest == "ve")
+	}
+	return w == "whats" || w == "wheres" || w == "whos" || w == "hows" || w == "whatre"
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+var (
+	// auxiliaries are the verbs a yes-no question opens with, and a
+	// question word's second word; their negatives and the forms typed
+	// without an apostrophe or shortened ("r") too. "Had" is left out: a
+	// chat drops the subject of "had a wild week" far more often than it
+	// asks "had you heard".
+	auxiliaries = wordSet(`am is are r was were do does did have has can could will would
+	shall should may might must isn't isnt aren't arent wasn't wasnt weren't werent don't dont
+	doesn't doesnt didn't didnt haven't havent hasn't hasnt can't cant couldn't couldnt won't
+	wouldn't wouldnt shouldn't shouldnt`)
+	// subjects are the words that follow the auxiliary of a yes-no
+	// question: a pronoun, a definite determiner opening a noun phrase,
+	// or "there". "A" is left out: "have a great day" bids.
+	subjects = wordSet(`i you u ya yall y'all he she it we they there this that these those the
+	your ur my his her our their its anyone anybody someone somebody everyone everybody
+	anything something everything`)
+	// doneWith are the objects of "do" as an imperative ("do it").
+	doneWith      = wordSet(`it that this`)
+	questionWords = wordSet(`what when where who whom whose why which how`)
+	// openers are the other pairs that open a question.
+	openers = wordSet(`what about|how about|how come|how many|how much|how long|how often|how far|how old`)
+	// elided open the questions that leave out "is there" or "do you
+	// have": "anything new", "any plans for the summer".
+	elided = wordSet(`any anything anyone anybody`)
+	// markers are the discourse markers a question may follow.
+	markers = wordSet(`also so and but btw anyway anyways well then`)
+)
+
+// wordSet makes a set of the words of list, separated by white space, or
+// of its phrases when they are separated by "|".
+func wordSet(list string) map[string]bool {
+	m := map[string]bool{}
+	sep := strings.Fields
+	if strings.Contains(list, "|") {
+		sep = func(s string) []string { return strings.Split(s, "|") }
+	}
+	for _, w := range sep(list) {
+		m[strings.TrimSpace(w)] = true
+	}
+	return m
+}
 
 // firstPerson reports whether s is a statement the user makes about
 // themselves.
