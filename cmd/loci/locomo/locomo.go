@@ -1013,6 +1013,43 @@ func Typos(s *Sample, rate float64) error {
 	})
 }
 
+// CasualTyping rewrites every turn as chat messages are often typed on a
+// phone: in lower case, without apostrophes ("dont", "im", "carolines")
+// and without the marks that close sentences (".", "!", "?": "did you go",
+// "cant wait"); a mark inside a word ("3.5", "e.g") stays. The questions,
+// written by whoever asks them, stay as they are, and so does the
+// evidence.
+func CasualTyping(s *Sample) error {
+	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		for i := range turns {
+			turns[i].Text = casually(turns[i].Text)
+		}
+		return turns
+	})
+}
+
+// casually applies CasualTyping to one text.
+func casually(text string) string {
+	rs := []rune(strings.ToLower(text))
+	var b strings.Builder
+	for i, r := range rs {
+		switch {
+		case r == '\'' || r == '’':
+			continue
+		case strings.ContainsRune(".!?…", r):
+			j := i + 1
+			for j < len(rs) && strings.ContainsRune(".!?…", rs[j]) {
+				j++
+			}
+			if j == len(rs) || !unicode.IsLetter(rs[j]) && !unicode.IsDigit(rs[j]) {
+				continue // a run of closing marks
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // QuestionTypos misspells the questions' words as Typos misspells the
 // turns', and leaves the turns alone: a question typed in haste, as a
 // person types a prompt that a hook recalls memories for.
@@ -2034,6 +2071,10 @@ type Options struct {
 	// Typos, above 0, misspells that share of the turns' words (Typos),
 	// after every other rewrite.
 	Typos float64
+	// CasualTyping types every turn in lower case, without apostrophes
+	// or closing marks (CasualTyping), after the rewrites of the text and
+	// before Typos.
+	CasualTyping bool
 	// QuestionTypos, above 0, misspells that share of the questions'
 	// words (QuestionTypos), after the other rewrites of the text.
 	QuestionTypos float64
@@ -2089,6 +2130,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.TopicReplies > 0, func(s *Sample) error { return TopicReplies(s, o.TopicReplies) }},
 		{len(o.Pastes) > 0, func(s *Sample) error { return Pastes(s, o.Pastes, o.PastesInTurn) }},
 		{o.ChatRoles, ChatRoles},
+		{o.CasualTyping, CasualTyping},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
 		{o.SlowReplies > 0, func(s *Sample) error { return SlowReplies(s, o.SlowReplies) }},

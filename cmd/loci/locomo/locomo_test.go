@@ -1435,3 +1435,26 @@ func TestSplitByLeg(t *testing.T) {
 		t.Error("rows of another question were set against each other")
 	}
 }
+
+func TestCasualTyping(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"We went hiking in Yosemite, at 6 am. It's 3.5 km… I can't wait!!"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Wait... really?! Did you go?"}]},
+		"qa":[{"question":"Where did Ann go hiking?","category":4,"evidence":["D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := CasualTyping(&s); err != nil {
+		t.Fatal(err)
+	}
+	got := sessionTurns(t, &s)["session_1"]
+	for i, want := range []string{"we went hiking in yosemite, at 6 am its 3.5 km i cant wait", "wait really did you go"} {
+		if got[i].Text != want {
+			t.Errorf("turn %d typed %q, want %q", i+1, got[i].Text, want)
+		}
+	}
+	if s.QA[0].Question != "Where did Ann go hiking?" || !reflect.DeepEqual(normEvidence(s.QA[0].Evidence), []string{"D1:1"}) {
+		t.Errorf("question or evidence rewritten: %+v", s.QA[0])
+	}
+}
