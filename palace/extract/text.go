@@ -111,7 +111,7 @@ func isQuestion(s string) bool { return Asks(s) }
 // exclamation mark is not asked, whatever its form ("Did it!").
 func Asks(s string) bool {
 	s = strings.TrimRightFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(".!?？。！…", r)
+		return !words.IsWordRune(r) && !strings.ContainsRune(".!?？。！…", r)
 	})
 	if t := strings.TrimRight(s, "!"); strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") {
 		return true // "Really?!" too

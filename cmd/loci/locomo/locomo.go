@@ -1041,7 +1041,7 @@ func casually(text string) string {
 			for j < len(rs) && strings.ContainsRune(".!?…", rs[j]) {
 				j++
 			}
-			if j == len(rs) || !unicode.IsLetter(rs[j]) && !unicode.IsDigit(rs[j]) {
+			if j == len(rs) || !words.IsWordRune(rs[j]) {
 				continue // a run of closing marks
 			}
 		}
