@@ -185,7 +185,8 @@ var (
 	doneWith      = wordSet(`it that this`)
 	questionWords = wordSet(`what when where who whom whose why which how`)
 	// openers are the other pairs that open a question.
-	openers = wordSet(`what about|how about|how come|how many|how much|how long|how often|how far|how old`)
+	openers = map[string]bool{"what about": true, "how about": true, "how come": true, "how many": true,
+		"how much": true, "how long": true, "how often": true, "how far": true, "how old": true}
 	// elided open the questions that leave out "is there" or "do you
 	// have": "anything new", "any plans for the summer".
 	elided = wordSet(`any anything anyone anybody`)
@@ -193,16 +194,11 @@ var (
 	markers = wordSet(`also so and but btw anyway anyways well then`)
 )
 
-// wordSet makes a set of the words of list, separated by white space, or
-// of its phrases when they are separated by "|".
+// wordSet makes a set of the words of list, separated by white space.
 func wordSet(list string) map[string]bool {
 	m := map[string]bool{}
-	sep := strings.Fields
-	if strings.Contains(list, "|") {
-		sep = func(s string) []string { return strings.Split(s, "|") }
-	}
-	for _, w := range sep(list) {
-		m[strings.TrimSpace(w)] = true
+	for _, w := range strings.Fields(list) {
+		m[w] = true
 	}
 	return m
 }
