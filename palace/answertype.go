@@ -165,7 +165,7 @@ func onlyReacts(d *Drawer) bool {
 	if len(d.Content) > 4*reactionBytes {
 		return false // not read for a header: no header is that long (readHeader)
 	}
-	body := spokenWords(d.Content)
+	body := spokenWords(d.Content, d)
 	if len(body) > reactionBytes {
 		return false
 	}
@@ -193,7 +193,7 @@ const reactionBytes = 200
 // left out), at least one asks, and none of its words is in the first
 // person ("How do I deploy my app?" tells of the asker).
 func onlyAsks(d *Drawer) bool {
-	body := spokenWords(d.Content)
+	body := spokenWords(d.Content, d)
 	if len(body) > whenBytes {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/loci-mem/loci/palace/bm25"
@@ -157,7 +158,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			toks = bm25.AppendTokens(toks, text)
 			if dedup {
 				said := toks[dated:]
-				if body := spokenWords(text); body != text {
+				if body := spokenWords(text, d); body != text {
 					said = bm25.AppendTokens(nil, body) // without its header
 				}
 				own := make(map[string]bool, len(said))
@@ -195,12 +196,22 @@ var stopTokens = sync.OnceValue(func() map[string]bool {
 // stopToken reports whether a BM25 token is a stopword's.
 func stopToken(t string) bool { return stopTokens()[t] }
 
-// spokenWords is what a text says, for judging restatements: without the
-// header an agent's text opens with ("[D1:3] (8 May, 2023) Caroline: …"),
-// whose words every text of a conversation shares.
-func spokenWords(text string) string {
-	body := textBody(text)
-	return body[labelLen(body):]
+// spokenWords is what a text of d says, for judging restatements and
+// whether it only asks or reacts: without the header an agent's text opens
+// with ("[D1:3] (8 May, 2023) Caroline: …"), whose words every text of a
+// conversation shares, and without a label that names d's sender in any
+// case ("caroline: …", a speaker recorded in lower case).
+func spokenWords(text string, d *Drawer) string {
+	_, body, headed := readHeaded(text)
+	if n := labelLen(body, headed); n > 0 {
+		return body[n:]
+	}
+	if len(d.SenderIDs) > 0 {
+		if sp := d.SenderIDs[0]; len(body) > len(sp) && body[len(sp)] == ':' && strings.EqualFold(body[:len(sp)], sp) {
+			return strings.TrimLeft(body[len(sp)+1:], " \t")
+		}
+	}
+	return body
 }
 
 // restates reports whether a text with the words own shares at least

@@ -163,17 +163,22 @@ func TestSpokenWords(t *testing.T) {
 		"2024-03-02 — user: we moved the app to Postgres":            "we moved the app to Postgres",
 		"I went to the support group":                                "I went to the support group",
 		"long passage from the middle of a reply":                    "long passage from the middle of a reply",
+		// A speaker recorded in lower case: after a header, or by its sender.
+		"[D1:3] (8 May, 2023) jenny_k: pottery class today": "pottery class today",
+		"caroline: pottery class today":                     "pottery class today",
+		"fyi: pottery class today":                          "fyi: pottery class today",
 	} {
-		if got := spokenWords(in); got != want {
+		d := &Drawer{SenderIDs: []string{"Caroline"}}
+		if got := spokenWords(in, d); got != want {
 			t.Errorf("spokenWords(%q) = %q, want %q", in, got, want)
 		}
 	}
 	a := map[string]bool{}
-	for _, tok := range bm25.AppendTokens(nil, spokenWords("[D1:3] (8 May, 2023) Caroline: Pottery class today")) {
+	for _, tok := range bm25.AppendTokens(nil, spokenWords("[D1:3] (8 May, 2023) Caroline: Pottery class today", &Drawer{})) {
 		a[tok] = true
 	}
 	b := map[string]bool{}
-	for _, tok := range bm25.AppendTokens(nil, spokenWords("[D1:5] (8 May, 2023) Caroline: Heading to the beach")) {
+	for _, tok := range bm25.AppendTokens(nil, spokenWords("[D1:5] (8 May, 2023) Caroline: Heading to the beach", &Drawer{})) {
 		b[tok] = true
 	}
 	if restates(a, []map[string]bool{b}) {

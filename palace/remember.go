@@ -73,7 +73,7 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 		kw, _ := borrowedContext(d, untilSilence(d, earlier()))
 		window, _ := restatedWindow(untilSilence(d, earlier()))
 		to, _ := addressee(d, earlier())
-		d.Keywords = withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content), window)), to)
+		d.Keywords = withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content, d), window)), to)
 	}
 	if err := p.Add(ctx, d); err != nil {
 		return nil, err

@@ -69,6 +69,32 @@ func TestRememberThroughAConnection(t *testing.T) {
 	}
 }
 
+// Chat exports write user names in lower case ("mel_k"): after a header
+// such a label names the speaker too, so the reply borrows the question
+// it answers, as it would under a capitalised name.
+func TestRememberThroughAConnectionReadsNamesInLowerCase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	var got []*palace.Drawer
+	for _, text := range []string{"(8 May, 2023) mel_k: do you still go rock climbing on weekends", "(8 May, 2023) caro: yes, every spring in yosemite"} {
+		d, err := p.Remember(ctx, text, palace.RememberOptions{Connection: "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err = p.Get(ctx, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d)
+	}
+	if s := got[1].SenderIDs; len(s) != 1 || s[0] != "caro" {
+		t.Errorf("senders = %v, want [caro]", s)
+	}
+	if want := "mel_k: do you still go rock climbing on weekends"; borrowed(got[1]) != want {
+		t.Errorf("the reply borrowed %q, want %q", borrowed(got[1]), want)
+	}
+}
+
 // A session is stored with the drawer, and its texts are neighbours across
 // connections and restarts (the store finds the previous one).
 func TestRememberInASession(t *testing.T) {

@@ -107,7 +107,7 @@ func restatedWindow(earlier func() (*Drawer, error)) ([]string, error) {
 		if err != nil || x == nil {
 			return out, err
 		}
-		t := spokenWords(x.Content)
+		t := spokenWords(x.Content, x)
 		if len(t) > left {
 			t = lastBytes(t, left)
 		}

@@ -51,6 +51,12 @@ var (
 	// of which may be a number ("Speaker 2", as anonymised transcripts
 	// write it), or a chat role.
 	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}_'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}_'.\-]*){0,2}(?:\s\d{1,3})?|user|assistant|system|human|gpt):\s`)
+	// A speaker label of one word in any case or script ("sam: ",
+	// "jenny_k: ", "李明: "), as chat exports and logs write user names:
+	// read only after a header (a date or a bracketed group), where such
+	// a log puts the speaker. Elsewhere a word in lower case before a
+	// colon opens a note ("fyi: ", "edit: ") as often as it names anyone.
+	reHandle = regexp.MustCompile(`^([\p{L}\p{N}_][\p{L}\p{N}_'.\-]{0,31}):\s`)
 )
 
 // headerLabels are words that end in a colon in a note's first line
@@ -98,15 +104,22 @@ func saidText(text string) string {
 // readHeader reads the header of a text and returns the rest of it (a
 // speaker label, when there is one, stays in the rest).
 func readHeader(text string) (TextMeta, string) {
-	var m TextMeta
-	rest := strings.TrimSpace(text)
+	m, rest, _ := readHeaded(text)
+	return m, rest
+}
+
+// readHeaded is readHeader, and reports whether the text has a header (a
+// date or a bracketed group) before the rest.
+func readHeaded(text string) (m TextMeta, rest string, headed bool) {
+	rest = strings.TrimSpace(text)
 	for steps := 0; steps < 4 && rest != ""; steps++ {
 		switch rest[0] {
 		case '[', '(':
 			end := closing(rest)
 			if end < 0 || end > 64 {
-				return m.withSpeaker(rest), rest
+				return m.withSpeaker(rest, headed), rest, headed
 			}
+			headed = true
 			inner := strings.TrimSpace(rest[1:end])
 			if when, ok := headerDate(inner, true); ok && m.When.IsZero() {
 				m.When = when
@@ -118,16 +131,16 @@ func readHeader(text string) (TextMeta, string) {
 		default:
 			if when, n, ok := leadingDate(rest); ok && m.When.IsZero() {
 				after := strings.TrimLeft(rest[n:], " ")
-				if after == "" || strings.IndexAny(after, ":—–-,|") == 0 || labelLen(after) > 0 {
-					m.When = when
+				if after == "" || strings.IndexAny(after, ":—–-,|") == 0 || labelLen(after, true) > 0 {
+					m.When, headed = when, true
 					rest = strings.TrimSpace(strings.TrimLeft(after, ":—–-,| "))
 					continue
 				}
 			}
-			return m.withSpeaker(rest), rest
+			return m.withSpeaker(rest, headed), rest, headed
 		}
 	}
-	return m.withSpeaker(rest), rest
+	return m.withSpeaker(rest, headed), rest, headed
 }
 
 // closing is the offset of the bracket that closes the one s opens with
@@ -149,20 +162,41 @@ func closing(s string) int {
 	return -1
 }
 
-func (m TextMeta) withSpeaker(rest string) TextMeta {
-	if m.Speaker != "" {
-		return m
-	}
-	if sm := reSpeaker.FindStringSubmatch(rest); sm != nil && !headerLabels[strings.ToLower(sm[1])] {
-		m.Speaker = sm[1]
+// withSpeaker reads the speaker label rest opens with, if m has no
+// speaker yet; headed says a header came before rest.
+func (m TextMeta) withSpeaker(rest string, headed bool) TextMeta {
+	if m.Speaker == "" {
+		m.Speaker = speakerLabel(rest, headed)
 	}
 	return m
 }
 
-// labelLen is the length of the speaker label s opens with ("Caroline: ",
-// "user: "), or 0 when it opens with none.
-func labelLen(s string) int {
+// speakerLabel returns the speaker the label s opens with names ("Caroline:
+// ", "user: "; after a header, "sam: " too), or "" when it opens with none
+// or with a word that labels a note ("Decision: ").
+func speakerLabel(s string, headed bool) string {
+	for _, re := range []*regexp.Regexp{reSpeaker, reHandle} {
+		if re == reHandle && !headed {
+			break
+		}
+		if sm := re.FindStringSubmatch(s); sm != nil {
+			if headerLabels[strings.ToLower(sm[1])] {
+				return ""
+			}
+			return sm[1]
+		}
+	}
+	return ""
+}
+
+// labelLen is the length of the label s opens with (a speaker's, or a
+// note's: "Decision: "), or 0 when it opens with none; headed says a
+// header came before s (speakerLabel).
+func labelLen(s string, headed bool) int {
 	if loc := reSpeaker.FindStringIndex(s); loc != nil {
+		return loc[1]
+	}
+	if loc := reHandle.FindStringIndex(s); headed && loc != nil {
 		return loc[1]
 	}
 	return 0

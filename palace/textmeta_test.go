@@ -43,6 +43,14 @@ func TestReadTextMeta(t *testing.T) {
 		{"2 March 2024, 09:15 | user: the build is red", day(2024, 3, 2, 9, 15), "user"},
 		{"08.05.2023: Ana: packed", day(2023, 5, 8, 12, 0), "Ana"},
 		{"2024-03-02 09:15:00 UTC - Ana: ok", day(2024, 3, 2, 9, 15), "Ana"},
+		// After a header, a user name in lower case or a name in a script
+		// without case, as chat exports write them; without one, a word
+		// in lower case before a colon names no one.
+		{"[D1:3] (8 May, 2023) jenny_k: I went to the support group", day(2023, 5, 8, 12, 0), "jenny_k"},
+		{"[30/05/2023, 13:53:12] ana: the flat is ours", day(2023, 5, 30, 13, 53).Add(12 * time.Second), "ana"},
+		{"(8 May, 2023) 李明: 我们周二部署", day(2023, 5, 8, 12, 0), "李明"},
+		{"[2024-03-02] note: the build is red", day(2024, 3, 2, 12, 0), ""},
+		{"sam: on my way", time.Time{}, ""},
 		// A numeric date whose order it does not show is no date alone.
 		{"[03/04/2023] Ana: the flat is ours", time.Time{}, "Ana"},
 		// Not headers.

@@ -173,7 +173,7 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 		if err != nil {
 			return err
 		}
-		d.Keywords = withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content), window)), to)
+		d.Keywords = withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content, d), window)), to)
 	}
 	return nil
 }
@@ -424,7 +424,7 @@ func lastSaid(text string, n int) string {
 	if len(text) <= n {
 		return text
 	}
-	if l := labelLen(text); l > 0 && l < n {
+	if l := labelLen(text, false); l > 0 && l < n {
 		return text[:l] + lastBytes(text[l:], n-l)
 	}
 	return lastBytes(text, n)
