@@ -1608,6 +1608,27 @@ func ChatRoles(s *Sample) error {
 	return nil
 }
 
+// UserNames records every speaker by a user name, as chat exports and logs
+// write them: the name in lower case, its spaces as underscores
+// ("Caroline" becomes "caroline", "Jon Snow" "jon_snow"). The questions
+// still name the speakers as written, and the evidence is unchanged.
+func UserNames(s *Sample) error {
+	handle := func(name string) string {
+		return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), " ", "_")
+	}
+	for _, k := range []string{"speaker_a", "speaker_b"} {
+		if name := s.speaker(k); name != "" {
+			s.Conversation[k], _ = json.Marshal(handle(name))
+		}
+	}
+	return s.rewriteSessions(func(_ string, turns []Turn) []Turn {
+		for i := range turns {
+			turns[i].Speaker = handle(turns[i].Speaker)
+		}
+		return turns
+	})
+}
+
 // The speakers ChatRoles records.
 const (
 	RoleUser      = "user"
@@ -2082,6 +2103,8 @@ type Options struct {
 	// share of the replies by hours (SlowReplies), last: the rewrites
 	// before it write turns without their own times.
 	SlowReplies float64
+	// UserNames records every speaker by a user name (UserNames), first.
+	UserNames bool
 	// Haystack, above 0, gives every conversation the sessions of that
 	// many others (Haystack), before every other rewrite.
 	Haystack int
@@ -2121,6 +2144,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		on      bool
 		rewrite func(*Sample) error
 	}{
+		{o.UserNames, UserNames},
 		{o.OneThread, OneThread},
 		{o.NoDates, NoDates},
 		{o.DateForm != "", func(s *Sample) error { return DateForm(s, o.DateForm) }},

@@ -1458,3 +1458,27 @@ func TestCasualTyping(t *testing.T) {
 		t.Errorf("question or evidence rewritten: %+v", s.QA[0])
 	}
 }
+
+func TestUserNames(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann Lee","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann Lee","dia_id":"D1:1","text":"We went hiking."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Sounds wonderful!"}]},
+		"qa":[{"question":"Where did Ann Lee go hiking?","category":4,"evidence":["D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := UserNames(&s); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := s.speaker("speaker_a"), s.speaker("speaker_b"); a != "ann_lee" || b != "bo" {
+		t.Errorf("speakers %q and %q, want ann_lee and bo", a, b)
+	}
+	got := sessionTurns(t, &s)["session_1"]
+	if got[0].Speaker != "ann_lee" || got[1].Speaker != "bo" || got[0].Text != "We went hiking." {
+		t.Errorf("turns %+v", got)
+	}
+	if s.QA[0].Question != "Where did Ann Lee go hiking?" {
+		t.Errorf("question rewritten: %q", s.QA[0].Question)
+	}
+}
