@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A text written to memory on its own ("[D1:3] (8 May, 2023) Caroline: I
@@ -172,15 +173,17 @@ func (m TextMeta) withSpeaker(rest string, headed bool) TextMeta {
 }
 
 // speakerLabel returns the speaker the label s opens with names ("Caroline:
-// ", "user: "; after a header, "sam: " too), or "" when it opens with none
-// or with a word that labels a note ("Decision: ").
+// ", "user: "; after a header, "sam: " and "A: " too), or "" when it opens
+// with none or with a word that labels a note ("Decision: ").
 func speakerLabel(s string, headed bool) string {
 	for _, re := range []*regexp.Regexp{reSpeaker, reHandle} {
 		if re == reHandle && !headed {
 			break
 		}
 		if sm := re.FindStringSubmatch(s); sm != nil {
-			if headerLabels[strings.ToLower(sm[1])] {
+			// After a header one letter is a speaker ("A: ", "B: ", as
+			// anonymised dialogues write them), not a note's "Q:" or "A:".
+			if headerLabels[strings.ToLower(sm[1])] && !(headed && utf8.RuneCountInString(sm[1]) == 1) {
 				return ""
 			}
 			return sm[1]

@@ -51,6 +51,8 @@ func TestReadTextMeta(t *testing.T) {
 		{"(8 May, 2023) 李明: 我们周二部署", day(2023, 5, 8, 12, 0), "李明"},
 		{"[2024-03-02] note: the build is red", day(2024, 3, 2, 12, 0), ""},
 		{"sam: on my way", time.Time{}, ""},
+		{"[D4:2] (8 May, 2023) A: the flat is ours", day(2023, 5, 8, 12, 0), "A"},
+		{"A: make deploy", time.Time{}, ""},
 		// A numeric date whose order it does not show is no date alone.
 		{"[03/04/2023] Ana: the flat is ours", time.Time{}, "Ana"},
 		// Not headers.

@@ -1613,17 +1613,34 @@ func ChatRoles(s *Sample) error {
 // ("Caroline" becomes "caroline", "Jon Snow" "jon_snow"). The questions
 // still name the speakers as written, and the evidence is unchanged.
 func UserNames(s *Sample) error {
-	handle := func(name string) string {
+	return s.renameSpeakers(func(name string) string {
 		return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), " ", "_")
-	}
+	})
+}
+
+// Anonymised records the two speakers as "A" and "B", as anonymised
+// dialogues write them (speaker_a is A). The questions still name them as
+// written, and the evidence is unchanged.
+func Anonymised(s *Sample) error {
+	as := map[string]string{s.speaker("speaker_a"): "A", s.speaker("speaker_b"): "B"}
+	return s.renameSpeakers(func(name string) string {
+		if a, ok := as[name]; ok {
+			return a
+		}
+		return name
+	})
+}
+
+// renameSpeakers renames speaker_a, speaker_b and every turn's speaker.
+func (s *Sample) renameSpeakers(rename func(string) string) error {
 	for _, k := range []string{"speaker_a", "speaker_b"} {
 		if name := s.speaker(k); name != "" {
-			s.Conversation[k], _ = json.Marshal(handle(name))
+			s.Conversation[k], _ = json.Marshal(rename(name))
 		}
 	}
 	return s.rewriteSessions(func(_ string, turns []Turn) []Turn {
 		for i := range turns {
-			turns[i].Speaker = handle(turns[i].Speaker)
+			turns[i].Speaker = rename(turns[i].Speaker)
 		}
 		return turns
 	})
@@ -2105,6 +2122,8 @@ type Options struct {
 	SlowReplies float64
 	// UserNames records every speaker by a user name (UserNames), first.
 	UserNames bool
+	// Anonymised records the speakers as A and B (Anonymised), first.
+	Anonymised bool
 	// Haystack, above 0, gives every conversation the sessions of that
 	// many others (Haystack), before every other rewrite.
 	Haystack int
@@ -2145,6 +2164,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		rewrite func(*Sample) error
 	}{
 		{o.UserNames, UserNames},
+		{o.Anonymised, Anonymised},
 		{o.OneThread, OneThread},
 		{o.NoDates, NoDates},
 		{o.DateForm != "", func(s *Sample) error { return DateForm(s, o.DateForm) }},

@@ -1459,7 +1459,7 @@ func TestCasualTyping(t *testing.T) {
 	}
 }
 
-func TestUserNames(t *testing.T) {
+func TestUserNamesAndAnonymised(t *testing.T) {
 	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann Lee","speaker_b":"Bo",
 		"session_1":[{"speaker":"Ann Lee","dia_id":"D1:1","text":"We went hiking."},
 			{"speaker":"Bo","dia_id":"D1:2","text":"Sounds wonderful!"}]},
@@ -1480,5 +1480,15 @@ func TestUserNames(t *testing.T) {
 	}
 	if s.QA[0].Question != "Where did Ann Lee go hiking?" {
 		t.Errorf("question rewritten: %q", s.QA[0].Question)
+	}
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := Anonymised(&s); err != nil {
+		t.Fatal(err)
+	}
+	got = sessionTurns(t, &s)["session_1"]
+	if a, b := s.speaker("speaker_a"), s.speaker("speaker_b"); a != "A" || b != "B" || got[0].Speaker != "A" || got[1].Speaker != "B" {
+		t.Errorf("anonymised: speakers %q and %q, turns %+v", a, b, got)
 	}
 }
