@@ -199,7 +199,10 @@ func labelLen(s string, headed bool) int {
 	if loc := reSpeaker.FindStringIndex(s); loc != nil {
 		return loc[1]
 	}
-	if loc := reHandle.FindStringIndex(s); headed && loc != nil {
+	if !headed {
+		return 0
+	}
+	if loc := reHandle.FindStringIndex(s); loc != nil {
 		return loc[1]
 	}
 	return 0
