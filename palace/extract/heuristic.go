@@ -80,7 +80,7 @@ func (heuristic) Facts(ctx context.Context, msgs []Message) ([]Fact, error) {
 			continue
 		}
 		for _, s := range Sentences(m.Text) {
-			if !firstPerson(s) || isQuestion(s) {
+			if !firstPerson(s) || Asks(s) {
 				continue
 			}
 			key := strings.ToLower(s)
@@ -261,7 +261,7 @@ func atomicFacts(owner string, msgs []Message) []string {
 		}
 		who := speaker(m, owner)
 		for _, s := range Sentences(m.Text) {
-			if !firstPerson(s) || isQuestion(s) {
+			if !firstPerson(s) || Asks(s) {
 				continue
 			}
 			f := ThirdPerson(s, who)

@@ -62,7 +62,7 @@ func topicSentence(text string) string {
 	}
 	for _, s := range ss {
 		l := strings.ToLower(s)
-		if isQuestion(s) {
+		if Asks(s) {
 			return s
 		}
 		for _, p := range []string{"please ", "can you ", "could you ", "help ", "i need ", "i want ", "let's ", "fix ", "add ", "write ", "create ", "implement ", "find ", "explain ", "show ", "make "} {
@@ -91,8 +91,6 @@ func clip(s string, n int) string {
 	}
 	return strings.TrimRight(s[:cut], " ,;:") + "…"
 }
-
-func isQuestion(s string) bool { return Asks(s) }
 
 // Asks reports whether a sentence is a question: it ends with a question
 // mark, or, written without a closing mark at all (as chat messages often
