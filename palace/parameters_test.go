@@ -18,7 +18,7 @@ import (
 var recallFiles = []string{
 	"answertype.go", "feedback.go", "restated.go", "turn_context.go", "search.go",
 	"timeq.go", "typos.go", "closet.go", "passages.go", "address.go",
-	"query.go", "keyword.go", "vecindex.go", "legible.go",
+	"query.go", "keyword.go", "vecindex.go", "legible.go", "compounds.go",
 	"bm25/index.go", "embed/glove/glove.go", "embed/builtin/builtin.go",
 	"facts/recall.go",
 	// How sure the approximate vector index must be of its recall.

@@ -214,6 +214,12 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A compound of the query written the other way in the
+			// palace is asked for too (compounds.go); the palace's words
+			// are known once its index is.
+			if idx, err := p.kw.sync(ctx); err == nil {
+				terms = append(terms, compoundTerms(req.Query, terms, idx, p.lex)...)
+			}
 			kw, kwScores, kwErr = p.keywordRank(ctx, terms, nil, nil, keep, allowed, depth)
 		}()
 	}
