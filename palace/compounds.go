@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"maps"
 	"os"
 	"strings"
 
@@ -62,13 +63,18 @@ func compoundTerms(query string, terms []string, idx *bm25.Index, sp *spelling) 
 		df, _ := idx.DocFreq(toks[0])
 		return df > 0
 	}
-	seen := make(map[string]bool, len(terms))
+	// Only the words searched are read (a long query's words past its
+	// first maxQueryTerms are not), and the compounds asked for stay
+	// within the same bound.
+	searched := make(map[string]bool, len(terms))
 	for _, t := range terms {
-		seen[t] = true
+		searched[t] = true
 	}
+	seen := maps.Clone(searched)
+	room := maxQueryTerms - len(terms)
 	var out []string
 	add := func(w string) {
-		if !seen[w] {
+		if len(out) < room && !seen[w] {
 			seen[w] = true
 			out = append(out, w)
 		}
@@ -80,13 +86,13 @@ func compoundTerms(query string, terms []string, idx *bm25.Index, sp *spelling) 
 			prev = words.Word{}
 			return
 		}
-		if p := strings.ToLower(prev.Text); p != "" && onlySpace(query[prev.End:wd.Start]) && !words.IsStopword(p) {
+		if p := strings.ToLower(prev.Text); searched[p] && joinable(query[prev.End:wd.Start]) && !words.IsStopword(p) {
 			if joined := p + w; !words.IsStopword(joined) && has(joined) {
 				add(joined)
 			}
 		}
 		prev = wd
-		if sp != nil && len(w) >= 2*minCompoundPart && !words.IsStopword(w) && !sp.known([]byte(w)) {
+		if sp != nil && searched[w] && len(w) >= 2*minCompoundPart && !words.IsStopword(w) && !sp.known([]byte(w)) {
 			for i := minCompoundPart; i <= len(w)-minCompoundPart; i++ {
 				a, b := w[:i], w[i:]
 				if sp.known([]byte(a)) && sp.known([]byte(b)) && has(a) && has(b) {
@@ -98,8 +104,11 @@ func compoundTerms(query string, terms []string, idx *bm25.Index, sp *spelling) 
 	return out
 }
 
-// onlySpace reports whether s is one or more spaces or tabs: two words
-// written apart, with nothing between them.
-func onlySpace(s string) bool {
+// joinable reports whether s, between two words, writes them apart as
+// parts of one: spaces or tabs. (A hyphen is not read so: a text that
+// wrote "dairy-free" is indexed with "dairyfree" already, palace/bm25's
+// catenation, and asking for it again would count it twice for the texts
+// that hyphenate it, against those that write it open.)
+func joinable(s string) bool {
 	return s != "" && strings.Trim(s, " \t") == ""
 }
