@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"os"
 	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace/bm25"
@@ -11,18 +12,20 @@ import (
 const maxQueryTerms = 48
 
 // queryTerms splits free text into lower-cased search terms (words, with
-// underscores kept inside identifiers), dropping stopwords (unless nothing
-// else is left) and duplicates.
+// underscores kept inside identifiers), dropping stopwords and the words
+// that ask about a conversation rather than what it said (asking; unless
+// nothing else is left) and duplicates.
 func queryTerms(text string) []string {
 	var kept, all []string
 	seen := map[string]bool{}
+	meta := metaOn()
 	for _, w := range words.Lower(text, words.Underscores) {
 		if seen[w] {
 			continue
 		}
 		seen[w] = true
 		all = append(all, w)
-		if !words.IsStopword(w) {
+		if !words.IsStopword(w) && !(meta && asking[w]) {
 			kept = append(kept, w)
 		}
 	}
@@ -50,3 +53,27 @@ func queryTerms(text string) []string {
 	}
 	return kept
 }
+
+// A question about a conversation names the act of conversing: "How does
+// Melanie describe her journey?", "What did John mention about his
+// trip?", "What did they discuss?", "According to Sam, …". The answer
+// says what was said, not that it was said, so these words match only
+// the texts that report speech ("you mentioned the trip…"): the replies
+// that restate the answer, never the answer. They are left out of a
+// query's keywords as its stopwords are (which hold "say", "said" and
+// "tell" already), the way TREC's description queries drop their "find
+// documents that discuss" (Callan and Croft's stop structure). The list
+// is the verbs of reporting speech with no second sense a question asks
+// about, and the words that name the conversation; "talk" (a talk is
+// given), "share" (a photo is shared) and "chat" are not among them.
+// Written before it was measured; nothing chosen.
+var asking = map[string]bool{
+	"mention": true, "mentions": true, "mentioned": true, "mentioning": true,
+	"discuss": true, "discusses": true, "discussed": true, "discussing": true,
+	"describe": true, "describes": true, "described": true, "describing": true,
+	"saying": true, "according": true, "conversation": true, "conversations": true,
+}
+
+// metaOn reports whether a query's words of asking are left out of its
+// keywords (LOCI_META=0 keeps them, for comparisons).
+func metaOn() bool { return os.Getenv("LOCI_META") != "0" }
