@@ -22,3 +22,18 @@ func TestWordsOfAskingAreNotKeywords(t *testing.T) {
 	t.Setenv("LOCI_META", "0")
 	wantFirst(t, p, "What did she mention about Lisbon?", reply)
 }
+
+// The frame "what kind of" names no kind: "What kind of car is hers?"
+// finds her car before a text that is "kind of" long about a car ride.
+// Elsewhere the word stays: "type error" finds the type error.
+func TestTheFrameKindOfIsNotAKeyword(t *testing.T) {
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{}), "p")
+	car := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Her car is a red Mini"})
+	ride := palacetest.MustAdd(t, p, &palace.Drawer{Content: "The car ride was kind of long and boring"})
+	typeErr := palacetest.MustAdd(t, p, &palace.Drawer{Content: "The build failed on a type error in the parser"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The parser error was fixed"})
+	wantFirst(t, p, "What kind of car is hers?", car)
+	wantFirst(t, p, "the type error", typeErr)
+	t.Setenv("LOCI_META", "0")
+	wantFirst(t, p, "What kind of car is hers?", ride)
+}

@@ -19,13 +19,15 @@ func queryTerms(text string) []string {
 	var kept, all []string
 	seen := map[string]bool{}
 	meta := metaOn()
-	for _, w := range words.Lower(text, words.Underscores) {
+	ws := words.Lower(text, words.Underscores)
+	for i, w := range ws {
 		if seen[w] {
 			continue
 		}
 		seen[w] = true
 		all = append(all, w)
-		if !words.IsStopword(w) && !(meta && asking[w]) {
+		frame := meta && kinds[w] && i+1 < len(ws) && ws[i+1] == "of"
+		if !words.IsStopword(w) && !(meta && asking[w]) && !frame {
 			kept = append(kept, w)
 		}
 	}
@@ -73,6 +75,14 @@ var asking = map[string]bool{
 	"describe": true, "describes": true, "described": true, "describing": true,
 	"saying": true, "according": true, "conversation": true, "conversations": true,
 }
+
+// kinds are the words of a question's frame "what kind of", "which type
+// of": it asks for a kind and names none ("What kind of car does she
+// drive?" is answered by "a red Mini"), and "kind of" in a chat is a
+// hedge ("kind of tired"). Before "of" they are left out of a query's
+// keywords with its words of asking; elsewhere ("a type error", "her
+// kind") they are kept.
+var kinds = map[string]bool{"kind": true, "kinds": true, "type": true, "types": true, "sort": true, "sorts": true}
 
 // metaOn reports whether a query's words of asking are left out of its
 // keywords (LOCI_META=0 keeps them, for comparisons).
