@@ -12,9 +12,10 @@ import (
 const maxQueryTerms = 48
 
 // queryTerms splits free text into lower-cased search terms (words, with
-// underscores kept inside identifiers), dropping stopwords and the words
-// that ask about a conversation rather than what it said (asking; unless
-// nothing else is left) and duplicates.
+// underscores kept inside identifiers), dropping duplicates and, unless
+// nothing else is left, stopwords, the words that ask about a
+// conversation rather than what it said (asking) and the frame "what
+// kind of" (kinds).
 func queryTerms(text string) []string {
 	var kept, all []string
 	seen := map[string]bool{}
