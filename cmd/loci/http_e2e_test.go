@@ -76,8 +76,13 @@ func TestHTTPCompanionProcess(t *testing.T) {
 	p := startLoci(t, home, nil, "http", "--addr", "127.0.0.1:0")
 	addr := waitAddr(t, p)
 
-	// Seed 001's cURL examples, with TS=$(date +%s).
+	// Seed 001's cURL examples, with TS=$(date +%s) moved back to the
+	// last quarter hour: every zone's midnight falls on one, and messages
+	// that straddle a midnight close the stretch (a day change is a
+	// session boundary), so a run just before midnight would see
+	// "extracted" where the seed shows "accumulated".
 	ts := time.Now().Unix()
+	ts -= ts%900 - 1
 	add := fmt.Sprintf(`{ "session_id": "demo-002", "app_id": "default", "project_id": "default", "messages": [
  {"sender_id": "alice", "role": "user", "timestamp": %d, "content": "I love climbing in Yosemite every spring."},
  {"sender_id": "alice", "role": "user", "timestamp": %d, "content": "My favorite coffee shop is Blue Bottle in SOMA."},
