@@ -40,8 +40,26 @@ func noonDaysAgo(k int) time.Time {
 	return time.Date(y, m, d, 12, 0, 0, 0, time.UTC).AddDate(0, 0, -k)
 }
 
+// clearOfMidnight waits out the last two minutes of a day, in UTC (the
+// overview's zone when a request names none) and in the local zone (the
+// browser's): a fixture seeded on one day and read on the next would see
+// its heatmap move by a day under it.
+func clearOfMidnight(t testing.TB) {
+	t.Helper()
+	const margin = 2 * time.Minute
+	for _, loc := range []*time.Location{time.UTC, time.Local} {
+		now := time.Now().In(loc)
+		y, m, d := now.Date()
+		if left := time.Date(y, m, d+1, 0, 0, 0, 0, loc).Sub(now); left < margin {
+			t.Logf("waiting %v for the day to end (%s)", left.Round(time.Second), loc)
+			time.Sleep(left + time.Second)
+		}
+	}
+}
+
 func seed(t testing.TB) *fixture {
 	t.Helper()
+	clearOfMidnight(t)
 	ctx := context.Background()
 	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir()})
 	if err != nil {
