@@ -70,6 +70,10 @@ type Sample struct {
 // the items that cannot be read: one bad item costs that item, never the
 // run.
 func (s *Sample) UnmarshalJSON(b []byte) error {
+	if lme, ok := longMemEvalItem(b); ok {
+		*s = lme
+		return nil
+	}
 	var v struct {
 		SampleID     text                       `json:"sample_id"`
 		Conversation map[string]json.RawMessage `json:"conversation"`
@@ -369,7 +373,9 @@ func (e *DataError) Unwrap() error { return e.Err }
 // in order: each file holds a list of conversations (locomo10.json), or
 // one conversation whose sessions and questions are at its top level
 // (its sample_id is its "name", or the file's name). These are the forms
-// the reference script (../shared/eval/locomo_bm25.py) reads.
+// the reference script (../shared/eval/locomo_bm25.py) reads. A
+// LongMemEval instance, in a list or alone, is read as a conversation of
+// its own (fromLongMemEval).
 func Load(paths ...string) ([]Sample, error) {
 	var out []Sample
 	for _, path := range paths {
@@ -384,6 +390,10 @@ func Load(paths ...string) ([]Sample, error) {
 				return nil, &DataError{Err: fmt.Errorf("%s: %w", path, err)}
 			}
 			out = append(out, ss...)
+			continue
+		}
+		if lme, ok := longMemEvalItem(raw); ok {
+			out = append(out, lme)
 			continue
 		}
 		var one struct {
