@@ -238,19 +238,24 @@ type QA struct {
 	Answer   any      `json:"answer"`
 	// AdversarialAnswer is what category 5 questions carry instead.
 	AdversarialAnswer any `json:"adversarial_answer"`
+	// QuestionDate, when the file gives it (LongMemEval's question_date),
+	// is when the question is asked; otherwise it is asked as of the
+	// conversation's last turn.
+	QuestionDate string `json:"question_date,omitempty"`
 }
 
 func (q *QA) UnmarshalJSON(b []byte) error {
 	type plain QA
 	var v struct {
 		plain
-		Question text `json:"question"`
+		Question     text `json:"question"`
+		QuestionDate text `json:"question_date"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	*q = QA(v.plain)
-	q.Question = string(v.Question)
+	q.Question, q.QuestionDate = string(v.Question), string(v.QuestionDate)
 	return nil
 }
 
@@ -2373,7 +2378,12 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		}
 		asked, unmatched, noEvidence, example := 0, 0, 0, ""
 		var refused []string
+		order, end := dateOrder(s.Conversation), asOf.Load()
 		for _, qa := range s.QA {
+			asOf.Store(end)
+			if when := readDate(qa.QuestionDate, order); !when.IsZero() {
+				asOf.Store(when.UnixNano())
+			}
 			var gold []string
 			for _, e := range normEvidence(qa.Evidence) {
 				if ids[e] {

@@ -46,7 +46,8 @@ func isLongMemEval(b []byte) bool {
 // fromLongMemEval reads a LongMemEval instance as a conversation in
 // LoCoMo's schema: session i (from 1) of its haystack is session_i, dated
 // by haystack_dates[i-1]; turn j (from 1) of it is Di:j, spoken by its
-// role; its question, with the turns marked has_answer as evidence. What
+// role; its question, asked at its question_date, with the turns marked
+// has_answer as evidence. What
 // cannot be read (a field of another type, a session that is not a list,
 // a turn that is not an object) is left out and noted in Dropped, as in a
 // LoCoMo file: one bad item costs that item, never the run.
@@ -54,16 +55,16 @@ func fromLongMemEval(b []byte) Sample {
 	var fields map[string]json.RawMessage
 	json.Unmarshal(b, &fields) // isLongMemEval read it as an object
 	var v struct {
-		QuestionID, QuestionType, Question text
-		Answer                             any
-		Dates                              []text
-		Sessions                           []json.RawMessage
+		QuestionID, QuestionType, Question, QuestionDate text
+		Answer                                           any
+		Dates                                            []text
+		Sessions                                         []json.RawMessage
 	}
 	var dropped []string
 	for _, f := range []struct {
 		key  string
 		into any
-	}{{"question_id", &v.QuestionID}, {"question_type", &v.QuestionType}, {"question", &v.Question},
+	}{{"question_id", &v.QuestionID}, {"question_type", &v.QuestionType}, {"question", &v.Question}, {"question_date", &v.QuestionDate},
 		{"answer", &v.Answer}, {"haystack_dates", &v.Dates}, {"haystack_sessions", &v.Sessions}} {
 		if raw, ok := fields[f.key]; ok && json.Unmarshal(raw, f.into) != nil {
 			dropped = append(dropped, f.key+": not readable")
@@ -106,7 +107,8 @@ func fromLongMemEval(b []byte) Sample {
 	if strings.HasSuffix(string(v.QuestionID), "_abs") {
 		category = 5
 	}
-	s.QA = []QA{{Question: string(v.Question), Category: category, Evidence: evidence, Answer: v.Answer}}
+	s.QA = []QA{{Question: string(v.Question), Category: category, Evidence: evidence, Answer: v.Answer,
+		QuestionDate: string(v.QuestionDate)}}
 	return s
 }
 

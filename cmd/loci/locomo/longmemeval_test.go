@@ -139,3 +139,32 @@ func TestRunAsksLongMemEvalQuestions(t *testing.T) {
 		t.Errorf("warnings %q, want the first instance's unmarked question reported", warned)
 	}
 }
+
+// A question is asked at its question_date: "last month" is the month
+// before it, not the month before the haystack's last session.
+func TestLongMemEvalQuestionsAreAskedAtTheirDate(t *testing.T) {
+	months := []string{"January", "February", "March", "April", "May", "June",
+		"July", "August", "September", "October", "November", "December"}
+	var sessions [][]map[string]any
+	var dates []string
+	for i, m := range months {
+		dates = append(dates, fmt.Sprintf("2021/%02d/05 (Mon) 13:00", i+1))
+		sessions = append(sessions, []map[string]any{
+			{"role": "user", "content": fmt.Sprintf("I went hiking with my sister in %s, walk number %d", m, i+1), "has_answer": m == "June"},
+			{"role": "assistant", "content": "Sounds lovely, say hi to her"},
+		})
+	}
+	for _, c := range []struct{ asked, first string }{{"2021/07/10 (Sat) 09:00", "D6:1"}, {"", "D11:1"}} {
+		data, _ := json.Marshal([]map[string]any{{"question_id": "hikes", "question_type": "temporal-reasoning",
+			"question": "Where did I go hiking last month?", "question_date": c.asked,
+			"haystack_dates": dates, "haystack_sessions": sessions}})
+		rows, _, _, err := Run(context.Background(), Options{Data: []string{writeLongMemEval(t, string(data))},
+			Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: []int{1}, Warn: func(string, ...any) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || len(rows[0].Top) == 0 || rows[0].Top[0] != c.first {
+			t.Errorf("asked on %q, the first hit is %v; want %s", c.asked, rows, c.first)
+		}
+	}
+}
