@@ -79,6 +79,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	typos := fs.Float64("typos", 0, "rewrite the conversations last: misspell this share (0-1) of the turns' words of three letters or more, each by one letter left out, added, changed or swapped (text typed in haste; questions unchanged; 0: off)")
 	userNames := fs.Bool("user-names", false, "rewrite the conversations first: every speaker recorded by a user name, as chat exports and logs write them (\"caroline\", \"jon_snow\"); the questions still name them as written")
 	anonymised := fs.Bool("anonymised", false, "rewrite the conversations first: the two speakers recorded as A and B, as anonymised dialogues write them; the questions still name them as written")
+	mediaOmitted := fs.Bool("media-omitted", false, "rewrite the conversations first, before --short-messages: every shared image written as a chat export writes it, a message of its own from the same speaker reading \"<Media omitted>\", without its caption (questions and evidence unchanged)")
 	casualTyping := fs.Bool("casual-typing", false, "rewrite the conversations, after the other rewrites of the text and before --typos: every turn typed as chat messages often are, in lower case, without apostrophes and without the marks that close sentences (\"did you go\", \"im so glad\"; questions and evidence unchanged)")
 	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
 	noDates := fs.Bool("no-dates", false, "rewrite the conversations first: drop the sessions' dates and the turns' own times, so every drawer carries the time it was stored (a chat exported or converted without its times; questions unchanged)")
@@ -179,7 +180,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		// and asks as the recall tool does: a rewrite of the turns changes
 		// nothing it stores, and the tool has one ranking (no matrix of
 		// methods, no fusions to compare).
-		notForFacts := map[string]bool{"short-messages": *shortMessages, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
+		notForFacts := map[string]bool{"short-messages": *shortMessages, "media-omitted": *mediaOmitted, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
 			"echo-replies": *echoReplies > 0, "topic-replies": *topicReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "casual-typing": *casualTyping, "user-names": *userNames, "anonymised": *anonymised, "no-dates": *noDates, "date-form": *dateForm != "",
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
 		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
@@ -221,7 +222,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, CasualTyping: *casualTyping, UserNames: *userNames, Anonymised: *anonymised, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, CasualTyping: *casualTyping, UserNames: *userNames, Anonymised: *anonymised, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

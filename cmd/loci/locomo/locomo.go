@@ -1124,6 +1124,47 @@ func misspell(text string, rate float64, rng *rand.Rand) string {
 	return string(out)
 }
 
+// MediaPlaceholder is what a chat export writes in place of a photo or a
+// video it leaves out (WhatsApp's, on Android).
+const MediaPlaceholder = "<Media omitted>"
+
+// MediaOmitted rewrites a conversation as a chat export writes it: a
+// shared image loses its caption and becomes a message of its own, from
+// the same speaker right after the turn, that reads MediaPlaceholder.
+// Turns get new dia_ids in session order; a question's evidence stays on
+// the turns it named (never on a placeholder, which holds nothing).
+func MediaOmitted(s *Sample) error {
+	moved := map[string]string{} // old turn -> its id now
+	err := s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		var out []Turn
+		for _, t := range turns {
+			caption := t.BlipCaption
+			t.BlipCaption = ""
+			old := normID(t.DiaID)
+			t.DiaID = fmt.Sprintf("D%s:%d", session, len(out)+1)
+			moved[old] = t.DiaID
+			out = append(out, t)
+			if caption != "" {
+				out = append(out, Turn{Speaker: t.Speaker, DiaID: fmt.Sprintf("D%s:%d", session, len(out)+1), Text: MediaPlaceholder})
+			}
+		}
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	for i := range s.QA {
+		ev := []any{}
+		for _, id := range normEvidence(s.QA[i].Evidence) {
+			if now, ok := moved[id]; ok {
+				ev = append(ev, now)
+			}
+		}
+		s.QA[i].Evidence = ev
+	}
+	return nil
+}
+
 // ShortMessages rewrites a conversation so that it reads like a chat in a
 // messaging app: every turn is sent as its sentences, one message each, and
 // a shared image as a message of its own. Messages get new dia_ids in
@@ -2102,6 +2143,10 @@ type Options struct {
 	// DateForm, when set, writes every date in this Go time layout
 	// (DateForm), after OneThread and NoDates.
 	DateForm string
+	// MediaOmitted writes every shared image as a chat export does, a
+	// message of its own without its caption (MediaOmitted), before
+	// ShortMessages.
+	MediaOmitted bool
 	// ShortMessages rewrites every conversation first (ShortMessages): a
 	// messaging-app-like variant of the data. It applies before LongReplies.
 	ShortMessages bool
@@ -2183,6 +2228,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.OneThread, OneThread},
 		{o.NoDates, NoDates},
 		{o.DateForm != "", func(s *Sample) error { return DateForm(s, o.DateForm) }},
+		{o.MediaOmitted, MediaOmitted},
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
 		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},

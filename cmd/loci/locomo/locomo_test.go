@@ -1492,3 +1492,31 @@ func TestUserNamesAndAnonymised(t *testing.T) {
 		t.Errorf("anonymised: speakers %q and %q, turns %+v", a, b, got)
 	}
 }
+
+// MediaOmitted writes a shared image as a chat export does: the caption
+// gone, a "<Media omitted>" of the same speaker after the turn, the turns
+// numbered again and the evidence moved with them.
+func TestMediaOmitted(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"Look what I made!","blip_caption":"a photo of a blue vase"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Gorgeous glaze"},
+			{"speaker":"Ann","dia_id":"D1:3","text":"Thanks, it took a week","blip_caption":"a photo of a kiln"}]},
+		"qa":[{"question":"What did Ann make?","category":4,"evidence":["D1:1","D1:3"]},
+			{"question":"What did Bo think of it?","category":4,"evidence":["D1:2"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := MediaOmitted(&s); err != nil {
+		t.Fatal(err)
+	}
+	want := []Turn{{Speaker: "Ann", DiaID: "D1:1", Text: "Look what I made!"}, {Speaker: "Ann", DiaID: "D1:2", Text: MediaPlaceholder},
+		{Speaker: "Bo", DiaID: "D1:3", Text: "Gorgeous glaze"},
+		{Speaker: "Ann", DiaID: "D1:4", Text: "Thanks, it took a week"}, {Speaker: "Ann", DiaID: "D1:5", Text: MediaPlaceholder}}
+	if got := sessionTurns(t, &s)["session_1"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("session 1 = %+v, want %+v", got, want)
+	}
+	if a, b := normEvidence(s.QA[0].Evidence), normEvidence(s.QA[1].Evidence); !reflect.DeepEqual(a, []string{"D1:1", "D1:4"}) || !reflect.DeepEqual(b, []string{"D1:3"}) {
+		t.Errorf("evidence %v and %v, want [D1:1 D1:4] and [D1:3]", a, b)
+	}
+}
