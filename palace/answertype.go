@@ -145,6 +145,9 @@ func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
 	if len(d.SenderIDs) > 0 && q.names(d.SenderIDs[0]) {
 		f *= speakerLift
 	}
+	if saysNothing(d) {
+		return 0, false // nothing of it can answer (placeholders.go)
+	}
 	if asks = q.asks && onlyAsks(d); asks {
 		f *= quietLift
 	} else if q.reacts && onlyReacts(d) {

@@ -199,19 +199,21 @@ func stopToken(t string) bool { return stopTokens()[t] }
 // spokenWords is what a text of d says, for judging restatements and
 // whether it only asks or reacts: without the header an agent's text opens
 // with ("[D1:3] (8 May, 2023) Caroline: …"), whose words every text of a
-// conversation shares, and without a label that names d's sender in any
-// case ("caroline: …", a speaker recorded in lower case).
+// conversation shares, without a label that names d's sender in any case
+// ("caroline: …", a speaker recorded in lower case), and without what a
+// chat export writes in place of a photo or a deleted message
+// (withoutPlaceholders).
 func spokenWords(text string, d *Drawer) string {
 	_, body, headed := readHeaded(text)
 	if n := labelLen(body, headed); n > 0 {
-		return body[n:]
+		return withoutPlaceholders(body[n:])
 	}
 	if len(d.SenderIDs) > 0 {
 		if sp := d.SenderIDs[0]; len(body) > len(sp) && body[len(sp)] == ':' && strings.EqualFold(body[:len(sp)], sp) {
-			return strings.TrimLeft(body[len(sp)+1:], " \t")
+			return withoutPlaceholders(strings.TrimLeft(body[len(sp)+1:], " \t"))
 		}
 	}
-	return body
+	return withoutPlaceholders(body)
 }
 
 // restates reports whether a text with the words own shares at least

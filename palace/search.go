@@ -1014,13 +1014,20 @@ func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]ne
 	for side, n := range []*Drawer{prev, next} {
 		at, lift, size := d, neighbourLift, 0
 		for steps := 0; n != nil && !apart(n, at) && steps < maxBorrowTurns; steps++ {
-			out = append(out, neighbour{n, lift})
-			size += len(n.Content)
-			if speaker == "" || speakerOf(n) != speaker || size >= turnContextBytes {
-				break
-			}
-			if at, lift = n, lift*neighbourLift; lift < least {
-				break
+			if saysNothing(n) {
+				// A line a chat export wrote in place of a photo or a
+				// deleted message stands between two turns without being
+				// one: the walk passes it at no cost and lifts nothing.
+				at = n
+			} else {
+				out = append(out, neighbour{n, lift})
+				size += len(n.Content)
+				if speaker == "" || speakerOf(n) != speaker || size >= turnContextBytes {
+					break
+				}
+				if at, lift = n, lift*neighbourLift; lift < least {
+					break
+				}
 			}
 			if prev, next, err = p.st.Drawers().Adjacent(ctx, at, contextKinds); err != nil {
 				return out, storeErr("read adjacent drawers", err)
