@@ -132,6 +132,9 @@ func (q question) most() float64 {
 // nil, is the part of a long drawer that matched. asks reports whether d
 // was lowered for only asking (its answers may rise: answersTo).
 func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
+	if saysNothing(d) {
+		return 0, false // nothing of it can answer (placeholders.go)
+	}
 	f = 1.0
 	if q.when {
 		text := d.Content
@@ -144,9 +147,6 @@ func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
 	}
 	if len(d.SenderIDs) > 0 && q.names(d.SenderIDs[0]) {
 		f *= speakerLift
-	}
-	if saysNothing(d) {
-		return 0, false // nothing of it can answer (placeholders.go)
 	}
 	if asks = q.asks && onlyAsks(d); asks {
 		f *= quietLift
