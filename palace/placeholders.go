@@ -32,22 +32,33 @@ var placeholderCues = []string{"omitted", "Omitted", "OMITTED", "<attached:", "d
 // withoutPlaceholders is text without the lines a chat export writes in
 // place of what a message held.
 func withoutPlaceholders(text string) string {
-	if !placeholdersOn() {
+	if !mayHoldPlaceholder(text) {
 		return text
+	}
+	return strings.TrimSpace(rePlaceholder.ReplaceAllString(text, " "))
+}
+
+// mayHoldPlaceholder reports whether text holds a cue of a placeholder
+// (and the reading is on).
+func mayHoldPlaceholder(text string) bool {
+	if !placeholdersOn() {
+		return false
 	}
 	for _, cue := range placeholderCues {
 		if strings.Contains(text, cue) {
-			return strings.TrimSpace(rePlaceholder.ReplaceAllString(text, " "))
+			return true
 		}
 	}
-	return text
+	return false
 }
 
 // saysNothing reports whether a text of d holds nothing but the lines a
 // chat export writes in place of a message (and a header or a speaker's
-// label).
+// label). A text with no cue of one is passed over at the cost of a scan:
+// the ranking asks this of every candidate it may lift and every
+// neighbour it walks to.
 func saysNothing(d *Drawer) bool {
-	return len(d.Content) <= 4*reactionBytes && spokenWords(d.Content, d) == ""
+	return len(d.Content) <= 4*reactionBytes && mayHoldPlaceholder(d.Content) && spokenWords(d.Content, d) == ""
 }
 
 func placeholdersOn() bool { return os.Getenv("LOCI_PLACEHOLDERS") != "0" }
