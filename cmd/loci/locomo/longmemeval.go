@@ -31,29 +31,15 @@ var longMemEvalTypes = map[string]Category{
 	"temporal-reasoning":        2,
 }
 
-// isLongMemEval reports whether an item of a file's list is a LongMemEval
-// instance: it has haystack sessions and no conversation.
-func isLongMemEval(b []byte) bool {
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(b, &keys) != nil {
-		return false
-	}
-	_, haystack := keys["haystack_sessions"]
-	_, conv := keys["conversation"]
-	return haystack && !conv
-}
-
-// fromLongMemEval reads a LongMemEval instance as a conversation in
-// LoCoMo's schema: session i (from 1) of its haystack is session_i, dated
-// by haystack_dates[i-1]; turn j (from 1) of it is Di:j, spoken by its
-// role; its question, asked at its question_date, with the turns marked
-// has_answer as evidence. What
-// cannot be read (a field of another type, a session that is not a list,
-// a turn that is not an object) is left out and noted in Dropped, as in a
-// LoCoMo file: one bad item costs that item, never the run.
-func fromLongMemEval(b []byte) Sample {
-	var fields map[string]json.RawMessage
-	json.Unmarshal(b, &fields) // isLongMemEval read it as an object
+// fromLongMemEval reads a LongMemEval instance, given as its fields, as
+// a conversation in LoCoMo's schema: session i (from 1) of its haystack is
+// session_i, dated by haystack_dates[i-1]; turn j (from 1) of it is Di:j,
+// spoken by its role; its question, asked at its question_date, with the
+// turns marked has_answer as evidence. What cannot be read (a field of
+// another type, a session that is not a list, a turn that is not an
+// object) is left out and noted in Dropped, as in a LoCoMo file: one bad
+// item costs that item, never the run.
+func fromLongMemEval(fields map[string]json.RawMessage) Sample {
 	var v struct {
 		QuestionID, QuestionType, Question, QuestionDate text
 		Answer                                           any
@@ -130,10 +116,20 @@ func marked(v any) bool {
 }
 
 // longMemEvalItem reports whether b, one item of a file's list or a
-// whole file, is a LongMemEval instance, and reads it if so.
+// whole file, is a LongMemEval instance (an object with haystack sessions
+// and no conversation), and reads it if so.
 func longMemEvalItem(b []byte) (Sample, bool) {
-	if !bytes.Contains(b, []byte(`"haystack_sessions"`)) || !isLongMemEval(b) {
+	if !bytes.Contains(b, []byte(`"haystack_sessions"`)) {
 		return Sample{}, false
 	}
-	return fromLongMemEval(b), true
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(b, &fields) != nil {
+		return Sample{}, false
+	}
+	_, haystack := fields["haystack_sessions"]
+	_, conv := fields["conversation"]
+	if !haystack || conv {
+		return Sample{}, false
+	}
+	return fromLongMemEval(fields), true
 }
