@@ -204,16 +204,22 @@ func stopToken(t string) bool { return stopTokens()[t] }
 // chat export writes in place of a photo or a deleted message
 // (withoutPlaceholders).
 func spokenWords(text string, d *Drawer) string {
+	return withoutPlaceholders(unlabelled(text, d))
+}
+
+// unlabelled is text without its header and the label that names d's
+// sender.
+func unlabelled(text string, d *Drawer) string {
 	_, body, headed := readHeaded(text)
 	if n := labelLen(body, headed); n > 0 {
-		return withoutPlaceholders(body[n:])
+		return body[n:]
 	}
 	if len(d.SenderIDs) > 0 {
 		if sp := d.SenderIDs[0]; len(body) > len(sp) && body[len(sp)] == ':' && strings.EqualFold(body[:len(sp)], sp) {
-			return withoutPlaceholders(strings.TrimLeft(body[len(sp)+1:], " \t"))
+			return strings.TrimLeft(body[len(sp)+1:], " \t")
 		}
 	}
-	return withoutPlaceholders(body)
+	return body
 }
 
 // restates reports whether a text with the words own shares at least
