@@ -15,6 +15,7 @@ import (
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
 	_ "github.com/loci-mem/loci/palace/embed/builtin" // the default embedder, as loci links it
+	"github.com/loci-mem/loci/palace/embed/glove"
 	"github.com/rs/zerolog"
 )
 
@@ -1490,6 +1491,51 @@ func TestUserNamesAndAnonymised(t *testing.T) {
 	got = sessionTurns(t, &s)["session_1"]
 	if a, b := s.speaker("speaker_a"), s.speaker("speaker_b"); a != "A" || b != "B" || got[0].Speaker != "A" || got[1].Speaker != "B" {
 		t.Errorf("anonymised: speakers %q and %q, turns %+v", a, b, got)
+	}
+}
+
+// UnseenNames renames both speakers wherever a name is written (a word
+// that holds a name is left alone), and the names it gives are unknown to
+// the encoder's word vectors.
+func TestUnseenNames(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"Hi Bo! Annie and I went hiking.","blip_caption":"a photo of Ann on a trail"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Sounds wonderful, Ann!"}]},
+		"qa":[{"question":"Where did Ann go hiking with Annie?","answer":"Ann went to the hills","category":4,"evidence":["D1:1"]}],
+		"observation":{"session_1_observation":{"Ann":[["Ann went hiking with Annie.","D1:1"]]}}}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := UnseenNames(&s); err != nil {
+		t.Fatal(err)
+	}
+	a, b := s.speaker("speaker_a"), s.speaker("speaker_b")
+	if a == "Ann" || b == "Bo" || a == b || !slices.Contains(unseenNames, a) || !slices.Contains(unseenNames, b) {
+		t.Fatalf("speakers %q and %q", a, b)
+	}
+	got := sessionTurns(t, &s)["session_1"]
+	if got[0].Speaker != a || got[0].Text != "Hi "+b+"! Annie and I went hiking." || got[0].BlipCaption != "a photo of "+a+" on a trail" ||
+		got[1].Speaker != b || got[1].Text != "Sounds wonderful, "+a+"!" {
+		t.Errorf("turns %+v", got)
+	}
+	if q := s.QA[0]; q.Question != "Where did "+a+" go hiking with Annie?" || q.Answer != a+" went to the hills" ||
+		!reflect.DeepEqual(normEvidence(q.Evidence), []string{"D1:1"}) {
+		t.Errorf("question %+v", q)
+	}
+	if len(s.Observations) != 1 || s.Observations[0].Text != a+" went hiking with Annie." {
+		t.Errorf("observations %+v", s.Observations)
+	}
+	if !strings.Contains(string(s.Observation), `"`+a+`":[["`+a+` went`) {
+		t.Errorf("the file's observation field, for --write-data: %s", s.Observation)
+	}
+	for _, n := range unseenNames {
+		if glove.New().Knows([]byte(strings.ToLower(n))) {
+			t.Errorf("%s is a word of GloVe's vocabulary", n)
+		}
+	}
+	if len(unseenNames)%2 != 0 {
+		t.Errorf("%d names are not pairs", len(unseenNames))
 	}
 }
 
