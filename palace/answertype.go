@@ -279,7 +279,9 @@ var selfWords = map[string]bool{
 
 // names reports whether the question names a speaker: the first word of
 // the speaker's name ("Melanie", "user", "ann" of ann@example.com) is a
-// word of the question. A stopword is no name.
+// word of the question, or its possessive typed without the apostrophe
+// ("what is melanies dog called", "mels garden"), as a question typed on
+// a phone writes it. A stopword is no name.
 func (q question) names(speaker string) bool {
 	if len(q.words) == 0 {
 		return false
@@ -300,7 +302,7 @@ func (q question) names(speaker string) bool {
 			}
 		}
 	}
-	return !words.IsStopword(first) && q.words[first]
+	return !words.IsStopword(first) && (q.words[first] || q.words[first+"s"])
 }
 
 // rolePronouns are the words by which a question names a chat role's

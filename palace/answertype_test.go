@@ -135,6 +135,14 @@ func TestQuestionNamesSpeaker(t *testing.T) {
 			t.Errorf("names(%q) = %v, want %v", speaker, got, want)
 		}
 	}
+	// A possessive typed without its apostrophe names its person; a name
+	// the question only begins does not.
+	q = readQuestion("what is melanies dog called and where did mels kids go")
+	for speaker, want := range map[string]bool{"Melanie": true, "Mel": true, "Caroline": false, "Melan": false} {
+		if got := q.names(speaker); got != want {
+			t.Errorf("casual question: names(%q) = %v, want %v", speaker, got, want)
+		}
+	}
 }
 
 // A question in the first or second person names a speaker recorded by

@@ -78,6 +78,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	pastesInTurn := fs.Bool("pastes-in-turn", false, "with --pastes: the piece follows the text of one of the first speaker's turns of the session instead of being a turn of its own (a statement and the log it is about in one message; evidence unchanged)")
 	typos := fs.Float64("typos", 0, "rewrite the conversations last: misspell this share (0-1) of the turns' words of three letters or more, each by one letter left out, added, changed or swapped (text typed in haste; questions unchanged; 0: off)")
 	userNames := fs.Bool("user-names", false, "rewrite the conversations first: every speaker recorded by a user name, as chat exports and logs write them (\"caroline\", \"jon_snow\"); the questions still name them as written")
+	casualQuestions := fs.Bool("casual-questions", false, "rewrite the questions: typed as --casual-typing types the turns (lower case, no apostrophes, no closing marks: \"what did carolines mom give her\"), as a person types a prompt on a phone")
 	unseenNames := fs.Bool("unseen-names", false, "rewrite the conversations first: the two speakers given names the built-in encoder's word vectors do not hold (\"Oluwaseun\", \"Xiaoling\"), in the turns, the questions, the answers and the facts alike")
 	anonymised := fs.Bool("anonymised", false, "rewrite the conversations first: the two speakers recorded as A and B, as anonymised dialogues write them; the questions still name them as written")
 	mediaOmitted := fs.Bool("media-omitted", false, "rewrite the conversations first, before --short-messages: every shared image written as a chat export writes it, a message of its own from the same speaker reading \"<Media omitted>\", without its caption (questions and evidence unchanged)")
@@ -186,7 +187,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
 		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
 			if notForFacts[name] {
-				return nil, invalidArgs("--"+name+" does not apply to --path facts", "The facts path stores the file's observations and asks as the recall tool does; of the rewrites only --question-typos and --unseen-names apply to it")
+				return nil, invalidArgs("--"+name+" does not apply to --path facts", "The facts path stores the file's observations and asks as the recall tool does; of the rewrites only --question-typos, --casual-questions and --unseen-names apply to it")
 			}
 		}
 		if mode != palace.ModeHybrid || *askHow != locomo.AskRecall {
@@ -223,7 +224,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -1065,6 +1065,17 @@ func casually(text string) string {
 	return b.String()
 }
 
+// CasualQuestions types every question as CasualTyping types the turns:
+// in lower case, without apostrophes and without the closing marks ("what
+// did carolines mom give her"), as a person types a prompt on a phone.
+// The turns and the evidence stay as they are.
+func CasualQuestions(s *Sample) error {
+	for i := range s.QA {
+		s.QA[i].Question = casually(s.QA[i].Question)
+	}
+	return nil
+}
+
 // QuestionTypos misspells the questions' words as Typos misspells the
 // turns', and leaves the turns alone: a question typed in haste, as a
 // person types a prompt that a hook recalls memories for.
@@ -2227,6 +2238,9 @@ type Options struct {
 	// or closing marks (CasualTyping), after the rewrites of the text and
 	// before Typos.
 	CasualTyping bool
+	// CasualQuestions types the questions as CasualTyping types the
+	// turns (CasualQuestions), before QuestionTypos.
+	CasualQuestions bool
 	// QuestionTypos, above 0, misspells that share of the questions'
 	// words (QuestionTypos), after the other rewrites of the text.
 	QuestionTypos float64
@@ -2296,6 +2310,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.ChatRoles, ChatRoles},
 		{o.CasualTyping, CasualTyping},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
+		{o.CasualQuestions, CasualQuestions},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
 		{o.SlowReplies > 0, func(s *Sample) error { return SlowReplies(s, o.SlowReplies) }},
 	}

@@ -1539,6 +1539,27 @@ func TestUnseenNames(t *testing.T) {
 	}
 }
 
+// CasualQuestions types the questions as a phone does and leaves the
+// turns and the evidence alone.
+func TestCasualQuestions(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I didn't go. It's 3.5 km!"}]},
+		"qa":[{"question":"What didn't Ann's mom like about 3.5 km?","category":4,"evidence":["D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := CasualQuestions(&s); err != nil {
+		t.Fatal(err)
+	}
+	if q := s.QA[0]; q.Question != "what didnt anns mom like about 3.5 km" || !reflect.DeepEqual(normEvidence(q.Evidence), []string{"D1:1"}) {
+		t.Errorf("question %+v", q)
+	}
+	if got := sessionTurns(t, &s)["session_1"]; got[0].Text != "I didn't go. It's 3.5 km!" {
+		t.Errorf("turn rewritten: %q", got[0].Text)
+	}
+}
+
 // MediaOmitted writes a shared image as a chat export does: the caption
 // gone, a "<Media omitted>" of the same speaker after the turn, the turns
 // numbered again and the evidence moved with them.
