@@ -39,6 +39,13 @@ var (
 	reISODate      = regexp.MustCompile(`\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b`)
 	reOnMonthDay   = regexp.MustCompile(`\b(?:on\s+(` + monthAlt + `)\.?\s+(\d{1,2})` + ord + `|(` + monthAlt + `)\.?\s+(\d{1,2})(?:st|nd|rd|th))\b`)
 	reDayOfMonth   = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)\s+of\s+(` + monthAlt + `)\b`)
+	// A numeric day: "7/31/2023", "31/07/2023", "31.07.2023", "7/31/23",
+	// and without a year after "on" ("on 7/31"). Its order is read as a
+	// header date's is (shownOrder): a day after the 12th shows it, a dot
+	// is day first; "03/04/2023" shows none and names no day. A year of
+	// two digits only with slashes ("1.2.10" is a version).
+	reNumericDay = regexp.MustCompile(`\b(\d{1,2})([/.-])(\d{1,2})([/.-])((?:19|20)\d\d|\d\d)\b`)
+	reOnNumeric  = regexp.MustCompile(`\bon\s+(\d{1,2})/(\d{1,2})\b`)
 
 	// A day of the week ("on Friday", "last Friday"): the latest one
 	// before today; "last weekend": the one before this week.
@@ -60,7 +67,8 @@ var smallNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 
 
 // ParseTimeRange finds the first time expression in a query and the window
 // of event time it names, relative to now: a day ("March 16, 2022", "on
-// May 5", "last Friday": that day and the daysTold after it; "last
+// May 5", "3/16/2022" or "16.03.2022" where its numbers show their
+// order, "last Friday": that day and the daysTold after it; "last
 // weekend": its Saturday and Sunday and the daysTold after), "in 2023",
 // "May 2023",
 // "last May" (the most recent May before this month), "yesterday",
@@ -177,6 +185,15 @@ func namedDay(q string, today time.Time) (time.Time, string, bool) {
 		t, ok := at(y, time.Month(mon), m[3])
 		return t, m[0], ok
 	}
+	if m := reNumericDay.FindStringSubmatch(q); m != nil && m[2] == m[4] && (len(m[5]) == 4 || m[2] == "/") {
+		y, _ := strconv.Atoi(m[5])
+		if len(m[5]) == 2 {
+			y += 2000
+		}
+		if t, ok := numericDay(y, m[1], m[3], m[2], at); ok {
+			return t, m[0], true
+		}
+	}
 	if m := reMonthDayYear.FindStringSubmatch(q); m != nil {
 		y, _ := strconv.Atoi(m[3])
 		t, ok := at(y, monthNames[m[1]], m[2])
@@ -192,6 +209,13 @@ func namedDay(q string, today time.Time) (time.Time, string, bool) {
 		mon, d, phrase = monthNames[m[1]+m[3]], m[2]+m[4], m[0]
 	} else if m := reDayOfMonth.FindStringSubmatch(q); m != nil {
 		mon, d, phrase = monthNames[m[2]], m[1], m[0]
+	} else if m := reOnNumeric.FindStringSubmatch(q); m != nil {
+		// The latest such day not after today, as below.
+		t, ok := numericDay(today.Year(), m[1], m[2], "/", at)
+		if ok && t.After(today) {
+			t, ok = numericDay(today.Year()-1, m[1], m[2], "/", at)
+		}
+		return t, m[0], ok
 	} else {
 		return time.Time{}, "", false
 	}
@@ -200,4 +224,16 @@ func namedDay(q string, today time.Time) (time.Time, string, bool) {
 		t, ok = at(today.Year()-1, mon, d)
 	}
 	return t, phrase, ok
+}
+
+// numericDay is the day a numeric date a<sep>b names in year y, when its
+// numbers show their order (shownOrder); at makes and checks the day.
+func numericDay(y int, a, b, sep string, at func(int, time.Month, string) (time.Time, bool)) (time.Time, bool) {
+	switch shownOrder(atoi(a), atoi(b), sep) {
+	case DayFirst:
+		return at(y, time.Month(atoi(b)), a)
+	case MonthFirst:
+		return at(y, time.Month(atoi(a)), b)
+	}
+	return time.Time{}, false
 }

@@ -37,6 +37,13 @@ func TestParseTimeRange(t *testing.T) {
 		{"the bug from last Sunday", d(2026, 11, 15), d(2026, 11, 18)},
 		{"standup last Monday", d(2026, 11, 16), d(2026, 11, 19)},
 		{"photos from last weekend", d(2026, 11, 14), d(2026, 11, 18)},
+		{"what did sam do on 7/31/2023", d(2023, 7, 31), d(2023, 8, 3)},
+		{"what did sam do on 31/07/2023", d(2023, 7, 31), d(2023, 8, 3)},
+		{"minutes of 31.07.2023", d(2023, 7, 31), d(2023, 8, 3)},
+		{"minutes of 4.7.2023", d(2023, 7, 4), d(2023, 7, 7)}, // a dot is day first
+		{"the call on 12/25/23", d(2023, 12, 25), d(2023, 12, 28)},
+		{"what did we discuss on 11/14", d(2026, 11, 14), d(2026, 11, 17)},
+		{"what did we discuss on 11/28", d(2025, 11, 28), d(2025, 12, 1)}, // not after today
 	}
 	for _, c := range cases {
 		r, ok := palace.ParseTimeRange(c.q, now)
@@ -46,7 +53,9 @@ func TestParseTimeRange(t *testing.T) {
 	}
 	for _, q := range []string{"how does the gateway validate tokens", "may I ask about the 2023-style config", "port 2023",
 		"may 5 people join the call", "what was on April 31, 2022", "the march 3 plan", "build 2022-13-45",
-		"do we deploy fridays?", "the weekend rota"} {
+		"do we deploy fridays?", "the weekend rota",
+		"what did we do on 03/04/2023", // its order does not show
+		"bump to 1.2.10", "add 3/4 of the flour", "call 555-12-34", "on 31/31/2023", "on 2/30/2023"} {
 		if r, ok := palace.ParseTimeRange(q, now); ok {
 			t.Errorf("ParseTimeRange(%q) = %+v, want no time", q, r)
 		}
