@@ -67,13 +67,19 @@ func addressedBy(d *Drawer) []string {
 
 // nameWords returns the words of a speaker's name by which they are
 // addressed ("Ana Souza": "Ana", "Souza"), or none for a speaker recorded
-// by a chat role or by anything but words ("Speaker 2", an id).
+// by a chat role or by anything but words ("Speaker 2", an id). An emoji
+// or a symbol that a contact's name carries ("Jess 🌸", "Mom❤️") is no
+// part of it and is passed over.
 func nameWords(speaker string) []string {
 	if _, role := rolePronouns[strings.ToLower(strings.TrimSpace(speaker))]; role {
 		return nil
 	}
 	var out []string
 	for _, w := range strings.FieldsFunc(speaker, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == ',' }) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if w == "" {
+			continue // an emoji or a symbol
+		}
 		for _, r := range w {
 			if !unicode.IsLetter(r) && r != '-' && r != '\'' {
 				return nil

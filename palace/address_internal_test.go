@@ -47,6 +47,12 @@ func TestNameWords(t *testing.T) {
 		{"Speaker 2", nil},
 		{"u_4711", nil},
 		{"J", nil},
+		{"Jess 🌸", []string{"Jess"}},
+		{"Mom ❤️", []string{"Mom"}},
+		{"🌸 Ana Souza 🌸", []string{"Ana", "Souza"}},
+		{"🌸", nil},
+		{"Jess🌸", []string{"Jess"}},
+		{"Ana:)", []string{"Ana"}},
 	} {
 		if got := nameWords(c.speaker); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("nameWords(%q) = %q, want %q", c.speaker, got, c.want)

@@ -50,8 +50,9 @@ var (
 		`(?:\s*(?:z|utc|gmt)\b)?(?:\s*([+-]\d{2}:?\d{2}))?`)
 	// A speaker label: a name of up to three capitalised words, the last
 	// of which may be a number ("Speaker 2", as anonymised transcripts
-	// write it), or a chat role.
-	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}_'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}_'.\-]*){0,2}(?:\s\d{1,3})?|user|assistant|system|human|gpt):\s`)
+	// write it), and the emoji a contact's name may end with ("Jess 🌸",
+	// "Mom ❤️"), or a chat role.
+	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}_'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}_'.\-]*){0,2}(?:\s\d{1,3})?` + nameEmoji + `|user|assistant|system|human|gpt):\s`)
 	// A speaker label of one word in any case or script ("sam: ",
 	// "jenny_k: ", "李明: "), as chat exports and logs write user names:
 	// read only after a header (a date or a bracketed group), where such
@@ -59,6 +60,11 @@ var (
 	// colon opens a note ("fyi: ", "edit: ") as often as it names anyone.
 	reHandle = regexp.MustCompile(`^([\p{L}\p{N}_][\p{L}\p{N}_'.\-]{0,31}):\s`)
 )
+
+// nameEmoji are the emoji after a name, with or without a space before
+// them: symbols (most emoji), their modifiers (skin tones), variation
+// selectors and the joiner that builds one emoji of several.
+const nameEmoji = `(?:\s?[\p{So}\p{Sk}\x{FE0F}\x{200D}]+)*`
 
 // headerLabels are words that end in a colon in a note's first line
 // without naming a speaker ("Decision: we use Postgres").

@@ -25,6 +25,10 @@ func TestReadTextMeta(t *testing.T) {
 		{"gpt: a partial one", time.Time{}, "gpt"},
 		{"(8 May, 2023) Speaker 2: the lease is signed", day(2023, 5, 8, 12, 0), "Speaker 2"},
 		{"Mike_T: on my way", time.Time{}, "Mike_T"},
+		// A contact's name with the emoji it ends with.
+		{"[D1:3] (8 May, 2023) Jess 🌸: the flat is ours", day(2023, 5, 8, 12, 0), "Jess 🌸"},
+		{"[30/05/2023, 13:53:12] Mom ❤️: call me", day(2023, 5, 30, 13, 53).Add(12 * time.Second), "Mom ❤️"},
+		{"Ana Souza👩🏽‍💻: merged", time.Time{}, "Ana Souza👩🏽‍💻"},
 		{"May 8, 2023: Jon Snow: winter is coming", day(2023, 5, 8, 12, 0), "Jon Snow"},
 		{"[March 3rd, 2022] we moved the office", day(2022, 3, 3, 12, 0), ""},
 		// RFC 3339 and SQL-style stamps, with seconds and a zone.
