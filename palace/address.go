@@ -76,7 +76,7 @@ func nameWords(speaker string) []string {
 	}
 	var out []string
 	for _, w := range strings.FieldsFunc(speaker, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == ',' }) {
-		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		w = strings.TrimFunc(w, isNameEmoji)
 		if w == "" {
 			continue // an emoji or a symbol
 		}

@@ -66,6 +66,11 @@ var (
 // selectors and the joiner that builds one emoji of several.
 const nameEmoji = `(?:\s?[\p{So}\p{Sk}\x{FE0F}\x{200D}]+)*`
 
+// isNameEmoji reports whether r is one of nameEmoji's runes.
+func isNameEmoji(r rune) bool {
+	return unicode.In(r, unicode.So, unicode.Sk) || r == '\uFE0F' || r == '\u200D'
+}
+
 // headerLabels are words that end in a colon in a note's first line
 // without naming a speaker ("Decision: we use Postgres").
 var headerLabels = map[string]bool{
