@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -93,9 +94,10 @@ func nameWords(speaker string) []string {
 }
 
 // unaddressed blanks, in text, every word (palace/words) that is one of
-// names (case aside), each byte with a space, so that offsets into text
-// (its passages, its restated sentences) still hold. "Melanie's" holds
-// the word "Melanie".
+// names (case aside), or a short form of one (isShortFor: "Mel" for
+// Melanie), each byte with a space, so that offsets into text (its
+// passages, its restated sentences) still hold. "Melanie's" holds the
+// word "Melanie".
 func unaddressed(text string, names []string) string {
 	if len(names) == 0 {
 		return text
@@ -103,7 +105,7 @@ func unaddressed(text string, names []string) string {
 	var b []byte // a copy, made at the first name found
 	words.Each(text, 0, func(w words.Word) {
 		for _, name := range names {
-			if strings.EqualFold(w.Text, name) {
+			if strings.EqualFold(w.Text, name) || nicknamesOn() && isShortFor(w.Text, name) {
 				if b == nil {
 					b = []byte(text)
 				}
@@ -119,3 +121,21 @@ func unaddressed(text string, names []string) string {
 	}
 	return string(b)
 }
+
+// isShortFor reports whether word, as written, is a short form of name by
+// which its bearer is called: a capitalised word of three letters or more
+// that begins the name and is not the whole of it ("Mel" for Melanie,
+// "Deb" for Deborah, "Cal" for Calvin). A word of the language is not one
+// ("And" begins Andrew); a short form that is not the name's beginning
+// ("Bill" for William) is not known.
+func isShortFor(word, name string) bool {
+	first, _ := utf8.DecodeRuneInString(word)
+	if !unicode.IsUpper(first) || utf8.RuneCountInString(word) < 3 || len(word) >= len(name) {
+		return false
+	}
+	return strings.EqualFold(word, name[:len(word)]) && !words.IsStopword(strings.ToLower(word))
+}
+
+// nicknamesOn reports whether short forms of names are read
+// (LOCI_NICKNAMES=0 turns it off, for comparisons).
+func nicknamesOn() bool { return os.Getenv("LOCI_NICKNAMES") != "0" }

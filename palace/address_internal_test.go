@@ -135,3 +135,27 @@ func TestTextsRecordWhomTheyAddress(t *testing.T) {
 		}
 	})
 }
+
+func TestIsShortFor(t *testing.T) {
+	for _, c := range []struct {
+		word, name string
+		want       bool
+	}{
+		{"Mel", "Melanie", true},
+		{"Deb", "Deborah", true},
+		{"Cal", "calvin", true},       // the name as a question's word, in lower case
+		{"mel", "Melanie", false},     // as written, a short form is capitalised
+		{"Me", "Melanie", false},      // too short
+		{"Melanie", "Melanie", false}, // the name itself
+		{"And", "Andrew", false},      // a word of the language
+		{"Bill", "William", false},    // not the name's beginning
+		{"Melo", "Melanie", false},
+	} {
+		if got := isShortFor(c.word, c.name); got != c.want {
+			t.Errorf("isShortFor(%q, %q) = %v, want %v", c.word, c.name, got, c.want)
+		}
+	}
+	if got := unaddressed("Hey Mel! And the melody?", []string{"Melanie"}); got != "Hey    ! And the melody?" {
+		t.Errorf("unaddressed: %q", got)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/words"
@@ -101,6 +103,7 @@ const whenBytes = 4 << 10
 type question struct {
 	when   bool            // it asks for a time
 	words  map[string]bool // its words, lower case (for speakers' names)
+	short  []string        // its capitalised words, as written (for short forms of names)
 	asks   bool            // it lowers texts that only ask
 	reacts bool            // and texts that only react
 }
@@ -111,6 +114,13 @@ func readQuestion(query string) question {
 		q.words = map[string]bool{}
 		for _, w := range words.Lower(query, 0) {
 			q.words[w] = true
+		}
+		if nicknamesOn() {
+			words.Each(query, 0, func(w words.Word) {
+				if r, _ := utf8.DecodeRuneInString(w.Text); unicode.IsUpper(r) {
+					q.short = append(q.short, w.Text)
+				}
+			})
 		}
 	}
 	return q
@@ -302,7 +312,20 @@ func (q question) names(speaker string) bool {
 			}
 		}
 	}
-	return !words.IsStopword(first) && (q.words[first] || q.words[first+"s"])
+	if words.IsStopword(first) {
+		return false
+	}
+	if q.words[first] || q.words[first+"s"] {
+		return true
+	}
+	// A short form of the name ("What did Mel paint?"), as the question
+	// writes it.
+	for _, w := range q.short {
+		if isShortFor(w, first) || isShortFor(strings.TrimSuffix(w, "s"), first) {
+			return true
+		}
+	}
+	return false
 }
 
 // rolePronouns are the words by which a question names a chat role's

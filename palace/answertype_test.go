@@ -135,6 +135,15 @@ func TestQuestionNamesSpeaker(t *testing.T) {
 			t.Errorf("names(%q) = %v, want %v", speaker, got, want)
 		}
 	}
+	// A short form of a name, as the question writes it, names its
+	// person; a word of the question in lower case that begins a name
+	// does not.
+	q = readQuestion("What did Mel and her kids paint, and what car did Cal buy?")
+	for speaker, want := range map[string]bool{"Melanie": true, "Calvin": true, "Caroline": false, "Mel": true} {
+		if got := q.names(speaker); got != want {
+			t.Errorf("short form: names(%q) = %v, want %v", speaker, got, want)
+		}
+	}
 	// A possessive typed without its apostrophe names its person; a name
 	// the question only begins does not.
 	q = readQuestion("what is melanies dog called and where did mels kids go")

@@ -107,9 +107,12 @@ func (k *keywordState) warm(ctx context.Context) error {
 // is indexed with the word it misspells and a word drawn out for emphasis
 // with the word it stretches ("sooo"), "standard-verbs" where an informal
 // word or a British spelling is indexed with its standard word and an
-// irregular verb's past with its verb ("went" go), and "idents"
+// irregular verb's past with its verb ("went" go), "idents"
 // where an identifier in camel case is indexed with its words (typos.go),
-// which are read as a text is indexed and never stored. A snapshot of
+// which are read as a text is indexed and never stored, and "nicknames"
+// where a short form of a name a text addresses is left out with the
+// name ("Hey Mel!"; address.go) and a speaker's label may end with emoji
+// ("Jess 🌸: "). A snapshot of
 // another name was written by an earlier release, or with corrections
 // off, and is rebuilt from the store.
 func keywordFile(spelt bool) string {
@@ -122,6 +125,9 @@ func keywordFile(spelt bool) string {
 	}
 	if identsOn() {
 		name += "-idents"
+	}
+	if nicknamesOn() {
+		name += "-nicknames"
 	}
 	return name + ".bm25"
 }
