@@ -27,8 +27,8 @@ var (
 	reMonthYear = regexp.MustCompile(`\b(` + monthAlt + `)\.?,?\s+((?:19|20)\d\d)\b`)
 	reLastMonth = regexp.MustCompile(`\b(?:last|this|in)\s+(` + monthAlt + `)\b`)
 	reYear      = regexp.MustCompile(`\b(?:in|during|of|since)\s+((?:19|20)\d\d)\b`)
-	reAgo       = regexp.MustCompile(`\b(\d+|a|an|one|two|three|four|five|six)\s+(day|week|month|year)s?\s+ago\b`)
-	reRelative  = regexp.MustCompile(`\b(yesterday|today|(?:last|this|past)\s+(?:week|month|year))\b`)
+	reAgo       = regexp.MustCompile(`\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?couple(?:\s+of)?|(?:a\s+)?few|several)\s+(day|week|month|year)s?\s+(?:ago|back)\b`)
+	reRelative  = regexp.MustCompile(`\b(yesterday|last\s+night|today|tonight|this\s+(?:morning|afternoon|evening)|earlier\s+today|the\s+other\s+day|(?:last|this|past)\s+(?:week|month|year))\b`)
 
 	// A named day: "March 16, 2022", "16 March 2022", "the 16th of March,
 	// 2022", "2022-03-16"; without a year only in forms no other sense of
@@ -63,7 +63,13 @@ var weekdayNames = map[string]time.Weekday{"sunday": time.Sunday, "monday": time
 // day windows) and held on 6–10 and the agent path (RECALL.md, "Named days").
 const daysTold = 2
 
-var smallNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+// smallNumbers are the counts "3 weeks ago" may be written with in words.
+// A couple is two; "a few" and "several" are read as three, the middle of
+// what they usually stand for, and the window around the time they name
+// (reAgo) takes in their neighbours.
+var smallNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+	"couple": 2, "a couple": 2, "couple of": 2, "a couple of": 2, "few": 3, "a few": 3, "several": 3}
 
 // ParseTimeRange finds the first time expression in a query and the window
 // of event time it names, relative to now: a day ("March 16, 2022", "on
@@ -72,8 +78,10 @@ var smallNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 
 // weekend": its Saturday and Sunday and the daysTold after), "in 2023",
 // "May 2023",
 // "last May" (the most recent May before this month), "yesterday",
-// "today", "last week|month|year", "this week|month|year", "3 days ago"
-// (a window around that day, week, month or year). Times are in now's
+// "last night", "today" ("this morning", "tonight"), "the other day" (the
+// two weeks before yesterday), "last week|month|year", "this
+// week|month|year", "3 days ago" ("a couple of weeks ago", "a few months
+// back": a window around that day, week, month or year). Times are in now's
 // location.
 func ParseTimeRange(query string, now time.Time) (TimeRange, bool) {
 	q := strings.ToLower(query)
@@ -113,7 +121,7 @@ func ParseTimeRange(query string, now time.Time) (TimeRange, bool) {
 	if m := reAgo.FindStringSubmatch(q); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err != nil {
-			n = smallNumbers[m[1]]
+			n = smallNumbers[strings.Join(strings.Fields(m[1]), " ")]
 		}
 		var at time.Time
 		var half time.Duration
@@ -134,11 +142,16 @@ func ParseTimeRange(query string, now time.Time) (TimeRange, bool) {
 		weekStart := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)) // Monday
 		monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
 		yearStart := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, loc)
-		switch {
-		case p == "yesterday":
+		switch strings.Join(strings.Fields(p), " ") {
+		case "yesterday", "last night":
 			return TimeRange{day.AddDate(0, 0, -1), day, p}, true
-		case p == "today":
+		case "today", "tonight", "this morning", "this afternoon", "this evening", "earlier today":
 			return TimeRange{day, day.AddDate(0, 0, 1), p}, true
+		case "the other day":
+			// Lately, and not today or yesterday: the two weeks before.
+			return TimeRange{day.AddDate(0, 0, -14), day.AddDate(0, 0, -1), p}, true
+		}
+		switch {
 		case strings.HasSuffix(p, "week"):
 			if strings.HasPrefix(p, "this") {
 				return TimeRange{weekStart, weekStart.AddDate(0, 0, 7), p}, true

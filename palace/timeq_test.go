@@ -44,6 +44,14 @@ func TestParseTimeRange(t *testing.T) {
 		{"the call on 12/25/23", d(2023, 12, 25), d(2023, 12, 28)},
 		{"what did we discuss on 11/14", d(2026, 11, 14), d(2026, 11, 17)},
 		{"what did we discuss on 11/28", d(2025, 11, 28), d(2025, 12, 1)}, // not after today
+		{"what did I eat last night", d(2026, 11, 21), d(2026, 11, 22)},
+		{"the call this morning", d(2026, 11, 22), d(2026, 11, 23)},
+		{"what did we decide earlier today", d(2026, 11, 22), d(2026, 11, 23)},
+		{"the bug I hit the other day", d(2026, 11, 8), d(2026, 11, 21)},
+		{"the talk a couple of weeks ago", d(2026, 11, 4), d(2026, 11, 12)},
+		{"the talk a few days ago", d(2026, 11, 18), d(2026, 11, 20)},
+		{"the trip several months back", d(2026, 8, 6), d(2026, 9, 7)},
+		{"the move ten years ago", time.Date(2016, 11, 22, 0, 0, 0, 0, time.UTC).Add(-183 * 24 * time.Hour), time.Date(2016, 11, 22, 0, 0, 0, 0, time.UTC).Add(183 * 24 * time.Hour)},
 	}
 	for _, c := range cases {
 		r, ok := palace.ParseTimeRange(c.q, now)
@@ -55,7 +63,8 @@ func TestParseTimeRange(t *testing.T) {
 		"may 5 people join the call", "what was on April 31, 2022", "the march 3 plan", "build 2022-13-45",
 		"do we deploy fridays?", "the weekend rota",
 		"what did we do on 03/04/2023", // its order does not show
-		"bump to 1.2.10", "add 3/4 of the flour", "call 555-12-34", "on 31/31/2023", "on 2/30/2023"} {
+		"bump to 1.2.10", "add 3/4 of the flour", "call 555-12-34", "on 31/31/2023", "on 2/30/2023",
+		"I will be back in a few days", "a few weeks of work", "put it back"} {
 		if r, ok := palace.ParseTimeRange(q, now); ok {
 			t.Errorf("ParseTimeRange(%q) = %+v, want no time", q, r)
 		}
