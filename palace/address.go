@@ -94,8 +94,8 @@ func nameWords(speaker string) []string {
 }
 
 // unaddressed blanks, in text, every word (palace/words) that is one of
-// names (case aside), or a short form of one (isShortFor: "Mel" for
-// Melanie), each byte with a space, so that offsets into text (its
+// names (case and accents aside: "thanks jose" to José), or a short form
+// of one (isShortFor: "Mel" for Melanie), each byte with a space, so that offsets into text (its
 // passages, its restated sentences) still hold. "Melanie's" holds the
 // word "Melanie".
 func unaddressed(text string, names []string) string {
@@ -105,7 +105,7 @@ func unaddressed(text string, names []string) string {
 	var b []byte // a copy, made at the first name found
 	words.Each(text, 0, func(w words.Word) {
 		for _, name := range names {
-			if strings.EqualFold(w.Text, name) || nicknamesOn() && isShortFor(w.Text, name) {
+			if strings.EqualFold(w.Text, name) || nicknamesOn() && (isShortFor(w.Text, name) || strings.EqualFold(words.Unaccented(w.Text), words.Unaccented(name))) {
 				if b == nil {
 					b = []byte(text)
 				}

@@ -158,4 +158,7 @@ func TestIsShortFor(t *testing.T) {
 	if got := unaddressed("Hey Mel! And the melody?", []string{"Melanie"}); got != "Hey    ! And the melody?" {
 		t.Errorf("unaddressed: %q", got)
 	}
+	if got := unaddressed("thanks jose, and Zoe too", []string{"José", "Zoë"}); got != "thanks     , and     too" {
+		t.Errorf("unaddressed, accents: %q", got)
+	}
 }

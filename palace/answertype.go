@@ -114,6 +114,7 @@ func readQuestion(query string) question {
 		q.words = map[string]bool{}
 		for _, w := range words.Lower(query, 0) {
 			q.words[w] = true
+			q.words[words.Unaccented(w)] = true // "jose" and "josé" name José
 		}
 		if nicknamesOn() {
 			words.Each(query, 0, func(w words.Word) {
@@ -315,7 +316,7 @@ func (q question) names(speaker string) bool {
 	if words.IsStopword(first) {
 		return false
 	}
-	if q.words[first] || q.words[first+"s"] {
+	if bare := words.Unaccented(first); q.words[first] || q.words[first+"s"] || q.words[bare] || q.words[bare+"s"] {
 		return true
 	}
 	// A short form of the name ("What did Mel paint?"), as the question

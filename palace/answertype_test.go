@@ -144,6 +144,13 @@ func TestQuestionNamesSpeaker(t *testing.T) {
 			t.Errorf("short form: names(%q) = %v, want %v", speaker, got, want)
 		}
 	}
+	// A name typed without its accents, or with them, names its person.
+	q = readQuestion("what did jose cook for Zoë")
+	for speaker, want := range map[string]bool{"José": true, "Zoe": true, "Joseph": false} {
+		if got := q.names(speaker); got != want {
+			t.Errorf("accents: names(%q) = %v, want %v", speaker, got, want)
+		}
+	}
 	// A possessive typed without its apostrophe names its person; a name
 	// the question only begins does not.
 	q = readQuestion("what is melanies dog called and where did mels kids go")

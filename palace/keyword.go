@@ -110,8 +110,8 @@ func (k *keywordState) warm(ctx context.Context) error {
 // irregular verb's past with its verb ("went" go), "idents"
 // where an identifier in camel case is indexed with its words (typos.go),
 // which are read as a text is indexed and never stored, and "nicknames"
-// where a short form of a name a text addresses is left out with the
-// name ("Hey Mel!"; address.go) and a speaker's label may end with emoji
+// where a short form of a name a text addresses, or the name typed
+// without its accents, is left out with the name ("Hey Mel!"; address.go) and a speaker's label may end with emoji
 // ("Jess 🌸: "). A snapshot of
 // another name was written by an earlier release, or with corrections
 // off, and is rebuilt from the store.

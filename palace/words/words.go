@@ -22,6 +22,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Option widens what a word holds.
@@ -118,6 +120,29 @@ func EachPair(run string, fn func(string)) {
 	for i := 0; i+1 < len(rs); i++ {
 		fn(string(rs[i : i+2]))
 	}
+}
+
+// Unaccented is s without its accents ("José" → "Jose", "Zoë" → "Zoe"), as
+// people often type a name: each letter decomposed and its combining marks
+// dropped. A letter that is not a base letter and a mark ("ø", "ł") stays.
+func Unaccented(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFC.String(b.String())
 }
 
 // Fold is the lightest normalisation, for matching a word against a
