@@ -95,17 +95,23 @@ func nameWords(speaker string) []string {
 
 // unaddressed blanks, in text, every word (palace/words) that is one of
 // names (case and accents aside: "thanks jose" to José), or a short form
-// of one (isShortFor: "Mel" for Melanie), each byte with a space, so that offsets into text (its
-// passages, its restated sentences) still hold. "Melanie's" holds the
-// word "Melanie".
+// of one (isShortFor: "Mel" for Melanie), each byte with a space, so that
+// offsets into text (its passages, its restated sentences) still hold.
+// "Melanie's" holds the word "Melanie".
 func unaddressed(text string, names []string) string {
 	if len(names) == 0 {
 		return text
 	}
+	nick := nicknamesOn()
+	bare := make([]string, len(names)) // the names without their accents
+	for i, name := range names {
+		bare[i] = words.Unaccented(name)
+	}
 	var b []byte // a copy, made at the first name found
 	words.Each(text, 0, func(w words.Word) {
-		for _, name := range names {
-			if strings.EqualFold(w.Text, name) || nicknamesOn() && (isShortFor(w.Text, name) || strings.EqualFold(words.Unaccented(w.Text), words.Unaccented(name))) {
+		plain := words.Unaccented(w.Text)
+		for i, name := range names {
+			if strings.EqualFold(w.Text, name) || nick && (isShortFor(w.Text, name) || strings.EqualFold(plain, bare[i])) {
 				if b == nil {
 					b = []byte(text)
 				}

@@ -161,4 +161,7 @@ func TestIsShortFor(t *testing.T) {
 	if got := unaddressed("thanks jose, and Zoe too", []string{"José", "Zoë"}); got != "thanks     , and     too" {
 		t.Errorf("unaddressed, accents: %q", got)
 	}
+	if got := unaddressed("merci José", []string{"Jose"}); strings.Contains(got, "Jos") {
+		t.Errorf("unaddressed, accents in the text: %q", got)
+	}
 }

@@ -135,28 +135,21 @@ func TestQuestionNamesSpeaker(t *testing.T) {
 			t.Errorf("names(%q) = %v, want %v", speaker, got, want)
 		}
 	}
-	// A short form of a name, as the question writes it, names its
-	// person; a word of the question in lower case that begins a name
-	// does not.
-	q = readQuestion("What did Mel and her kids paint, and what car did Cal buy?")
-	for speaker, want := range map[string]bool{"Melanie": true, "Calvin": true, "Caroline": false, "Mel": true} {
-		if got := q.names(speaker); got != want {
-			t.Errorf("short form: names(%q) = %v, want %v", speaker, got, want)
-		}
-	}
-	// A name typed without its accents, or with them, names its person.
-	q = readQuestion("what did jose cook for Zoë")
-	for speaker, want := range map[string]bool{"José": true, "Zoe": true, "Joseph": false} {
-		if got := q.names(speaker); got != want {
-			t.Errorf("accents: names(%q) = %v, want %v", speaker, got, want)
-		}
-	}
-	// A possessive typed without its apostrophe names its person; a name
-	// the question only begins does not.
-	q = readQuestion("what is melanies dog called and where did mels kids go")
-	for speaker, want := range map[string]bool{"Melanie": true, "Mel": true, "Caroline": false, "Melan": false} {
-		if got := q.names(speaker); got != want {
-			t.Errorf("casual question: names(%q) = %v, want %v", speaker, got, want)
+	// A question names a speaker as people write names: a short form as
+	// the question writes it (but a word in lower case that begins a name
+	// does not), the name without its accents or with them, and a
+	// possessive typed without its apostrophe (but not a name the question
+	// only begins).
+	for question, names := range map[string]map[string]bool{
+		"What did Mel and her kids paint, and what car did Cal buy?": {"Melanie": true, "Calvin": true, "Caroline": false, "Mel": true},
+		"what did jose cook for Zoë":                                 {"José": true, "Zoe": true, "Joseph": false},
+		"what is melanies dog called and where did mels kids go":     {"Melanie": true, "Mel": true, "Caroline": false, "Melan": false},
+	} {
+		q := readQuestion(question)
+		for speaker, want := range names {
+			if got := q.names(speaker); got != want {
+				t.Errorf("%q: names(%q) = %v, want %v", question, speaker, got, want)
+			}
 		}
 	}
 }

@@ -111,8 +111,8 @@ func (k *keywordState) warm(ctx context.Context) error {
 // where an identifier in camel case is indexed with its words (typos.go),
 // which are read as a text is indexed and never stored, and "nicknames"
 // where a short form of a name a text addresses, or the name typed
-// without its accents, is left out with the name ("Hey Mel!"; address.go) and a speaker's label may end with emoji
-// ("Jess 🌸: "). A snapshot of
+// without its accents, is left out with the name ("Hey Mel!"; address.go)
+// and a speaker's label may end with emoji ("Jess 🌸: "). A snapshot of
 // another name was written by an earlier release, or with corrections
 // off, and is rebuilt from the store.
 func keywordFile(spelt bool) string {
