@@ -30,6 +30,7 @@ func evalCompare(env *cliEnv, args []string) (*result, error) {
 	fs := flag.NewFlagSet("eval compare", flag.ContinueOnError)
 	fs.String("format", "auto", "output format: auto, text, json or yaml")
 	k := fs.Int("k", 10, "the cut-off to compare at")
+	reworded := fs.Bool("reworded", false, "the second run asks the first's questions in other words (--casual-questions, --question-typos, --unseen-names, against the questions as written): pair them by their order, conversation and evidence instead of their wording")
 	files, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, err
@@ -47,7 +48,7 @@ func evalCompare(env *cliEnv, args []string) (*result, error) {
 			return nil, err
 		}
 	}
-	if err := samePairs(runs[0], runs[1]); err != nil {
+	if err := samePairs(runs[0], runs[1], *reworded); err != nil {
 		return nil, err
 	}
 	for i, r := range runs {
@@ -249,14 +250,16 @@ func readEvalRows(path string) ([]locomo.Row, error) {
 }
 
 // samePairs checks that two runs hold the same questions in the same
-// order, so that each question is compared with itself.
-func samePairs(a, b []locomo.Row) error {
-	hint := "Compare two runs of the same questions: the same data, rewrite (--short-messages, --chat-roles, --long-replies, --echo-replies, --echo-reworded, --topic-replies) and --conversations"
+// order, so that each question is compared with itself; reworded, that
+// they hold the same conversations and evidence in the same order,
+// whatever the questions' words.
+func samePairs(a, b []locomo.Row, reworded bool) error {
+	hint := "Compare two runs of the same questions: the same data, rewrite (--short-messages, --chat-roles, --long-replies, --echo-replies, --echo-reworded, --topic-replies) and --conversations; a run of the questions in other words (--casual-questions, --question-typos, --unseen-names) against one as written with --reworded"
 	if len(a) != len(b) {
 		return invalidArgs(fmt.Sprintf("the files hold %d and %d questions", len(a), len(b)), hint)
 	}
 	for i := range a {
-		if a[i].Sample != b[i].Sample || a[i].Question != b[i].Question || !slices.Equal(a[i].Gold, b[i].Gold) {
+		if a[i].Sample != b[i].Sample || !reworded && a[i].Question != b[i].Question || !slices.Equal(a[i].Gold, b[i].Gold) {
 			return invalidArgs(fmt.Sprintf("question %d differs: conversation %d %q against conversation %d %q",
 				i+1, a[i].Sample, a[i].Question, b[i].Sample, b[i].Question), hint)
 		}

@@ -119,6 +119,7 @@ func TestEvalCompareBadInput(t *testing.T) {
 		{[]string{a, a, "--k", "5"}, "invalid_args"},                   // lists of two results
 		{[]string{a, a, "--k", "0"}, "invalid_args"},                   // no cut-off
 		{[]string{a, filepath.Join(dir, "missing.json")}, "not_found"}, // no file
+		{[]string{a, short, "--reworded"}, "invalid_args"},             // reworded, but fewer questions
 	} {
 		o := runCLI(t, t.TempDir(), "json", append([]string{"eval", "compare"}, c.args...)...)
 		want := 2
@@ -128,6 +129,38 @@ func TestEvalCompareBadInput(t *testing.T) {
 		if o.code != want || o.env.Error == nil || o.env.Error.Type != c.typ {
 			t.Errorf("%v: exit %d %s", c.args, o.code, o.stdout)
 		}
+	}
+}
+
+// A run of the questions in other words pairs with the run as written
+// under --reworded, by order, conversation and evidence; evidence that
+// differs still refuses.
+func TestEvalCompareReworded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	row := func(q string, gold ...string) locomo.Row {
+		return locomo.Row{Sample: 1, Category: 4, Question: q, Gold: gold, Top: []string{"D1:1", "D1:2"}}
+	}
+	a, b, other := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), filepath.Join(dir, "other.json")
+	writeRows(t, a, []locomo.Row{row("What did Ann's mom say?", "D1:1"), row("Where did Ann go?", "D1:3")})
+	writeRows(t, b, []locomo.Row{row("what did anns mom say", "D1:1"), row("where did ann go", "D1:3")})
+	writeRows(t, other, []locomo.Row{row("what did anns mom say", "D1:1"), row("where did ann go", "D1:4")})
+	if o := runCLI(t, t.TempDir(), "json", "eval", "compare", a, b, "--k", "2"); o.code != 2 {
+		t.Errorf("reworded questions compared without --reworded: exit %d", o.code)
+	}
+	o := runCLI(t, t.TempDir(), "json", "eval", "compare", a, b, "--k", "2", "--reworded")
+	if o.code != 0 {
+		t.Fatalf("--reworded: exit %d: %s%s", o.code, o.stdout, o.stderr)
+	}
+	var data struct {
+		Questions int `json:"questions"`
+	}
+	raw, _ := json.Marshal(o.env.Data)
+	if err := json.Unmarshal(raw, &data); err != nil || data.Questions != 2 {
+		t.Errorf("--reworded: %d questions compared (%v): %s", data.Questions, err, o.stdout)
+	}
+	if o := runCLI(t, t.TempDir(), "json", "eval", "compare", a, other, "--k", "2", "--reworded"); o.code != 2 {
+		t.Errorf("other evidence compared under --reworded: exit %d", o.code)
 	}
 }
 
