@@ -112,17 +112,15 @@ func readQuestion(query string) question {
 	q := question{when: whenOn() && asksWhen(query), asks: askOn() && !reAboutAsking.MatchString(query), reacts: reactOn()}
 	if speakerOn() {
 		q.words = map[string]bool{}
-		for _, w := range words.Lower(query, 0) {
-			q.words[w] = true
-			q.words[words.Unaccented(w)] = true // "jose" and "josé" name José
-		}
-		if nicknamesOn() {
-			words.Each(query, 0, func(w words.Word) {
-				if r, _ := utf8.DecodeRuneInString(w.Text); unicode.IsUpper(r) {
-					q.short = append(q.short, w.Text)
-				}
-			})
-		}
+		nick := nicknamesOn()
+		words.Each(query, 0, func(w words.Word) {
+			lower := strings.ToLower(w.Text)
+			q.words[lower] = true
+			q.words[words.Unaccented(lower)] = true // "jose" and "josé" name José
+			if r, _ := utf8.DecodeRuneInString(w.Text); nick && unicode.IsUpper(r) {
+				q.short = append(q.short, w.Text)
+			}
+		})
 	}
 	return q
 }
