@@ -2,6 +2,7 @@ package palace
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -76,10 +77,15 @@ func nameWords(speaker string) []string {
 		return nil
 	}
 	var out []string
-	for _, w := range strings.FieldsFunc(speaker, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == ',' }) {
+	parts := strings.FieldsFunc(speaker, func(r rune) bool { return unicode.IsSpace(r) || r == '.' || r == ',' })
+	capitalised := slices.ContainsFunc(parts, func(w string) bool { r, _ := utf8.DecodeRuneInString(w); return unicode.IsUpper(r) })
+	for _, w := range parts {
 		w = strings.TrimFunc(w, isNameEmoji)
 		if w == "" {
 			continue // an emoji or a symbol
+		}
+		if r, _ := utf8.DecodeRuneInString(w); capitalised && unicode.IsLower(r) {
+			continue // a particle ("del", "van"), which nobody is called by
 		}
 		for _, r := range w {
 			if !unicode.IsLetter(r) && r != '-' && r != '\'' {

@@ -52,6 +52,10 @@ func TestNameWords(t *testing.T) {
 		{"🌸 Ana Souza 🌸", []string{"Ana", "Souza"}},
 		{"🌸", nil},
 		{"Jess🌸", []string{"Jess"}},
+		{"Maria del Carmen", []string{"Maria", "Carmen"}},
+		{"Vincent van Gogh", []string{"Vincent", "Gogh"}},
+		{"jenny_k", nil},
+		{"sam", []string{"sam"}},
 	} {
 		if got := nameWords(c.speaker); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("nameWords(%q) = %q, want %q", c.speaker, got, c.want)

@@ -48,18 +48,29 @@ var (
 	reWeekdayAfter = regexp.MustCompile(`(?i)^\s*\(` + weekdayRe + `\)`)
 	reClockAfter   = regexp.MustCompile(`(?i)^(?:t|,?\s+at\s+|,\s*|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:\s*([ap]\.?m\.?))?` +
 		`(?:\s*(?:z|utc|gmt)\b)?(?:\s*([+-]\d{2}:?\d{2}))?`)
-	// A speaker label: a name of up to three capitalised words, the last
-	// of which may be a number ("Speaker 2", as anonymised transcripts
-	// write it), and the emoji a contact's name may end with ("Jess 🌸",
-	// "Mom ❤️"), or a chat role.
-	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}_'.\-]*(?:\s[\p{Lu}][\p{L}\p{N}_'.\-]*){0,2}(?:\s\d{1,3})?` + nameEmoji + `|user|assistant|system|human|gpt):\s`)
+	// A speaker label: a name of up to three capitalised words, with the
+	// particles names hold in lower case between them ("Maria del
+	// Carmen", "Vincent van Gogh"), the last of which may be a number
+	// ("Speaker 2", as anonymised transcripts write it), and the emoji a
+	// contact's name may end with ("Jess 🌸", "Mom ❤️"), or a chat role.
+	reSpeaker = regexp.MustCompile(`^([\p{Lu}][\p{L}\p{N}_'.\-]*(?:\s(?:` + nameParticles + `\s)?[\p{Lu}][\p{L}\p{N}_'.\-]*){0,2}(?:\s\d{1,3})?` + nameEmoji + `|user|assistant|system|human|gpt):\s`)
 	// A speaker label of one word in any case or script ("sam: ",
 	// "jenny_k: ", "李明: "), as chat exports and logs write user names:
 	// read only after a header (a date or a bracketed group), where such
 	// a log puts the speaker. Elsewhere a word in lower case before a
 	// colon opens a note ("fyi: ", "edit: ") as often as it names anyone.
 	reHandle = regexp.MustCompile(`^([\p{L}\p{N}_][\p{L}\p{N}_'.\-]{0,31}):\s`)
+	// A phone number as a chat export names a sender it has no contact
+	// for ("+44 7700 900123: ", "+1 (555) 010-4477: "): read after a
+	// header too, and only with its leading "+", which no clock time or
+	// count before a colon has.
+	rePhone = regexp.MustCompile(`^(\+\d[\d \-()]{5,20}\d):\s`)
 )
+
+// nameParticles are the words in lower case that join the parts of a
+// name in the languages that write them so: "Maria del Carmen", "Vincent
+// van Gogh", "Ursula von der Leyen", "Ahmed bin Said".
+const nameParticles = `(?:de|del|della|der|di|da|das|do|dos|du|la|le|van|von|von der|van der|van den|ter|ten|bin|ibn|al|el)`
 
 // nameEmoji are the emoji after a name, with or without a space before
 // them: symbols (most emoji), their modifiers (skin tones), variation
@@ -187,8 +198,8 @@ func (m TextMeta) withSpeaker(rest string, headed bool) TextMeta {
 // ", "user: "; after a header, "sam: " and "A: " too), or "" when it opens
 // with none or with a word that labels a note ("Decision: ").
 func speakerLabel(s string, headed bool) string {
-	for _, re := range []*regexp.Regexp{reSpeaker, reHandle} {
-		if re == reHandle && !headed {
+	for _, re := range []*regexp.Regexp{reSpeaker, reHandle, rePhone} {
+		if re != reSpeaker && !headed {
 			break
 		}
 		if sm := re.FindStringSubmatch(s); sm != nil {
@@ -213,8 +224,10 @@ func labelLen(s string, headed bool) int {
 	if !headed {
 		return 0
 	}
-	if loc := reHandle.FindStringIndex(s); loc != nil {
-		return loc[1]
+	for _, re := range []*regexp.Regexp{reHandle, rePhone} {
+		if loc := re.FindStringIndex(s); loc != nil {
+			return loc[1]
+		}
 	}
 	return 0
 }

@@ -30,6 +30,14 @@ func TestReadTextMeta(t *testing.T) {
 		{"[30/05/2023, 13:53:12] Mom ❤️: call me", day(2023, 5, 30, 13, 53).Add(12 * time.Second), "Mom ❤️"},
 		{"Ana Souza👩🏽‍💻: merged", time.Time{}, "Ana Souza👩🏽‍💻"},
 		{"May 8, 2023: Jon Snow: winter is coming", day(2023, 5, 8, 12, 0), "Jon Snow"},
+		// Names with particles in lower case, and a phone number as an
+		// export names a sender who is not a contact (after a header only).
+		{"[D1:3] (8 May, 2023) Maria del Carmen: the flat is ours", day(2023, 5, 8, 12, 0), "Maria del Carmen"},
+		{"Ludwig van Beethoven: da da da dum", time.Time{}, "Ludwig van Beethoven"},
+		{"30/05/2023, 13:53 - +44 7700 900123: running late", day(2023, 5, 30, 13, 53), "+44 7700 900123"},
+		{"[5/30/23, 1:53 PM] +1 (555) 010-4477: on my way", day(2023, 5, 30, 13, 53), "+1 (555) 010-4477"},
+		{"+44 7700 900123: no header, no speaker", time.Time{}, ""},
+		{"Café in town: closed on Mondays", time.Time{}, ""},
 		{"[March 3rd, 2022] we moved the office", day(2022, 3, 3, 12, 0), ""},
 		// RFC 3339 and SQL-style stamps, with seconds and a zone.
 		{"(2024-03-02T09:15:30Z) user: the build is red", day(2024, 3, 2, 9, 15).Add(30 * time.Second), "user"},
