@@ -75,3 +75,26 @@ func equalVector(a, b []float32) bool {
 	}
 	return true
 }
+
+// The encoder reads an emoji that names a thing as its words, in its
+// place, in a drawer's text, its passages and a query; the emoji a
+// speaker's label ends with stay, being part of a name, and so do faces.
+func TestTheEncoderReadsEmojiAsWords(t *testing.T) {
+	counter := &countingEmbedder{Embedder: embed.NewHash(64), given: map[string]int{}}
+	p := newTestPalaceWith(t, counter)
+	long := "[D1:1] (8 May, 2023) Jess 🌸: off to 🇯🇵 with my 🐶😂" + strings.Repeat(" and then the harbour", 40)
+	p.Embed(context.Background(), []*Drawer{{Content: long}})
+	p.queryVector(context.Background(), "🍕 tonight?")
+	var whole, passage, query bool
+	for text := range counter.given {
+		whole = whole || strings.HasPrefix(text, "Jess 🌸: off to Japan with my dog 😂")
+		passage = passage || strings.HasPrefix(text, "[D1:1] (8 May, 2023) Jess 🌸: off to Japan with my dog 😂")
+		query = query || text == "pizza tonight?"
+		if strings.Contains(text, "cherry blossom") {
+			t.Errorf("a label's emoji read as words: %.60q", text)
+		}
+	}
+	if !whole || !passage || !query {
+		t.Errorf("emoji read as words: whole text %v, passage %v, query %v; the encoder was given %v", whole, passage, query, counter.given)
+	}
+}

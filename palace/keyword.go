@@ -112,7 +112,9 @@ func (k *keywordState) warm(ctx context.Context) error {
 // which are read as a text is indexed and never stored, and "nicknames"
 // where a short form of a name a text addresses, or the name typed
 // without its accents, is left out with the name ("Hey Mel!"; address.go)
-// and a speaker's label may end with emoji ("Jess 🌸: "). A snapshot of
+// and a speaker's label may end with emoji ("Jess 🌸: "), and "emoji"
+// where an emoji that names a thing is indexed with its words ("🐶"
+// dog; typos.go). A snapshot of
 // another name was written by an earlier release, or with corrections
 // off, and is rebuilt from the store.
 func keywordFile(spelt bool) string {
@@ -128,6 +130,9 @@ func keywordFile(spelt bool) string {
 	}
 	if nicknamesOn() {
 		name += "-nicknames"
+	}
+	if emojiOn() {
+		name += "-emoji"
 	}
 	return name + ".bm25"
 }

@@ -338,7 +338,7 @@ func TestKeywordIndexRemovesAnEarlierReleasesSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stale []string
-	for _, name := range []string{"keywords-p150-75.bm25", "keywords-p150-75-dated.bm25", "keywords-p150-75-dated-spelt.bm25", "keywords-p150-75-episodes-spelt-standard-idents.bm25", "keywords-p150-75-episodes-spelt-drawn-standard-verbs-idents.bm25"} {
+	for _, name := range []string{"keywords-p150-75.bm25", "keywords-p150-75-dated.bm25", "keywords-p150-75-dated-spelt.bm25", "keywords-p150-75-episodes-spelt-standard-idents.bm25", "keywords-p150-75-episodes-spelt-drawn-standard-verbs-idents.bm25", "keywords-p150-75-episodes-spelt-drawn-standard-verbs-idents-nicknames.bm25"} {
 		stale = append(stale, filepath.Join(p.Dir(), name))
 		if err := os.WriteFile(stale[len(stale)-1], []byte("an earlier release's snapshot"), 0o644); err != nil {
 			t.Fatal(err)

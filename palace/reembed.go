@@ -175,8 +175,9 @@ func (p *Palace) passagesStale(ctx context.Context) (bool, error) {
 // repassage walks the drawers that have vectors and re-embeds those whose
 // stored vectors are not of the current layout (vectorLayout): a long text
 // whose passage vectors are of another window (their count tells: see
-// vectorSpans), and a text that holds an identifier, whose words its
-// vector now reads (vectorWords), batch drawers per transaction. It then
+// vectorSpans), and a text that holds an identifier or an emoji, whose
+// words its vector now reads (vectorWords, readsMore), batch drawers per
+// transaction. It then
 // records the layout, unless a drawer changed under the walk (the next run
 // looks again). Until then, search maps an old passage vector to its old
 // span. progress gets the drawers re-embedded so far and those found to
@@ -199,7 +200,7 @@ func (p *Palace) repassage(ctx context.Context, batch int, progress func(done, f
 		after = page[len(page)-1].RID
 		var todo []store.VectorTodo
 		for _, r := range page {
-			if r.Passages != len(VectorPassages(r.Content)) || identsOn() && hasIdentifier(r.Content+"\n"+r.Keywords) {
+			if r.Passages != len(VectorPassages(r.Content)) || readsMore(r.Content+"\n"+r.Keywords) {
 				todo = append(todo, r)
 			}
 		}

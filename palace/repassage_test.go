@@ -220,3 +220,31 @@ func storeOldVectors(t *testing.T, p *Palace, ds []*Drawer, layout string, old f
 		t.Fatal(err)
 	}
 }
+
+// A palace whose vectors were made before they read an emoji as its words
+// re-embeds exactly its texts that hold one that names a thing (a face
+// names nothing), records the layout, and finds nothing to do the second
+// time.
+func TestReembedGivesEmojiTheirWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newTestPalace(t)
+	var ds []*Drawer
+	for _, text := range []string{"off to 🇯🇵 tomorrow", "a short note about a sailing boat", "ha 😂😂"} {
+		d := &Drawer{Content: text}
+		if err := p.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	storeOldVectors(t, p, ds, "50/25/4096/cjk/idents", func(d *Drawer) []string { return []string{d.Content} })
+	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages {
+		t.Fatalf("the earlier layout's palace: %+v (%v), want it stale", h, err)
+	}
+	if n, err := p.Reembed(ctx, 8); err != nil || n != 1 {
+		t.Fatalf("Reembed re-embedded %d drawers (%v), want the one with a flag", n, err)
+	}
+	if n, err := p.Reembed(ctx, 8); err != nil || n != 0 {
+		t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
+	}
+}

@@ -101,7 +101,8 @@ type IndexHealth struct {
 	// StalePassages is true while the palace has not recorded the current
 	// vector layout (vectorLayout): drawers embedded by an earlier release
 	// may hold passage vectors of another window, or vectors that read a
-	// text's identifiers without their words, which Reembed makes again.
+	// text's identifiers or emoji without their words, which Reembed makes
+	// again.
 	StalePassages bool `json:"stale_passages"`
 }
 

@@ -60,10 +60,23 @@ import (
 // indexed, from its text and the lexicon. The lexicon's words are decoded
 // once a process first needs them, as the encoder's are.
 
+// An emoji that names a thing is read as its words: "my new 🐶" is
+// indexed with "dog" beside it, and "off to 🇯🇵" with "Japan"
+// (words.EachEmoji: Unicode's names of animals, food, places, activities,
+// objects, flags and people at work or play; faces, hearts and hands name
+// nothing). Unlike the fixes above, the vector reads them too, in place
+// of the emoji (withEmojiWords): neither of the encoder's vocabularies
+// holds the picture, and both hold its words. The emoji a speaker's label
+// ends with ("Jess 🌸: ") are part of a name, not what the text says.
+
 // standardOn reports whether informal words and British spellings are
 // read as their standard word (LOCI_STANDARD=0 turns it off, for
 // comparisons).
 func standardOn() bool { return os.Getenv("LOCI_STANDARD") != "0" }
+
+// emojiOn reports whether an emoji that names a thing is read as its
+// words (LOCI_EMOJI=0 turns it off, for comparisons).
+func emojiOn() bool { return os.Getenv("LOCI_EMOJI") != "0" }
 
 // identsOn reports whether an identifier written in camel case is read
 // as its words as well (LOCI_IDENTS=0 turns it off, for comparisons).
@@ -161,7 +174,56 @@ func wordFixes(text string, sp *spelling) string {
 			fixes = append(fixes, fix)
 		}
 	})
+	eachEmoji(text, func(_, _ int, name string) {
+		fixes = append(fixes, name)
+	})
 	return strings.Join(fixes, " ")
+}
+
+// eachEmoji calls fn for each emoji of text that names a thing
+// (words.EachEmoji) but those of a speaker's label, which end a name
+// ("Jess 🌸: "), unless emoji are not read (LOCI_EMOJI=0).
+func eachEmoji(text string, fn func(start, end int, name string)) {
+	if !emojiOn() {
+		return
+	}
+	words.EachEmoji(text, func(start, end int, name string) {
+		after := strings.TrimLeftFunc(text[end:], func(r rune) bool { return r == ' ' || isNameEmoji(r) })
+		if !strings.HasPrefix(after, ":") {
+			fn(start, end, name)
+		}
+	})
+}
+
+// withEmojiWords is text with each emoji that names a thing replaced by
+// its words (eachEmoji; "off to 🇯🇵" reads "off to Japan"), as a vector
+// reads it; text itself when it holds none.
+func withEmojiWords(text string) string {
+	var b strings.Builder
+	at := 0
+	eachEmoji(text, func(start, end int, name string) {
+		b.WriteString(text[at:start])
+		if start > 0 && text[start-1] != ' ' && text[start-1] != '\n' {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
+		if end < len(text) && text[end] != ' ' && text[end] != '\n' {
+			b.WriteByte(' ')
+		}
+		at = end
+	})
+	if at == 0 {
+		return text
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// encoderText is text as a vector reads it: each emoji that names a thing
+// as its words (withEmojiWords), followed by the words of the identifiers
+// it holds (withIdentifierWords).
+func encoderText(text string) string {
+	return withIdentifierWords(withEmojiWords(text))
 }
 
 // unstretched is the known word that the lower-case word w draws out for
@@ -286,6 +348,12 @@ func hasIdentifier(text string) bool {
 		found = found || words.CaseParts(wd.Text) != nil
 	})
 	return found
+}
+
+// readsMore reports whether a vector reads text with words it does not
+// write (vectorWords): those of an identifier in camel case or of an emoji.
+func readsMore(text string) bool {
+	return identsOn() && hasIdentifier(text) || emojiOn() && words.HasEmoji(text)
 }
 
 // withWordFixes is text followed by the words its informal and misspelt

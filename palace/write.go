@@ -370,8 +370,8 @@ func redactDrawer(d *Drawer) {
 // embedText is the text a drawer's vector is made from: what it says
 // (saidText) less the names it addresses (address.go) and the sentences
 // that restate an earlier text (ownWords), and the context it borrowed,
-// followed by the words of the identifiers in either
-// (withIdentifierWords).
+// as the encoder reads them (encoderText: emoji as their words, and the
+// words of identifiers).
 func embedText(d *Drawer) string {
 	said := unaddressed(saidText(d.Content), addressedBy(d))
 	kw, restated := splitRestated(d.Keywords)
@@ -381,7 +381,7 @@ func embedText(d *Drawer) string {
 	if kw != "" {
 		said += "\n" + kw
 	}
-	return withIdentifierWords(said)
+	return encoderText(said)
 }
 
 // Embed makes the vectors of drawers in parallel batches: each drawer's
@@ -407,7 +407,7 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 		content := unaddressed(d.Content, addressedBy(d))
 		ranges := restatedRanges(content, restated)
 		for j, sp := range spans {
-			texts = append(texts, withIdentifierWords(ownWords(content, sp.Start, sp.End, ranges)))
+			texts = append(texts, encoderText(ownWords(content, sp.Start, sp.End, ranges)))
 			refs = append(refs, ref{i, j + 1})
 		}
 	}

@@ -66,7 +66,9 @@ var hookStopwords = func() map[string]bool {
 // (words.Stem), stopwords dropped, and the character bigrams of each CJK
 // run (a lone CJK character counts as itself). An informal word or a
 // British spelling is read as its standard word (words.Standard: "fam" as
-// "family"), as the palace indexes and asks for it. Each term appears once.
+// "family"), and an emoji that names a thing as its words
+// (words.EachEmoji: "🐶" as "dog"), as the palace indexes and asks for
+// them. Each term appears once.
 func terms(s string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -87,6 +89,13 @@ func terms(s string) []string {
 					add(words.Stem(t))
 				}
 			})
+		}
+	})
+	words.EachEmoji(s, func(_, _ int, name string) {
+		for _, w := range words.Lower(name, 0) {
+			if !hookStopwords[w] {
+				add(words.Stem(w))
+			}
 		}
 	})
 	return out

@@ -57,6 +57,10 @@ func TestCoverage(t *testing.T) {
 		{"family weekend", "camping with my fam this weekend", 1},
 		{"my fav colour", "my favorite color is green", 1},
 		{"bff", "my best friend", 1},
+		// an emoji that names a thing, either side
+		{"the dog's vet", "took the 🐶 to the vet", 1},
+		{"🇯🇵 trip", "the Japan trip is booked", 1},
+		{"funny", "😂😂", 0},
 	}
 	for _, c := range cases {
 		if got := hooks.Coverage(c.q, c.text); got < c.want-1e-9 || got > c.want+1e-9 {
