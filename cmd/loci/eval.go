@@ -83,6 +83,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	anonymised := fs.Bool("anonymised", false, "rewrite the conversations first: the two speakers recorded as A and B, as anonymised dialogues write them; the questions still name them as written")
 	mediaOmitted := fs.Bool("media-omitted", false, "rewrite the conversations first, before --short-messages: every shared image written as a chat export writes it, a message of its own from the same speaker reading \"<Media omitted>\", without its caption (questions and evidence unchanged)")
 	casualTyping := fs.Bool("casual-typing", false, "rewrite the conversations, after the other rewrites of the text and before --typos: every turn typed as chat messages often are, in lower case, without apostrophes and without the marks that close sentences (\"did you go\", \"im so glad\"; questions and evidence unchanged)")
+	emojiWords := fs.Float64("emoji-words", 0, "rewrite the conversations, after the other rewrites of the text and before --casual-typing: write this share (0-1) of the turns' words that an emoji of a thing is named by as the emoji (\"my new 🐕\", \"off to 🇯🇵\"; questions unchanged; 0: off)")
 	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
 	noDates := fs.Bool("no-dates", false, "rewrite the conversations first: drop the sessions' dates and the turns' own times, so every drawer carries the time it was stored (a chat exported or converted without its times; questions unchanged)")
 	dateForm := fs.String("date-form", "", "rewrite the conversations first: write every session date and turn time in this Go time layout (\"2006/01/02 (Mon) 15:04\", LongMemEval's; \"02/01/2006, 15:04\", a chat export's), to see that dates written as other datasets write them are read")
@@ -120,9 +121,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *echoReplies < 0 || *echoReplies > 100 {
 		return nil, invalidArgs(fmt.Sprintf("bad --echo-replies %d", *echoReplies), "Use a number of earlier turns each reply repeats, in 1..100, or 0 for the data as it is")
 	}
-	for flag, share := range map[string]float64{"typos": *typos, "question-typos": *questionTypos} {
+	for flag, share := range map[string]float64{"typos": *typos, "question-typos": *questionTypos, "emoji-words": *emojiWords} {
 		if !(share >= 0 && share <= 1) {
-			return nil, invalidArgs(fmt.Sprintf("bad --%s %g", flag, share), "Use the share of words to misspell, in 0..1 (0.1: one word in ten)")
+			return nil, invalidArgs(fmt.Sprintf("bad --%s %g", flag, share), "Use a share of the words, in 0..1 (0.1: one word in ten)")
 		}
 	}
 	if *haystack < 0 {
@@ -183,7 +184,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		// nothing it stores, and the tool has one ranking (no matrix of
 		// methods, no fusions to compare).
 		notForFacts := map[string]bool{"short-messages": *shortMessages, "media-omitted": *mediaOmitted, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
-			"echo-replies": *echoReplies > 0, "topic-replies": *topicReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "casual-typing": *casualTyping, "user-names": *userNames, "anonymised": *anonymised, "no-dates": *noDates, "date-form": *dateForm != "",
+			"echo-replies": *echoReplies > 0, "topic-replies": *topicReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "emoji-words": *emojiWords > 0, "casual-typing": *casualTyping, "user-names": *userNames, "anonymised": *anonymised, "no-dates": *noDates, "date-form": *dateForm != "",
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
 		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
 			if notForFacts[name] {
@@ -224,7 +225,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -1028,6 +1028,61 @@ func Typos(s *Sample, rate float64) error {
 	})
 }
 
+// EmojiWords writes that share of the turns' words that an emoji names a
+// thing by as the emoji, the way people write with them in chat ("my new
+// 🐕", "off to 🇯🇵", "🎂 party tomorrow"): a word, or two words together
+// ("birthday cake", "ice cream"), that Unicode names an emoji of an
+// animal, a food, a place, an activity, an object, a flag or a person at
+// work or play by (words.EmojiFor), in any case. The questions and the
+// evidence stay as they are. The choices are seeded by the conversation
+// and the turn, as Typos' are.
+func EmojiWords(s *Sample, rate float64) error {
+	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		for i := range turns {
+			turns[i].Text = withEmoji(turns[i].Text, rate, seeded(s.SampleID, turns[i].DiaID))
+		}
+		return turns
+	})
+}
+
+// withEmoji applies EmojiWords to one text.
+func withEmoji(text string, rate float64, rng *rand.Rand) string {
+	var ws []words.Word
+	words.Each(text, 0, func(w words.Word) { ws = append(ws, w) })
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(ws); i++ {
+		var e string
+		end := ws[i].End
+		if i+1 < len(ws) && text[ws[i].End:ws[i+1].Start] == " " {
+			if e = words.EmojiFor(text[ws[i].Start:ws[i+1].End]); e != "" {
+				end = ws[i+1].End
+			}
+		}
+		if e == "" {
+			e = words.EmojiFor(ws[i].Text)
+		}
+		if e == "" || isFlag(e) && !unicode.IsUpper([]rune(ws[i].Text)[0]) || rng.Float64() >= rate {
+			continue // a country is a name ("Turkey", not "turkey")
+		}
+		b.WriteString(text[at:ws[i].Start])
+		b.WriteString(e)
+		at = end
+		for i+1 < len(ws) && ws[i+1].Start < end {
+			i++
+		}
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// isFlag reports whether the emoji e is a flag: a pair of regional
+// indicators, or a black flag with the tags of a region.
+func isFlag(e string) bool {
+	r, _ := utf8.DecodeRuneInString(e)
+	return r >= 0x1F1E6 && r <= 0x1F1FF || r == 0x1F3F4 && len(e) > 4
+}
+
 // CasualTyping rewrites every turn as chat messages are often typed on a
 // phone: in lower case, without apostrophes ("dont", "im", "carolines")
 // and without the marks that close sentences (".", "!", "?": "did you go",
@@ -2234,6 +2289,10 @@ type Options struct {
 	// Typos, above 0, misspells that share of the turns' words (Typos),
 	// after every other rewrite.
 	Typos float64
+	// EmojiWords, above 0, writes that share of the words an emoji names
+	// as the emoji (EmojiWords), after the rewrites of the text and before
+	// CasualTyping.
+	EmojiWords float64
 	// CasualTyping types every turn in lower case, without apostrophes
 	// or closing marks (CasualTyping), after the rewrites of the text and
 	// before Typos.
@@ -2308,6 +2367,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.TopicReplies > 0, func(s *Sample) error { return TopicReplies(s, o.TopicReplies) }},
 		{len(o.Pastes) > 0, func(s *Sample) error { return Pastes(s, o.Pastes, o.PastesInTurn) }},
 		{o.ChatRoles, ChatRoles},
+		{o.EmojiWords > 0, func(s *Sample) error { return EmojiWords(s, o.EmojiWords) }},
 		{o.CasualTyping, CasualTyping},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.CasualQuestions, CasualQuestions},

@@ -1460,6 +1460,41 @@ func TestCasualTyping(t *testing.T) {
 	}
 }
 
+func TestEmojiWords(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"Our Dog ate the birthday cake, then we flew to Japan."},
+			{"speaker":"Bo","dia_id":"D1:2","text":"A turkey in Turkey? Wow."}]},
+		"qa":[{"question":"What did Ann's dog eat?","category":4,"evidence":["D1:1"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := EmojiWords(&s, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := sessionTurns(t, &s)["session_1"]
+	// Two words an emoji names go together; a country only where it is
+	// written as a name.
+	for i, want := range []string{"Our 🐕 ate the 🎂, then we flew to 🇯🇵.", "A 🦃 in 🇹🇷? Wow."} {
+		if got[i].Text != want {
+			t.Errorf("turn %d written %q, want %q", i+1, got[i].Text, want)
+		}
+	}
+	if s.QA[0].Question != "What did Ann's dog eat?" || !reflect.DeepEqual(normEvidence(s.QA[0].Evidence), []string{"D1:1"}) {
+		t.Errorf("question or evidence rewritten: %+v", s.QA[0])
+	}
+	var none Sample
+	if err := json.Unmarshal([]byte(raw), &none); err != nil {
+		t.Fatal(err)
+	}
+	if err := EmojiWords(&none, 0); err != nil {
+		t.Fatal(err)
+	}
+	if text := sessionTurns(t, &none)["session_1"][0].Text; text != "Our Dog ate the birthday cake, then we flew to Japan." {
+		t.Errorf("at a share of 0 the turn reads %q", text)
+	}
+}
+
 func TestUserNamesAndAnonymised(t *testing.T) {
 	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann Lee","speaker_b":"Bo",
 		"session_1":[{"speaker":"Ann Lee","dia_id":"D1:1","text":"We went hiking."},
