@@ -12,7 +12,7 @@ PREFIX  ?= $(HOME)/.local
 # FUZZ_SMOKE, `make fuzz` for FUZZTIME.
 FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize ./palace/bm25:FuzzExpand \
                 ./server/httpapi:FuzzFilter ./server:FuzzNDJSON ./server:FuzzToolArgs \
-                ./cmd/loci/claudecode:FuzzTranscript ./palace/words:FuzzCaseParts ./palace/words:FuzzLegible \
+                ./cmd/loci/claudecode:FuzzTranscript ./palace/words:FuzzCaseParts ./palace/words:FuzzLegible ./palace/words:FuzzEachEmoji \
                 ./palace:FuzzTimeScan ./palace:FuzzExcerptWithin
 FUZZ_SMOKE   ?= 3s
 FUZZTIME     ?= 2m

@@ -68,3 +68,23 @@ func TestEmojiFor(t *testing.T) {
 		})
 	}
 }
+
+// EachEmoji never panics, and its spans are in order, apart, inside the
+// text, and each names something.
+func FuzzEachEmoji(f *testing.F) {
+	for _, s := range []string{"my new 🐶!", "🇯🇵🇫🇷🇯", "👩🏽‍🍳‍", "🏳️‍🌈", "☕️️", "🏴󠁧󠁢󠁥󠁮󠁧󠁿", "\xf0\x9f\x90", "a\xff🐶", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		at := 0
+		EachEmoji(text, func(start, end int, name string) {
+			if start < at || end <= start || end > len(text) || name == "" {
+				t.Fatalf("EachEmoji(%q): span [%d, %d) named %q after %d", text, start, end, name, at)
+			}
+			at = end
+		})
+		if HasEmoji(text) != (at > 0) {
+			t.Fatalf("HasEmoji(%q) = %v", text, !(at > 0))
+		}
+	})
+}
