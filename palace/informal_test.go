@@ -78,3 +78,28 @@ func TestIrregularVerbsAreFoundByTheirVerb(t *testing.T) {
 		t.Errorf("\"leave\" finds %d texts (%v), want none", len(hits), err)
 	}
 }
+
+// An irregular plural is found by its noun and the noun by its plural
+// ("children" and "child", "wolves" and "wolf"), which Porter's stemmer
+// does not join; "men" is not read as "man", which is also said to anyone.
+func TestIrregularPluralsAreFoundByTheirNoun(t *testing.T) {
+	t.Parallel()
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{}), "p")
+	kids := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Both children started school in September"})
+	wolf := palacetest.MustAdd(t, p, &palace.Drawer{Content: "We heard a wolf howling near the cabin"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "School starts in September for everyone"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The cabin has no heating"})
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "Man, that was a close call"})
+	for _, q := range []struct {
+		query string
+		want  *palace.Drawer
+	}{
+		{"when did her child start school", kids},
+		{"were there wolves", wolf},
+	} {
+		wantFirst(t, p, q.query, q.want)
+	}
+	if hits, err := p.Search(context.Background(), palace.SearchRequest{Query: "men", Mode: palace.ModeKeyword, NoAccess: true}); err != nil || len(hits) != 0 {
+		t.Errorf("\"men\" finds %d texts (%v), want none", len(hits), err)
+	}
+}

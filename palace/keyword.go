@@ -105,9 +105,10 @@ func (k *keywordState) warm(ctx context.Context) error {
 // keywords: the passage window, whose keys it holds; "episodes" for the
 // episode or day word (episodeWord); "spelt-drawn" where a misspelt word
 // is indexed with the word it misspells and a word drawn out for emphasis
-// with the word it stretches ("sooo"), "standard-verbs" where an informal
-// word or a British spelling is indexed with its standard word and an
-// irregular verb's past with its verb ("went" go), "idents"
+// with the word it stretches ("sooo"), "standard-verbs-plurals" where an
+// informal word or a British spelling is indexed with its standard word,
+// an irregular verb's past with its verb ("went" go) and an irregular
+// plural with its noun ("children" child), "idents"
 // where an identifier in camel case is indexed with its words (typos.go),
 // which are read as a text is indexed and never stored, and "nicknames"
 // where a short form of a name a text addresses, or the name typed
@@ -123,7 +124,7 @@ func keywordFile(spelt bool) string {
 		name += "-spelt-drawn"
 	}
 	if standardOn() {
-		name += "-standard-verbs"
+		name += "-standard-verbs-plurals"
 	}
 	if identsOn() {
 		name += "-idents"

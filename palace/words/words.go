@@ -312,7 +312,11 @@ func isLaughter(w string) bool {
 // "fell" and "fallen" (fall is a season), "broke" and "broken" (a break),
 // "tore" and "torn" (a tear), "meant" (mean), "dealt" (a deal); "won",
 // which "won't" holds; and those whose verb is a stopword ("got", "said",
-// "told", "did", "had").
+// "told", "did", "had"). And the irregular plurals of nouns, read as the
+// noun ("children" child, "wolves" wolf, "criteria" criterion), which
+// Porter's stemmer does not join to it either, but "men" (a man is also
+// anyone spoken to: "man, that was close"), "leaves" and "lives" (verbs as
+// often) and "people" (not the plural a question writes of "person").
 var standard, standardLongest = func() (map[string]string, int) {
 	m, longest := map[string]string{}, 0
 	for _, line := range strings.Split(`fam=family
@@ -347,7 +351,7 @@ var standard, standardLongest = func() (map[string]string, int) {
 	grandma granny=grandmother
 	grandpa gramps=grandfather
 	kiddo=child
-	kiddos=children
+	kiddos=child
 	tmrw tmr tmrow 2moro 2morrow=tomorrow
 	tonite=tonight
 	nite=night
@@ -516,7 +520,32 @@ var standard, standardLongest = func() (map[string]string, int) {
 	dreamt=dream
 	swept=sweep
 	wept=weep
-	fled=flee`, "\n") {
+	fled=flee
+	children=child
+	grandchildren=grandchild
+	women=woman
+	feet=foot
+	teeth=tooth
+	mice=mouse
+	geese=goose
+	oxen=ox
+	wives=wife
+	knives=knife
+	wolves=wolf
+	halves=half
+	shelves=shelf
+	loaves=loaf
+	thieves=thief
+	calves=calf
+	scarves=scarf
+	cacti=cactus
+	fungi=fungus
+	criteria=criterion
+	phenomena=phenomenon
+	analyses=analysis
+	crises=crisis
+	diagnoses=diagnosis
+	theses=thesis`, "\n") {
 		forms, std, _ := strings.Cut(strings.TrimSpace(line), "=")
 		for _, f := range strings.Fields(forms) {
 			m[f] = std
