@@ -20,7 +20,10 @@ import (
 // Faces, hearts, hands and gestures are not: "😂", "❤️" and "👍" react to
 // what was said and name nothing in it (a message of nothing else only
 // reacts), and a clock face or an arrow is a symbol. Skin tones and
-// the variation selectors are no part of what an emoji names.
+// the variation selectors are no part of what an emoji names, but a
+// character that is text by default ("♥", "✈", "☀", as a font sets it) is
+// read as an emoji only with the selector after it that makes it one
+// ("✈️"), which an emoji keyboard always writes: "I ♥ NY" is no heart suit.
 //
 // The table (emoji_table.go) is generated from Unicode's emoji-test.txt
 // (Unicode 15.0, Debian's unicode-data) by TestEmojiTableIsUnicodes.
@@ -42,7 +45,7 @@ func EachEmoji(text string, fn func(start, end int, words string)) {
 			continue
 		}
 		key = key[:0]
-		name, end := "", 0
+		name, end, keyLen := "", 0, 0
 		for j, runes := i, 0; j < len(text) && runes < maxEmojiRunes; {
 			r, m := utf8.DecodeRuneInString(text[j:])
 			if emojiDrawing(r) {
@@ -55,10 +58,10 @@ func EachEmoji(text string, fn func(start, end int, words string)) {
 			key = utf8.AppendRune(key, r)
 			j, runes = j+m, runes+1
 			if w, ok := emojiWords[string(key)]; ok {
-				name, end = w, j
+				name, end, keyLen = w, j, len(key)
 			}
 		}
-		if name == "" {
+		if name == "" || emojiTextStyle[string(key[:keyLen])] && !strings.HasPrefix(text[end:], "\uFE0F") {
 			i += n
 			continue
 		}
@@ -136,7 +139,8 @@ func emojiName(short string) string {
 
 // EmojiFor is an emoji that names a thing by the words name, the
 // shortest such sequence: one named in the same case first ("Turkey" 🇹🇷,
-// "turkey" 🦃), then in any ("Dog" 🐕); "" when none is. It is
+// "turkey" 🦃), then in any ("Dog" 🐕), with the selector after it where
+// it is text by default ("✈️"); "" when none is. It is
 // EachEmoji's reading turned round, for writing a text the way people
 // write with emoji (loci eval's --emoji-words).
 func EmojiFor(name string) string {
@@ -147,10 +151,14 @@ func EmojiFor(name string) string {
 			shorter(emojiNamedFolded, strings.ToLower(w), seq)
 		}
 	})
-	if seq, ok := emojiNamed[name]; ok {
-		return seq
+	seq, ok := emojiNamed[name]
+	if !ok {
+		seq = emojiNamedFolded[strings.ToLower(name)]
 	}
-	return emojiNamedFolded[strings.ToLower(name)]
+	if emojiTextStyle[seq] {
+		seq += "\uFE0F" // as an emoji keyboard writes it
+	}
+	return seq
 }
 
 // shorter keeps in m[w] the shorter of seq and what it holds (the first

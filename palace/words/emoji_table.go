@@ -1263,3 +1263,130 @@ var emojiWords = map[string]string{
 	"\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f": "Scotland", // 🏴󠁧󠁢󠁳󠁣󠁴󠁿 flag: Scotland
 	"\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f": "Wales",    // 🏴󠁧󠁢󠁷󠁬󠁳󠁿 flag: Wales
 }
+
+// emojiTextStyle holds the emoji of emojiWords that are text by default,
+// symbols of type as much as pictures ("♥", "✈", "☀"): each is read as an
+// emoji only with the selector U+FE0F after it, as an emoji keyboard writes it.
+var emojiTextStyle = map[string]bool{
+	"\U0001f575": true, // 🕵️ detective
+	"\U0001f574": true, // 🕴️ person in suit levitating
+	"\u26f7":     true, // ⛷️ skier
+	"\U0001f3cc": true, // 🏌️ person golfing
+	"\u26f9":     true, // ⛹️ person bouncing ball
+	"\U0001f3cb": true, // 🏋️ person lifting weights
+	"\U0001f43f": true, // 🐿️ chipmunk
+	"\U0001f54a": true, // 🕊️ dove
+	"\U0001f577": true, // 🕷️ spider
+	"\U0001f578": true, // 🕸️ spider web
+	"\U0001f3f5": true, // 🏵️ rosette
+	"\u2618":     true, // ☘️ shamrock
+	"\U0001f336": true, // 🌶️ hot pepper
+	"\U0001f37d": true, // 🍽️ fork and knife with plate
+	"\U0001f5fa": true, // 🗺️ world map
+	"\U0001f3d4": true, // 🏔️ snow-capped mountain
+	"\u26f0":     true, // ⛰️ mountain
+	"\U0001f3d5": true, // 🏕️ camping
+	"\U0001f3d6": true, // 🏖️ beach with umbrella
+	"\U0001f3dc": true, // 🏜️ desert
+	"\U0001f3dd": true, // 🏝️ desert island
+	"\U0001f3de": true, // 🏞️ national park
+	"\U0001f3df": true, // 🏟️ stadium
+	"\U0001f3db": true, // 🏛️ classical building
+	"\U0001f3d7": true, // 🏗️ building construction
+	"\U0001f3d8": true, // 🏘️ houses
+	"\U0001f3da": true, // 🏚️ derelict house
+	"\u26e9":     true, // ⛩️ shinto shrine
+	"\U0001f3d9": true, // 🏙️ cityscape
+	"\u2668":     true, // ♨️ hot springs
+	"\U0001f3ce": true, // 🏎️ racing car
+	"\U0001f3cd": true, // 🏍️ motorcycle
+	"\U0001f6e3": true, // 🛣️ motorway
+	"\U0001f6e4": true, // 🛤️ railway track
+	"\U0001f6e2": true, // 🛢️ oil drum
+	"\U0001f6f3": true, // 🛳️ passenger ship
+	"\u26f4":     true, // ⛴️ ferry
+	"\U0001f6e5": true, // 🛥️ motor boat
+	"\u2708":     true, // ✈️ airplane
+	"\U0001f6e9": true, // 🛩️ small airplane
+	"\U0001f6f0": true, // 🛰️ satellite
+	"\U0001f6ce": true, // 🛎️ bellhop bell
+	"\U0001f321": true, // 🌡️ thermometer
+	"\u2600":     true, // ☀️ sun
+	"\u2601":     true, // ☁️ cloud
+	"\u26c8":     true, // ⛈️ cloud with lightning and rain
+	"\U0001f324": true, // 🌤️ sun behind small cloud
+	"\U0001f325": true, // 🌥️ sun behind large cloud
+	"\U0001f326": true, // 🌦️ sun behind rain cloud
+	"\U0001f327": true, // 🌧️ cloud with rain
+	"\U0001f328": true, // 🌨️ cloud with snow
+	"\U0001f329": true, // 🌩️ cloud with lightning
+	"\U0001f32a": true, // 🌪️ tornado
+	"\U0001f32b": true, // 🌫️ fog
+	"\U0001f32c": true, // 🌬️ wind face
+	"\u2602":     true, // ☂️ umbrella
+	"\u26f1":     true, // ⛱️ umbrella on ground
+	"\u2744":     true, // ❄️ snowflake
+	"\u2603":     true, // ☃️ snowman
+	"\u2604":     true, // ☄️ comet
+	"\U0001f397": true, // 🎗️ reminder ribbon
+	"\U0001f39f": true, // 🎟️ admission tickets
+	"\U0001f396": true, // 🎖️ military medal
+	"\u26f8":     true, // ⛸️ ice skate
+	"\U0001f579": true, // 🕹️ joystick
+	"\u2660":     true, // ♠️ spade suit
+	"\u2665":     true, // ♥️ heart suit
+	"\u2666":     true, // ♦️ diamond suit
+	"\u2663":     true, // ♣️ club suit
+	"\u265f":     true, // ♟️ chess pawn
+	"\U0001f5bc": true, // 🖼️ framed picture
+	"\U0001f576": true, // 🕶️ sunglasses
+	"\U0001f6cd": true, // 🛍️ shopping bags
+	"\u26d1":     true, // ⛑️ rescue worker’s helmet
+	"\U0001f399": true, // 🎙️ studio microphone
+	"\U0001f39a": true, // 🎚️ level slider
+	"\U0001f39b": true, // 🎛️ control knobs
+	"\u260e":     true, // ☎️ telephone
+	"\U0001f5a5": true, // 🖥️ desktop computer
+	"\U0001f5a8": true, // 🖨️ printer
+	"\u2328":     true, // ⌨️ keyboard
+	"\U0001f5b1": true, // 🖱️ computer mouse
+	"\U0001f5b2": true, // 🖲️ trackball
+	"\U0001f39e": true, // 🎞️ film frames
+	"\U0001f4fd": true, // 📽️ film projector
+	"\U0001f56f": true, // 🕯️ candle
+	"\U0001f5de": true, // 🗞️ rolled-up newspaper
+	"\U0001f3f7": true, // 🏷️ label
+	"\u2709":     true, // ✉️ envelope
+	"\U0001f5f3": true, // 🗳️ ballot box with ballot
+	"\u270f":     true, // ✏️ pencil
+	"\u2712":     true, // ✒️ black nib
+	"\U0001f58b": true, // 🖋️ fountain pen
+	"\U0001f58a": true, // 🖊️ pen
+	"\U0001f58c": true, // 🖌️ paintbrush
+	"\U0001f58d": true, // 🖍️ crayon
+	"\U0001f5c2": true, // 🗂️ card index dividers
+	"\U0001f5d2": true, // 🗒️ spiral notepad
+	"\U0001f5d3": true, // 🗓️ spiral calendar
+	"\U0001f587": true, // 🖇️ linked paperclips
+	"\u2702":     true, // ✂️ scissors
+	"\U0001f5c3": true, // 🗃️ card file box
+	"\U0001f5c4": true, // 🗄️ file cabinet
+	"\U0001f5d1": true, // 🗑️ wastebasket
+	"\U0001f5dd": true, // 🗝️ old key
+	"\u26cf":     true, // ⛏️ pick
+	"\u2692":     true, // ⚒️ hammer and pick
+	"\U0001f6e0": true, // 🛠️ hammer and wrench
+	"\U0001f5e1": true, // 🗡️ dagger
+	"\u2694":     true, // ⚔️ crossed swords
+	"\U0001f6e1": true, // 🛡️ shield
+	"\u2699":     true, // ⚙️ gear
+	"\U0001f5dc": true, // 🗜️ clamp
+	"\u2696":     true, // ⚖️ balance scale
+	"\u26d3":     true, // ⛓️ chains
+	"\u2697":     true, // ⚗️ alembic
+	"\U0001f6cf": true, // 🛏️ bed
+	"\U0001f6cb": true, // 🛋️ couch and lamp
+	"\u26b0":     true, // ⚰️ coffin
+	"\u26b1":     true, // ⚱️ funeral urn
+	"\U0001f3f3": true, // 🏳️ white flag
+}

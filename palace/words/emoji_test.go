@@ -22,6 +22,10 @@ func TestEachEmoji(t *testing.T) {
 		{"😂😂 ❤️ 👍 🙏 💪 ⏰ ➡️ ©", ""},
 		{"no emoji at all, café", ""},
 		{"🇯", ""}, // half a flag
+		// A character that is text by default is an emoji only with the
+		// selector after it.
+		{"I ♥ NY, off to ✈ soon", ""},
+		{"off ✈️ to the ☀️!", "✈️=airplane|☀️=sun"},
 	} {
 		var got []string
 		EachEmoji(c.text, func(start, end int, words string) {
@@ -53,9 +57,9 @@ func TestEmojiName(t *testing.T) {
 }
 
 func TestEmojiFor(t *testing.T) {
-	for name, want := range map[string]string{"dog": "🐕", "Japan": "🇯🇵", "birthday cake": "🎂", "cook": "👨‍🍳", "happiness": ""} {
+	for name, want := range map[string]string{"dog": "🐕", "Japan": "🇯🇵", "birthday cake": "🎂", "cook": "👨‍🍳", "airplane": "✈\uFE0F", "happiness": ""} {
 		got := EmojiFor(name)
-		if got != strings.ReplaceAll(want, "\uFE0F", "") {
+		if got != want {
 			t.Errorf("EmojiFor(%q) = %q, want %q", name, got, want)
 		}
 		if got == "" {
