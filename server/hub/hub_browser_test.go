@@ -224,10 +224,14 @@ func TestHubInBrowser(t *testing.T) {
 		}
 	})
 
+	// Each head is clicked through the DOM too: the list may render again
+	// between the browser finding a head and pressing it, and the node it
+	// found is then gone ("Could not find node with given id").
 	b.do("open both palaces",
-		chromedp.Click(chromedp.CSS(`.palace[data-palace="alpha"] .palace-head`)),
+		chromedp.WaitVisible(chromedp.CSS(`.palace[data-palace="alpha"] .palace-head`)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('.palace[data-palace="alpha"] .palace-head').click()`),
 		chromedp.WaitVisible(chromedp.CSS(`.palace[data-palace="alpha"] .timeline li.mem`)),
-		chromedp.Click(chromedp.CSS(`.palace[data-palace="beta"] .palace-head`)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('.palace[data-palace="beta"] .palace-head').click()`),
 		chromedp.WaitVisible(chromedp.CSS(`.palace[data-palace="beta"] .timeline button.more`)))
 	more := eval[string](b, `document.querySelector('.palace[data-palace="beta"] button.more').textContent`)
 	if more != "Load more (9 remaining)" {
