@@ -19,6 +19,7 @@ func TestEmojiAreFoundByTheirWords(t *testing.T) {
 	puppy := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Finally brought home our new 🐶 today!"})
 	trip := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Off to 🇯🇵 tomorrow, so excited 😂"})
 	pizza := palacetest.MustAdd(t, p, &palace.Drawer{Content: "We had pizza at Luigi's after the match"})
+	tacos := palacetest.MustAdd(t, p, &palace.Drawer{Content: "Friday night plan 🌮: the place on Elm Street"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "[D1:2] (8 May, 2023) Jess 🌸: see you at the station"})
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "The new schedule starts today"})
 	for _, q := range []struct {
@@ -28,6 +29,7 @@ func TestEmojiAreFoundByTheirWords(t *testing.T) {
 		{"dog", puppy},
 		{"when is the Japan trip", trip},
 		{"🍕", pizza},
+		{"taco night", tacos}, // an emoji before a colon is no label but at a text's start
 	} {
 		wantFirst(t, p, q.query, q.want)
 	}

@@ -181,18 +181,34 @@ func wordFixes(text string, sp *spelling) string {
 }
 
 // eachEmoji calls fn for each emoji of text that names a thing
-// (words.EachEmoji) but those of a speaker's label, which end a name
-// ("Jess 🌸: "), unless emoji are not read (LOCI_EMOJI=0).
+// (words.EachEmoji) but those of the speaker's label it opens with, which
+// end a name ("Jess 🌸: ", after a header or not), unless emoji are not
+// read (LOCI_EMOJI=0).
 func eachEmoji(text string, fn func(start, end int, name string)) {
 	if !emojiOn() {
 		return
 	}
+	label := -1 // read at the first emoji
 	words.EachEmoji(text, func(start, end int, name string) {
-		after := strings.TrimLeftFunc(text[end:], func(r rune) bool { return r == ' ' || isNameEmoji(r) })
-		if !strings.HasPrefix(after, ":") {
+		if label < 0 {
+			label = labelEnd(text)
+		}
+		if end > label {
 			fn(start, end, name)
 		}
 	})
+}
+
+// labelEnd is the offset in text at which the speaker's label it opens
+// with ends, after its header ("[D1:3] (8 May, 2023) Jess 🌸: "), or 0
+// when it opens with none.
+func labelEnd(text string) int {
+	_, body, headed := readHeaded(text)
+	n := labelLen(body, headed)
+	if n == 0 {
+		return 0
+	}
+	return strings.Index(text, body) + n // body is the rest of text
 }
 
 // withEmojiWords is text with each emoji that names a thing replaced by
