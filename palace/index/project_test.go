@@ -19,8 +19,11 @@ func projFlat(dims int) *index.Flat {
 // scan does, and with the calibrated count it reaches the target; rows
 // added later are projected too, removed rows and filters are honoured,
 // and a snapshot keeps it (mapped or read) with the same answers.
+//
+// Not parallel, nor is any test that turns snapshot mapping off
+// (SetMapSnapshots): the switch is the package's, and a parallel test
+// loading a snapshot meanwhile (TestAddsLeaveColdCodesOut) found it off.
 func TestProjection(t *testing.T) {
-	t.Parallel()
 	const n, d = 12000, 256
 	vecs := topicVecs(31, n+300, d, 60, 0.8)
 	qs, more := vecs[n:n+100], vecs[n+100:]
@@ -249,8 +252,9 @@ func TestProjectionFollowsNewTopics(t *testing.T) {
 // still loads, mapped or read: its rows and graph are kept, its
 // projection is passed over (searches scan or walk the graph meanwhile)
 // and the next calibration builds a new one.
+//
+// Not parallel: it turns snapshot mapping off (see TestProjection).
 func TestAnOlderProjectionIsBuiltAgain(t *testing.T) {
-	t.Parallel()
 	const n, d = 4000, 256
 	vecs := topicVecs(51, n+50, d, 30, 0.8)
 	qs := vecs[n:]
