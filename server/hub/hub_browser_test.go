@@ -301,10 +301,10 @@ func TestHubInBrowser(t *testing.T) {
 	t.Run("a refresh racing load more keeps every memory", func(t *testing.T) {
 		b := &browser{t: t, ctx: ctx, art: b.art}
 		beta := `.palace[data-palace="beta"]`
-		b.do("reopen beta", chromedp.Click(chromedp.CSS(beta+` .palace-head`)))
+		head := chromedp.Evaluate[chromedp.Void](`document.querySelector('` + beta + ` .palace-head').click()`)
+		b.do("reopen beta", head)
 		b.until("beta closed", `!document.querySelector('`+beta+`[data-open]')`)
-		b.do("open beta", chromedp.Click(chromedp.CSS(beta+` .palace-head`)),
-			chromedp.WaitVisible(chromedp.CSS(beta+` .timeline button.more`)))
+		b.do("open beta", head, chromedp.WaitVisible(chromedp.CSS(beta+` .timeline button.more`)))
 		b.do("hold back beta's refreshes", chromedp.Evaluate[chromedp.Void](`
 			window.realFetch = window.realFetch || window.fetch;
 			window.heldRefresh = false;
