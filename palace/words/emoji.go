@@ -25,6 +25,12 @@ import (
 // read as an emoji only with the selector after it that makes it one
 // ("✈️"), which an emoji keyboard always writes: "I ♥ NY" is no heart suit.
 //
+// A few emoji of things are written to react or to cheer far more often
+// than for the thing ("that's 🔥", "congrats 🎉✨", "let's go 🚀"), and
+// are read as reactions too (emojiReacts), as "lol" and "wow" are words
+// of reaction: a question about a fire or a party would otherwise find
+// every message that cheered.
+//
 // The table (emoji_table.go) is generated from Unicode's emoji-test.txt
 // (Unicode 15.0, Debian's unicode-data) by TestEmojiTableIsUnicodes.
 
@@ -61,7 +67,7 @@ func EachEmoji(text string, fn func(start, end int, words string)) {
 				name, end, keyLen = w, j, len(key)
 			}
 		}
-		if name == "" || emojiTextStyle[string(key[:keyLen])] && !strings.HasPrefix(text[end:], "\uFE0F") {
+		if name == "" || emojiReacts[string(key[:keyLen])] || emojiTextStyle[string(key[:keyLen])] && !strings.HasPrefix(text[end:], "\uFE0F") {
 			i += n
 			continue
 		}
@@ -75,6 +81,20 @@ func EachEmoji(text string, fn func(start, end int, words string)) {
 		fn(i, end, name)
 		i = end
 	}
+}
+
+// emojiReacts are the emoji of things that chat writes to react or to
+// cheer (see above): fire, sparkles, a party popper, confetti, stars and
+// a rocket. A closed list, written as a whole and not measured for a
+// choice; LoCoMo's turns hold one of them (🎉) and rank the same either way.
+var emojiReacts = map[string]bool{
+	"\U0001F525": true, // 🔥 fire
+	"\u2728":     true, // ✨ sparkles
+	"\U0001F389": true, // 🎉 party popper
+	"\U0001F38A": true, // 🎊 confetti ball
+	"\u2B50":     true, // ⭐ star
+	"\U0001F31F": true, // 🌟 glowing star
+	"\U0001F680": true, // 🚀 rocket
 }
 
 // HasEmoji reports whether text holds an emoji that EachEmoji reads.
@@ -147,6 +167,9 @@ func EmojiFor(name string) string {
 	emojiNamedOnce.Do(func() {
 		emojiNamed, emojiNamedFolded = map[string]string{}, map[string]string{}
 		for seq, w := range emojiWords {
+			if emojiReacts[seq] {
+				continue // read as no thing
+			}
 			shorter(emojiNamed, w, seq)
 			shorter(emojiNamedFolded, strings.ToLower(w), seq)
 		}

@@ -20,6 +20,8 @@ func TestEachEmoji(t *testing.T) {
 		{"pizza🍕and🍺", "🍕=pizza|🍺=beer mug"},
 		// Faces, hearts, hands and symbols name nothing in what was said.
 		{"😂😂 ❤️ 👍 🙏 💪 ⏰ ➡️ ©", ""},
+		// Nor do the emoji of things that chat writes to cheer.
+		{"that's 🔥🔥, congrats 🎉✨🚀", ""},
 		{"no emoji at all, café", ""},
 		{"🇯", ""}, // half a flag
 		// A character that is text by default is an emoji only with the
@@ -57,7 +59,7 @@ func TestEmojiName(t *testing.T) {
 }
 
 func TestEmojiFor(t *testing.T) {
-	for name, want := range map[string]string{"dog": "🐕", "Japan": "🇯🇵", "birthday cake": "🎂", "cook": "👨‍🍳", "airplane": "✈\uFE0F", "happiness": ""} {
+	for name, want := range map[string]string{"dog": "🐕", "Japan": "🇯🇵", "birthday cake": "🎂", "cook": "👨‍🍳", "airplane": "✈\uFE0F", "fire": "", "happiness": ""} {
 		got := EmojiFor(name)
 		if got != want {
 			t.Errorf("EmojiFor(%q) = %q, want %q", name, got, want)
