@@ -131,32 +131,6 @@ func emojiIndex() (starts, all map[rune]bool, longest int) {
 	return starts, all, longest
 }
 
-// emojiDropped are the words of an emoji's name that say how it is drawn,
-// not what it names: "dog face" is a dog, "woman cook" a cook, "person
-// surfing" surfing, "beach with umbrella" a beach and an umbrella.
-var emojiDropped = map[string]bool{
-	"face": true, "man": true, "woman": true, "person": true, "men": true, "women": true, "people": true,
-	"with": true, "of": true, "in": true, "on": true, "and": true, "the": true, "a": true, "&": true,
-}
-
-// emojiName is the words an emoji's CLDR short name names it by: a flag
-// its country or region ("flag: Japan"), another emoji its name without
-// the words of emojiDropped and without what follows a colon (a skin
-// tone, a hair style); "" when nothing is left ("man", "person").
-func emojiName(short string) string {
-	if rest, ok := strings.CutPrefix(short, "flag:"); ok {
-		return strings.TrimSpace(rest)
-	}
-	short, _, _ = strings.Cut(short, ":")
-	var kept []string
-	for _, w := range strings.Fields(short) {
-		if !emojiDropped[strings.ToLower(w)] {
-			kept = append(kept, w)
-		}
-	}
-	return strings.Join(kept, " ")
-}
-
 // EmojiFor is an emoji that names a thing by the words name, the
 // shortest such sequence: one named in the same case first ("Turkey" 🇹🇷,
 // "turkey" 🦃), then in any ("Dog" 🐕), with the selector after it where

@@ -145,3 +145,29 @@ func emojiTable(r io.Reader) ([]byte, error) {
 		"var emojiWords = map[string]string{\n"
 	return format.Source(append([]byte(head), b.Bytes()...))
 }
+
+// emojiDropped are the words of an emoji's name that say how it is drawn,
+// not what it names: "dog face" is a dog, "woman cook" a cook, "person
+// surfing" surfing, "beach with umbrella" a beach and an umbrella.
+var emojiDropped = map[string]bool{
+	"face": true, "man": true, "woman": true, "person": true, "men": true, "women": true, "people": true,
+	"with": true, "of": true, "in": true, "on": true, "and": true, "the": true, "a": true, "&": true,
+}
+
+// emojiName is the words an emoji's CLDR short name names it by: a flag
+// its country or region ("flag: Japan"), another emoji its name without
+// the words of emojiDropped and without what follows a colon (a skin
+// tone, a hair style); "" when nothing is left ("man", "person").
+func emojiName(short string) string {
+	if rest, ok := strings.CutPrefix(short, "flag:"); ok {
+		return strings.TrimSpace(rest)
+	}
+	short, _, _ = strings.Cut(short, ":")
+	var kept []string
+	for _, w := range strings.Fields(short) {
+		if !emojiDropped[strings.ToLower(w)] {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
