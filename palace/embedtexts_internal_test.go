@@ -98,3 +98,27 @@ func TestTheEncoderReadsEmojiAsWords(t *testing.T) {
 		t.Errorf("emoji read as words: whole text %v, passage %v, query %v; the encoder was given %v", whole, passage, query, counter.given)
 	}
 }
+
+// The encoder reads the word a misspelt, drawn-out or informal word
+// stands for, in its place, in a drawer's text, its passages and a query,
+// as the keyword index reads it, where its vocabulary lacks the word as
+// written ("bday"); a word it knows ("fam", "pics", "harbour"), an
+// identifier and a known name stay as written.
+func TestTheEncoderReadsTheWordMeant(t *testing.T) {
+	counter := &countingEmbedder{Embedder: embed.NewHash(64), given: map[string]int{}}
+	p := newTestPalaceWith(t, counter)
+	long := "[D1:1] (8 May, 2023) Caroline: our vacaton with the fam was goood, couldn't be better, parseHTTPResponse aside" +
+		strings.Repeat(" and then the harbour", 40)
+	p.Embed(context.Background(), []*Drawer{{Content: long}})
+	p.queryVector(context.Background(), "any bday pics from the vacaton?")
+	const said = "Caroline: our vacation with the fam was good, couldn't be better, parseHTTPResponse aside and then the harbour"
+	var whole, passage, query bool
+	for text := range counter.given {
+		whole = whole || strings.HasPrefix(text, said)
+		passage = passage || strings.HasPrefix(text, "[D1:1] (8 May, 2023) "+said)
+		query = query || text == "any birthday pics from the vacation?"
+	}
+	if !whole || !passage || !query {
+		t.Errorf("the words meant read: whole text %v, passage %v, query %v; the encoder was given %v", whole, passage, query, counter.given)
+	}
+}

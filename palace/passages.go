@@ -50,9 +50,11 @@ var vectorLayout = fmt.Sprintf("%d/%d/%d/%s/%s", VectorPassageWords, VectorPassa
 // vectorWords names what a vector reads beside a text's own words, so that
 // a palace whose vectors were made without it re-embeds the texts it
 // concerns: "idents", the words of the identifiers in camel case a text
-// holds (withIdentifierWords), and "emoji", the words of the emoji that
-// name things, read in their place (withEmojiWords).
-const vectorWords = "idents-emoji"
+// holds (withIdentifierWords), "emoji", the words of the emoji that
+// name things, read in their place (withEmojiWords), and "fixes", the
+// word a misspelt, drawn-out or informal word stands for, read in its
+// place (withFixedWords).
+const vectorWords = "idents-emoji-fixes"
 
 // wordRule names how splitWords counts words, so that a palace whose long
 // texts were cut by another rule re-embeds those the new one cuts

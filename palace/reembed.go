@@ -200,7 +200,7 @@ func (p *Palace) repassage(ctx context.Context, batch int, progress func(done, f
 		after = page[len(page)-1].RID
 		var todo []store.VectorTodo
 		for _, r := range page {
-			if r.Passages != len(VectorPassages(r.Content)) || readsMore(r.Content+"\n"+r.Keywords) {
+			if r.Passages != len(VectorPassages(r.Content)) || readsMore(r.Content+"\n"+r.Keywords, p.lex) {
 				todo = append(todo, r)
 			}
 		}

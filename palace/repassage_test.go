@@ -58,7 +58,7 @@ func TestReembedMovesPassageVectorsToTheVectorWindow(t *testing.T) {
 	// Make it a palace of the earlier release: passage vectors in the
 	// keyword window, no window recorded.
 	storeOldVectors(t, p, ds, "", func(d *Drawer) []string {
-		texts := []string{embedText(d)}
+		texts := []string{embedText(d, nil)}
 		for _, sp := range Passages(d.Content) {
 			texts = append(texts, d.Content[sp.Start:sp.End])
 		}
@@ -218,6 +218,33 @@ func storeOldVectors(t *testing.T, p *Palace, ds []*Drawer, layout string, old f
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A palace whose vectors were made before they read the word a misspelt or
+// informal word stands for re-embeds exactly its texts that hold one,
+// records the layout, and finds nothing to do the second time.
+func TestReembedGivesTheWordMeant(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newTestPalace(t)
+	var ds []*Drawer
+	for _, text := range []string{"a great vacaton", "a short note about a sailing boat", "see you tmrw"} {
+		d := &Drawer{Content: text}
+		if err := p.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	storeOldVectors(t, p, ds, "50/25/4096/cjk/idents-emoji", func(d *Drawer) []string { return []string{d.Content} })
+	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages {
+		t.Fatalf("the earlier layout's palace: %+v (%v), want it stale", h, err)
+	}
+	if n, err := p.Reembed(ctx, 8); err != nil || n != 2 {
+		t.Fatalf("Reembed re-embedded %d drawers (%v), want the misspelt and the informal one", n, err)
+	}
+	if n, err := p.Reembed(ctx, 8); err != nil || n != 0 {
+		t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
 	}
 }
 

@@ -84,11 +84,11 @@ func TestEmbedTextLeavesRestatedOut(t *testing.T) {
 		Content:  "assistant: You run the gateway on a Raspberry Pi. Turn on swap.",
 		Keywords: withRestated("user: what now?", []string{"You run the gateway on a Raspberry Pi."}),
 	}
-	if got := embedText(d); strings.Contains(got, "Raspberry") || !strings.Contains(got, "Turn on swap.") || !strings.HasSuffix(got, "\nuser: what now?") {
+	if got := embedText(d, nil); strings.Contains(got, "Raspberry") || !strings.Contains(got, "Turn on swap.") || !strings.HasSuffix(got, "\nuser: what now?") {
 		t.Errorf("embedText = %q, want the reply's own sentence and what it borrowed", got)
 	}
 	d = &Drawer{Content: "You run the gateway on a Raspberry Pi.", Keywords: withRestated("", []string{"You run the gateway on a Raspberry Pi."})}
-	if got := embedText(d); got != d.Content {
+	if got := embedText(d, nil); got != d.Content {
 		t.Errorf("embedText of a text that only restates = %q, want the text", got)
 	}
 }

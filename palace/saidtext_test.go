@@ -27,7 +27,7 @@ func TestSaidText(t *testing.T) {
 		}
 	}
 	d := &Drawer{Content: "[D1:3] (8 May, 2023) Caroline: I adopted a puppy", Keywords: "Melanie: any news?"}
-	if got, want := embedText(d), "Caroline: I adopted a puppy\nMelanie: any news?"; got != want {
+	if got, want := embedText(d, nil), "Caroline: I adopted a puppy\nMelanie: any news?"; got != want {
 		t.Errorf("embedText = %q, want %q", got, want)
 	}
 }

@@ -832,7 +832,7 @@ func (p *Palace) vectorSearch(ctx context.Context, query string, allowed *allowe
 // queryVector embeds a query for the vector ranker, or logs why it could
 // not and returns nil: a search then ranks by keywords alone.
 func (p *Palace) queryVector(ctx context.Context, query string) []float32 {
-	qv, err := p.embedQuery(ctx, encoderText(query))
+	qv, err := p.embedQuery(ctx, encoderText(query, p.lex))
 	if err != nil {
 		p.log.Warn().Err(err).Msg("embed query; vector ranking skipped")
 		return nil

@@ -16,10 +16,11 @@ import (
 // People chatting misspell ("vacaton", "recieve"), and a misspelt word
 // matches no question's word. So a drawer is indexed with the word each
 // of its misspellings stands for beside its own words, in the same field:
-// the word the writer meant, at the weight of what they wrote. (Its
-// vector is made from the text as written: the encoder's hash part reads
-// character trigrams, and adding the word changed vector-only recall by
-// nothing on misspelt LoCoMo; RECALL.md, "A check on misspellings".)
+// the word the writer meant, at the weight of what they wrote. Its vector
+// reads the word meant in place of the misspelling (withFixedWords): the
+// encoder's vocabularies lack the misspelling, and the word beside it
+// did not help the vector (RECALL.md, "A check on misspellings" and "The
+// encoder reads the word meant").
 //
 // A word is taken for a misspelling when the lexicon (embed.Lexicon: the
 // built-in encoder's 90,000 words) lacks it and exactly one lexicon word
@@ -39,9 +40,10 @@ import (
 // "pics", "bday", "my fav" and "favourite" are indexed with "family",
 // "photos pictures", "birthday" and "favorite" beside them (words.Standard,
 // a closed English list), and such a word of a query asks for its standard
-// word too. These need no lexicon. The vector is made from the text as
-// written here too: on LoCoMo, adding the standard words to it moved
-// vector-only recall by .001 (RECALL.md, "Informal words").
+// word too. These need no lexicon. The vector reads the standard word in
+// place of the informal one where the encoder's vocabulary lacks the form
+// ("tmrw", "bday"), as it reads the word a misspelling means; a form it
+// knows ("mom", "went", "favourite") it reads as written (encoderFixes).
 //
 // An identifier written in camel case is read as its words too:
 // "RateLimiter" is indexed with "Rate Limiter" beside it
@@ -64,9 +66,9 @@ import (
 // indexed with "dog" beside it, and "off to 🇯🇵" with "Japan"
 // (words.EachEmoji: Unicode's names of animals, food, places, activities,
 // objects, flags and people at work or play; faces, hearts and hands name
-// nothing). Unlike the fixes above, the vector reads them too, in place
-// of the emoji (withEmojiWords): neither of the encoder's vocabularies
-// holds the picture, and both hold its words. The emoji a speaker's label
+// nothing). The vector reads them too, in place of the emoji
+// (withEmojiWords): neither of the encoder's vocabularies holds the
+// picture, and both hold its words. The emoji a speaker's label
 // ends with ("Jess 🌸: ") are part of a name, not what the text says.
 
 // standardOn reports whether informal words and British spellings are
@@ -81,6 +83,11 @@ func emojiOn() bool { return os.Getenv("LOCI_EMOJI") != "0" }
 // identsOn reports whether an identifier written in camel case is read
 // as its words as well (LOCI_IDENTS=0 turns it off, for comparisons).
 func identsOn() bool { return os.Getenv("LOCI_IDENTS") != "0" }
+
+// vectorFixesOn reports whether a vector reads each word that stands for
+// another as that word (withFixedWords; LOCI_VECTOR_FIXES=0 turns it off,
+// for comparisons). The keyword index reads them either way.
+func vectorFixesOn() bool { return os.Getenv("LOCI_VECTOR_FIXES") != "0" }
 
 // minTypoLetters is the shortest word read as a possible misspelling.
 // The shorter a word, the more lexicon words lie one edit from it, and the
@@ -136,11 +143,8 @@ func (s *spelling) fix(w string) string {
 
 // wordFixes returns the words that the words of text stand for, once per
 // occurrence, separated by spaces: the words of each identifier in camel
-// case (words.CaseParts), the standard word of each informal one or
-// British spelling (words.Standard: "fam" stands for "family",
-// "favourite" for "favorite"), and the lexicon word of each word drawn
-// out for emphasis (unstretched: "sooo" stands for "so") or misspelt
-// (none when sp is nil); "" when there are none.
+// case (words.CaseParts), the word each other word stands for (wordFix),
+// and the words of each emoji that names a thing; "" when there are none.
 func wordFixes(text string, sp *spelling) string {
 	var fixes []string
 	standard := standardOn()
@@ -152,32 +156,40 @@ func wordFixes(text string, sp *spelling) string {
 				return
 			}
 		}
-		if standard {
-			if f := words.Standard(wd.Text); f != "" {
-				fixes = append(fixes, f)
-				return
-			}
-		}
-		if sp == nil || !lettersOnly(wd.Text) {
-			return
-		}
-		if drawnOut(wd.Text) {
-			if fix := unstretched(strings.ToLower(wd.Text), sp.known); fix != "" {
-				fixes = append(fixes, fix)
-				return
-			}
-		}
-		if len(wd.Text) < minTypoLetters {
-			return
-		}
-		if fix := sp.fix(strings.ToLower(wd.Text)); fix != "" {
-			fixes = append(fixes, fix)
+		if f := wordFix(wd.Text, sp, standard); f != "" {
+			fixes = append(fixes, f)
 		}
 	})
 	eachEmoji(text, func(_, _ int, name string) {
 		fixes = append(fixes, name)
 	})
 	return strings.Join(fixes, " ")
+}
+
+// wordFix is the word or words that the word w stands for, or "" when it
+// stands for none: the standard word of an informal one or a British
+// spelling (words.Standard, when standard: "fam" stands for "family",
+// "favourite" for "favorite"), and the lexicon word of a word drawn out
+// for emphasis (unstretched: "sooo" stands for "so") or misspelt (none
+// when sp is nil).
+func wordFix(w string, sp *spelling, standard bool) string {
+	if standard {
+		if f := words.Standard(w); f != "" {
+			return f
+		}
+	}
+	if sp == nil || !lettersOnly(w) {
+		return ""
+	}
+	if drawnOut(w) {
+		if fix := unstretched(strings.ToLower(w), sp.known); fix != "" {
+			return fix
+		}
+	}
+	if len(w) < minTypoLetters {
+		return ""
+	}
+	return sp.fix(strings.ToLower(w))
 }
 
 // eachEmoji calls fn for each emoji of text that names a thing
@@ -235,11 +247,74 @@ func withEmojiWords(text string) string {
 	return b.String()
 }
 
-// encoderText is text as a vector reads it: each emoji that names a thing
-// as its words (withEmojiWords), followed by the words of the identifiers
-// it holds (withIdentifierWords).
-func encoderText(text string) string {
-	return withIdentifierWords(withEmojiWords(text))
+// encoderText is text as a vector reads it: each word that stands for
+// another as that word (withFixedWords: "vacaton" as "vacation", "bday" as
+// "birthday"), each emoji that names a thing as its words
+// (withEmojiWords), and the words of the identifiers it holds after it
+// (withIdentifierWords).
+func encoderText(text string, sp *spelling) string {
+	return withIdentifierWords(withEmojiWords(withFixedWords(text, sp)))
+}
+
+// withFixedWords is text with each word that stands for another (wordFix:
+// an informal word or a British spelling, a word drawn out, a misspelling)
+// replaced by the word it stands for, in its place, as the keyword index
+// reads it; text itself when it holds none, or when a vector reads words
+// as written (LOCI_VECTOR_FIXES=0). Neither of the encoder's vocabularies
+// holds a misspelling or most texting spellings, so the word the writer
+// meant says more to it than what they typed. A word is read with its
+// apostrophe ("couldn't" is not "couldn" and "t"), and an identifier is
+// left as it is (withIdentifierWords adds its words).
+func withFixedWords(text string, sp *spelling) string {
+	if !vectorFixesOn() {
+		return text
+	}
+	standard := standardOn()
+	var b strings.Builder
+	at := 0
+	words.Each(text, words.Apostrophes, func(wd words.Word) {
+		if !encoderFixes(wd.Text, sp) {
+			return
+		}
+		fix := wordFix(wd.Text, sp, standard)
+		if fix == "" {
+			return
+		}
+		b.WriteString(text[at:wd.Start])
+		b.WriteString(fix)
+		at = wd.End
+	})
+	if at == 0 {
+		return text
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// hasFixedWord reports whether text holds a word that stands for another
+// (withFixedWords replaces it).
+func hasFixedWord(text string, sp *spelling) bool {
+	if !vectorFixesOn() {
+		return false
+	}
+	standard := standardOn()
+	found := false
+	words.Each(text, words.Apostrophes, func(wd words.Word) {
+		found = found || encoderFixes(wd.Text, sp) && wordFix(wd.Text, sp, standard) != ""
+	})
+	return found
+}
+
+// encoderFixes reports whether the encoder reads the word w as the word it
+// stands for: not when its vocabulary (sp's lexicon, the built-in
+// encoder's words) knows w as written, as it knows "went", "children" and
+// "favourite", whose tense, number and spelling it reads well, nor when w
+// is an identifier (withIdentifierWords adds its words).
+func encoderFixes(w string, sp *spelling) bool {
+	if words.CaseParts(w) != nil {
+		return false
+	}
+	return sp == nil || !sp.known([]byte(strings.ToLower(w)))
 }
 
 // unstretched is the known word that the lower-case word w draws out for
@@ -367,9 +442,10 @@ func hasIdentifier(text string) bool {
 }
 
 // readsMore reports whether a vector reads text with words it does not
-// write (vectorWords): those of an identifier in camel case or of an emoji.
-func readsMore(text string) bool {
-	return identsOn() && hasIdentifier(text) || emojiOn() && words.HasEmoji(text)
+// write (vectorWords): those of an identifier in camel case or of an
+// emoji, or the word that one of its words stands for.
+func readsMore(text string, sp *spelling) bool {
+	return identsOn() && hasIdentifier(text) || emojiOn() && words.HasEmoji(text) || hasFixedWord(text, sp)
 }
 
 // withWordFixes is text followed by the words its informal and misspelt

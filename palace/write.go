@@ -370,9 +370,10 @@ func redactDrawer(d *Drawer) {
 // embedText is the text a drawer's vector is made from: what it says
 // (saidText) less the names it addresses (address.go) and the sentences
 // that restate an earlier text (ownWords), and the context it borrowed,
-// as the encoder reads them (encoderText: emoji as their words, and the
-// words of identifiers).
-func embedText(d *Drawer) string {
+// as the encoder reads them (encoderText: misspelt and informal words as
+// the words they stand for, emoji as their words, and the words of
+// identifiers), with the fixes sp finds.
+func embedText(d *Drawer, sp *spelling) string {
 	said := unaddressed(saidText(d.Content), addressedBy(d))
 	kw, restated := splitRestated(d.Keywords)
 	if len(restated) > 0 {
@@ -381,7 +382,7 @@ func embedText(d *Drawer) string {
 	if kw != "" {
 		said += "\n" + kw
 	}
-	return encoderText(said)
+	return encoderText(said, sp)
 }
 
 // Embed makes the vectors of drawers in parallel batches: each drawer's
@@ -395,7 +396,7 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 	var texts []string
 	var refs []ref
 	for i, d := range ds {
-		texts = append(texts, embedText(d))
+		texts = append(texts, embedText(d, p.lex))
 		refs = append(refs, ref{i, 0})
 	}
 	for i, d := range ds {
@@ -407,7 +408,7 @@ func (p *Palace) Embed(ctx context.Context, ds []*Drawer) []Vectors {
 		content := unaddressed(d.Content, addressedBy(d))
 		ranges := restatedRanges(content, restated)
 		for j, sp := range spans {
-			texts = append(texts, encoderText(ownWords(content, sp.Start, sp.End, ranges)))
+			texts = append(texts, encoderText(ownWords(content, sp.Start, sp.End, ranges), p.lex))
 			refs = append(refs, ref{i, j + 1})
 		}
 	}
