@@ -273,11 +273,8 @@ func withFixedWords(text string, sp *spelling) string {
 	var b strings.Builder
 	at := 0
 	words.Each(text, words.Apostrophes, func(wd words.Word) {
-		if !encoderFixes(wd.Text, sp) {
-			return
-		}
 		fix := wordFix(wd.Text, sp, standard)
-		if fix == "" {
+		if fix == "" || !encoderFixes(wd.Text, sp) {
 			return
 		}
 		b.WriteString(text[at:wd.Start])
@@ -300,21 +297,22 @@ func hasFixedWord(text string, sp *spelling) bool {
 	standard := standardOn()
 	found := false
 	words.Each(text, words.Apostrophes, func(wd words.Word) {
-		found = found || encoderFixes(wd.Text, sp) && wordFix(wd.Text, sp, standard) != ""
+		found = found || wordFix(wd.Text, sp, standard) != "" && encoderFixes(wd.Text, sp)
 	})
 	return found
 }
 
-// encoderFixes reports whether the encoder reads the word w as the word it
-// stands for: not when its vocabulary (sp's lexicon, the built-in
-// encoder's words) knows w as written, as it knows "went", "children" and
-// "favourite", whose tense, number and spelling it reads well, nor when w
-// is an identifier (withIdentifierWords adds its words).
+// encoderFixes reports whether the encoder reads the word w, which stands
+// for another, as that word: only when its vocabulary (sp's lexicon, the
+// built-in encoder's words) lacks w as written. It knows "went",
+// "children" and "favourite", whose tense, number and spelling it reads
+// well. Without a lexicon (LOCI_TYPOS=0) nothing is known to be lacking,
+// and an identifier keeps its form (withIdentifierWords adds its words).
 func encoderFixes(w string, sp *spelling) bool {
-	if words.CaseParts(w) != nil {
+	if sp == nil || words.CaseParts(w) != nil {
 		return false
 	}
-	return sp == nil || !sp.known([]byte(strings.ToLower(w)))
+	return !sp.known([]byte(strings.ToLower(w)))
 }
 
 // unstretched is the known word that the lower-case word w draws out for
