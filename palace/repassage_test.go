@@ -221,57 +221,43 @@ func storeOldVectors(t *testing.T, p *Palace, ds []*Drawer, layout string, old f
 	}
 }
 
-// A palace whose vectors were made before they read the word a misspelt or
-// informal word stands for re-embeds exactly its texts that hold one,
-// records the layout, and finds nothing to do the second time.
-func TestReembedGivesTheWordMeant(t *testing.T) {
+// A palace whose vectors were made before they read what they now read
+// (an emoji's words, the word a misspelt or informal word stands for)
+// re-embeds exactly its texts that hold such a thing (a face names
+// nothing, and a word the encoder knows is read as written), records the
+// layout, and finds nothing to do the second time.
+func TestReembedReadsWhatVectorsNowRead(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	p := newTestPalace(t)
-	var ds []*Drawer
-	for _, text := range []string{"a great vacaton", "a short note about a sailing boat", "see you tmrw"} {
-		d := &Drawer{Content: text}
-		if err := p.Add(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-		ds = append(ds, d)
-	}
-	storeOldVectors(t, p, ds, "50/25/4096/cjk/idents-emoji", func(d *Drawer) []string { return []string{d.Content} })
-	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages {
-		t.Fatalf("the earlier layout's palace: %+v (%v), want it stale", h, err)
-	}
-	if n, err := p.Reembed(ctx, 8); err != nil || n != 2 {
-		t.Fatalf("Reembed re-embedded %d drawers (%v), want the misspelt and the informal one", n, err)
-	}
-	if n, err := p.Reembed(ctx, 8); err != nil || n != 0 {
-		t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
-	}
-}
-
-// A palace whose vectors were made before they read an emoji as its words
-// re-embeds exactly its texts that hold one that names a thing (a face
-// names nothing), records the layout, and finds nothing to do the second
-// time.
-func TestReembedGivesEmojiTheirWords(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	p := newTestPalace(t)
-	var ds []*Drawer
-	for _, text := range []string{"off to 🇯🇵 tomorrow", "a short note about a sailing boat", "ha 😂😂"} {
-		d := &Drawer{Content: text}
-		if err := p.Add(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-		ds = append(ds, d)
-	}
-	storeOldVectors(t, p, ds, "50/25/4096/cjk/idents", func(d *Drawer) []string { return []string{d.Content} })
-	if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages {
-		t.Fatalf("the earlier layout's palace: %+v (%v), want it stale", h, err)
-	}
-	if n, err := p.Reembed(ctx, 8); err != nil || n != 1 {
-		t.Fatalf("Reembed re-embedded %d drawers (%v), want the one with a flag", n, err)
-	}
-	if n, err := p.Reembed(ctx, 8); err != nil || n != 0 {
-		t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
+	for _, c := range []struct {
+		name, layout string
+		texts        []string
+		want         int
+	}{
+		{"emoji", "50/25/4096/cjk/idents", []string{"off to 🇯🇵 tomorrow", "a short note about a sailing boat", "ha 😂😂"}, 1},
+		{"the word meant", "50/25/4096/cjk/idents-emoji", []string{"a great vacaton", "a short note about a sailing boat", "see you tmrw", "my mom went home"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			p := newTestPalace(t)
+			var ds []*Drawer
+			for _, text := range c.texts {
+				d := &Drawer{Content: text}
+				if err := p.Add(ctx, d); err != nil {
+					t.Fatal(err)
+				}
+				ds = append(ds, d)
+			}
+			storeOldVectors(t, p, ds, c.layout, func(d *Drawer) []string { return []string{d.Content} })
+			if h, err := p.IndexHealth(ctx); err != nil || !h.StalePassages {
+				t.Fatalf("the earlier layout's palace: %+v (%v), want it stale", h, err)
+			}
+			if n, err := p.Reembed(ctx, 8); err != nil || n != c.want {
+				t.Fatalf("Reembed re-embedded %d drawers (%v), want %d", n, err, c.want)
+			}
+			if n, err := p.Reembed(ctx, 8); err != nil || n != 0 {
+				t.Fatalf("a second Reembed re-embedded %d (%v)", n, err)
+			}
+		})
 	}
 }

@@ -270,16 +270,26 @@ func withFixedWords(text string, sp *spelling) string {
 		return text
 	}
 	standard := standardOn()
+	return replacedWords(text, words.Apostrophes, func(w string) string {
+		if fix := wordFix(w, sp, standard); fix != "" && encoderFixes(w, sp) {
+			return fix
+		}
+		return ""
+	})
+}
+
+// replacedWords is text with each of its words (words.Each with opt) for
+// which with returns a replacement replaced by it, in its place; text
+// itself when with returns "" for every word.
+func replacedWords(text string, opt words.Option, with func(w string) string) string {
 	var b strings.Builder
 	at := 0
-	words.Each(text, words.Apostrophes, func(wd words.Word) {
-		fix := wordFix(wd.Text, sp, standard)
-		if fix == "" || !encoderFixes(wd.Text, sp) {
-			return
+	words.Each(text, opt, func(wd words.Word) {
+		if r := with(wd.Text); r != "" {
+			b.WriteString(text[at:wd.Start])
+			b.WriteString(r)
+			at = wd.End
 		}
-		b.WriteString(text[at:wd.Start])
-		b.WriteString(fix)
-		at = wd.End
 	})
 	if at == 0 {
 		return text
@@ -392,20 +402,7 @@ func standardText(text string) string {
 	if !standardOn() {
 		return text
 	}
-	var b strings.Builder
-	at := 0
-	words.Each(text, 0, func(wd words.Word) {
-		if std := words.Standard(wd.Text); std != "" {
-			b.WriteString(text[at:wd.Start])
-			b.WriteString(std)
-			at = wd.End
-		}
-	})
-	if at == 0 {
-		return text
-	}
-	b.WriteString(text[at:])
-	return b.String()
+	return replacedWords(text, 0, words.Standard)
 }
 
 // withIdentifierWords is text followed by the words of each identifier
