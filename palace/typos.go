@@ -43,7 +43,7 @@ import (
 // word too. These need no lexicon. The vector reads the standard word in
 // place of the informal one where the encoder's vocabulary lacks the form
 // ("tmrw", "bday"), as it reads the word a misspelling means; a form it
-// knows ("mom", "went", "favourite") it reads as written (encoderFixes).
+// knows ("mom", "went", "favourite") it reads as written (encoderFix).
 //
 // An identifier written in camel case is read as its words too:
 // "RateLimiter" is indexed with "Rate Limiter" beside it
@@ -271,10 +271,7 @@ func withFixedWords(text string, sp *spelling) string {
 	}
 	standard := standardOn()
 	return replacedWords(text, words.Apostrophes, func(w string) string {
-		if fix := wordFix(w, sp, standard); fix != "" && encoderFixes(w, sp) {
-			return fix
-		}
-		return ""
+		return encoderFix(w, sp, standard)
 	})
 }
 
@@ -307,22 +304,24 @@ func hasFixedWord(text string, sp *spelling) bool {
 	standard := standardOn()
 	found := false
 	words.Each(text, words.Apostrophes, func(wd words.Word) {
-		found = found || wordFix(wd.Text, sp, standard) != "" && encoderFixes(wd.Text, sp)
+		found = found || encoderFix(wd.Text, sp, standard) != ""
 	})
 	return found
 }
 
-// encoderFixes reports whether the encoder reads the word w, which stands
-// for another, as that word: only when its vocabulary (sp's lexicon, the
-// built-in encoder's words) lacks w as written. It knows "went",
-// "children" and "favourite", whose tense, number and spelling it reads
-// well. Without a lexicon (LOCI_TYPOS=0) nothing is known to be lacking,
-// and an identifier keeps its form (withIdentifierWords adds its words).
-func encoderFixes(w string, sp *spelling) bool {
-	if sp == nil || words.CaseParts(w) != nil {
-		return false
+// encoderFix is the word the encoder reads in place of the word w: the
+// word it stands for (wordFix), but only when the encoder's vocabulary
+// (sp's lexicon, the built-in encoder's words) lacks w as written; ""
+// otherwise. It knows "went", "children" and "favourite", whose tense,
+// number and spelling it reads well. Without a lexicon (LOCI_TYPOS=0)
+// nothing is known to be lacking, and an identifier keeps its form
+// (withIdentifierWords adds its words).
+func encoderFix(w string, sp *spelling, standard bool) string {
+	fix := wordFix(w, sp, standard)
+	if fix == "" || sp == nil || words.CaseParts(w) != nil || sp.known([]byte(strings.ToLower(w))) {
+		return ""
 	}
-	return !sp.known([]byte(strings.ToLower(w)))
+	return fix
 }
 
 // unstretched is the known word that the lower-case word w draws out for
