@@ -140,6 +140,11 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			if d == nil || len(docs) == feedbackDocs {
 				continue
 			}
+			if isTapback(unlabelled(d.Content, d)) {
+				// It restates another text whole (a tapback quotes it),
+				// and counts once, as that text (feedbackRestates).
+				continue
+			}
 			// A drawer long enough to be indexed as passages is passed
 			// over, or, for comparisons (longFeedbackOn), the passage
 			// that matched is its feedback document.

@@ -3,6 +3,7 @@ package palace
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +20,9 @@ import (
 // that only reacts or only asks besides is read as one that only reacts
 // or asks (onlyReacts, onlyAsks). The forms are WhatsApp's, on Android
 // and iOS, in English: a chat memory is most often imported from its
-// export. LOCI_PLACEHOLDERS=0 reads them as words, for comparisons.
+// export. A tapback written as a text (below) is read the same way, and
+// the texts after it take their context past it (contextKeywords).
+// LOCI_PLACEHOLDERS=0 reads them as words, for comparisons.
 var rePlaceholder = regexp.MustCompile(`(?i)\x{200e}?(?:<media omitted>|<attached: [^>\n]{1,200}>|<this message was edited>|` +
 	`\b(?:image|video|audio|sticker|gif|document|contact card) omitted\b|` +
 	`\b(?:this message was deleted|you deleted this message)\b|\bmissed (?:voice|video|group voice|group video) call\b)`)
@@ -29,9 +32,62 @@ var rePlaceholder = regexp.MustCompile(`(?i)\x{200e}?(?:<media omitted>|<attache
 // expression.
 var placeholderCues = []string{"omitted", "Omitted", "OMITTED", "<attached:", "deleted", "Deleted", "issed ", "ISSED ", "edited>", "EDITED>"}
 
+// A reaction to a message (iMessage's tapback) reaches a phone or an
+// export that cannot show it on the message as a text of its own: the
+// reaction's verb and the message quoted ("Loved “I got the job!”",
+// "Laughed at “…”", "Emphasized “…”", "Reacted 🔥 to “…”", "Removed a
+// heart from “…”", "Liked an image"; Messenger's "Reacted 😆 to your
+// message" is one too). Such a text repeats another's words and adds
+// nothing the person said, so it is read as a placeholder: a text of it
+// says nothing, whatever the quote holds and however long it is.
+// Only the whole text is one: "Loved “Dune”, you have to see it" says
+// something. The forms are the apps' own, in English.
+var (
+	tapbackVerbs = []string{"Loved", "Liked", "Disliked", "Laughed at", "Emphasized", "Emphasised", "Questioned"}
+	tapbackMedia = []string{"image", "photo", "video", "movie", "attachment", "audio message", "sticker", "GIF"}
+	reTapback    = regexp.MustCompile(`^(?:(?:` + strings.Join(tapbackVerbs, "|") + `|Reacted \S{1,16} to|Removed an? [^“"\n]{1,30} from) (?:“(?s:.*)”|"(?s:.*)")|Reacted \S{1,16} to (?:your|a|their|his|her) message|(?:` +
+		strings.Join(tapbackVerbs, "|") + `) an? (?:` + strings.Join(tapbackMedia, "|") + `))$`)
+	// tapbackOpenings are the words a tapback opens with, tapbackEndings
+	// what it ends with.
+	tapbackOpenings = append(slices.Clone(tapbackVerbs), "Reacted", "Removed")
+	tapbackEndings  = append(slices.Clone(tapbackMedia), "message", "”", `"`)
+)
+
+// isTapback reports whether text, without its header and label, is a
+// reaction written as a text of its own (reTapback).
+func isTapback(text string) bool {
+	text = strings.TrimSpace(text)
+	if !placeholdersOn() {
+		return false
+	}
+	for _, v := range tapbackOpenings {
+		if strings.HasPrefix(text, v+" ") {
+			return reTapback.MatchString(text)
+		}
+	}
+	return false
+}
+
+// mayBeTapback reports whether a drawer's whole text, header and label
+// included, ends as a tapback does, so that saysNothing reads few texts
+// for one.
+func mayBeTapback(text string) bool {
+	text = strings.TrimRight(text, " \t\r\n")
+	for _, end := range tapbackEndings {
+		if strings.HasSuffix(text, end) {
+			return true
+		}
+	}
+	return false
+}
+
 // withoutPlaceholders is text without the lines a chat export writes in
-// place of what a message held.
+// place of what a message held; a tapback (isTapback) is such a line as a
+// whole.
 func withoutPlaceholders(text string) string {
+	if isTapback(text) {
+		return ""
+	}
 	if !mayHoldPlaceholder(text) {
 		return text
 	}
@@ -58,7 +114,10 @@ func mayHoldPlaceholder(text string) bool {
 // the ranking asks this of every candidate it may lift and every
 // neighbour it walks to.
 func saysNothing(d *Drawer) bool {
-	return len(d.Content) <= 4*reactionBytes && mayHoldPlaceholder(d.Content) && spokenWords(d.Content, d) == ""
+	if len(d.Content) <= 4*reactionBytes && mayHoldPlaceholder(d.Content) && spokenWords(d.Content, d) == "" {
+		return true
+	}
+	return placeholdersOn() && mayBeTapback(d.Content) && isTapback(unlabelled(d.Content, d))
 }
 
 func placeholdersOn() bool { return os.Getenv("LOCI_PLACEHOLDERS") != "0" }

@@ -2,6 +2,7 @@ package palace
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,6 +19,19 @@ func TestWithoutPlaceholders(t *testing.T) {
 		// Ordinary words that happen to hold a cue are left alone.
 		{"I missed you so much", "I missed you so much"},
 		{"I deleted the app and omitted the tests", "I deleted the app and omitted the tests"},
+		// A tapback is a placeholder as a whole, whatever it quotes.
+		{"Loved “I got the job!”", ""},
+		{"Laughed at \"you did NOT\"", ""},
+		{"Emphasized “Dinner at 8.\nDon't be late”", ""},
+		{"Reacted 🔥 to “new car!!”", ""},
+		{"Removed a heart from “see you soon”", ""},
+		{"Removed a question mark from “you coming?”", ""},
+		{"Liked an image", ""},
+		{"Reacted 😆 to your message", ""},
+		// A person who writes like one says something.
+		{"Loved “Dune”, you have to see it", "Loved “Dune”, you have to see it"},
+		{"Loved the movie", "Loved the movie"},
+		{"loved “dune”", "loved “dune”"},
 	} {
 		if got := withoutPlaceholders(c.text); got != c.want {
 			t.Errorf("withoutPlaceholders(%q) = %q, want %q", c.text, got, c.want)
@@ -43,6 +57,10 @@ func TestTextsOfPlaceholders(t *testing.T) {
 		{"lol <Media omitted>", false, true, false},
 		{"<Media omitted> Did you see it?", false, false, true},
 		{"<Media omitted> This is the vase I made in pottery class.", false, false, false},
+		{"Melanie: Loved “I finished the vase!”", true, true, false},
+		{"Melanie: Reacted 😆 to your message", true, true, false},
+		{"[D3:8] (8 May, 2023) Melanie: Laughed at “" + strings.Repeat("the glaze ran everywhere ", 60) + "”", true, false, false}, // too long to read for a reaction
+		{"Loved “Dune”, you have to see it", false, false, false},
 	} {
 		d := &Drawer{Content: c.text, SenderIDs: []string{"Melanie"}}
 		if got := saysNothing(d); got != c.nothing {
@@ -92,5 +110,105 @@ func TestNeighboursPassOverPlaceholders(t *testing.T) {
 	t.Setenv("LOCI_PLACEHOLDERS", "0")
 	if got, _ := p.neighbours(ctx, ds[1], 0); len(got) < 2 || got[1].d.ID != ds[2].ID {
 		t.Errorf("with LOCI_PLACEHOLDERS=0 the placeholder is a turn of ann's run")
+	}
+}
+
+// A tapback repeats the text it reacts to, and what comes after it takes
+// its context from that text once: the walk back passes over the tapback,
+// so the reply does not borrow the quote as well as the text, nor take the
+// text's words, said twice, as its conversation's topic.
+func TestContextPassesOverTapbacks(t *testing.T) {
+	texts := []string{ // oldest first
+		"Ana: we adopted a greyhound called Pixel",
+		"Ben: Loved “we adopted a greyhound called Pixel”",
+		"Ben: so cute",
+		"Ana: she sleeps all day",
+	}
+	walk := func(last int) func() func() (*Drawer, error) {
+		return func() func() (*Drawer, error) {
+			i := last
+			return func() (*Drawer, error) {
+				if i == 0 {
+					return nil, nil
+				}
+				i--
+				who, _, _ := strings.Cut(texts[i], ": ")
+				return &Drawer{Content: texts[i], SenderIDs: []string{who}}, nil
+			}
+		}
+	}
+	for _, c := range []struct {
+		last      int  // the drawer's text
+		off       bool // LOCI_PLACEHOLDERS=0
+		greyhound int  // times its keywords hold the word
+	}{
+		{2, false, 1}, // Ben's reply borrows Ana's text once
+		{3, false, 0}, // and Ana's next text takes no topic from it
+		{2, true, 2},  // read as words, the tapback is borrowed too
+		{3, true, 1},  // and "greyhound", said twice, is a topic
+	} {
+		t.Run(texts[c.last], func(t *testing.T) {
+			if c.off {
+				t.Setenv("LOCI_PLACEHOLDERS", "0")
+			}
+			who, _, _ := strings.Cut(texts[c.last], ": ")
+			d := &Drawer{Content: texts[c.last], SenderIDs: []string{who}}
+			kw, err := contextKeywords(d, walk(c.last))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(kw, "greyhound"); n != c.greyhound {
+				t.Errorf("keywords %q hold greyhound %d times, want %d", kw, n, c.greyhound)
+			}
+		})
+	}
+}
+
+// A tapback restates another text whole, so it is no relevance feedback
+// document of its own: the text it quotes counts once. A placeholder
+// stays one (it holds no words to count twice).
+func TestFeedbackPassesOverTapbacks(t *testing.T) {
+	p := newTestPalace(t)
+	ctx := context.Background()
+	texts := []string{
+		"Loved “we adopted a greyhound called Pixel”",
+		"<Media omitted>",
+		"Pixel the greyhound sleeps all day",
+	}
+	for _, text := range texts {
+		if err := p.Add(ctx, &Drawer{Content: text, SenderIDs: []string{"ann"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The drawers' row ids, whatever they are.
+	byRID, err := p.drawersByRID(ctx, []int64{1, 2, 3, 4, 5, 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pool []feedbackCand
+	for _, text := range texts {
+		for rid, d := range byRID {
+			if d.Content == text {
+				pool = append(pool, feedbackCand{rid: rid, score: 1})
+			}
+		}
+	}
+	if len(pool) != len(texts) {
+		t.Fatalf("found %d of the %d drawers by row id", len(pool), len(texts))
+	}
+	for _, c := range []struct {
+		off  bool
+		want int
+	}{{false, 2}, {true, 3}} {
+		if c.off {
+			t.Setenv("LOCI_PLACEHOLDERS", "0")
+		}
+		docs, _, err := p.feedbackDocuments(ctx, pool, []string{"greyhound"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) != c.want {
+			t.Errorf("LOCI_PLACEHOLDERS off %v: %d feedback documents, want %d", c.off, len(docs), c.want)
+		}
 	}
 }

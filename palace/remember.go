@@ -70,10 +70,7 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 				return x, nil
 			}
 		}
-		kw, _ := borrowedContext(d, untilSilence(d, earlier()))
-		window, _ := restatedWindow(untilSilence(d, earlier()))
-		to, _ := addressee(d, earlier())
-		d.Keywords = withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content, d), window)), to)
+		d.Keywords, _ = contextKeywords(d, earlier)
 	}
 	if err := p.Add(ctx, d); err != nil {
 		return nil, err

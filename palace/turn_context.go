@@ -161,21 +161,49 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 				return x, nil
 			}
 		}
-		kw, err := borrowedContext(d, untilSilence(d, earlier()))
+		kw, err := contextKeywords(d, earlier)
 		if err != nil {
 			return err
 		}
-		window, err := restatedWindow(untilSilence(d, earlier()))
-		if err != nil {
-			return err
-		}
-		to, err := addressee(d, earlier())
-		if err != nil {
-			return err
-		}
-		d.Keywords = withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content, d), window)), to)
+		d.Keywords = kw
 	}
 	return nil
+}
+
+// contextKeywords are the keywords d takes from the texts before it:
+// what it borrows (borrowedContext), what it restates of them
+// (restatedSentences) and the name it addresses (addressee). earlier
+// gives a fresh walk back through those texts, newest first, for each
+// pass. A tapback ("Loved “…”") is not among them: it repeats a text the
+// walk reaches anyway, and read twice, that text's words would be taken
+// as what the conversation keeps coming back to (topicWords).
+func contextKeywords(d *Drawer, earlier func() func() (*Drawer, error)) (string, error) {
+	walk := func() func() (*Drawer, error) { return pastTapbacks(earlier()) }
+	kw, err := borrowedContext(d, untilSilence(d, walk()))
+	if err != nil {
+		return "", err
+	}
+	window, err := restatedWindow(untilSilence(d, walk()))
+	if err != nil {
+		return "", err
+	}
+	to, err := addressee(d, walk())
+	if err != nil {
+		return "", err
+	}
+	return withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content, d), window)), to), nil
+}
+
+// pastTapbacks is the walk earlier without the tapbacks it passes.
+func pastTapbacks(earlier func() (*Drawer, error)) func() (*Drawer, error) {
+	return func() (*Drawer, error) {
+		for {
+			x, err := earlier()
+			if x == nil || err != nil || !isTapback(unlabelled(x.Content, x)) {
+				return x, err
+			}
+		}
+	}
 }
 
 // addressee returns the words of the name of the person d addresses

@@ -1219,6 +1219,13 @@ func MediaOmitted(s *Sample) error {
 	if err != nil {
 		return err
 	}
+	s.moveEvidence(moved)
+	return nil
+}
+
+// moveEvidence gives every question's evidence the ids its turns have now
+// (moved, old id to new).
+func (s *Sample) moveEvidence(moved map[string]string) {
 	for i := range s.QA {
 		ev := []any{}
 		for _, id := range normEvidence(s.QA[i].Evidence) {
@@ -1228,6 +1235,48 @@ func MediaOmitted(s *Sample) error {
 		}
 		s.QA[i].Evidence = ev
 	}
+}
+
+// tapbackVerbs are the reactions iMessage writes as a text of their own
+// where it cannot show them on the message.
+var tapbackVerbs = []string{"Loved", "Liked", "Laughed at", "Emphasized"}
+
+// Tapbacks rewrites a conversation as a phone that cannot show iMessage's
+// reactions on a message receives them, and as an export of its texts
+// writes them: after that share of the turns, the other speaker of the
+// session reacts with a text of its own, the reaction's verb and the turn
+// quoted whole ("Loved “I got the job!”"). Turns get new dia_ids in
+// session order; a question's evidence stays on the turns it named.
+func Tapbacks(s *Sample, share float64) error {
+	moved := map[string]string{} // old turn -> its id now
+	err := s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		rng := seeded(s.SampleID, "tapbacks "+session)
+		var out []Turn
+		for _, t := range turns {
+			old := normID(t.DiaID)
+			t.DiaID = fmt.Sprintf("D%s:%d", session, len(out)+1)
+			moved[old] = t.DiaID
+			out = append(out, t)
+			other := ""
+			for _, u := range turns {
+				if u.Speaker != t.Speaker {
+					other = u.Speaker
+					break
+				}
+			}
+			if other == "" || strings.TrimSpace(t.Text) == "" || rng.Float64() >= share {
+				continue
+			}
+			verb := tapbackVerbs[rng.IntN(len(tapbackVerbs))]
+			out = append(out, Turn{Speaker: other, DiaID: fmt.Sprintf("D%s:%d", session, len(out)+1),
+				Text: verb + " \u201c" + t.Text + "\u201d"})
+		}
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	s.moveEvidence(moved)
 	return nil
 }
 
@@ -2289,6 +2338,10 @@ type Options struct {
 	// Typos, above 0, misspells that share of the turns' words (Typos),
 	// after every other rewrite.
 	Typos float64
+	// Tapbacks, above 0, follows that share of the turns with the other
+	// speaker's reaction to it as a text of its own (Tapbacks), after the
+	// rewrites of the text and before SlowReplies.
+	Tapbacks float64
 	// EmojiWords, above 0, writes that share of the words an emoji names
 	// as the emoji (EmojiWords), after the rewrites of the text and before
 	// CasualTyping.
@@ -2372,6 +2425,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.CasualQuestions, CasualQuestions},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
+		{o.Tapbacks > 0, func(s *Sample) error { return Tapbacks(s, o.Tapbacks) }},
 		{o.SlowReplies > 0, func(s *Sample) error { return SlowReplies(s, o.SlowReplies) }},
 	}
 	for _, r := range rewrites {

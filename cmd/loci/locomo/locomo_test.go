@@ -1622,3 +1622,49 @@ func TestMediaOmitted(t *testing.T) {
 		t.Errorf("evidence %v and %v, want [D1:1 D1:4] and [D1:3]", a, b)
 	}
 }
+
+// Tapbacks follows a share of the turns with the other speaker's reaction,
+// quoting the turn whole; the turns are numbered again and the evidence
+// moves with them. At a share of 1 every turn is reacted to, at 0 none.
+func TestTapbacks(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I got the job!"},
+			{"speaker":"Bo","dia_id":"D1:2","text":"No way, congrats"}]},
+		"qa":[{"question":"What did Ann get?","category":4,"evidence":["D1:1"]},
+			{"question":"What did Bo say?","category":4,"evidence":["D1:2"]}]}`
+	for _, c := range []struct {
+		share float64
+		want  []Turn
+		ev    []string
+	}{
+		{1, nil, []string{"D1:1", "D1:3"}},
+		{0, []Turn{{Speaker: "Ann", DiaID: "D1:1", Text: "I got the job!"}, {Speaker: "Bo", DiaID: "D1:2", Text: "No way, congrats"}}, []string{"D1:1", "D1:2"}},
+	} {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := Tapbacks(&s, c.share); err != nil {
+			t.Fatal(err)
+		}
+		got := sessionTurns(t, &s)["session_1"]
+		if c.want != nil && !reflect.DeepEqual(got, c.want) {
+			t.Errorf("share %g: session 1 = %+v, want %+v", c.share, got, c.want)
+		}
+		if c.want == nil {
+			if len(got) != 4 {
+				t.Fatalf("share %g: %d turns, want 4: %+v", c.share, len(got), got)
+			}
+			for i, quoted := range map[int]Turn{1: got[0], 3: got[2]} {
+				r := got[i]
+				verb, rest, ok := strings.Cut(r.Text, " “")
+				if r.Speaker == quoted.Speaker || !slices.Contains(tapbackVerbs, verb) || !ok || rest != quoted.Text+"”" || r.DiaID != fmt.Sprintf("D1:%d", i+1) {
+					t.Errorf("turn %d = %+v, want the other speaker's reaction to %q", i+1, r, quoted.Text)
+				}
+			}
+		}
+		if a, b := normEvidence(s.QA[0].Evidence), normEvidence(s.QA[1].Evidence); !reflect.DeepEqual([]string{a[0], b[0]}, c.ev) {
+			t.Errorf("share %g: evidence %v and %v, want %v", c.share, a, b, c.ev)
+		}
+	}
+}
