@@ -11,7 +11,8 @@ import (
 // photo or a file they leave out ("<Media omitted>", "image omitted",
 // "<attached: 00000012-PHOTO-2023-05-30-13-53-12.jpg>", after the
 // left-to-right mark iOS writes before it), a message
-// deleted, a call missed, and a mark after a message edited. Such a line
+// deleted (or unsent, as iMessage and Messenger say), a call missed, and
+// a mark after a message edited. Such a line
 // is the export's, not the speaker's, and says nothing (withoutPlaceholders
 // takes it out of what a text says: spokenWords). So a text of nothing
 // else holds nothing a question could ask for: it ranks last among the
@@ -25,12 +26,13 @@ import (
 // LOCI_PLACEHOLDERS=0 reads them as words, for comparisons.
 var rePlaceholder = regexp.MustCompile(`(?i)\x{200e}?(?:<media omitted>|<attached: [^>\n]{1,200}>|<this message was edited>|` +
 	`\b(?:image|video|audio|sticker|gif|document|contact card) omitted\b|` +
-	`\b(?:this message was deleted|you deleted this message)\b|\bmissed (?:voice|video|group voice|group video) call\b)`)
+	`\b(?:this message was deleted|you deleted this message)\b|\bmissed (?:voice|video|group voice|group video) call\b|` +
+	`(?-i:(?m:^[ \t]*(?:You|\p{Lu}[\p{L}\p{M}'’.-]*(?: \p{Lu}[\p{L}\p{M}'’.-]*){0,2}) unsent a message[ \t]*$)))`)
 
 // placeholderCues are substrings of every placeholder, in the cases the
 // exports write them, so that most texts are passed over without the
 // expression.
-var placeholderCues = []string{"omitted", "Omitted", "OMITTED", "<attached:", "deleted", "Deleted", "issed ", "ISSED ", "edited>", "EDITED>"}
+var placeholderCues = []string{"omitted", "Omitted", "OMITTED", "<attached:", "deleted", "Deleted", "issed ", "ISSED ", "edited>", "EDITED>", "unsent a"}
 
 // A reaction to a message (iMessage's tapback) reaches a phone or an
 // export that cannot show it on the message as a text of its own: the

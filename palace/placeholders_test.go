@@ -16,6 +16,10 @@ func TestWithoutPlaceholders(t *testing.T) {
 		{"See you at 5 <This message was edited>", "See you at 5"},
 		{"This message was deleted", ""},
 		{"Missed voice call", ""},
+		{"You unsent a message", ""},
+		{"Jess unsent a message", ""},
+		{"Mary Jo unsent a message", ""},
+		{"omg she unsent a message lol", "omg she unsent a message lol"},
 		// Ordinary words that happen to hold a cue are left alone.
 		{"I missed you so much", "I missed you so much"},
 		{"I deleted the app and omitted the tests", "I deleted the app and omitted the tests"},
@@ -59,6 +63,7 @@ func TestTextsOfPlaceholders(t *testing.T) {
 		{"<Media omitted> This is the vase I made in pottery class.", false, false, false},
 		{"Melanie: Loved “I finished the vase!”", true, true, false},
 		{"Melanie: Reacted 😆 to your message", true, true, false},
+		{"Melanie: You unsent a message", true, true, false},
 		{"[D3:8] (8 May, 2023) Melanie: Laughed at “" + strings.Repeat("the glaze ran everywhere ", 60) + "”", true, false, false}, // too long to read for a reaction
 		{"Loved “Dune”, you have to see it", false, false, false},
 	} {
