@@ -2,6 +2,7 @@ package palace
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/embed"
@@ -27,4 +28,19 @@ func newTestPalaceWith(t *testing.T, emb embed.Embedder) *Palace {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// walkBack walks back from texts[last] through the texts before it (oldest
+// first in texts), newest first, as the walks of turn_context.go do: each a
+// drawer of the speaker its "Name: " label names.
+func walkBack(texts []string, last int) func() (*Drawer, error) {
+	i := last
+	return func() (*Drawer, error) {
+		if i == 0 {
+			return nil, nil
+		}
+		i--
+		who, _, _ := strings.Cut(texts[i], ": ")
+		return &Drawer{Content: texts[i], SenderIDs: []string{who}}, nil
+	}
 }

@@ -129,19 +129,6 @@ func TestContextPassesOverTapbacks(t *testing.T) {
 		"Ben: so cute",
 		"Ana: she sleeps all day",
 	}
-	walk := func(last int) func() func() (*Drawer, error) {
-		return func() func() (*Drawer, error) {
-			i := last
-			return func() (*Drawer, error) {
-				if i == 0 {
-					return nil, nil
-				}
-				i--
-				who, _, _ := strings.Cut(texts[i], ": ")
-				return &Drawer{Content: texts[i], SenderIDs: []string{who}}, nil
-			}
-		}
-	}
 	for _, c := range []struct {
 		last      int  // the drawer's text
 		off       bool // LOCI_PLACEHOLDERS=0
@@ -152,13 +139,17 @@ func TestContextPassesOverTapbacks(t *testing.T) {
 		{2, true, 2},  // read as words, the tapback is borrowed too
 		{3, true, 1},  // and "greyhound", said twice, is a topic
 	} {
-		t.Run(texts[c.last], func(t *testing.T) {
+		name := texts[c.last]
+		if c.off {
+			name += ", tapbacks read as words"
+		}
+		t.Run(name, func(t *testing.T) {
 			if c.off {
 				t.Setenv("LOCI_PLACEHOLDERS", "0")
 			}
 			who, _, _ := strings.Cut(texts[c.last], ": ")
 			d := &Drawer{Content: texts[c.last], SenderIDs: []string{who}}
-			kw, err := contextKeywords(d, walk(c.last))
+			kw, err := contextKeywords(d, func() func() (*Drawer, error) { return walkBack(texts, c.last) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -52,17 +52,7 @@ func TestBorrowedContextTakesTheTopicWithinReach(t *testing.T) {
 		"Ben: what is its name?",
 		"Ana: Pixel",
 	}
-	stream := func() func() (*Drawer, error) {
-		i := len(texts) - 1 // the last is the drawer itself
-		return func() (*Drawer, error) {
-			if i == 0 {
-				return nil, nil
-			}
-			i--
-			who, _, _ := strings.Cut(texts[i], ": ")
-			return &Drawer{Content: texts[i], SenderIDs: []string{who}}, nil
-		}
-	}
+	stream := func() func() (*Drawer, error) { return walkBack(texts, len(texts)-1) } // the last is the drawer itself
 	d := &Drawer{Content: texts[len(texts)-1], SenderIDs: []string{"Ana"}}
 	kw, err := borrowedContext(d, stream())
 	if err != nil {
