@@ -58,12 +58,12 @@ var (
 // isTapback reports whether text, without its header and label, is a
 // reaction written as a text of its own (reTapback).
 func isTapback(text string) bool {
-	text = strings.TrimSpace(text)
 	if !placeholdersOn() {
 		return false
 	}
+	text = strings.TrimSpace(text)
 	for _, v := range tapbackOpenings {
-		if strings.HasPrefix(text, v+" ") {
+		if rest, ok := strings.CutPrefix(text, v); ok && strings.HasPrefix(rest, " ") {
 			return reTapback.MatchString(text)
 		}
 	}
@@ -112,9 +112,9 @@ func mayHoldPlaceholder(text string) bool {
 
 // saysNothing reports whether a text of d holds nothing but the lines a
 // chat export writes in place of a message (and a header or a speaker's
-// label). A text with no cue of one is passed over at the cost of a scan:
-// the ranking asks this of every candidate it may lift and every
-// neighbour it walks to.
+// label), or is a tapback, of any length. A text with no cue of either is
+// passed over at the cost of a scan: the ranking asks this of every
+// candidate it may lift and every neighbour it walks to.
 func saysNothing(d *Drawer) bool {
 	if len(d.Content) <= 4*reactionBytes && mayHoldPlaceholder(d.Content) && spokenWords(d.Content, d) == "" {
 		return true

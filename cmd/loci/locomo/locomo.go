@@ -1251,6 +1251,12 @@ func Tapbacks(s *Sample, share float64) error {
 	moved := map[string]string{} // old turn -> its id now
 	err := s.rewriteSessions(func(session string, turns []Turn) []Turn {
 		rng := seeded(s.SampleID, "tapbacks "+session)
+		var speakers []string // the session's first two
+		for _, t := range turns {
+			if len(speakers) < 2 && !slices.Contains(speakers, t.Speaker) {
+				speakers = append(speakers, t.Speaker)
+			}
+		}
 		var out []Turn
 		for _, t := range turns {
 			old := normID(t.DiaID)
@@ -1258,10 +1264,9 @@ func Tapbacks(s *Sample, share float64) error {
 			moved[old] = t.DiaID
 			out = append(out, t)
 			other := ""
-			for _, u := range turns {
-				if u.Speaker != t.Speaker {
-					other = u.Speaker
-					break
+			for _, sp := range speakers {
+				if sp != t.Speaker {
+					other = sp
 				}
 			}
 			if other == "" || strings.TrimSpace(t.Text) == "" || rng.Float64() >= share {
