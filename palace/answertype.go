@@ -146,11 +146,11 @@ func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
 	}
 	f = 1.0
 	if q.when {
-		text := d.Content
+		text := unlabelled(d.Content, d)
 		if passage != nil {
-			text = text[passage.Start:passage.End]
+			text = d.Content[passage.Start:passage.End]
 		}
-		if namesTime(text) {
+		if namesTime(unquoted(text)) {
 			f *= whenLift
 		}
 	}
@@ -177,7 +177,7 @@ func onlyReacts(d *Drawer) bool {
 	if len(d.Content) > 4*reactionBytes {
 		return false // not read for a header: no header is that long (readHeader)
 	}
-	body := spokenWords(d.Content, d)
+	body := unquoted(spokenWords(d.Content, d))
 	if len(body) > reactionBytes {
 		return false
 	}
@@ -205,7 +205,7 @@ const reactionBytes = 200
 // left out), at least one asks, and none of its words is in the first
 // person ("How do I deploy my app?" tells of the asker).
 func onlyAsks(d *Drawer) bool {
-	body := spokenWords(d.Content, d)
+	body := unquoted(spokenWords(d.Content, d))
 	if len(body) > whenBytes {
 		return false
 	}

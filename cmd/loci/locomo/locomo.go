@@ -1028,6 +1028,32 @@ func Typos(s *Sample, rate float64) error {
 	})
 }
 
+// QuotedReplies makes that share of the replies (turns of another
+// speaker than the turn before) quote the message they answer above their
+// own text, as a reply in mail, in markdown and in the chat apps that
+// export replies that way writes it: each line of the message after "> ",
+// then a blank line. The message quoted is the turn before as its speaker
+// wrote it, without a quote of its own. Turns, questions and evidence stay
+// as they are; the choices are seeded by the conversation and the session.
+func QuotedReplies(s *Sample, share float64) error {
+	return s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		rng := seeded(s.SampleID, "quoted replies "+session)
+		prev := "" // the turn before, as written
+		for i, t := range turns {
+			own := t.Text
+			if i > 0 && t.Speaker != turns[i-1].Speaker && strings.TrimSpace(prev) != "" && rng.Float64() < share {
+				var b strings.Builder
+				for line := range strings.Lines(prev) {
+					b.WriteString("> " + line)
+				}
+				turns[i].Text = strings.TrimRight(b.String(), "\n") + "\n\n" + own
+			}
+			prev = own
+		}
+		return turns
+	})
+}
+
 // EmojiWords writes that share of the turns' words that an emoji names a
 // thing by as the emoji, the way people write with them in chat ("my new
 // 🐕", "off to 🇯🇵", "🎂 party tomorrow"): a word, or two words together
@@ -2343,6 +2369,10 @@ type Options struct {
 	// Typos, above 0, misspells that share of the turns' words (Typos),
 	// after every other rewrite.
 	Typos float64
+	// QuotedReplies, above 0, makes that share of the replies quote the
+	// message they answer (QuotedReplies), after the rewrites of the text
+	// and before Tapbacks.
+	QuotedReplies float64
 	// Tapbacks, above 0, follows that share of the turns with the other
 	// speaker's reaction to it as a text of its own (Tapbacks), after the
 	// rewrites of the text and before SlowReplies.
@@ -2430,6 +2460,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.CasualQuestions, CasualQuestions},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
+		{o.QuotedReplies > 0, func(s *Sample) error { return QuotedReplies(s, o.QuotedReplies) }},
 		{o.Tapbacks > 0, func(s *Sample) error { return Tapbacks(s, o.Tapbacks) }},
 		{o.SlowReplies > 0, func(s *Sample) error { return SlowReplies(s, o.SlowReplies) }},
 	}

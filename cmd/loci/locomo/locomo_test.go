@@ -1668,3 +1668,41 @@ func TestTapbacks(t *testing.T) {
 		}
 	}
 }
+
+// QuotedReplies makes a reply quote the message it answers, as that
+// message was written (not its own quote), above its own text; a turn of
+// the same speaker as the turn before quotes nothing, and at a share of 0
+// nothing changes.
+func TestQuotedReplies(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I got the job!\nStarting Monday"},
+			{"speaker":"Ann","dia_id":"D1:2","text":"So nervous"},
+			{"speaker":"Bo","dia_id":"D1:3","text":"No way, congrats"},
+			{"speaker":"Ann","dia_id":"D1:4","text":"Thanks!"}]},
+		"qa":[{"question":"When does Ann start?","category":2,"evidence":["D1:1"]}]}`
+	for _, c := range []struct {
+		share float64
+		want  []string
+	}{
+		{1, []string{"I got the job!\nStarting Monday", "So nervous", "> So nervous\n\nNo way, congrats", "> No way, congrats\n\nThanks!"}},
+		{0, []string{"I got the job!\nStarting Monday", "So nervous", "No way, congrats", "Thanks!"}},
+	} {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := QuotedReplies(&s, c.share); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, turn := range sessionTurns(t, &s)["session_1"] {
+			got = append(got, turn.Text)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("share %g: texts %q, want %q", c.share, got, c.want)
+		}
+		if ev := normEvidence(s.QA[0].Evidence); !slices.Equal(ev, []string{"D1:1"}) {
+			t.Errorf("share %g: evidence %v", c.share, ev)
+		}
+	}
+}
