@@ -146,9 +146,14 @@ func (q question) lift(d *Drawer, passage *Span) (f float64, asks bool) {
 	}
 	f = 1.0
 	if q.when {
-		text := unlabelled(d.Content, d)
+		var text string
 		if passage != nil {
 			text = d.Content[passage.Start:passage.End]
+		} else {
+			text = unlabelled(d.Content, d)
+		}
+		if len(text) > whenBytes {
+			text = text[:whenBytes] // as namesTime reads it
 		}
 		if namesTime(unquoted(text)) {
 			f *= whenLift
