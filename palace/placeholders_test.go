@@ -208,3 +208,24 @@ func TestFeedbackPassesOverTapbacks(t *testing.T) {
 		}
 	}
 }
+
+// The walk past tapbacks passes at most maxBorrowTurns of them, the bound
+// of every walk back: a palace of nothing but tapbacks costs a write no
+// more reads than one of texts.
+func TestPastTapbacksIsBounded(t *testing.T) {
+	texts := []string{"Ana: the first text"}
+	for range 3 * maxBorrowTurns {
+		texts = append(texts, "Ben: Loved “the first text”")
+	}
+	texts = append(texts, "Ana: and now")
+	reads := 0
+	walk := walkBack(texts, len(texts)-1)
+	counted := func() (*Drawer, error) { reads++; return walk() }
+	x, err := pastTapbacks(counted)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != maxBorrowTurns+1 || x == nil || !isTapback(unlabelled(x.Content, x)) {
+		t.Errorf("%d reads, then %v; want %d tapbacks passed and the next given", reads, x, maxBorrowTurns)
+	}
+}

@@ -194,14 +194,18 @@ func contextKeywords(d *Drawer, earlier func() func() (*Drawer, error)) (string,
 	return withAddressed(withRestated(kw, restatedSentences(spokenWords(d.Content, d), window)), to), nil
 }
 
-// pastTapbacks is the walk earlier without the tapbacks it passes.
+// pastTapbacks is the walk earlier without the tapbacks it passes, at
+// most maxBorrowTurns of them (the bound of every walk back); any after
+// those are given as texts, and the walk's reader bounds itself.
 func pastTapbacks(earlier func() (*Drawer, error)) func() (*Drawer, error) {
+	passed := 0
 	return func() (*Drawer, error) {
 		for {
 			x, err := earlier()
-			if x == nil || err != nil || !isTapback(unlabelled(x.Content, x)) {
+			if x == nil || err != nil || passed == maxBorrowTurns || !isTapback(unlabelled(x.Content, x)) {
 				return x, err
 			}
+			passed++
 		}
 	}
 }
