@@ -119,7 +119,7 @@ func saysNothing(d *Drawer) bool {
 	if len(d.Content) <= 4*reactionBytes && mayHoldPlaceholder(d.Content) && spokenWords(d.Content, d) == "" {
 		return true
 	}
-	return placeholdersOn() && mayBeTapback(d.Content) && isTapback(unlabelled(d.Content, d))
+	return mayBeTapback(d.Content) && isTapback(unlabelled(d.Content, d))
 }
 
 func placeholdersOn() bool { return os.Getenv("LOCI_PLACEHOLDERS") != "0" }
