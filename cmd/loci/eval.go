@@ -87,6 +87,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
 	noDates := fs.Bool("no-dates", false, "rewrite the conversations first: drop the sessions' dates and the turns' own times, so every drawer carries the time it was stored (a chat exported or converted without its times; questions unchanged)")
 	dateForm := fs.String("date-form", "", "rewrite the conversations first: write every session date and turn time in this Go time layout (\"2006/01/02 (Mon) 15:04\", LongMemEval's; \"02/01/2006, 15:04\", a chat export's), to see that dates written as other datasets write them are read")
+	crossedReplies := fs.Float64("crossed-replies", 0, "rewrite the conversations after the other rewrites of the text and before --quoted-replies: this share (0-1) of the replies cross the message before them, sent before the last message of the run they answer, as when both people type at once (evidence stays on the turns; 0: off)")
 	quotedReplies := fs.Float64("quoted-replies", 0, "rewrite the conversations after the other rewrites of the text and before --tapbacks: this share (0-1) of the replies quote the message they answer above their own text, each of its lines after \"> \", as mail and markdown write a reply (evidence unchanged; 0: off)")
 	tapbacks := fs.Float64("tapbacks", 0, "rewrite the conversations after the other rewrites of the text and before --slow-replies: this share (0-1) of the turns is followed by the other speaker's reaction as a text of its own, as a phone that cannot show iMessage's tapbacks receives them (\"Loved “I got the job!”\"; evidence stays on the turns; 0: off)")
 	slowReplies := fs.Float64("slow-replies", 0, "rewrite the conversations last: every turn gets a time of its own, minutes after the one before, and this share (0-1) of the replies (turns of another speaker) come 45 minutes to 10 hours later, as people answer in a messaging app (texts and evidence unchanged; 0: off)")
@@ -127,6 +128,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		if !(share >= 0 && share <= 1) {
 			return nil, invalidArgs(fmt.Sprintf("bad --%s %g", flag, share), "Use a share of the words, in 0..1 (0.1: one word in ten)")
 		}
+	}
+	if !(*crossedReplies >= 0 && *crossedReplies <= 1) {
+		return nil, invalidArgs(fmt.Sprintf("bad --crossed-replies %g", *crossedReplies), "Use the share of the replies that cross the message before them, in 0..1 (0.3: about one in three)")
 	}
 	if !(*quotedReplies >= 0 && *quotedReplies <= 1) {
 		return nil, invalidArgs(fmt.Sprintf("bad --quoted-replies %g", *quotedReplies), "Use the share of the replies that quote their message, in 0..1 (0.3: about one in three)")
@@ -192,7 +196,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		// nothing it stores, and the tool has one ranking (no matrix of
 		// methods, no fusions to compare).
 		notForFacts := map[string]bool{"short-messages": *shortMessages, "media-omitted": *mediaOmitted, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
-			"echo-replies": *echoReplies > 0, "topic-replies": *topicReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "emoji-words": *emojiWords > 0, "tapbacks": *tapbacks > 0, "quoted-replies": *quotedReplies > 0, "casual-typing": *casualTyping, "user-names": *userNames, "anonymised": *anonymised, "no-dates": *noDates, "date-form": *dateForm != "",
+			"echo-replies": *echoReplies > 0, "topic-replies": *topicReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "emoji-words": *emojiWords > 0, "tapbacks": *tapbacks > 0, "quoted-replies": *quotedReplies > 0, "crossed-replies": *crossedReplies > 0, "casual-typing": *casualTyping, "user-names": *userNames, "anonymised": *anonymised, "no-dates": *noDates, "date-form": *dateForm != "",
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
 		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
 			if notForFacts[name] {
@@ -233,7 +237,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CrossedReplies: *crossedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

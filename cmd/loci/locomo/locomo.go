@@ -1028,6 +1028,37 @@ func Typos(s *Sample, rate float64) error {
 	})
 }
 
+// CrossedReplies makes that share of the replies cross the message before
+// them, as messages do when both people type at once: where the speaker
+// changes, the reply is sent before the last message of the run it
+// answers ("A: I got the job" "B: omg congrats" "A: starting monday"). A
+// message moved so is not moved again. Turns get new dia_ids in session
+// order; a question's evidence stays on the turns it named.
+func CrossedReplies(s *Sample, share float64) error {
+	moved := map[string]string{} // old turn -> its id now
+	err := s.rewriteSessions(func(session string, turns []Turn) []Turn {
+		rng := seeded(s.SampleID, "crossed replies "+session)
+		out := slices.Clone(turns)
+		for i := 1; i < len(out); i++ {
+			if out[i].Speaker != out[i-1].Speaker && rng.Float64() < share {
+				out[i-1], out[i] = out[i], out[i-1]
+				i++ // the message crossed is not crossed again
+			}
+		}
+		for i := range out {
+			old := normID(out[i].DiaID)
+			out[i].DiaID = fmt.Sprintf("D%s:%d", session, i+1)
+			moved[old] = out[i].DiaID
+		}
+		return out
+	})
+	if err != nil {
+		return err
+	}
+	s.moveEvidence(moved)
+	return nil
+}
+
 // QuotedReplies makes that share of the replies (turns of another
 // speaker than the turn before) quote the message they answer above their
 // own text, as a reply in mail, in markdown and in the chat apps that
@@ -2369,6 +2400,10 @@ type Options struct {
 	// Typos, above 0, misspells that share of the turns' words (Typos),
 	// after every other rewrite.
 	Typos float64
+	// CrossedReplies, above 0, makes that share of the replies cross the
+	// message before them (CrossedReplies), after the rewrites of the
+	// text and before QuotedReplies.
+	CrossedReplies float64
 	// QuotedReplies, above 0, makes that share of the replies quote the
 	// message they answer (QuotedReplies), after the rewrites of the text
 	// and before Tapbacks.
@@ -2460,6 +2495,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
 		{o.CasualQuestions, CasualQuestions},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
+		{o.CrossedReplies > 0, func(s *Sample) error { return CrossedReplies(s, o.CrossedReplies) }},
 		{o.QuotedReplies > 0, func(s *Sample) error { return QuotedReplies(s, o.QuotedReplies) }},
 		{o.Tapbacks > 0, func(s *Sample) error { return Tapbacks(s, o.Tapbacks) }},
 		{o.SlowReplies > 0, func(s *Sample) error { return SlowReplies(s, o.SlowReplies) }},

@@ -1706,3 +1706,45 @@ func TestQuotedReplies(t *testing.T) {
 		}
 	}
 }
+
+// CrossedReplies sends a reply before the last message of the run it
+// answers; the turns are numbered again and the evidence moves with them.
+func TestCrossedReplies(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I got the job"},
+			{"speaker":"Ann","dia_id":"D1:2","text":"starting monday"},
+			{"speaker":"Bo","dia_id":"D1:3","text":"omg congrats"},
+			{"speaker":"Ann","dia_id":"D1:4","text":"thanks!"}]},
+		"qa":[{"question":"When does Ann start?","category":2,"evidence":["D1:2"]}]}`
+	for _, c := range []struct {
+		share float64
+		texts []string
+		ev    string
+	}{
+		// The reply crosses "starting monday"; the message after it is
+		// not crossed again.
+		{1, []string{"I got the job", "omg congrats", "starting monday", "thanks!"}, "D1:3"},
+		{0, []string{"I got the job", "starting monday", "omg congrats", "thanks!"}, "D1:2"},
+	} {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := CrossedReplies(&s, c.share); err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for i, turn := range sessionTurns(t, &s)["session_1"] {
+			texts = append(texts, turn.Text)
+			if want := fmt.Sprintf("D1:%d", i+1); turn.DiaID != want {
+				t.Errorf("share %g: turn %d is %s", c.share, i+1, turn.DiaID)
+			}
+		}
+		if !slices.Equal(texts, c.texts) {
+			t.Errorf("share %g: texts %q, want %q", c.share, texts, c.texts)
+		}
+		if ev := normEvidence(s.QA[0].Evidence); !slices.Equal(ev, []string{c.ev}) {
+			t.Errorf("share %g: evidence %v, want [%s]", c.share, ev, c.ev)
+		}
+	}
+}
