@@ -140,7 +140,7 @@ func (p *Palace) feedbackDocuments(ctx context.Context, pool []feedbackCand, que
 			if d == nil || len(docs) == feedbackDocs {
 				continue
 			}
-			if isTapback(unlabelled(d.Content, d)) {
+			if isTapbackText(d) {
 				// It restates another text whole (a tapback quotes it),
 				// and counts once, as that text (feedbackRestates).
 				continue

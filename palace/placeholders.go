@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Chat exports write a line where a message held no text of its own: a
@@ -70,14 +71,14 @@ func isTapback(text string) bool {
 	return false
 }
 
-// mayBeTapback reports whether a drawer's whole text, header and label
-// included, ends as a tapback does, so that saysNothing reads few texts
-// for one.
-func mayBeTapback(text string) bool {
-	text = strings.TrimRight(text, " \t\r\n")
-	for _, end := range tapbackEndings {
-		if strings.HasSuffix(text, end) {
-			return true
+// isTapbackText reports whether the text of d, without its header and
+// label, is a tapback. Its end is looked at first, so that most texts are
+// passed over without reading their header.
+func isTapbackText(d *Drawer) bool {
+	end := strings.TrimRightFunc(d.Content, unicode.IsSpace)
+	for _, e := range tapbackEndings {
+		if strings.HasSuffix(end, e) {
+			return isTapback(unlabelled(d.Content, d))
 		}
 	}
 	return false
@@ -119,7 +120,7 @@ func saysNothing(d *Drawer) bool {
 	if len(d.Content) <= 4*reactionBytes && mayHoldPlaceholder(d.Content) && spokenWords(d.Content, d) == "" {
 		return true
 	}
-	return mayBeTapback(d.Content) && isTapback(unlabelled(d.Content, d))
+	return isTapbackText(d)
 }
 
 func placeholdersOn() bool { return os.Getenv("LOCI_PLACEHOLDERS") != "0" }

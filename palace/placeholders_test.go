@@ -225,7 +225,7 @@ func TestPastTapbacksIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reads != maxBorrowTurns+1 || x == nil || !isTapback(unlabelled(x.Content, x)) {
+	if reads != maxBorrowTurns+1 || x == nil || !isTapbackText(x) {
 		t.Errorf("%d reads, then %v; want %d tapbacks passed and the next given", reads, x, maxBorrowTurns)
 	}
 }

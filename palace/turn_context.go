@@ -202,7 +202,7 @@ func pastTapbacks(earlier func() (*Drawer, error)) func() (*Drawer, error) {
 	return func() (*Drawer, error) {
 		for {
 			x, err := earlier()
-			if x == nil || err != nil || passed == maxBorrowTurns || !isTapback(unlabelled(x.Content, x)) {
+			if x == nil || err != nil || passed == maxBorrowTurns || !isTapbackText(x) {
 				return x, err
 			}
 			passed++
