@@ -124,25 +124,26 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *echoReplies < 0 || *echoReplies > 100 {
 		return nil, invalidArgs(fmt.Sprintf("bad --echo-replies %d", *echoReplies), "Use a number of earlier turns each reply repeats, in 1..100, or 0 for the data as it is")
 	}
-	for flag, share := range map[string]float64{"typos": *typos, "question-typos": *questionTypos, "emoji-words": *emojiWords} {
-		if !(share >= 0 && share <= 1) {
-			return nil, invalidArgs(fmt.Sprintf("bad --%s %g", flag, share), "Use a share of the words, in 0..1 (0.1: one word in ten)")
+	const ofWords = "Use a share of the words, in 0..1 (0.1: one word in ten)"
+	for _, f := range []struct {
+		flag  string
+		share float64
+		hint  string
+	}{
+		{"typos", *typos, ofWords},
+		{"question-typos", *questionTypos, ofWords},
+		{"emoji-words", *emojiWords, ofWords},
+		{"crossed-replies", *crossedReplies, "Use the share of the replies that cross the message before them, in 0..1 (0.3: about one in three)"},
+		{"quoted-replies", *quotedReplies, "Use the share of the replies that quote their message, in 0..1 (0.3: about one in three)"},
+		{"tapbacks", *tapbacks, "Use the share of the turns reacted to, in 0..1 (0.15: about one turn in seven)"},
+		{"slow-replies", *slowReplies, "Use the share of replies that come hours later, in 0..1 (0.2: one in five)"},
+	} {
+		if !(f.share >= 0 && f.share <= 1) {
+			return nil, invalidArgs(fmt.Sprintf("bad --%s %g", f.flag, f.share), f.hint)
 		}
-	}
-	if !(*crossedReplies >= 0 && *crossedReplies <= 1) {
-		return nil, invalidArgs(fmt.Sprintf("bad --crossed-replies %g", *crossedReplies), "Use the share of the replies that cross the message before them, in 0..1 (0.3: about one in three)")
-	}
-	if !(*quotedReplies >= 0 && *quotedReplies <= 1) {
-		return nil, invalidArgs(fmt.Sprintf("bad --quoted-replies %g", *quotedReplies), "Use the share of the replies that quote their message, in 0..1 (0.3: about one in three)")
-	}
-	if !(*tapbacks >= 0 && *tapbacks <= 1) {
-		return nil, invalidArgs(fmt.Sprintf("bad --tapbacks %g", *tapbacks), "Use the share of the turns reacted to, in 0..1 (0.15: about one turn in seven)")
 	}
 	if *haystack < 0 {
 		return nil, invalidArgs(fmt.Sprintf("bad --haystack %d", *haystack), "Use the number of other conversations to add to each, 0 or more (and fewer than the file holds)")
-	}
-	if !(*slowReplies >= 0 && *slowReplies <= 1) {
-		return nil, invalidArgs(fmt.Sprintf("bad --slow-replies %g", *slowReplies), "Use the share of replies that come hours later, in 0..1 (0.2: one in five)")
 	}
 	if *topicReplies < 0 || *topicReplies > 100 {
 		return nil, invalidArgs(fmt.Sprintf("bad --topic-replies %d", *topicReplies), "Use a number of texts each reply goes on with, in 1..100, or 0 for the data as it is")
