@@ -82,6 +82,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	unseenNames := fs.Bool("unseen-names", false, "rewrite the conversations first: the two speakers given names the built-in encoder's word vectors do not hold (\"Oluwaseun\", \"Xiaoling\"), in the turns, the questions, the answers and the facts alike")
 	anonymised := fs.Bool("anonymised", false, "rewrite the conversations first: the two speakers recorded as A and B, as anonymised dialogues write them; the questions still name them as written")
 	mediaOmitted := fs.Bool("media-omitted", false, "rewrite the conversations first, before --short-messages: every shared image written as a chat export writes it, a message of its own from the same speaker reading \"<Media omitted>\", without its caption (questions and evidence unchanged)")
+	mediaLinks := fs.Bool("media-links", false, "rewrite the conversations first, before --short-messages: every shared image written as an app that shares images as links writes it, each of its links (LoCoMo's img_url) a message of its own from the same speaker, without its caption (questions and evidence unchanged)")
 	casualTyping := fs.Bool("casual-typing", false, "rewrite the conversations, after the other rewrites of the text and before --typos: every turn typed as chat messages often are, in lower case, without apostrophes and without the marks that close sentences (\"did you go\", \"im so glad\"; questions and evidence unchanged)")
 	emojiWords := fs.Float64("emoji-words", 0, "rewrite the conversations, after the other rewrites of the text and before --casual-typing: write this share (0-1) of the turns' words that an emoji of a thing is named by as the emoji (\"my new 🐕\", \"off to 🇯🇵\"; questions unchanged; 0: off)")
 	questionTypos := fs.Float64("question-typos", 0, "rewrite the questions: misspell this share (0-1) of their words as --typos misspells the turns' (a question typed in haste; 0: off)")
@@ -148,6 +149,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if *topicReplies < 0 || *topicReplies > 100 {
 		return nil, invalidArgs(fmt.Sprintf("bad --topic-replies %d", *topicReplies), "Use a number of texts each reply goes on with, in 1..100, or 0 for the data as it is")
 	}
+	if *mediaOmitted && *mediaLinks {
+		return nil, invalidArgs("--media-omitted and --media-links both write the shared images", "Choose one: --media-omitted writes each as \"<Media omitted>\", --media-links as its links")
+	}
 	if *echoReworded && *echoReplies == 0 {
 		return nil, invalidArgs("--echo-reworded needs --echo-replies", "Add --echo-replies N (the turns each reply restates)")
 	}
@@ -196,7 +200,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		// and asks as the recall tool does: a rewrite of the turns changes
 		// nothing it stores, and the tool has one ranking (no matrix of
 		// methods, no fusions to compare).
-		notForFacts := map[string]bool{"short-messages": *shortMessages, "media-omitted": *mediaOmitted, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
+		notForFacts := map[string]bool{"short-messages": *shortMessages, "media-omitted": *mediaOmitted, "media-links": *mediaLinks, "chat-roles": *chatRoles, "long-replies": *longReplies > 1,
 			"echo-replies": *echoReplies > 0, "topic-replies": *topicReplies > 0, "pastes": *pastes != "", "typos": *typos > 0, "emoji-words": *emojiWords > 0, "tapbacks": *tapbacks > 0, "quoted-replies": *quotedReplies > 0, "crossed-replies": *crossedReplies > 0, "casual-typing": *casualTyping, "user-names": *userNames, "anonymised": *anonymised, "no-dates": *noDates, "date-form": *dateForm != "",
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
 		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
@@ -238,7 +242,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CrossedReplies: *crossedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, MediaLinks: *mediaLinks, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CrossedReplies: *crossedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

@@ -430,6 +430,8 @@ type Turn struct {
 	DiaID       string `json:"dia_id"`
 	Text        string `json:"text"`
 	BlipCaption string `json:"blip_caption"`
+	// ImgURL is where the images the turn shares are (LoCoMo's img_url).
+	ImgURL []string `json:"img_url,omitempty"`
 }
 
 // UnmarshalJSON reads a turn; one without text takes its clean_text, as
@@ -442,6 +444,7 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 		DiaID       text `json:"dia_id"`
 		Text        text `json:"text"`
 		BlipCaption text `json:"blip_caption"`
+		ImgURL      text `json:"img_url"`
 		CleanText   text `json:"clean_text"`
 		// A chat API's names for the speaker and the text.
 		Role    text `json:"role"`
@@ -452,6 +455,9 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 	}
 	*t = Turn{Speaker: string(cmp.Or(v.Speaker, v.Role)), DiaID: string(v.DiaID), Text: string(cmp.Or(v.Text, v.CleanText, v.Content)),
 		BlipCaption: string(v.BlipCaption)}
+	if links := strings.Fields(string(v.ImgURL)); len(links) > 0 {
+		t.ImgURL = links
+	}
 	return nil
 }
 
@@ -1257,6 +1263,28 @@ const MediaPlaceholder = "<Media omitted>"
 // Turns get new dia_ids in session order; a question's evidence stays on
 // the turns it named (never on a placeholder, which holds nothing).
 func MediaOmitted(s *Sample) error {
+	return sharedMedia(s, func(Turn) []string { return []string{MediaPlaceholder} })
+}
+
+// MediaLinks rewrites a conversation as an app that shares images as
+// links writes it (a chat on the web, Discord, Slack, an IRC log): a
+// shared image loses its caption and each of its links becomes a message
+// of its own from the same speaker right after the turn, reading the link
+// alone (an image with no link reads MediaPlaceholder). Turns and evidence
+// are numbered again as in MediaOmitted.
+func MediaLinks(s *Sample) error {
+	return sharedMedia(s, func(t Turn) []string {
+		if len(t.ImgURL) == 0 {
+			return []string{MediaPlaceholder}
+		}
+		return t.ImgURL
+	})
+}
+
+// sharedMedia writes every image a turn shares as messages of their own,
+// what each reads given by messages, after the turn and without its
+// caption, and moves the evidence with the turns.
+func sharedMedia(s *Sample, messages func(Turn) []string) error {
 	moved := map[string]string{} // old turn -> its id now
 	err := s.rewriteSessions(func(session string, turns []Turn) []Turn {
 		var out []Turn
@@ -1266,9 +1294,13 @@ func MediaOmitted(s *Sample) error {
 			old := normID(t.DiaID)
 			t.DiaID = fmt.Sprintf("D%s:%d", session, len(out)+1)
 			moved[old] = t.DiaID
+			shared := messages(t)
+			t.ImgURL = nil
 			out = append(out, t)
 			if caption != "" {
-				out = append(out, Turn{Speaker: t.Speaker, DiaID: fmt.Sprintf("D%s:%d", session, len(out)+1), Text: MediaPlaceholder})
+				for _, m := range shared {
+					out = append(out, Turn{Speaker: t.Speaker, DiaID: fmt.Sprintf("D%s:%d", session, len(out)+1), Text: m})
+				}
 			}
 		}
 		return out
@@ -2378,6 +2410,9 @@ type Options struct {
 	// message of its own without its caption (MediaOmitted), before
 	// ShortMessages.
 	MediaOmitted bool
+	// MediaLinks writes every shared image as its links, each a message of
+	// its own (MediaLinks), before ShortMessages.
+	MediaLinks bool
 	// ShortMessages rewrites every conversation first (ShortMessages): a
 	// messaging-app-like variant of the data. It applies before LongReplies.
 	ShortMessages bool
@@ -2484,6 +2519,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.NoDates, NoDates},
 		{o.DateForm != "", func(s *Sample) error { return DateForm(s, o.DateForm) }},
 		{o.MediaOmitted, MediaOmitted},
+		{o.MediaLinks, MediaLinks},
 		{o.ShortMessages, ShortMessages},
 		{o.LongReplies > 1, func(s *Sample) error { return LongReplies(s, o.LongReplies) }},
 		{o.EchoReplies > 0, func(s *Sample) error { return EchoReplies(s, o.EchoReplies, o.EchoReworded) }},

@@ -1623,6 +1623,36 @@ func TestMediaOmitted(t *testing.T) {
 	}
 }
 
+// MediaLinks writes a shared image as an app that shares links does: the
+// caption gone, each of its links a message of the same speaker after the
+// turn (an image without one the placeholder), and the evidence moved.
+func TestMediaLinks(t *testing.T) {
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"Look what I made!","blip_caption":"a photo of a blue vase",
+				"img_url":["https://i.redd.it/l7hozpetnhlb1.jpg","https://example.com/vase-2.jpg"]},
+			{"speaker":"Bo","dia_id":"D1:2","text":"Gorgeous glaze"},
+			{"speaker":"Ann","dia_id":"D1:3","text":"Thanks, it took a week","blip_caption":"a photo of a kiln"}]},
+		"qa":[{"question":"What did Ann make?","category":4,"evidence":["D1:1","D1:3"]},
+			{"question":"What did Bo think of it?","category":4,"evidence":["D1:2"]}]}`
+	var s Sample
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := MediaLinks(&s); err != nil {
+		t.Fatal(err)
+	}
+	want := []Turn{{Speaker: "Ann", DiaID: "D1:1", Text: "Look what I made!"},
+		{Speaker: "Ann", DiaID: "D1:2", Text: "https://i.redd.it/l7hozpetnhlb1.jpg"}, {Speaker: "Ann", DiaID: "D1:3", Text: "https://example.com/vase-2.jpg"},
+		{Speaker: "Bo", DiaID: "D1:4", Text: "Gorgeous glaze"},
+		{Speaker: "Ann", DiaID: "D1:5", Text: "Thanks, it took a week"}, {Speaker: "Ann", DiaID: "D1:6", Text: MediaPlaceholder}}
+	if got := sessionTurns(t, &s)["session_1"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("session 1 = %+v, want %+v", got, want)
+	}
+	if a, b := normEvidence(s.QA[0].Evidence), normEvidence(s.QA[1].Evidence); !reflect.DeepEqual(a, []string{"D1:1", "D1:5"}) || !reflect.DeepEqual(b, []string{"D1:4"}) {
+		t.Errorf("evidence %v and %v, want [D1:1 D1:5] and [D1:4]", a, b)
+	}
+}
+
 // Tapbacks follows a share of the turns with the other speaker's reaction,
 // quoting the turn whole; the turns are numbered again and the evidence
 // moves with them. At a share of 1 every turn is reacted to, at 0 none.

@@ -78,7 +78,7 @@ func TestLoadReadsLongMemEval(t *testing.T) {
 	}
 	var turns []Turn
 	if err := json.Unmarshal(a.Conversation["session_2"], &turns); err != nil || len(turns) != 2 ||
-		turns[1] != (Turn{Speaker: "assistant", DiaID: "D2:2", Text: "A slow-roasted shoulder of lamb with white beans is easy to scale for six and leaves you free to talk to your guests."}) {
+		!reflect.DeepEqual(turns[1], Turn{Speaker: "assistant", DiaID: "D2:2", Text: "A slow-roasted shoulder of lamb with white beans is easy to scale for six and leaves you free to talk to your guests."}) {
 		t.Errorf("session 2 = %+v (%v)", turns, err)
 	}
 	var date string
