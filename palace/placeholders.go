@@ -9,9 +9,11 @@ import (
 )
 
 // Chat exports write a line where a message held no text of its own: a
-// photo or a file they leave out ("<Media omitted>", "image omitted",
-// "<attached: 00000012-PHOTO-2023-05-30-13-53-12.jpg>", after the
-// left-to-right mark iOS writes before it), a message
+// photo or a file they leave out ("<Media omitted>", "image omitted"), or
+// name in its place when they keep it ("<attached:
+// 00000012-PHOTO-2023-05-30-13-53-12.jpg>", after the left-to-right mark
+// iOS writes before it; "IMG-20230512-WA0007.jpg (file attached)" on a
+// line of its own, Android's), a message
 // deleted (or unsent, as iMessage and Messenger say), a call missed, and
 // a mark after a message edited. Such a line
 // is the export's, not the speaker's, and says nothing (withoutPlaceholders
@@ -26,6 +28,7 @@ import (
 // the texts after it take their context past it (contextKeywords).
 // LOCI_PLACEHOLDERS=0 reads them as words, for comparisons.
 var rePlaceholder = regexp.MustCompile(`(?i)\x{200e}?(?:<media omitted>|<attached: [^>\n]{1,200}>|<this message was edited>|` +
+	`(?m:^[ \t]*[^\n<>]{1,200}?\.[a-z0-9]{2,5} \(file attached\)[ \t]*$)|` +
 	`\b(?:image|video|audio|sticker|gif|document|contact card) omitted\b|` +
 	`\b(?:this message was deleted|you deleted this message)\b|\bmissed (?:voice|video|group voice|group video) call\b|` +
 	`(?-i:(?m:^[ \t]*(?:You|\p{Lu}[\p{L}\p{M}'’.-]*(?: \p{Lu}[\p{L}\p{M}'’.-]*){0,2}) unsent a message[ \t]*$)))`)
@@ -33,7 +36,7 @@ var rePlaceholder = regexp.MustCompile(`(?i)\x{200e}?(?:<media omitted>|<attache
 // placeholderCues are substrings of every placeholder, in the cases the
 // exports write them, so that most texts are passed over without the
 // expression.
-var placeholderCues = []string{"omitted", "Omitted", "OMITTED", "<attached:", "deleted", "Deleted", "issed ", "ISSED ", "edited>", "EDITED>", "unsent a"}
+var placeholderCues = []string{"omitted", "Omitted", "OMITTED", "<attached:", "(file attached)", "deleted", "Deleted", "issed ", "ISSED ", "edited>", "EDITED>", "unsent a"}
 
 // A reaction to a message (iMessage's tapback) reaches a phone or an
 // export that cannot show it on the message as a text of its own: the

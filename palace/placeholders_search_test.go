@@ -16,6 +16,7 @@ func TestPlaceholdersGiveWay(t *testing.T) {
 	const said = "I painted a sunset over the lake last weekend."
 	for _, c := range []struct{ speaker, line string }{
 		{"Melanie", "<Media omitted>"},
+		{"Melanie", "IMG-20230512-WA0007.jpg (file attached)"},
 		{"Caroline", "Loved “" + said + "”"},
 	} {
 		t.Run(c.line, func(t *testing.T) {

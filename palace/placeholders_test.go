@@ -12,6 +12,11 @@ func TestWithoutPlaceholders(t *testing.T) {
 		{"<Media omitted>", ""},
 		{"image omitted", ""},
 		{"\u200e<attached: 00000012-PHOTO-2023-05-30-13-53-12.jpg>", ""},
+		{"IMG-20230512-WA0007.jpg (file attached)", ""},
+		{"PTT-20230512-WA0003.opus (file attached)", ""},
+		{"IMG-20230512-WA0007.jpg (file attached)\nLook what I made!", "Look what I made!"},
+		{"Quarterly report.pdf (file attached)", ""},
+		{"I sent report.pdf (file attached) yesterday", "I sent report.pdf (file attached) yesterday"}, // not a line of its own
 		{"Look at this! <Media omitted>", "Look at this!"},
 		{"See you at 5 <This message was edited>", "See you at 5"},
 		{"This message was deleted", ""},
@@ -57,6 +62,7 @@ func TestTextsOfPlaceholders(t *testing.T) {
 	}{
 		{"<Media omitted>", true, true, false},
 		{"[D3:7] (8 May, 2023) Melanie: <Media omitted>", true, true, false},
+		{"Melanie: IMG-20230512-WA0007.jpg (file attached)", true, true, false},
 		{"Melanie: sticker omitted", true, true, false},
 		{"lol <Media omitted>", false, true, false},
 		{"<Media omitted> Did you see it?", false, false, true},
