@@ -29,6 +29,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/loci-mem/loci/cmd/loci/chatexport"
 	"github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
@@ -2343,6 +2344,12 @@ const (
 	// matches dropped). A fact found counts for every turn it cites; the
 	// turns no fact cites cannot be found this way.
 	PathFacts = "facts"
+	// PathWhatsApp writes each conversation as WhatsApp exports a chat
+	// (one line a turn, "8/5/2023, 13:56 - Caroline: …", a session's turns
+	// a minute apart from its date) and imports it as `loci import` does
+	// (chatexport): one session a conversation, each message with its
+	// sender and its own time.
+	PathWhatsApp = "whatsapp"
 	// PathEpisodes and PathSaveTurn: see episodes.go.
 )
 
@@ -2371,7 +2378,7 @@ type Variant struct {
 // Options configures a run.
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts, PathEpisodes or PathSaveTurn
+	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts, PathWhatsApp, PathEpisodes or PathSaveTurn
 	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
@@ -2860,6 +2867,9 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	if path == PathHook {
 		return ingestExchanges(ctx, p, ds, n, user)
 	}
+	if path == PathWhatsApp {
+		return ingestWhatsApp(ctx, p, ds, n)
+	}
 	if path != PathAgent {
 		if err := p.AddMany(ctx, ds); err == nil {
 			return ds, nil, nil
@@ -2898,6 +2908,42 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 		kept = append(kept, stored)
 	}
 	return kept, skipped, nil
+}
+
+// ingestWhatsApp writes a conversation's turns as WhatsApp's export of a
+// chat and stores it through the chat importer (PathWhatsApp). A
+// session's turns are a minute apart from its date; a conversation
+// without dates cannot be written so.
+func ingestWhatsApp(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int) ([]*palace.Drawer, []string, error) {
+	var export strings.Builder
+	start, turn := map[string]time.Time{}, map[string]int{}
+	for _, d := range ds {
+		if d.Timestamp.IsZero() {
+			return nil, nil, &DataError{Err: fmt.Errorf("turn %s has no date, and a WhatsApp export dates every message", d.Meta["dia_id"]),
+				Hint: "The whatsapp path needs the sessions' dates: leave out --no-dates"}
+		}
+		if _, ok := start[d.SessionID]; !ok {
+			start[d.SessionID] = d.Timestamp.Truncate(time.Minute)
+		}
+		t := start[d.SessionID].Add(time.Duration(turn[d.SessionID]) * time.Minute)
+		turn[d.SessionID]++
+		fmt.Fprintf(&export, "%d/%d/%d, %02d:%02d - %s\n", t.Day(), int(t.Month()), t.Year(), t.Hour(), t.Minute(), d.Content)
+	}
+	chat, err := chatexport.ReadWhatsApp(strings.NewReader(export.String()), fmt.Sprintf("conversation %d", n), chatexport.OrderDMY)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(chat.Messages) != len(ds) {
+		return nil, nil, fmt.Errorf("conversation %d: %d turns read back as %d messages", n, len(ds), len(chat.Messages))
+	}
+	if _, err := chatexport.Store(ctx, p, chat, chatexport.StoreOptions{}); err != nil {
+		return nil, nil, err
+	}
+	stored := chatexport.Drawers(chat, "")
+	for i, d := range stored {
+		d.Meta = ds[i].Meta // the evaluation's own bookkeeping, kept in memory only
+	}
+	return stored, nil, nil
 }
 
 // factTally counts what staging a conversation's observations did.

@@ -3,6 +3,7 @@ package locomo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,6 +71,25 @@ const plainBM25Conv1Any, plainBM25Conv1Frac = 0.640, 0.593
 // figures are logged).
 func TestLocomoAgentPathBeatsPlainBM25(t *testing.T) {
 	beatsPlainBM25(t, PathAgent, plainBM25Conv1Any, plainBM25Conv1Frac, 0.10)
+}
+
+// TestLocomoWhatsAppPathBeatsPlainBM25 writes LoCoMo's first conversation
+// as WhatsApp exports a chat and imports it as `loci import` does: one
+// session, each message with its own time. Recall must beat plain BM25 on
+// the same turns as the recorded session does.
+func TestLocomoWhatsAppPathBeatsPlainBM25(t *testing.T) {
+	beatsPlainBM25(t, PathWhatsApp, plainBM25Conv1Any, plainBM25Conv1Frac, 0.10)
+}
+
+// A conversation without dates cannot be written as an export, whose
+// every message is dated: the run says so instead of inventing dates.
+func TestWhatsAppPathNeedsDates(t *testing.T) {
+	_, _, _, err := Run(context.Background(), Options{Data: []string{locomoData(t)}, Path: PathWhatsApp, NoDates: true,
+		Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: []int{10}, Samples: []int{1}})
+	var de *DataError
+	if !errors.As(err, &de) || !strings.Contains(de.Hint, "--no-dates") {
+		t.Fatalf("error %v, want a DataError naming --no-dates", err)
+	}
 }
 
 // Plain BM25 over LoCoMo's observations of its first conversation, one

@@ -1,0 +1,213 @@
+package chatexport
+
+import (
+	"archive/zip"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest"
+)
+
+func at(y int, mo time.Month, d, h, mi, s int) time.Time {
+	return time.Date(y, mo, d, h, mi, s, 0, time.UTC)
+}
+
+// An Android export: a line per message, continued on the lines after it,
+// the app's own lines (no sender) left out, placeholders kept as text.
+func TestReadWhatsAppAndroid(t *testing.T) {
+	export := "\ufeff12/05/2023, 14:02 - Messages and calls are end-to-end encrypted. No one outside of this chat can read them.\n" +
+		"12/05/2023, 14:02 - Ana: we adopted a greyhound\n" +
+		"her name is Pixel\n" +
+		"\n" +
+		"she sleeps all day\n" +
+		"12/05/2023, 14:03 - Ana: <Media omitted>\n" +
+		"13/05/2023, 09:15 - Ben Ode: so cute!!\n" +
+		"13/05/2023, 09:16 - Ben Ode added Cy\n"
+	c, err := ReadWhatsApp(strings.NewReader(export), "Ana", OrderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Message{
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 0), Text: "we adopted a greyhound\nher name is Pixel\n\nshe sleeps all day", Line: 2},
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 3, 0), Text: "<Media omitted>", Line: 6},
+		{Sender: "Ben Ode", Time: at(2023, 5, 13, 9, 15, 0), Text: "so cute!!", Line: 7},
+	}
+	if !reflect.DeepEqual(c.Messages, want) || c.AppLines != 2 || c.Name != "Ana" || c.Format != FormatWhatsApp {
+		t.Errorf("read %+v (%d app lines)", c, c.AppLines)
+	}
+}
+
+// An iPhone export: the time in brackets with seconds, a left-to-right
+// mark before the app's lines and its placeholders.
+func TestReadWhatsAppIPhone(t *testing.T) {
+	export := "[12/05/2023, 14:02:33] Ana: \u200eMessages and calls are end-to-end encrypted. No one outside of this chat can read them.\n" +
+		"\u200e[12/05/2023, 14:02:40] Ana: \u200e<attached: 00000012-PHOTO-2023-05-12-14-02-40.jpg>\n" +
+		"[12/05/2023, 14:03:05] Ana: look at her ears\n" +
+		"[12/05/2023, 14:04:10] Ben: \u200eimage omitted\n"
+	c, err := ReadWhatsApp(strings.NewReader(export), "Ana", OrderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Message{
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 40), Text: "<attached: 00000012-PHOTO-2023-05-12-14-02-40.jpg>", Line: 2},
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 3, 5), Text: "look at her ears", Line: 3},
+		{Sender: "Ben", Time: at(2023, 5, 12, 14, 4, 10), Text: "image omitted", Line: 4},
+	}
+	if !reflect.DeepEqual(c.Messages, want) || c.AppLines != 1 {
+		t.Errorf("read %+v (%d app lines)", c.Messages, c.AppLines)
+	}
+}
+
+// A date's order is read from the file: a number above 12 says which is
+// the day; a file that never shows it is read month first when its clock
+// has AM and PM, day first otherwise, unless the order is given.
+func TestWhatsAppDateOrder(t *testing.T) {
+	for _, c := range []struct {
+		name, export, order string
+		want                time.Time
+	}{
+		{"day above 12", "03/04/2023, 10:00 - Ana: hi\n13/04/2023, 10:00 - Ana: hi", OrderAuto, at(2023, 4, 3, 10, 0, 0)},
+		{"month second above 12", "04/03/2023, 10:00 - Ana: hi\n04/13/2023, 10:00 - Ana: hi", OrderAuto, at(2023, 4, 3, 10, 0, 0)},
+		{"a 12-hour clock", "3/4/23, 2:05\u202fPM - Ana: hi", OrderAuto, at(2023, 3, 4, 14, 5, 0)},
+		{"midnight on a 12-hour clock", "[3/4/23, 12:05:09 AM] Ana: hi", OrderAuto, at(2023, 3, 4, 0, 5, 9)},
+		{"a 24-hour clock", "03/04/2023, 10:00 - Ana: hi", OrderAuto, at(2023, 4, 3, 10, 0, 0)},
+		{"given", "03/04/2023, 10:00 - Ana: hi", OrderMDY, at(2023, 3, 4, 10, 0, 0)},
+		{"year first", "2023-04-03, 10:00 - Ana: hi", OrderMDY, at(2023, 4, 3, 10, 0, 0)},
+		{"dots", "03.04.23, 10:00 - Ana: hi", OrderAuto, at(2023, 4, 3, 10, 0, 0)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			chat, err := ReadWhatsApp(strings.NewReader(c.export), "Ana", c.order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := chat.Messages[0].Time; !got.Equal(c.want) {
+				t.Errorf("read %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// What is no export is refused with the line that shows it.
+func TestReadWhatsAppRefuses(t *testing.T) {
+	for _, c := range []struct{ export, order, want string }{
+		{"hello there\n12/05/2023, 14:02 - Ana: hi", "", "line 1 is no WhatsApp message"},
+		{"\n\n", "", "no WhatsApp message"},
+		{"31/02/2023, 14:02 - Ana: hi", "", "line 1: 31/02/2023 14:02 is no date and time"},
+		{"12/05/2023, 14:02 - Ana: hi", "ymd", `date order "ymd"`},
+	} {
+		if _, err := ReadWhatsApp(strings.NewReader(c.export), "Ana", c.order); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.export, err, c.want)
+		}
+	}
+}
+
+func TestChatName(t *testing.T) {
+	for path, want := range map[string]string{
+		"/x/WhatsApp Chat with Ana.txt": "Ana",
+		"WhatsApp Chat - Ben Ode.zip":   "Ben Ode",
+		"family.txt":                    "family",
+	} {
+		if got := chatName(path); got != want {
+			t.Errorf("chatName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// The .zip an export with media shares is read through its _chat.txt.
+func TestOpenZip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "WhatsApp Chat - Ana.zip")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for name, body := range map[string]string{
+		"_chat.txt":                              "[12/05/2023, 14:02:33] Ana: we adopted a greyhound\n[12/05/2023, 14:02:40] Ana: \u200e<attached: 00000012-PHOTO-2023-05-12-14-02-40.jpg>\n",
+		"00000012-PHOTO-2023-05-12-14-02-40.jpg": "\xff\xd8",
+	} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	c, err := Open(path, "", OrderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "Ana" || len(c.Messages) != 2 || c.Messages[0].Text != "we adopted a greyhound" {
+		t.Errorf("read %+v", c)
+	}
+}
+
+// Stored, a chat's messages are turns of one session with their senders
+// and times, found by what they say; a second import of the same export
+// stores nothing, and a later export stores only what is new.
+func TestStore(t *testing.T) {
+	p := palacetest.MustOpenPalace(t)
+	ctx := context.Background()
+	export := "12/05/2023, 14:02 - Ana: we adopted a greyhound called Pixel\n" +
+		"12/05/2023, 14:02 - Ana: <Media omitted>\n" +
+		"12/05/2023, 14:05 - Ben: so cute, what breed is she?\n" +
+		"12/05/2023, 14:06 - Ana: a rescue from the track, four years old\n"
+	read := func(s string) *Chat {
+		t.Helper()
+		c, err := ReadWhatsApp(strings.NewReader(s), "Ana", OrderAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	st, err := Store(ctx, p, read(export), StoreOptions{})
+	if err != nil || st.Stored != 4 || st.Skipped != 0 {
+		t.Fatalf("stored %+v, %v", st, err)
+	}
+	if st, err := Store(ctx, p, read(export), StoreOptions{}); err != nil || st.Stored != 0 || st.Skipped != 4 {
+		t.Fatalf("imported again: %+v, %v", st, err)
+	}
+	later := export + "13/05/2023, 08:00 - Ben: how was her first night?\n"
+	if st, err := Store(ctx, p, read(later), StoreOptions{}); err != nil || st.Stored != 1 || st.Skipped != 4 {
+		t.Fatalf("a later export: %+v, %v", st, err)
+	}
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "How old is Ana's greyhound?", K: 3, NoAccess: true})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search: %v, %d hits", err, len(hits))
+	}
+	var answer *palace.Drawer
+	for _, h := range hits {
+		if strings.HasSuffix(h.Drawer.Content, "four years old") {
+			answer = h.Drawer
+		}
+	}
+	if answer == nil || answer.SessionID != "whatsapp:Ana" || !reflect.DeepEqual(answer.SenderIDs, []string{"Ana"}) ||
+		!answer.Timestamp.Equal(at(2023, 5, 12, 14, 6, 0)) || answer.Kind != palace.KindTurn {
+		t.Errorf("the answer among the first three: %+v", answer)
+	}
+}
+
+// A message the palace would refuse fails the import before anything is
+// stored, naming its line.
+func TestStoreRefusesBeforeWriting(t *testing.T) {
+	p := palacetest.MustOpenPalace(t)
+	c := &Chat{Name: "Ana", Format: FormatWhatsApp, Messages: []Message{
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 0), Text: "hi", Line: 1},
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 3, 0), Text: strings.Repeat("x", palace.MaxContentBytes), Line: 2},
+	}}
+	_, err := Store(context.Background(), p, c, StoreOptions{})
+	if err == nil || !strings.Contains(err.Error(), "the message of line 2") {
+		t.Fatalf("error %v", err)
+	}
+	if have, _ := p.Store().Drawers().Existing(context.Background(), []string{Drawers(c, "")[0].ID}); len(have) != 0 {
+		t.Errorf("the first message was stored")
+	}
+}
