@@ -62,7 +62,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	var data fileList
 	fs.Var(&data, "data", "a file in LoCoMo's schema (default: ../shared/data/locomo10.json); repeat it, or name files after the flags, to run several")
 	method := fs.String("method", "hybrid", "keyword, vector, hybrid, or plain-bm25 (the baseline every figure is read against: plain BM25 over the turns as ../shared/eval/locomo_bm25.py --stopwords ranks them; nothing is stored)")
-	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, and the same exchanges in the session buffer, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks) or episodes (each session appended and flushed as the HTTP API's /add records a conversation: episodes and atomic facts; measured by session, k counting memories read) or mem-save-turn (the same, as an agent records it through the MCP tool mem_save_turn: a role and a text a message, the tool's default owners) or whatsapp (each conversation written as WhatsApp exports a chat and stored as loci import stores one: a session a conversation, each message with its own time)")
+	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, and the same exchanges in the session buffer, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks) or episodes (each session appended and flushed as the HTTP API's /add records a conversation: episodes and atomic facts; measured by session, k counting memories read) or mem-save-turn (the same, as an agent records it through the MCP tool mem_save_turn: a role and a text a message, the tool's default owners) or whatsapp (each conversation written as WhatsApp exports a chat and stored as loci import stores one: a session a conversation, each message with its own time) or chatgpt (each session written as a conversation of ChatGPT's export and stored as loci import stores one; with --chat-roles)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
@@ -192,8 +192,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
 	bySession := locomo.BySession(*path)
-	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook && *path != locomo.PathFacts && *path != locomo.PathWhatsApp && !bySession {
-		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, hook, facts, whatsapp, episodes or mem-save-turn")
+	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook && *path != locomo.PathFacts && *path != locomo.PathWhatsApp && *path != locomo.PathChatGPT && !bySession {
+		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, hook, facts, whatsapp, chatgpt, episodes or mem-save-turn")
 	}
 	if *path == locomo.PathFacts {
 		// The facts path stores the file's observations, not its turns,

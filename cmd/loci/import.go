@@ -18,23 +18,23 @@ import (
 )
 
 func init() {
-	commands["import"] = command{"import a palace export (JSONL), or a chat exported from WhatsApp, into a palace", cli(importCmd)}
+	commands["import"] = command{"import a palace export (JSONL), or chats exported from WhatsApp, ChatGPT or Claude, into a palace", cli(importCmd)}
 }
 
 // importCmd is `loci import FILE [--on-conflict skip|fail]`; FILE "-"
 // reads stdin. The target palace (--palace, else the repository's) is
 // created if needed. The import is one transaction: all or nothing.
-// With --from whatsapp (the default for a .txt or .zip) FILE is a chat
-// exported from WhatsApp (importChat).
+// With --from whatsapp, chatgpt or claude (or auto, the default for a
+// .txt, .json or .zip) FILE is an export of chats (importChats).
 func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	flags := flag.NewFlagSet("import", flag.ContinueOnError)
 	var c commonFlags
 	c.register(flags)
 	onConflict := flags.String("on-conflict", "skip", "a drawer id the palace has already: skip or fail")
-	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL) or whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares); default whatsapp for a .txt or .zip, loci otherwise")
-	name := flags.String("name", "", "--from whatsapp: the chat's name, its session's (default: from the file's name, \"WhatsApp Chat with Ana.txt\" names Ana)")
-	dateOrder := flags.String("date-order", "", "--from whatsapp: dmy or mdy, how the export writes its dates (default: read from the file)")
-	room := flags.String("room", "", "--from whatsapp: the room its messages go to (default: the palace's)")
+	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL); whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares), chatgpt or claude (the conversations.json of their export, or its .zip), or auto (told from the file); default auto for a .txt, .json or .zip, loci otherwise")
+	name := flags.String("name", "", "a WhatsApp chat's name, its session's (default: from the file's name, \"WhatsApp Chat with Ana.txt\" names Ana)")
+	dateOrder := flags.String("date-order", "", "a WhatsApp export's dates: dmy or mdy (default: read from the file)")
+	room := flags.String("room", "", "a chat's messages go to this room (default: the palace's)")
 	pos, err := parseFlags(env, flags, args)
 	if err != nil {
 		return nil, err
@@ -44,23 +44,25 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	}
 	if *from == "" {
 		*from = "loci"
-		if ext := strings.ToLower(filepath.Ext(pos[0])); ext == ".txt" || ext == ".zip" {
-			*from = chatexport.FormatWhatsApp
+		if ext := strings.ToLower(filepath.Ext(pos[0])); ext == ".txt" || ext == ".json" || ext == ".zip" {
+			*from = "auto"
 		}
 	}
 	switch *from {
-	case chatexport.FormatWhatsApp:
-		return importChat(ctx, env, c, pos[0], *name, *dateOrder, *room)
+	case "auto":
+		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Name: *name, Order: *dateOrder}, *room)
+	case chatexport.FormatWhatsApp, chatexport.FormatChatGPT, chatexport.FormatClaude:
+		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Format: *from, Name: *name, Order: *dateOrder}, *room)
 	case "loci":
 	default:
-		return nil, &cliError{Type: "invalid_args", Message: "--from must be loci or whatsapp, got " + *from, Detail: map[string]any{"flag": "from"}}
+		return nil, &cliError{Type: "invalid_args", Message: "--from must be loci, whatsapp, chatgpt, claude or auto, got " + *from, Detail: map[string]any{"flag": "from"}}
 	}
 	for _, f := range []struct {
 		name string
 		set  bool
 	}{{"name", *name != ""}, {"date-order", *dateOrder != ""}, {"room", *room != ""}} {
 		if f.set {
-			return nil, invalidArgs("--"+f.name+" is for a chat (--from whatsapp)", "A palace export keeps its drawers' own sessions and rooms")
+			return nil, invalidArgs("--"+f.name+" is for chats (--from whatsapp, chatgpt, claude or auto)", "A palace export keeps its drawers' own sessions and rooms")
 		}
 	}
 	if *onConflict != "skip" && *onConflict != "fail" {
@@ -105,27 +107,32 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	}}, nil
 }
 
-// importChat stores a chat exported from WhatsApp: each message a turn of
-// the chat's session with its sender and time (chatexport.Store). A
-// message already in the palace is skipped, so a later export of the same
-// chat adds only what is new. Nothing is stored when the file is no
-// export or a message would be refused.
-func importChat(ctx context.Context, env *cliEnv, c commonFlags, path, name, order, room string) (*result, error) {
-	if order != chatexport.OrderAuto && order != chatexport.OrderDMY && order != chatexport.OrderMDY {
-		return nil, &cliError{Type: "invalid_args", Message: "--date-order must be dmy or mdy, got " + order, Detail: map[string]any{"flag": "date-order"}}
+// importChats stores the chats of an export (chatexport.Open): each
+// message a turn of its chat's session with its sender and time
+// (chatexport.Store). A message already in the palace is skipped, so a
+// later export of the same chats adds only what is new; one the palace
+// refuses is reported and left out. Nothing is stored when the file is
+// no export.
+func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, opt chatexport.OpenOptions, room string) (*result, error) {
+	if opt.Order != chatexport.OrderAuto && opt.Order != chatexport.OrderDMY && opt.Order != chatexport.OrderMDY {
+		return nil, &cliError{Type: "invalid_args", Message: "--date-order must be dmy or mdy, got " + opt.Order, Detail: map[string]any{"flag": "date-order"}}
 	}
 	f, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
 	f.Close()
-	chat, err := chatexport.Open(path, name, order)
+	chats, err := chatexport.Open(path, opt)
 	if err != nil {
 		return nil, &cliError{Type: "invalid_args", Message: path + ": " + err.Error(), Detail: map[string]any{"path": path},
-			Hint: "Nothing was imported. Export the chat from WhatsApp (a chat's menu, More, Export chat) and name its .txt or .zip"}
+			Hint: "Nothing was imported. Name a chat exported from WhatsApp (a chat's menu, More, Export chat: its .txt or .zip) or the conversations.json (or .zip) of ChatGPT's or Claude's data export"}
 	}
-	if len(chat.Messages) == 0 {
-		return nil, &cliError{Type: "invalid_args", Message: path + ": the chat holds no message of a person", Detail: map[string]any{"path": path},
+	messages := 0
+	for _, ch := range chats {
+		messages += len(ch.Messages)
+	}
+	if messages == 0 {
+		return nil, &cliError{Type: "invalid_args", Message: path + ": the export holds no message of a person or an assistant", Detail: map[string]any{"path": path},
 			Hint: "Nothing was imported: every line of the file is the app's own"}
 	}
 	p, _, done, err := cliPalace(ctx, env, c, true)
@@ -134,22 +141,44 @@ func importChat(ctx context.Context, env *cliEnv, c commonFlags, path, name, ord
 	}
 	defer done()
 	bar := newProgress(env, "import", "messages")
-	st, err := chatexport.Store(ctx, p, chat, chatexport.StoreOptions{Room: room, Progress: func(n, total int) { bar.Set(n, total, "") }})
-	bar.Done()
-	if err != nil {
-		var pe *palace.Error
-		if errors.As(err, &pe) && pe.Code == palace.CodeInvalid {
-			return nil, &cliError{Type: "invalid_args", Message: path + ": " + pe.Message, Detail: map[string]any{"path": path},
-				Hint: "Nothing was imported"}
+	var total chatexport.Stats
+	refused := 0
+	var out []map[string]any
+	stored := 0
+	for _, ch := range chats {
+		if len(ch.Messages) == 0 {
+			continue
 		}
-		return nil, err
+		st, err := chatexport.Store(ctx, p, ch, chatexport.StoreOptions{Room: room,
+			Progress: func(n, _ int) { bar.Set(stored+n, messages, "") }})
+		stored += len(ch.Messages)
+		if err != nil {
+			bar.Done()
+			return nil, err
+		}
+		total.Stored += st.Stored
+		total.Skipped += st.Skipped
+		total.Redactions += st.Redactions
+		refused += len(st.Refused)
+		out = append(out, map[string]any{"chat": ch.Name, "format": ch.Format, "session_id": chatexport.SessionID(ch),
+			"messages": len(ch.Messages), "app_lines": ch.AppLines, "first": ch.Messages[0].Time.Format(time.RFC3339),
+			"last": ch.Messages[len(ch.Messages)-1].Time.Format(time.RFC3339), "stats": st})
+		for _, r := range st.Refused {
+			fmt.Fprintf(env.stderr, "import: %s: the message of line %d was not stored: %s\n", ch.Name, r.Line, r.Reason)
+		}
 	}
-	first, last := chat.Messages[0].Time, chat.Messages[len(chat.Messages)-1].Time
-	return &result{data: map[string]any{"palace": p.Name(), "path": path, "format": chat.Format, "chat": chat.Name,
-		"session_id": chatexport.SessionID(chat), "messages": len(chat.Messages), "app_lines": chat.AppLines,
-		"first": first.Format(time.RFC3339), "last": last.Format(time.RFC3339), "stats": st}, text: func(w io.Writer) {
-		fmt.Fprintf(w, "imported the chat with %s into %s: %d messages (%d already there), %s to %s\n", chat.Name, p.Name(),
-			st.Stored, st.Skipped, first.Format("2 Jan 2006"), last.Format("2 Jan 2006"))
+	bar.Done()
+	return &result{data: map[string]any{"palace": p.Name(), "path": path, "chats": out,
+		"stats": map[string]any{"stored": total.Stored, "skipped": total.Skipped, "refused": refused, "redactions": total.Redactions}}, text: func(w io.Writer) {
+		noun := "chats"
+		if len(out) == 1 {
+			noun = "chat"
+		}
+		fmt.Fprintf(w, "imported %d %s into %s: %d messages stored, %d already there", len(out), noun, p.Name(), total.Stored, total.Skipped)
+		if refused > 0 {
+			fmt.Fprintf(w, ", %d refused (on stderr)", refused)
+		}
+		fmt.Fprintln(w)
 	}}, nil
 }
 

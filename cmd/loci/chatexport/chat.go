@@ -3,12 +3,15 @@
 // its own time, so that a person's chats are recalled as the turns of any
 // conversation are (palace/RECALL.md): a message borrows the one it
 // answers, a silence ends an episode, a hit lifts the messages around it.
+// The exports read are WhatsApp's (a chat between people) and ChatGPT's
+// and Claude's (a person's chats with an assistant).
 //
 // # API
 //
-//	Open(path, name, order) (*Chat, error)   read an export: WhatsApp's .txt, or the .zip it shares
+//	Open(path, opt) ([]*Chat, error)          read an export, its format told by its name and content
 //	ReadWhatsApp(r, name, order) (*Chat, error)
-//	Store(ctx, p, chat, opt) (Stats, error)  write a chat's messages, skipping those already stored
+//	ReadAssistantChats(data) ([]*Chat, error) ChatGPT's or Claude's conversations.json
+//	Store(ctx, p, chat, opt) (Stats, error)   write a chat's messages, skipping those already stored
 //
 // A message's drawer id is made from the chat, the message's place in it,
 // its time, sender and text, so importing the same export twice, or a
@@ -18,6 +21,7 @@ package chatexport
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -30,19 +34,22 @@ import (
 	"github.com/loci-mem/loci/palace"
 )
 
-// FormatWhatsApp names WhatsApp's export, the one format read so far.
+// FormatWhatsApp names WhatsApp's export of a chat.
 const FormatWhatsApp = "whatsapp"
 
 const (
-	maxLine   = 4 << 20 // a message's line: the palace's own limit on a text
-	maxSender = 100     // a sender's name as an export writes it
-	maxFile   = 1 << 30 // an export's text
-	batchSize = 500     // messages stored in one transaction
+	maxLine   = 16 << 20 // a message's line: beyond the palace's limit on a text, which refuses the message alone
+	maxSender = 100      // a sender's name as an export writes it
+	maxFile   = 1 << 30  // an export's text
+	batchSize = 500      // messages stored in one transaction
 )
 
 // Chat is one conversation read from an export.
 type Chat struct {
-	Name     string // the person or group the chat is with
+	// ID is the export's own id of the conversation (ChatGPT's and
+	// Claude's); a WhatsApp chat has none, and its Name stands for it.
+	ID       string
+	Name     string // the person or group the chat is with, or its title
 	Format   string
 	Messages []Message
 	// AppLines counts the lines of the app's own left out (the
@@ -58,12 +65,33 @@ type Message struct {
 	Line   int // where it starts in the export
 }
 
-// Open reads the export at path: a WhatsApp .txt, or the .zip WhatsApp
-// shares when the chat is exported with its media (its _chat.txt is read;
-// the media are left out, and the export's lines stand for them). name,
-// when empty, is read from the file's name ("WhatsApp Chat with Ana.txt"
-// names Ana).
-func Open(path, name, order string) (*Chat, error) {
+// OpenOptions say how to read an export.
+type OpenOptions struct {
+	// Format is FormatWhatsApp, FormatChatGPT or FormatClaude, or empty to
+	// tell it from the file: a .txt, or a .zip holding one, is WhatsApp's;
+	// a .json, or a .zip holding conversations.json, ChatGPT's or Claude's
+	// (by its fields).
+	Format string
+	// Name is a WhatsApp chat's name; empty, it is read from the file's
+	// name ("WhatsApp Chat with Ana.txt" names Ana).
+	Name string
+	// Order is a WhatsApp export's date order (OrderAuto, OrderDMY or
+	// OrderMDY).
+	Order string
+}
+
+// Open reads the export at path: WhatsApp's .txt, or the .zip WhatsApp
+// shares when a chat is exported with its media (its _chat.txt is read;
+// the media are left out, and the export's lines stand for them); or the
+// conversations.json of ChatGPT's or Claude's export, alone or in the .zip
+// they send. Its chats are given in the order they began.
+func Open(path string, opt OpenOptions) ([]*Chat, error) {
+	switch opt.Format {
+	case "", FormatWhatsApp, FormatChatGPT, FormatClaude:
+	default:
+		return nil, fmt.Errorf("unknown format %q: use whatsapp, chatgpt or claude", opt.Format)
+	}
+	name := opt.Name
 	if name == "" {
 		name = chatName(path)
 	}
@@ -72,6 +100,8 @@ func Open(path, name, order string) (*Chat, error) {
 		return nil, err
 	}
 	defer f.Close()
+	var r io.Reader = f
+	inner := filepath.Base(path)
 	if strings.EqualFold(filepath.Ext(path), ".zip") {
 		st, err := f.Stat()
 		if err != nil {
@@ -81,34 +111,64 @@ func Open(path, name, order string) (*Chat, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		var txt *zip.File
-		for _, zf := range zr.File {
-			if strings.EqualFold(filepath.Ext(zf.Name), ".txt") && (txt == nil || filepath.Base(zf.Name) == "_chat.txt") {
-				txt = zf
-			}
+		zf := exportIn(zr)
+		if zf == nil {
+			return nil, fmt.Errorf("%s holds no chat: neither a chat's .txt nor conversations.json", path)
 		}
-		if txt == nil {
-			return nil, fmt.Errorf("%s holds no chat: no .txt in it", path)
-		}
-		rc, err := txt.Open()
+		rc, err := zf.Open()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		defer rc.Close()
-		return read(io.LimitReader(rc, maxFile+1), name, order)
+		r, inner = rc, zf.Name
 	}
-	return read(io.LimitReader(f, maxFile+1), name, order)
-}
-
-func read(r io.Reader, name, order string) (*Chat, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, maxFile+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > maxFile {
-		return nil, fmt.Errorf("the chat is over %d bytes", maxFile)
+		return nil, fmt.Errorf("the export is over %d bytes", maxFile)
 	}
-	return ReadWhatsApp(bytes.NewReader(data), name, order)
+	format := opt.Format
+	if format == "" {
+		format = FormatWhatsApp
+		if strings.EqualFold(filepath.Ext(inner), ".json") {
+			format = FormatChatGPT // or Claude's: ReadAssistantChats tells them apart
+		}
+	}
+	if format == FormatWhatsApp {
+		c, err := ReadWhatsApp(bytes.NewReader(data), name, opt.Order)
+		if err != nil {
+			return nil, err
+		}
+		return []*Chat{c}, nil
+	}
+	chats, err := ReadAssistantChats(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range chats {
+		if opt.Format != "" && c.Format != opt.Format {
+			return nil, fmt.Errorf("conversation %q is %s's export, not %s's", c.Name, c.Format, opt.Format)
+		}
+	}
+	sortChats(chats)
+	return chats, nil
+}
+
+// exportIn is the file of a .zip that holds its chats: conversations.json,
+// or WhatsApp's _chat.txt (or its one .txt).
+func exportIn(zr *zip.Reader) *zip.File {
+	var txt *zip.File
+	for _, zf := range zr.File {
+		switch base := filepath.Base(zf.Name); {
+		case base == "conversations.json":
+			return zf
+		case strings.EqualFold(filepath.Ext(base), ".txt") && (txt == nil || base == "_chat.txt"):
+			txt = zf
+		}
+	}
+	return txt
 }
 
 // chatName is the chat's name as WhatsApp names the file it exports
@@ -133,13 +193,24 @@ type StoreOptions struct {
 
 // Stats is what Store did.
 type Stats struct {
-	Stored     int `json:"stored"`
-	Skipped    int `json:"skipped"` // already in the palace
-	Redactions int `json:"redactions"`
+	Stored     int       `json:"stored"`
+	Skipped    int       `json:"skipped"` // already in the palace
+	Redactions int       `json:"redactions"`
+	Refused    []Refusal `json:"refused,omitempty"`
 }
 
-// SessionID is the session a chat's messages are stored in.
-func SessionID(c *Chat) string { return c.Format + ":" + c.Name }
+// Refusal is a message the palace refused, and why.
+type Refusal struct {
+	// Line is where the message starts in a WhatsApp export, or its place
+	// in its conversation in a JSON export.
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// SessionID is the session a chat's messages are stored in: its format's
+// name and its id ("chatgpt:67a1…"), or a WhatsApp chat's name
+// ("whatsapp:Ana").
+func SessionID(c *Chat) string { return c.Format + ":" + cmp.Or(c.ID, c.Name) }
 
 // Drawers are a chat's messages as the turn drawers Store writes, in
 // order, with their ids.
@@ -161,16 +232,18 @@ func Drawers(c *Chat, room string) []*palace.Drawer {
 
 // Store writes a chat's messages to p as turns of one session
 // (SessionID), in order and in batches, each message once: one already
-// stored (the same export imported again) is skipped. Every message is
-// checked before any is written; one the palace would refuse fails the
-// import with its line named.
+// stored (the same export imported again) is skipped. A message the
+// palace refuses (over its limit of a text) is left out and reported in
+// Stats.Refused, and the rest are stored.
 func Store(ctx context.Context, p *palace.Palace, c *Chat, opt StoreOptions) (Stats, error) {
 	var st Stats
-	ds := Drawers(c, opt.Room)
-	for i, d := range ds {
+	var ds []*palace.Drawer
+	for i, d := range Drawers(c, opt.Room) {
 		if err := palace.CheckDrawer(d); err != nil {
-			return st, palace.Invalidf("the message of line %d: %v", c.Messages[i].Line, err)
+			st.Refused = append(st.Refused, Refusal{Line: c.Messages[i].Line, Reason: err.Error()})
+			continue
 		}
+		ds = append(ds, d)
 	}
 	for lo := 0; lo < len(ds); lo += batchSize {
 		batch := ds[lo:min(lo+batchSize, len(ds))]
@@ -209,7 +282,7 @@ func Store(ctx context.Context, p *palace.Palace, c *Chat, opt StoreOptions) (St
 // order by time) and whose rest is a hash of the chat, the message's place
 // in it, and its time, sender and text.
 func messageID(c *Chat, i int, m Message) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s\x00%s", c.Format, c.Name, i, m.Time.UnixMilli(), m.Sender, m.Text)))
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s\x00%s", c.Format, cmp.Or(c.ID, c.Name), i, m.Time.UnixMilli(), m.Sender, m.Text)))
 	var b [16]byte
 	ms := uint64(max(m.Time.UnixMilli(), 0))
 	for j := range 6 {

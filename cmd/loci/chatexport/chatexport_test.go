@@ -141,11 +141,12 @@ func TestOpenZip(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	c, err := Open(path, "", OrderAuto)
+	chats, err := Open(path, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Name != "Ana" || len(c.Messages) != 2 || c.Messages[0].Text != "we adopted a greyhound" {
+	c := chats[0]
+	if len(chats) != 1 || c.Name != "Ana" || len(c.Messages) != 2 || c.Messages[0].Text != "we adopted a greyhound" {
 		t.Errorf("read %+v", c)
 	}
 }
@@ -195,19 +196,17 @@ func TestStore(t *testing.T) {
 	}
 }
 
-// A message the palace would refuse fails the import before anything is
-// stored, naming its line.
-func TestStoreRefusesBeforeWriting(t *testing.T) {
+// A message the palace refuses (over its limit of a text) is left out and
+// reported with its line; the others are stored.
+func TestStoreReportsRefused(t *testing.T) {
 	p := palacetest.MustOpenPalace(t)
 	c := &Chat{Name: "Ana", Format: FormatWhatsApp, Messages: []Message{
 		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 0), Text: "hi", Line: 1},
 		{Sender: "Ana", Time: at(2023, 5, 12, 14, 3, 0), Text: strings.Repeat("x", palace.MaxContentBytes), Line: 2},
+		{Sender: "Ben", Time: at(2023, 5, 12, 14, 4, 0), Text: "hello", Line: 40},
 	}}
-	_, err := Store(context.Background(), p, c, StoreOptions{})
-	if err == nil || !strings.Contains(err.Error(), "the message of line 2") {
-		t.Fatalf("error %v", err)
-	}
-	if have, _ := p.Store().Drawers().Existing(context.Background(), []string{Drawers(c, "")[0].ID}); len(have) != 0 {
-		t.Errorf("the first message was stored")
+	st, err := Store(context.Background(), p, c, StoreOptions{})
+	if err != nil || st.Stored != 2 || len(st.Refused) != 1 || st.Refused[0].Line != 2 || !strings.Contains(st.Refused[0].Reason, "the limit is") {
+		t.Fatalf("stored %+v, %v", st, err)
 	}
 }

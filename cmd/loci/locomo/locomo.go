@@ -2350,6 +2350,12 @@ const (
 	// (chatexport): one session a conversation, each message with its
 	// sender and its own time.
 	PathWhatsApp = "whatsapp"
+	// PathChatGPT writes each session as a conversation of ChatGPT's data
+	// export (conversations.json: a chain of messages, each with its own
+	// time) and imports it as `loci import` does: one session a
+	// conversation. Its speakers must be the user and the assistant
+	// (--chat-roles).
+	PathChatGPT = "chatgpt"
 	// PathEpisodes and PathSaveTurn: see episodes.go.
 )
 
@@ -2870,6 +2876,9 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	if path == PathWhatsApp {
 		return ingestWhatsApp(ctx, p, ds, n)
 	}
+	if path == PathChatGPT {
+		return ingestChatGPT(ctx, p, ds, n)
+	}
 	if path != PathAgent {
 		if err := p.AddMany(ctx, ds); err == nil {
 			return ds, nil, nil
@@ -2936,14 +2945,113 @@ func ingestWhatsApp(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 	if len(chat.Messages) != len(ds) {
 		return nil, nil, fmt.Errorf("conversation %d: %d turns read back as %d messages", n, len(ds), len(chat.Messages))
 	}
-	if _, err := chatexport.Store(ctx, p, chat, chatexport.StoreOptions{}); err != nil {
+	st, err := chatexport.Store(ctx, p, chat, chatexport.StoreOptions{})
+	if err != nil {
 		return nil, nil, err
 	}
-	stored := chatexport.Drawers(chat, "")
-	for i, d := range stored {
-		d.Meta = ds[i].Meta // the evaluation's own bookkeeping, kept in memory only
+	refused := map[int]string{}
+	for _, r := range st.Refused {
+		refused[r.Line] = r.Reason
 	}
-	return stored, nil, nil
+	var kept []*palace.Drawer
+	var skipped []string
+	for i, d := range chatexport.Drawers(chat, "") {
+		if why, ok := refused[chat.Messages[i].Line]; ok {
+			skipped = append(skipped, fmt.Sprintf("%s: %s", ds[i].Meta["dia_id"], why))
+			continue
+		}
+		d.Meta = ds[i].Meta // the evaluation's own bookkeeping, kept in memory only
+		kept = append(kept, d)
+	}
+	return kept, skipped, nil
+}
+
+// ingestChatGPT writes a conversation's sessions as the conversations of
+// ChatGPT's export and stores them through the chat importer
+// (PathChatGPT).
+func ingestChatGPT(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int) ([]*palace.Drawer, []string, error) {
+	type message struct {
+		Author struct {
+			Role string `json:"role"`
+		} `json:"author"`
+		CreateTime float64 `json:"create_time"`
+		Content    struct {
+			ContentType string   `json:"content_type"`
+			Parts       []string `json:"parts"`
+		} `json:"content"`
+	}
+	type node struct {
+		Parent  *string  `json:"parent"`
+		Message *message `json:"message"`
+	}
+	type conversation struct {
+		ID          string          `json:"conversation_id"`
+		Title       string          `json:"title"`
+		CurrentNode string          `json:"current_node"`
+		Mapping     map[string]node `json:"mapping"`
+	}
+	var convs []*conversation
+	bySession := map[string]*conversation{}
+	turns := map[string][]*palace.Drawer{}
+	for _, d := range ds {
+		role := d.SenderIDs[0]
+		if role != RoleUser && role != RoleAssistant {
+			return nil, nil, &DataError{Err: fmt.Errorf("turn %s is %q's, and a chat with an assistant is the user's and the assistant's", d.Meta["dia_id"], role),
+				Hint: "Add --chat-roles, which makes LoCoMo's speakers the user and the assistant"}
+		}
+		c := bySession[d.SessionID]
+		if c == nil {
+			c = &conversation{ID: fmt.Sprintf("conversation-%d-%s", n, d.SessionID), Title: d.SessionID, Mapping: map[string]node{}}
+			bySession[d.SessionID] = c
+			convs = append(convs, c)
+		}
+		var m message
+		m.Author.Role = role
+		m.CreateTime = float64(d.Timestamp.UnixMilli()) / 1000
+		m.Content.ContentType = "text"
+		m.Content.Parts = []string{strings.TrimPrefix(d.Content, role+": ")}
+		var parent *string
+		if prev := c.CurrentNode; prev != "" {
+			parent = &prev
+		}
+		id := fmt.Sprintf("n%d", len(c.Mapping)+1)
+		c.Mapping[id] = node{Parent: parent, Message: &m}
+		c.CurrentNode = id
+		turns[c.ID] = append(turns[c.ID], d)
+	}
+	data, err := json.Marshal(convs)
+	if err != nil {
+		return nil, nil, err
+	}
+	chats, err := chatexport.ReadAssistantChats(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var kept []*palace.Drawer
+	var skipped []string
+	for _, chat := range chats {
+		src := turns[chat.ID]
+		if len(chat.Messages) != len(src) {
+			return nil, nil, fmt.Errorf("conversation %d, %s: %d turns read back as %d messages", n, chat.Name, len(src), len(chat.Messages))
+		}
+		st, err := chatexport.Store(ctx, p, chat, chatexport.StoreOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		refused := map[int]string{}
+		for _, r := range st.Refused {
+			refused[r.Line] = r.Reason
+		}
+		for i, d := range chatexport.Drawers(chat, "") {
+			if why, ok := refused[chat.Messages[i].Line]; ok {
+				skipped = append(skipped, fmt.Sprintf("%s: %s", src[i].Meta["dia_id"], why))
+				continue
+			}
+			d.Meta = src[i].Meta // the evaluation's own bookkeeping, kept in memory only
+			kept = append(kept, d)
+		}
+	}
+	return kept, skipped, nil
 }
 
 // factTally counts what staging a conversation's observations did.

@@ -81,6 +81,35 @@ func TestLocomoWhatsAppPathBeatsPlainBM25(t *testing.T) {
 	beatsPlainBM25(t, PathWhatsApp, plainBM25Conv1Any, plainBM25Conv1Frac, 0.10)
 }
 
+// Plain BM25 on LoCoMo's first conversation with its speakers the user
+// and the assistant (--chat-roles): any@10 .645, frac@10 .599.
+const plainBM25RolesConv1Any, plainBM25RolesConv1Frac = 0.645, 0.599
+
+// TestLocomoChatGPTPathBeatsPlainBM25 writes LoCoMo's first conversation,
+// between a user and an assistant, as ChatGPT's data export and imports
+// it as `loci import` does: each session a conversation. Recall must beat
+// plain BM25 on the same turns by .10.
+func TestLocomoChatGPTPathBeatsPlainBM25(t *testing.T) {
+	ks := []int{10}
+	rows, _, turns, err := Run(context.Background(), Options{Data: []string{locomoData(t)}, Path: PathChatGPT, ChatRoles: true,
+		Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Aggregate("overall 1-5", rows, ks).Metrics
+	t.Logf("chatgpt path, hybrid: any@10 %.3f frac@10 %.3f (%d turns)", g["any@10"], g["frac@10"], turns)
+	if turns != 419 || g["any@10"] < plainBM25RolesConv1Any+0.10 || g["frac@10"] < plainBM25RolesConv1Frac+0.10 {
+		t.Fatalf("chatgpt path: %d turns, any@10 %.3f frac@10 %.3f; want 419 and .10 above plain BM25 (%.3f, %.3f)",
+			turns, g["any@10"], g["frac@10"], plainBM25RolesConv1Any, plainBM25RolesConv1Frac)
+	}
+	_, _, _, err = Run(context.Background(), Options{Data: []string{locomoData(t)}, Path: PathChatGPT,
+		Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1}})
+	var de *DataError
+	if !errors.As(err, &de) || !strings.Contains(de.Hint, "--chat-roles") {
+		t.Fatalf("without --chat-roles: %v, want a DataError naming --chat-roles", err)
+	}
+}
+
 // A conversation without dates cannot be written as an export, whose
 // every message is dated: the run says so instead of inventing dates.
 func TestWhatsAppPathNeedsDates(t *testing.T) {
