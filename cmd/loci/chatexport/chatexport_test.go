@@ -210,3 +210,22 @@ func TestStoreReportsRefused(t *testing.T) {
 		t.Fatalf("stored %+v, %v", st, err)
 	}
 }
+
+// A secret pasted into a chat is redacted before it is stored, as
+// wherever text enters the palace, and counted.
+func TestStoreRedacts(t *testing.T) {
+	p := palacetest.MustOpenPalace(t)
+	ctx := context.Background()
+	secret := "ghp_" + strings.Repeat("aB3", 12)
+	c := &Chat{Name: "Ana", Format: FormatWhatsApp, Messages: []Message{
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 0), Text: "the deploy token is " + secret, Line: 1},
+	}}
+	st, err := Store(ctx, p, c, StoreOptions{})
+	if err != nil || st.Stored != 1 || st.Redactions != 1 {
+		t.Fatalf("stored %+v, %v", st, err)
+	}
+	d, err := p.Get(ctx, Drawers(c, "")[0].ID)
+	if err != nil || strings.Contains(d.Content, secret) || !strings.Contains(d.Content, "ghp_[REDACTED]") {
+		t.Fatalf("stored %q (%v)", d.Content, err)
+	}
+}
