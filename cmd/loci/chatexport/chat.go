@@ -13,9 +13,9 @@
 //	ReadAssistantChats(data) ([]*Chat, error) ChatGPT's or Claude's conversations.json
 //	Store(ctx, p, chat, opt) (Stats, error)   write a chat's messages, skipping those already stored
 //
-// A message's drawer id is made from the chat, the message's place in it,
-// its time, sender and text, so importing the same export twice, or a
-// later export of the same chat, stores each message once.
+// A message's drawer id is made from the chat and the message's time,
+// sender and text, so importing the same export twice, or a later export
+// of the same chat, stores each message once.
 package chatexport
 
 import (
@@ -216,9 +216,13 @@ func SessionID(c *Chat) string { return c.Format + ":" + cmp.Or(c.ID, c.Name) }
 // order, with their ids.
 func Drawers(c *Chat, room string) []*palace.Drawer {
 	out := make([]*palace.Drawer, len(c.Messages))
+	seen := map[string]int{} // a message's key -> how many such came before
 	for i, m := range c.Messages {
+		key := messageKey(c, m)
+		n := seen[key]
+		seen[key]++
 		out[i] = &palace.Drawer{
-			ID:        messageID(c, i, m),
+			ID:        messageID(key, n, m.Time),
 			Kind:      palace.KindTurn,
 			Content:   m.Sender + ": " + m.Text,
 			Room:      room,
@@ -277,14 +281,23 @@ func Store(ctx context.Context, p *palace.Palace, c *Chat, opt StoreOptions) (St
 	return st, nil
 }
 
+// messageKey is what tells a message from the others of its chat: the
+// chat, and the message's time, sender and text.
+func messageKey(c *Chat, m Message) string {
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", c.Format, cmp.Or(c.ID, c.Name), m.Time.UnixMilli(), m.Sender, m.Text)
+}
+
 // messageID is a message's drawer id: a UUID whose first 48 bits are the
 // message's time in milliseconds (as the palace's own ids, UUID version 7,
-// order by time) and whose rest is a hash of the chat, the message's place
-// in it, and its time, sender and text.
-func messageID(c *Chat, i int, m Message) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s\x00%s", c.Format, cmp.Or(c.ID, c.Name), i, m.Time.UnixMilli(), m.Sender, m.Text)))
+// order by time) and whose rest is a hash of its key (messageKey) and of
+// how many messages of the same key came before it ("lol" sent twice in a
+// minute is two messages). A message's place in the export is not in it:
+// an export keeps a chat's latest messages (WhatsApp's, 40,000 without
+// media), so a later one may begin later, and its messages keep their ids.
+func messageID(key string, n int, t time.Time) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d", key, n)))
 	var b [16]byte
-	ms := uint64(max(m.Time.UnixMilli(), 0))
+	ms := uint64(max(t.UnixMilli(), 0))
 	for j := range 6 {
 		b[j] = byte(ms >> (40 - 8*j))
 	}
