@@ -1,0 +1,57 @@
+package chatexport
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Whatever a file holds, reading it as a WhatsApp export ends in chats or
+// an error: every message has a sender and valid UTF-8 text, and messages
+// come in the order of their lines.
+func FuzzWhatsApp(f *testing.F) {
+	for _, s := range []string{
+		"12/05/2023, 14:02 - Ana: hi\nthere\n12/05/2023, 14:03 - Ben: yo",
+		"[3/4/23, 12:05:09\u202fAM] Ana: \u200e<attached: 0001-PHOTO.jpg>",
+		"2023-04-03, 10:00 - Ana added Ben",
+		"\ufeff31/12/99, 23:59 - +44 7700 900123: \xff\x00",
+	} {
+		f.Add(s, "")
+		f.Add(s, OrderMDY)
+	}
+	f.Fuzz(func(t *testing.T, export, order string) {
+		c, err := ReadWhatsApp(strings.NewReader(export), "Ana", order)
+		if err != nil {
+			return
+		}
+		last := 0
+		for _, m := range c.Messages {
+			if m.Sender == "" || !utf8.ValidString(m.Text) || strings.Contains(m.Text, "\x00") || m.Line <= last {
+				t.Fatalf("message %+v after line %d", m, last)
+			}
+			last = m.Line
+		}
+	})
+}
+
+// Whatever a file holds, reading it as ChatGPT's or Claude's export ends
+// in chats or an error, and every message is the user's or the
+// assistant's.
+func FuzzAssistantChats(f *testing.F) {
+	f.Add(chatGPTExport)
+	f.Add(claudeExport)
+	f.Add(`[{"conversation_id":"c","current_node":"a","mapping":{"a":{"parent":"a"}}}]`)
+	f.Fuzz(func(t *testing.T, data string) {
+		chats, err := ReadAssistantChats([]byte(data))
+		if err != nil {
+			return
+		}
+		for _, c := range chats {
+			for _, m := range c.Messages {
+				if (m.Sender != RoleUser && m.Sender != RoleAssistant) || !utf8.ValidString(m.Text) {
+					t.Fatalf("message %+v", m)
+				}
+			}
+		}
+	})
+}
