@@ -2945,6 +2945,14 @@ func ingestWhatsApp(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 	if len(chat.Messages) != len(ds) {
 		return nil, nil, fmt.Errorf("conversation %d: %d turns read back as %d messages", n, len(ds), len(chat.Messages))
 	}
+	return storeChat(ctx, p, chat, ds)
+}
+
+// storeChat stores a chat read back from an export written of the turns
+// src, one message a turn in order, through the chat importer, and
+// returns the drawers stored with the turns' bookkeeping, and the turns
+// the palace refused.
+func storeChat(ctx context.Context, p *palace.Palace, chat *chatexport.Chat, src []*palace.Drawer) ([]*palace.Drawer, []string, error) {
 	st, err := chatexport.Store(ctx, p, chat, chatexport.StoreOptions{})
 	if err != nil {
 		return nil, nil, err
@@ -2957,10 +2965,10 @@ func ingestWhatsApp(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 	var skipped []string
 	for i, d := range chatexport.Drawers(chat, "") {
 		if why, ok := refused[chat.Messages[i].Line]; ok {
-			skipped = append(skipped, fmt.Sprintf("%s: %s", ds[i].Meta["dia_id"], why))
+			skipped = append(skipped, fmt.Sprintf("%s: %s", src[i].Meta["dia_id"], why))
 			continue
 		}
-		d.Meta = ds[i].Meta // the evaluation's own bookkeeping, kept in memory only
+		d.Meta = src[i].Meta // the evaluation's own bookkeeping, kept in memory only
 		kept = append(kept, d)
 	}
 	return kept, skipped, nil
@@ -3034,22 +3042,11 @@ func ingestChatGPT(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n
 		if len(chat.Messages) != len(src) {
 			return nil, nil, fmt.Errorf("conversation %d, %s: %d turns read back as %d messages", n, chat.Name, len(src), len(chat.Messages))
 		}
-		st, err := chatexport.Store(ctx, p, chat, chatexport.StoreOptions{})
+		k, sk, err := storeChat(ctx, p, chat, src)
 		if err != nil {
 			return nil, nil, err
 		}
-		refused := map[int]string{}
-		for _, r := range st.Refused {
-			refused[r.Line] = r.Reason
-		}
-		for i, d := range chatexport.Drawers(chat, "") {
-			if why, ok := refused[chat.Messages[i].Line]; ok {
-				skipped = append(skipped, fmt.Sprintf("%s: %s", src[i].Meta["dia_id"], why))
-				continue
-			}
-			d.Meta = src[i].Meta // the evaluation's own bookkeeping, kept in memory only
-			kept = append(kept, d)
-		}
+		kept, skipped = append(kept, k...), append(skipped, sk...)
 	}
 	return kept, skipped, nil
 }
