@@ -48,6 +48,9 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			*from = "auto"
 		}
 	}
+	if *from != "loci" && *onConflict != "skip" {
+		return nil, invalidArgs("--on-conflict is for a palace export", "Leave it out: a chat's messages already in the palace are skipped, so importing an export again stores only what is new")
+	}
 	switch *from {
 	case "auto":
 		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Name: *name, Order: *dateOrder}, *room)

@@ -49,6 +49,7 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 		{[]string{"import", chat, "--palace", "chats", "--from", "telegram"}, "--from must be loci, whatsapp, chatgpt, claude or auto"},
 		{[]string{"import", jsonl, "--palace", "chats", "--name", "Ana"}, "--name is for chats"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "chatgpt"}, "not a list of conversations"},
+		{[]string{"import", chat, "--palace", "chats", "--on-conflict", "fail"}, "--on-conflict is for a palace export"},
 	} {
 		if o := runCLI(t, home, "json", c.args...); o.code != 2 || o.env.Error == nil || o.env.Error.Type != "invalid_args" || !strings.Contains(o.env.Error.Message, c.want) {
 			t.Errorf("%v: %d %s", c.args, o.code, o.stdout)
