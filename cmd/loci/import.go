@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,20 +19,21 @@ import (
 )
 
 func init() {
-	commands["import"] = command{"import a palace export (JSONL), or chats exported from WhatsApp, ChatGPT or Claude, into a palace", cli(importCmd)}
+	commands["import"] = command{"import a palace export (JSONL), or chats exported from WhatsApp, Telegram, Messenger, ChatGPT or Claude, into a palace", cli(importCmd)}
 }
 
 // importCmd is `loci import FILE [--on-conflict skip|fail]`; FILE "-"
 // reads stdin. The target palace (--palace, else the repository's) is
 // created if needed. The import is one transaction: all or nothing.
-// With --from whatsapp, chatgpt or claude (or auto, the default for a
-// .txt, .json or .zip) FILE is an export of chats (importChats).
+// With --from whatsapp, telegram, messenger, chatgpt or claude (or auto,
+// the default for a .txt, .json or .zip) FILE is an export of chats
+// (importChats).
 func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	flags := flag.NewFlagSet("import", flag.ContinueOnError)
 	var c commonFlags
 	c.register(flags)
 	onConflict := flags.String("on-conflict", "skip", "a drawer id the palace has already: skip or fail")
-	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL); whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares), chatgpt or claude (the conversations.json of their export, or its .zip), or auto (told from the file); default auto for a .txt, .json or .zip, loci otherwise")
+	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL); whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares), telegram (Telegram Desktop's result.json), messenger (a Messenger or Instagram thread's message_1.json, or the .zip of Meta's download), chatgpt or claude (the conversations.json of their export, or its .zip); or auto (told from the file); default auto for a .txt, .json or .zip, loci otherwise")
 	name := flags.String("name", "", "a WhatsApp chat's name, its session's (default: from the file's name, \"WhatsApp Chat with Ana.txt\" names Ana)")
 	dateOrder := flags.String("date-order", "", "a WhatsApp export's dates: dmy or mdy (default: read from the file)")
 	room := flags.String("room", "", "a chat's messages go to this room (default: the palace's)")
@@ -54,18 +56,19 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	switch *from {
 	case "auto":
 		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Name: *name, Order: *dateOrder}, *room)
-	case chatexport.FormatWhatsApp, chatexport.FormatChatGPT, chatexport.FormatClaude:
-		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Format: *from, Name: *name, Order: *dateOrder}, *room)
 	case "loci":
 	default:
-		return nil, &cliError{Type: "invalid_args", Message: "--from must be loci, whatsapp, chatgpt, claude or auto, got " + *from, Detail: map[string]any{"flag": "from"}}
+		if !slices.Contains(chatexport.Formats, *from) {
+			return nil, &cliError{Type: "invalid_args", Message: "--from must be loci, " + strings.Join(chatexport.Formats, ", ") + " or auto, got " + *from, Detail: map[string]any{"flag": "from"}}
+		}
+		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Format: *from, Name: *name, Order: *dateOrder}, *room)
 	}
 	for _, f := range []struct {
 		name string
 		set  bool
 	}{{"name", *name != ""}, {"date-order", *dateOrder != ""}, {"room", *room != ""}} {
 		if f.set {
-			return nil, invalidArgs("--"+f.name+" is for chats (--from whatsapp, chatgpt, claude or auto)", "A palace export keeps its drawers' own sessions and rooms")
+			return nil, invalidArgs("--"+f.name+" is for chats (--from "+strings.Join(chatexport.Formats, ", ")+" or auto)", "A palace export keeps its drawers' own sessions and rooms")
 		}
 	}
 	if *onConflict != "skip" && *onConflict != "fail" {
@@ -128,7 +131,7 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, o
 	chats, err := chatexport.Open(path, opt)
 	if err != nil {
 		return nil, &cliError{Type: "invalid_args", Message: path + ": " + err.Error(), Detail: map[string]any{"path": path},
-			Hint: "Nothing was imported. Name a chat exported from WhatsApp (a chat's menu, More, Export chat: its .txt or .zip) or the conversations.json (or .zip) of ChatGPT's or Claude's data export"}
+			Hint: "Nothing was imported. Name a chat exported from WhatsApp (a chat's menu, More, Export chat: its .txt or .zip), Telegram Desktop's result.json, a Messenger or Instagram thread's message_1.json (or the .zip of Meta's download), or the conversations.json (or .zip) of ChatGPT's or Claude's data export"}
 	}
 	messages := 0
 	for _, ch := range chats {

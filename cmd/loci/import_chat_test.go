@@ -46,9 +46,10 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 	}{
 		{[]string{"import", notChat, "--palace", "chats"}, "line 1 is no WhatsApp message"},
 		{[]string{"import", chat, "--palace", "chats", "--date-order", "ymd"}, "--date-order must be dmy or mdy"},
-		{[]string{"import", chat, "--palace", "chats", "--from", "telegram"}, "--from must be loci, whatsapp, chatgpt, claude or auto"},
+		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, whatsapp, telegram, messenger, chatgpt, claude or auto"},
 		{[]string{"import", jsonl, "--palace", "chats", "--name", "Ana"}, "--name is for chats"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "chatgpt"}, "not a list of conversations"},
+		{[]string{"import", chat, "--palace", "chats", "--from", "telegram"}, "not Telegram's result.json"},
 		{[]string{"import", chat, "--palace", "chats", "--on-conflict", "fail"}, "--on-conflict is for a palace export"},
 	} {
 		if o := runCLI(t, home, "json", c.args...); o.code != 2 || o.env.Error == nil || o.env.Error.Type != "invalid_args" || !strings.Contains(o.env.Error.Message, c.want) {

@@ -101,7 +101,7 @@ func TestOpenAssistantExports(t *testing.T) {
 	if _, err := Open(zipped, OpenOptions{Format: FormatChatGPT}); err == nil || !strings.Contains(err.Error(), "is claude's export, not chatgpt's") {
 		t.Errorf("a format that is not the file's: %v", err)
 	}
-	if _, err := Open(gpt, OpenOptions{Format: "telegram"}); err == nil || !strings.Contains(err.Error(), `unknown format "telegram"`) {
+	if _, err := Open(gpt, OpenOptions{Format: "signal"}); err == nil || !strings.Contains(err.Error(), `unknown format "signal"`) {
 		t.Errorf("an unknown format: %v", err)
 	}
 }

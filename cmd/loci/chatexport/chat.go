@@ -3,8 +3,9 @@
 // its own time, so that a person's chats are recalled as the turns of any
 // conversation are (palace/RECALL.md): a message borrows the one it
 // answers, a silence ends an episode, a hit lifts the messages around it.
-// The exports read are WhatsApp's (a chat between people) and ChatGPT's
-// and Claude's (a person's chats with an assistant).
+// The exports read are WhatsApp's, Telegram's and Messenger's (chats
+// between people) and ChatGPT's and Claude's (a person's chats with an
+// assistant).
 //
 // # API
 //
@@ -24,10 +25,13 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,10 +71,8 @@ type Message struct {
 
 // OpenOptions say how to read an export.
 type OpenOptions struct {
-	// Format is FormatWhatsApp, FormatChatGPT or FormatClaude, or empty to
-	// tell it from the file: a .txt, or a .zip holding one, is WhatsApp's;
-	// a .json, or a .zip holding conversations.json, ChatGPT's or Claude's
-	// (by its fields).
+	// Format is one of the Format constants, or empty to tell it from the
+	// file (Open).
 	Format string
 	// Name is a WhatsApp chat's name; empty, it is read from the file's
 	// name ("WhatsApp Chat with Ana.txt" names Ana).
@@ -80,95 +82,168 @@ type OpenOptions struct {
 	Order string
 }
 
-// Open reads the export at path: WhatsApp's .txt, or the .zip WhatsApp
-// shares when a chat is exported with its media (its _chat.txt is read;
-// the media are left out, and the export's lines stand for them); or the
-// conversations.json of ChatGPT's or Claude's export, alone or in the .zip
-// they send. Its chats are given in the order they began.
+// Formats lists the exports Open reads.
+var Formats = []string{FormatWhatsApp, FormatTelegram, FormatMessenger, FormatChatGPT, FormatClaude}
+
+// Open reads the export at path, its format told from the file unless
+// given: a .txt is WhatsApp's; a .json is ChatGPT's or Claude's
+// conversations.json (a list), Telegram's result.json (a chat, or every
+// chat) or a Messenger or Instagram thread's message_1.json (its
+// participants); a .zip holds one of those: WhatsApp's _chat.txt (a chat
+// exported with its media, which are left out: the export's lines stand
+// for them), conversations.json, result.json, or the message_N.json of
+// every thread of Meta's download. Its chats are given in the order they
+// began.
 func Open(path string, opt OpenOptions) ([]*Chat, error) {
-	switch opt.Format {
-	case "", FormatWhatsApp, FormatChatGPT, FormatClaude:
-	default:
-		return nil, fmt.Errorf("unknown format %q: use whatsapp, chatgpt or claude", opt.Format)
+	if opt.Format != "" && !slices.Contains(Formats, opt.Format) {
+		return nil, fmt.Errorf("unknown format %q: use %s", opt.Format, strings.Join(Formats, ", "))
 	}
 	name := opt.Name
 	if name == "" {
 		name = chatName(path)
 	}
-	f, err := os.Open(path)
+	files, err := readExport(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	inner := filepath.Base(path)
-	if strings.EqualFold(filepath.Ext(path), ".zip") {
-		st, err := f.Stat()
+	var chats []*Chat
+	switch format := formatOf(files, opt.Format); format {
+	case FormatWhatsApp:
+		c, err := ReadWhatsApp(bytes.NewReader(files[0].data), name, opt.Order)
 		if err != nil {
 			return nil, err
 		}
-		zr, err := zip.NewReader(f, st.Size())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+		chats = []*Chat{c}
+	case FormatTelegram:
+		chats, err = readTelegram(files[0].data)
+	case FormatMessenger:
+		var datas [][]byte
+		for _, f := range files {
+			datas = append(datas, f.data)
 		}
-		zf := exportIn(zr)
-		if zf == nil {
-			return nil, fmt.Errorf("%s holds no chat: neither a chat's .txt nor conversations.json", path)
+		chats, err = readMessenger(datas)
+	default:
+		chats, err = ReadAssistantChats(files[0].data)
+		for _, c := range chats {
+			if err == nil && opt.Format != "" && c.Format != opt.Format {
+				err = fmt.Errorf("conversation %q is %s's export, not %s's", c.Name, c.Format, opt.Format)
+			}
 		}
-		rc, err := zf.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer rc.Close()
-		r, inner = rc, zf.Name
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxFile+1))
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > maxFile {
-		return nil, fmt.Errorf("the export is over %d bytes", maxFile)
-	}
-	format := opt.Format
-	if format == "" {
-		format = FormatWhatsApp
-		if strings.EqualFold(filepath.Ext(inner), ".json") {
-			format = FormatChatGPT // or Claude's: ReadAssistantChats tells them apart
-		}
-	}
-	if format == FormatWhatsApp {
-		c, err := ReadWhatsApp(bytes.NewReader(data), name, opt.Order)
-		if err != nil {
-			return nil, err
-		}
-		return []*Chat{c}, nil
-	}
-	chats, err := ReadAssistantChats(data)
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range chats {
-		if opt.Format != "" && c.Format != opt.Format {
-			return nil, fmt.Errorf("conversation %q is %s's export, not %s's", c.Name, c.Format, opt.Format)
-		}
 	}
 	sortChats(chats)
 	return chats, nil
 }
 
-// exportIn is the file of a .zip that holds its chats: conversations.json,
-// or WhatsApp's _chat.txt (or its one .txt).
-func exportIn(zr *zip.Reader) *zip.File {
+// exportFile is a file of an export: its name (within a .zip) and bytes.
+type exportFile struct {
+	name string
+	data []byte
+}
+
+// readExport reads the file at path, or of a .zip the files that hold its
+// chats (exportIn), each at most maxFile bytes.
+func readExport(path string) ([]exportFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !strings.EqualFold(filepath.Ext(path), ".zip") {
+		data, err := readAtMost(f)
+		if err != nil {
+			return nil, err
+		}
+		return []exportFile{{filepath.Base(path), data}}, nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []exportFile
+	for _, zf := range exportIn(zr) {
+		rc, err := zf.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		data, err := readAtMost(rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", zf.Name, err)
+		}
+		out = append(out, exportFile{zf.Name, data})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no chat: no _chat.txt, conversations.json, result.json or messages/inbox/…/message_1.json", path)
+	}
+	return out, nil
+}
+
+func readAtMost(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxFile+1))
+	if err == nil && len(data) > maxFile {
+		err = fmt.Errorf("over %d bytes", maxFile)
+	}
+	return data, err
+}
+
+// exportIn are the files of a .zip that hold its chats: conversations.json
+// or result.json, or the message_N.json of Meta's threads, or WhatsApp's
+// _chat.txt (or its one .txt).
+func exportIn(zr *zip.Reader) []*zip.File {
 	var txt *zip.File
+	var threads []*zip.File
 	for _, zf := range zr.File {
-		switch base := filepath.Base(zf.Name); {
-		case base == "conversations.json":
-			return zf
+		base := filepath.Base(zf.Name)
+		switch {
+		case base == "conversations.json" || base == "result.json":
+			return []*zip.File{zf}
+		case reThreadFile.MatchString(zf.Name):
+			threads = append(threads, zf)
 		case strings.EqualFold(filepath.Ext(base), ".txt") && (txt == nil || base == "_chat.txt"):
 			txt = zf
 		}
 	}
-	return txt
+	if len(threads) > 0 {
+		return threads
+	}
+	if txt != nil {
+		return []*zip.File{txt}
+	}
+	return nil
+}
+
+// reThreadFile is a file of a Messenger or Instagram thread in Meta's
+// download: messages/inbox/<thread>/message_<n>.json.
+var reThreadFile = regexp.MustCompile(`(?:^|/)messages/(?:inbox|archived_threads|filtered_threads|e2ee_cutover)/[^/]+/message_\d+\.json$`)
+
+// formatOf is the format of an export's files: the one given, or the one
+// their name and first bytes show.
+func formatOf(files []exportFile, given string) string {
+	if given != "" {
+		return given
+	}
+	f := files[0]
+	if !strings.EqualFold(filepath.Ext(f.name), ".json") {
+		return FormatWhatsApp
+	}
+	data := bytes.TrimLeft(f.data, " \t\r\n\ufeff")
+	if len(data) > 0 && data[0] == '[' {
+		return FormatChatGPT // or Claude's: ReadAssistantChats tells them apart
+	}
+	var probe struct {
+		Participants json.RawMessage `json:"participants"`
+	}
+	if json.Unmarshal(f.data, &probe) == nil && probe.Participants != nil {
+		return FormatMessenger
+	}
+	return FormatTelegram
 }
 
 // chatName is the chat's name as WhatsApp names the file it exports

@@ -34,22 +34,28 @@ func FuzzWhatsApp(f *testing.F) {
 	})
 }
 
-// Whatever a file holds, reading it as ChatGPT's or Claude's export ends
-// in chats or an error, and every message is the user's or the
-// assistant's.
-func FuzzAssistantChats(f *testing.F) {
+// Whatever a file holds, reading it as a JSON export (ChatGPT's or
+// Claude's, Telegram's, Messenger's) ends in chats or an error, and every
+// message has a sender and valid UTF-8 text.
+func FuzzJSONExports(f *testing.F) {
 	f.Add(chatGPTExport)
 	f.Add(claudeExport)
+	f.Add(telegramExport)
+	f.Add(`{"participants":[{"name":"Ana"}],"thread_path":"inbox/a","messages":[{"sender_name":"Ana","timestamp_ms":1,"content":"caf\u00c3\u00a9"}]}`)
 	f.Add(`[{"conversation_id":"c","current_node":"a","mapping":{"a":{"parent":"a"}}}]`)
 	f.Fuzz(func(t *testing.T, data string) {
-		chats, err := ReadAssistantChats([]byte(data))
-		if err != nil {
-			return
-		}
-		for _, c := range chats {
-			for _, m := range c.Messages {
-				if (m.Sender != RoleUser && m.Sender != RoleAssistant) || !utf8.ValidString(m.Text) {
-					t.Fatalf("message %+v", m)
+		for _, read := range []func([]byte) ([]*Chat, error){
+			ReadAssistantChats, readTelegram, func(b []byte) ([]*Chat, error) { return readMessenger([][]byte{b}) },
+		} {
+			chats, err := read([]byte(data))
+			if err != nil {
+				continue
+			}
+			for _, c := range chats {
+				for _, m := range c.Messages {
+					if m.Sender == "" || !utf8.ValidString(m.Text) || m.Text == "" {
+						t.Fatalf("%s message %+v", c.Format, m)
+					}
 				}
 			}
 		}
