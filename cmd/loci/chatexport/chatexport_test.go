@@ -28,7 +28,8 @@ func TestReadWhatsAppAndroid(t *testing.T) {
 		"she sleeps all day\n" +
 		"12/05/2023, 14:03 - Ana: <Media omitted>\n" +
 		"13/05/2023, 09:15 - Ben Ode: so cute!!\n" +
-		"13/05/2023, 09:16 - Ben Ode added Cy\n"
+		"13/05/2023, 09:16 - Ben Ode added Cy\n" +
+		"13/05/2023, 09:17 - Ben Ode changed the subject to \"Pixel: the first week\"\n"
 	c, err := ReadWhatsApp(strings.NewReader(export), "Ana", OrderAuto)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestReadWhatsAppAndroid(t *testing.T) {
 		{Sender: "Ana", Time: at(2023, 5, 12, 14, 3, 0), Text: "<Media omitted>", Line: 6},
 		{Sender: "Ben Ode", Time: at(2023, 5, 13, 9, 15, 0), Text: "so cute!!", Line: 7},
 	}
-	if !reflect.DeepEqual(c.Messages, want) || c.AppLines != 2 || c.Name != "Ana" || c.Format != FormatWhatsApp {
+	if !reflect.DeepEqual(c.Messages, want) || c.AppLines != 3 || c.Name != "Ana" || c.Format != FormatWhatsApp {
 		t.Errorf("read %+v (%d app lines)", c, c.AppLines)
 	}
 }

@@ -194,7 +194,9 @@ func (h waLine) time(dayFirst bool) (time.Time, error) {
 // sender there).
 func waSender(text string, ios bool, chat string) (sender, said string, ok bool) {
 	sender, said, found := strings.Cut(text, ": ")
-	if !found || strings.ContainsAny(sender, "\n") || len(sender) > maxSender {
+	if !found || strings.ContainsAny(sender, "\n\"“”") || len(sender) > maxSender {
+		// An app's line that quotes ("Ana changed the subject to
+		// "Trip: Lisbon"") names no sender before its colon.
 		return "", "", false
 	}
 	if ios && strings.HasPrefix(said, "\u200e") && !strings.HasPrefix(said, "\u200e<attached:") && !strings.HasSuffix(said, " omitted") &&
