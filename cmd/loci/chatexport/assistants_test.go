@@ -1,7 +1,6 @@
 package chatexport
 
 import (
-	"archive/zip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,14 +83,7 @@ func TestOpenAssistantExports(t *testing.T) {
 	gpt := filepath.Join(dir, "conversations.json")
 	os.WriteFile(gpt, []byte(chatGPTExport), 0o600)
 	zipped := filepath.Join(dir, "claude-export.zip")
-	f, _ := os.Create(zipped)
-	zw := zip.NewWriter(f)
-	for name, body := range map[string]string{"conversations.json": claudeExport, "users.json": "[]"} {
-		w, _ := zw.Create(name)
-		w.Write([]byte(body))
-	}
-	zw.Close()
-	f.Close()
+	writeZip(t, zipped, map[string]string{"conversations.json": claudeExport, "users.json": "[]"})
 	if chats, err := Open(gpt, OpenOptions{}); err != nil || len(chats) != 1 || chats[0].Format != FormatChatGPT {
 		t.Errorf("conversations.json: %v", err)
 	}

@@ -120,18 +120,16 @@ func TestChatName(t *testing.T) {
 	}
 }
 
-// The .zip an export with media shares is read through its _chat.txt.
-func TestOpenZip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "WhatsApp Chat - Ana.zip")
+// writeZip writes a .zip of files (name to body) at path.
+func writeZip(t *testing.T, path string, files map[string]string) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
 	zw := zip.NewWriter(f)
-	for name, body := range map[string]string{
-		"_chat.txt":                              "[12/05/2023, 14:02:33] Ana: we adopted a greyhound\n[12/05/2023, 14:02:40] Ana: \u200e<attached: 00000012-PHOTO-2023-05-12-14-02-40.jpg>\n",
-		"00000012-PHOTO-2023-05-12-14-02-40.jpg": "\xff\xd8",
-	} {
+	for name, body := range files {
 		w, err := zw.Create(name)
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +139,15 @@ func TestOpenZip(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+}
+
+// The .zip an export with media shares is read through its _chat.txt.
+func TestOpenZip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "WhatsApp Chat - Ana.zip")
+	writeZip(t, path, map[string]string{
+		"_chat.txt":                              "[12/05/2023, 14:02:33] Ana: we adopted a greyhound\n[12/05/2023, 14:02:40] Ana: \u200e<attached: 00000012-PHOTO-2023-05-12-14-02-40.jpg>\n",
+		"00000012-PHOTO-2023-05-12-14-02-40.jpg": "\xff\xd8",
+	})
 	chats, err := Open(path, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package chatexport
 
 import (
-	"archive/zip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -93,18 +92,11 @@ func TestOpenMessengerExports(t *testing.T) {
 		t.Errorf("result.json: %v", err)
 	}
 	zipped := filepath.Join(dir, "facebook-ana.zip")
-	f, _ := os.Create(zipped)
-	zw := zip.NewWriter(f)
-	for name, body := range map[string]string{
+	writeZip(t, zipped, map[string]string{
 		"your_facebook_activity/messages/inbox/ana_123/message_1.json": `{"participants":[{"name":"Ana"}],"title":"Ana","thread_path":"inbox/ana_123","messages":[{"sender_name":"Ana","timestamp_ms":1683900100000,"content":"hi"}]}`,
 		"your_facebook_activity/messages/inbox/cy_9/message_1.json":    `{"participants":[{"name":"Cy"}],"title":"Cy","thread_path":"inbox/cy_9","messages":[{"sender_name":"Cy","timestamp_ms":1683900000000,"content":"yo"}]}`,
 		"your_facebook_activity/messages/inbox/ana_123/photos/1.jpg":   "\xff\xd8",
-	} {
-		w, _ := zw.Create(name)
-		w.Write([]byte(body))
-	}
-	zw.Close()
-	f.Close()
+	})
 	chats, err := Open(zipped, OpenOptions{})
 	if err != nil || len(chats) != 2 || chats[0].Name != "Cy" || chats[1].Name != "Ana" || chats[0].Format != FormatMessenger {
 		t.Fatalf("Meta's download: %d chats, %v", len(chats), err)
