@@ -1,6 +1,7 @@
 package chatexport
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -26,14 +27,22 @@ const (
 )
 
 // ReadAssistantChats reads a conversations.json, ChatGPT's or Claude's
-// (told apart by their fields), into one chat a conversation.
+// (told apart by their fields), into one chat a conversation. The list is
+// read a conversation at a time: a heavy user's export runs to hundreds of
+// megabytes.
 func ReadAssistantChats(data []byte) ([]*Chat, error) {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil {
 		return nil, fmt.Errorf("not a list of conversations: %v", err)
+	} else if tok != json.Delim('[') {
+		return nil, fmt.Errorf("not a list of conversations: it opens with %v", tok)
 	}
 	var chats []*Chat
-	for i, raw := range raws {
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("conversation %d: %v", i+1, err)
+		}
 		var probe struct {
 			Mapping      json.RawMessage `json:"mapping"`
 			ChatMessages json.RawMessage `json:"chat_messages"`
@@ -55,6 +64,12 @@ func ReadAssistantChats(data []byte) ([]*Chat, error) {
 			return nil, fmt.Errorf("conversation %d: %v", i+1, err)
 		}
 		chats = append(chats, c)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("the list of conversations: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("data after the list of conversations")
 	}
 	return chats, nil
 }
