@@ -66,13 +66,42 @@ func (r *Runner) Stop(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return FailOpen(), err
 	}
+	saved, bufErr, err := SaveTurn(ctx, p, in.SessionID, turn, r.owners())
+	switch {
+	case err != nil:
+		return FailOpen(), err
+	case !saved:
+		r.log.Debug().Str("drawer", TurnDrawerID(in.SessionID, turn)).Msg("turn already saved")
+		return FailOpen(), nil
+	case bufErr != nil:
+		// The turn drawer is stored; only extraction misses this turn.
+		r.log.Warn().Err(bufErr).Msg("session buffer refused the turn")
+	}
+	return Output{Continue: true, SystemMessage: fmt.Sprintf("💾 loci: turn saved (user %d chars, assistant %d chars)",
+		utf8.RuneCountInString(turn.User), utf8.RuneCountInString(turn.Assistant))}, nil
+}
+
+// Owners are whose memories a session's turns become (the session
+// buffer's owners; see Config).
+type Owners struct{ UserID, AgentID string }
+
+func (r *Runner) owners() Owners { return Owners{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID} }
+
+// SaveTurn stores a turn of a Claude Code session as the Stop hook does: a
+// searchable drawer of kind turn, and the turn appended to the session
+// buffer, the path mem_save_turn takes, which extracts episodes and facts
+// from it. saved is false for a turn already stored (its drawer id is the
+// turn's, TurnDrawerID), which is left as it is. A buffer that refuses the
+// turn is not the turn's failure: its drawer is stored, and the refusal is
+// returned as bufErr.
+func SaveTurn(ctx context.Context, p *palace.Palace, sessionID string, turn Turn, o Owners) (saved bool, bufErr, err error) {
 	d := &palace.Drawer{
-		ID:        TurnDrawerID(in.SessionID, turn),
+		ID:        TurnDrawerID(sessionID, turn),
 		Kind:      palace.KindTurn,
 		Content:   turnText(turn),
 		Tags:      []string{TagClaudeCode},
-		SessionID: in.SessionID,
-		UserID:    r.cfg.UserID,
+		SessionID: sessionID,
+		UserID:    o.UserID,
 		Timestamp: turn.Start,
 		Meta: map[string]any{
 			"source":    TagClaudeCode,
@@ -83,24 +112,16 @@ func (r *Runner) Stop(ctx context.Context, in Input) (Output, error) {
 	}
 	if err := p.Add(ctx, d); err != nil {
 		if errors.Is(err, palace.ErrConflict) {
-			r.log.Debug().Str("drawer", d.ID).Msg("turn already saved")
-			return FailOpen(), nil
+			return false, nil, nil
 		}
-		return FailOpen(), err
+		return false, nil, err
 	}
 	msgs := []extract.Message{{ID: turn.ID, Role: "user", Text: turn.User, Timestamp: turn.Start}}
 	if turn.Assistant != "" {
 		msgs = append(msgs, extract.Message{Role: "assistant", Text: turn.Assistant, Timestamp: turn.End})
 	}
-	res, err := session.Of(p).Append(ctx, in.SessionID, msgs, session.Options{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID})
-	if err != nil {
-		// The turn drawer is stored; only extraction misses this turn.
-		r.log.Warn().Err(err).Msg("session buffer refused the turn")
-	} else {
-		r.log.Debug().Str("status", res.Status).Int("buffered", res.Buffered).Strs("drawers", res.DrawerIDs).Msg("turn buffered")
-	}
-	return Output{Continue: true, SystemMessage: fmt.Sprintf("💾 loci: turn saved (user %d chars, assistant %d chars)",
-		utf8.RuneCountInString(turn.User), utf8.RuneCountInString(turn.Assistant))}, nil
+	_, bufErr = session.Of(p).Append(ctx, sessionID, msgs, session.Options{UserID: o.UserID, AgentID: o.AgentID})
+	return true, bufErr, nil
 }
 
 // turnText is the searchable text of a turn drawer.
@@ -148,21 +169,39 @@ func (r *Runner) SessionEnd(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return FailOpen(), err
 	}
-	if _, err := session.Of(p).Flush(ctx, in.SessionID, session.Options{UserID: r.cfg.UserID, AgentID: r.cfg.AgentID}); err != nil {
-		r.log.Warn().Err(err).Msg("flush session buffer")
+	saved, flushErr, err := SaveSession(ctx, p, in.SessionID, st, in.Reason, r.cfg.Now(), r.owners())
+	if flushErr != nil {
+		r.log.Warn().Err(flushErr).Msg("flush session buffer")
 	}
-	id := SessionDrawerID(in.SessionID)
+	if err != nil || !saved {
+		if err == nil {
+			r.log.Debug().Str("drawer", SessionDrawerID(in.SessionID)).Msg("session already summarised")
+		}
+		return FailOpen(), err
+	}
+	first := clip(strings.TrimSpace(st.FirstPrompt), 200)
+	return Output{Continue: true, SystemMessage: fmt.Sprintf("📝 loci: session saved (%s): %s",
+		countNoun(st.Prompts, "turn"), clip(oneLine(first), 60))}, nil
+}
+
+// SaveSession ends a Claude Code session as the SessionEnd hook does: the
+// session buffer flushed, so that its last stretch is extracted, and its
+// summary stored once (its first prompt, turn count, start and end times
+// and why it ended; reason "" is "other"; a session without times ends
+// now). saved is false for a session already summarised; a buffer that
+// fails to flush is returned as flushErr, and the summary is stored.
+func SaveSession(ctx context.Context, p *palace.Palace, sessionID string, st SessionStats, reason string, now time.Time, o Owners) (saved bool, flushErr, err error) {
+	_, flushErr = session.Of(p).Flush(ctx, sessionID, session.Options{UserID: o.UserID, AgentID: o.AgentID})
+	id := SessionDrawerID(sessionID)
 	if _, err := p.Get(ctx, id); err == nil {
-		r.log.Debug().Str("drawer", id).Msg("session already summarised")
-		return FailOpen(), nil
+		return false, flushErr, nil
 	}
-	reason := in.Reason
 	if reason == "" {
 		reason = "other"
 	}
 	end := st.End
 	if end.IsZero() {
-		end = r.cfg.Now().UTC()
+		end = now.UTC()
 	}
 	start := st.Start
 	if start.IsZero() {
@@ -175,11 +214,11 @@ func (r *Runner) SessionEnd(ctx context.Context, in Input) (Output, error) {
 		Content: fmt.Sprintf("Claude Code session (%s, %s to %s, ended: %s): %s",
 			countNoun(st.Prompts, "turn"), start.Format(time.RFC3339), end.Format(time.RFC3339), reason, first),
 		Tags:      []string{TagClaudeCode},
-		SessionID: in.SessionID,
-		UserID:    r.cfg.UserID,
+		SessionID: sessionID,
+		UserID:    o.UserID,
 		Timestamp: end,
 		Meta: map[string]any{
-			"session_id":   in.SessionID,
+			"session_id":   sessionID,
 			"first_prompt": first,
 			"turns":        st.Prompts,
 			"started_at":   start.Format(time.RFC3339Nano),
@@ -189,10 +228,9 @@ func (r *Runner) SessionEnd(ctx context.Context, in Input) (Output, error) {
 	}
 	if err := p.Add(ctx, d); err != nil {
 		if errors.Is(err, palace.ErrConflict) {
-			return FailOpen(), nil
+			return false, flushErr, nil
 		}
-		return FailOpen(), err
+		return false, flushErr, err
 	}
-	return Output{Continue: true, SystemMessage: fmt.Sprintf("📝 loci: session saved (%s): %s",
-		countNoun(st.Prompts, "turn"), clip(oneLine(first), 60))}, nil
+	return true, flushErr, nil
 }
