@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,12 +17,13 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/cmd/loci/chatexport"
+	"github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/archive"
 )
 
 func init() {
-	commands["import"] = command{"import a palace export (JSONL), or chats exported from WhatsApp, Telegram, Messenger, ChatGPT or Claude, into a palace", cli(importCmd)}
+	commands["import"] = command{"import a palace export (JSONL), Claude Code sessions, or chats exported from WhatsApp, Telegram, Messenger, ChatGPT or Claude, into a palace", cli(importCmd)}
 }
 
 // importCmd is `loci import FILE [--on-conflict skip|fail]`; FILE "-"
@@ -27,13 +31,15 @@ func init() {
 // created if needed. The import is one transaction: all or nothing.
 // With --from whatsapp, telegram, messenger, chatgpt or claude (or auto,
 // the default for a .txt, .json or .zip) FILE is an export of chats
-// (importChats).
+// (importChats); with --from claude-code (the default for a .jsonl that is
+// a Claude Code transcript) FILE... are sessions' transcripts
+// (importTranscripts).
 func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	flags := flag.NewFlagSet("import", flag.ContinueOnError)
 	var c commonFlags
 	c.register(flags)
 	onConflict := flags.String("on-conflict", "skip", "a drawer id the palace has already: skip or fail")
-	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL); whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares), telegram (Telegram Desktop's result.json), messenger (a Messenger or Instagram thread's message_1.json, or the .zip of Meta's download), chatgpt or claude (the conversations.json of their export, or its .zip); or auto (told from the file); default auto for a .txt, .json or .zip, loci otherwise")
+	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL); whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares), telegram (Telegram Desktop's result.json), messenger (a Messenger or Instagram thread's message_1.json, or the .zip of Meta's download), chatgpt or claude (the conversations.json of their export, or its .zip); or auto (told from the file); claude-code (Claude Code sessions' transcripts, ~/.claude/projects/<project>/*.jsonl, one or more); default auto for a .txt, .json or .zip, claude-code for a .jsonl that is a transcript, loci otherwise")
 	name := flags.String("name", "", "a WhatsApp chat's name, its session's (default: from the file's name, \"WhatsApp Chat with Ana.txt\" names Ana)")
 	dateOrder := flags.String("date-order", "", "a WhatsApp export's dates: dmy or mdy (default: read from the file)")
 	room := flags.String("room", "", "a chat's messages go to this room (default: the palace's)")
@@ -41,14 +47,31 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	if err != nil {
 		return nil, err
 	}
-	if len(pos) != 1 {
-		return nil, invalidArgs("import needs exactly one FILE", "Use `loci import palace.jsonl --palace NAME` (- reads stdin) or `loci import \"WhatsApp Chat with Ana.txt\" --palace NAME`")
+	if len(pos) == 0 {
+		return nil, invalidArgs("import needs a FILE", "Use `loci import palace.jsonl --palace NAME` (- reads stdin), `loci import \"WhatsApp Chat with Ana.txt\" --palace NAME` or `loci import ~/.claude/projects/<project>/*.jsonl --palace NAME`")
 	}
 	if *from == "" {
 		*from = "loci"
-		if ext := strings.ToLower(filepath.Ext(pos[0])); ext == ".txt" || ext == ".json" || ext == ".zip" {
+		switch ext := strings.ToLower(filepath.Ext(pos[0])); {
+		case ext == ".txt" || ext == ".json" || ext == ".zip":
 			*from = "auto"
+		case ext == ".jsonl" && isTranscript(pos[0]):
+			*from = fromClaudeCode
 		}
+	}
+	if *from == fromClaudeCode {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"name", *name != ""}, {"date-order", *dateOrder != ""}, {"room", *room != ""}, {"on-conflict", *onConflict != "skip"}} {
+			if f.set {
+				return nil, invalidArgs("--"+f.name+" does not apply to Claude Code sessions", "A session is stored as the hooks store it: each turn once, under the session's own id")
+			}
+		}
+		return importTranscripts(ctx, env, c, pos)
+	}
+	if len(pos) != 1 {
+		return nil, invalidArgs("import needs exactly one FILE", "Name one export; several files are read at once only as Claude Code sessions (--from claude-code)")
 	}
 	if *from != "loci" && *onConflict != "skip" {
 		return nil, invalidArgs("--on-conflict is for a palace export", "Leave it out: a chat's messages already in the palace are skipped, so importing an export again stores only what is new")
@@ -59,7 +82,7 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	case "loci":
 	default:
 		if !slices.Contains(chatexport.Formats, *from) {
-			return nil, &cliError{Type: "invalid_args", Message: "--from must be loci, " + strings.Join(chatexport.Formats, ", ") + " or auto, got " + *from, Detail: map[string]any{"flag": "from"}}
+			return nil, &cliError{Type: "invalid_args", Message: "--from must be loci, " + fromClaudeCode + ", " + strings.Join(chatexport.Formats, ", ") + " or auto, got " + *from, Detail: map[string]any{"flag": "from"}}
 		}
 		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Format: *from, Name: *name, Order: *dateOrder}, *room)
 	}
@@ -185,6 +208,91 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, o
 			fmt.Fprintf(w, ", %d refused (on stderr)", refused)
 		}
 		fmt.Fprintln(w)
+	}}, nil
+}
+
+// fromClaudeCode names Claude Code's transcripts for --from.
+const fromClaudeCode = "claude-code"
+
+// isTranscript reports whether the file at path opens as a Claude Code
+// transcript does: a JSON line of a session ("sessionId"), where a palace
+// export opens with its header.
+func isTranscript(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var probe struct {
+			Type      string `json:"type"`
+			SessionID string `json:"sessionId"`
+			Summary   string `json:"summary"`
+		}
+		if json.Unmarshal(line, &probe) != nil || probe.Type == "header" {
+			return false
+		}
+		if probe.SessionID != "" {
+			return true
+		}
+		// A transcript may open with lines of no session (a summary, a
+		// file-history snapshot); read on, a little.
+		if probe.Type != "summary" && probe.Type != "file-history-snapshot" {
+			return false
+		}
+	}
+	return false
+}
+
+// importTranscripts stores Claude Code sessions from their transcripts as
+// the hooks would have stored them (claudecode.ImportTranscript): each
+// turn once, the session summarised. Every file is checked to exist
+// before anything is stored.
+func importTranscripts(ctx context.Context, env *cliEnv, c commonFlags, paths []string) (*result, error) {
+	for _, path := range paths {
+		f, err := openInput(path)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+	}
+	p, _, done, err := cliPalace(ctx, env, c, true)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	bar := newProgress(env, "import", "sessions")
+	owners := claudecode.Owners{UserID: os.Getenv("LOCI_USER_ID"), AgentID: "claude-code"} // as `loci hook` stores them
+	var sessions []claudecode.ImportStats
+	var total struct{ stored, skipped, summaries int }
+	for i, path := range paths {
+		st, warnings, err := claudecode.ImportTranscript(ctx, p, path, owners, time.Now())
+		if err != nil {
+			bar.Done()
+			return nil, &cliError{Type: "invalid_args", Message: path + ": " + err.Error(), Detail: map[string]any{"path": path, "sessions_stored": i},
+				Hint: "The sessions before it are stored; importing them again stores nothing twice"}
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(env.stderr, "import: %s: %v\n", path, w)
+		}
+		sessions = append(sessions, st)
+		total.stored += st.Stored
+		total.skipped += st.Skipped
+		if st.Summary {
+			total.summaries++
+		}
+		bar.Set(i+1, len(paths), "")
+	}
+	bar.Done()
+	return &result{data: map[string]any{"palace": p.Name(), "format": fromClaudeCode, "sessions": sessions,
+		"stats": map[string]any{"stored": total.stored, "skipped": total.skipped, "summaries": total.summaries}}, text: func(w io.Writer) {
+		fmt.Fprintf(w, "imported %d Claude Code sessions into %s: %d turns stored, %d already there\n", len(sessions), p.Name(), total.stored, total.skipped)
 	}}, nil
 }
 

@@ -46,7 +46,7 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 	}{
 		{[]string{"import", notChat, "--palace", "chats"}, "line 1 is no WhatsApp message"},
 		{[]string{"import", chat, "--palace", "chats", "--date-order", "ymd"}, "--date-order must be dmy or mdy"},
-		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, whatsapp, telegram, messenger, chatgpt, claude or auto"},
+		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, claude-code, whatsapp, telegram, messenger, chatgpt, claude or auto"},
 		{[]string{"import", jsonl, "--palace", "chats", "--name", "Ana"}, "--name is for chats"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "chatgpt"}, "not a list of conversations"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "telegram"}, "not Telegram's result.json"},
@@ -80,5 +80,39 @@ func TestCLIImportChatGPT(t *testing.T) {
 	o = runCLI(t, home, "json", "recall", "--all", "which database did I choose for the Pi?", "--palace", "gpt")
 	if o.code != 0 || !strings.Contains(o.stdout, `"content":"user: ok, SQLite it is"`) {
 		t.Fatalf("recall: %s", o.stdout)
+	}
+}
+
+// Claude Code sessions' transcripts (a .jsonl that is one) are told from a
+// palace export and stored as the hooks store a session: each turn once,
+// the session summarised.
+func TestCLIImportClaudeCodeSessions(t *testing.T) {
+	t.Parallel()
+	home, work := t.TempDir(), t.TempDir()
+	var transcript []byte
+	for _, f := range []string{"turn1.jsonl", "turn2.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hooks", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		transcript = append(transcript, b...)
+	}
+	const session = "5f0c9a52-1b7e-4d0a-9c4e-000000000001"
+	path := filepath.Join(work, session+".jsonl")
+	os.WriteFile(path, transcript, 0o600)
+	o := runCLI(t, home, "json", "import", path, "--palace", "cc")
+	stats, _ := o.env.Data["stats"].(map[string]any)
+	if o.code != 0 || o.env.Data["format"] != "claude-code" || stats["stored"] != float64(2) || stats["summaries"] != float64(1) {
+		t.Fatalf("import: %d %s", o.code, o.stdout)
+	}
+	if o := runCLI(t, home, "text", "import", path, "--palace", "cc"); o.code != 0 || !strings.Contains(o.stdout, "0 turns stored, 2 already there") {
+		t.Fatalf("second import: %d %s", o.code, o.stdout)
+	}
+	o = runCLI(t, home, "json", "recall", "--all", "authentication in the API gateway", "--palace", "cc")
+	if o.code != 0 || !strings.Contains(o.stdout, "Validate JWT bearer tokens at the gateway") {
+		t.Fatalf("recall: %s", o.stdout)
+	}
+	if o := runCLI(t, home, "json", "import", path, "--palace", "cc", "--room", "x"); o.code != 2 || !strings.Contains(o.env.Error.Message, "--room does not apply to Claude Code sessions") {
+		t.Errorf("--room: %d %s", o.code, o.stdout)
 	}
 }

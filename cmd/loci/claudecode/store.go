@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -233,4 +234,54 @@ func SaveSession(ctx context.Context, p *palace.Palace, sessionID string, st Ses
 		return false, flushErr, err
 	}
 	return true, flushErr, nil
+}
+
+// ImportStats is what ImportTranscript did.
+type ImportStats struct {
+	Session string `json:"session_id"`
+	Turns   int    `json:"turns"`   // the transcript's turns with a prompt
+	Stored  int    `json:"stored"`  // of them, stored now
+	Skipped int    `json:"skipped"` // already stored (by the hooks or an import before)
+	Summary bool   `json:"summary"` // the session's summary stored now
+}
+
+// ImportTranscript stores a Claude Code transcript (a session's .jsonl, as
+// ~/.claude/projects/<project>/<session id>.jsonl keeps it) as the hooks
+// would have stored it had they run: every turn through SaveTurn, then the
+// session ended through SaveSession (reason "imported"). The session is
+// the file's name, as Claude Code names it, so a turn the Stop hook saved
+// is the same drawer and is not stored twice, and importing a transcript
+// again stores nothing. A buffer that refuses a turn is reported in
+// warnings, and the rest goes on.
+func ImportTranscript(ctx context.Context, p *palace.Palace, path string, o Owners, now time.Time) (st ImportStats, warnings []error, err error) {
+	entries, err := ReadTranscript(path)
+	if err != nil {
+		return st, nil, err
+	}
+	st.Session = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	turns := Turns(entries)
+	st.Turns = len(turns)
+	if len(turns) == 0 {
+		return st, nil, nil
+	}
+	for _, t := range turns {
+		saved, bufErr, err := SaveTurn(ctx, p, st.Session, t, o)
+		if err != nil {
+			return st, warnings, err
+		}
+		if bufErr != nil {
+			warnings = append(warnings, fmt.Errorf("turn of %s: session buffer: %w", t.Start.Format(time.RFC3339), bufErr))
+		}
+		if saved {
+			st.Stored++
+		} else {
+			st.Skipped++
+		}
+	}
+	saved, flushErr, err := SaveSession(ctx, p, st.Session, Stats(entries), "imported", now, o)
+	if flushErr != nil {
+		warnings = append(warnings, fmt.Errorf("flush session buffer: %w", flushErr))
+	}
+	st.Summary = saved
+	return st, warnings, err
 }

@@ -193,6 +193,43 @@ func LastTurn(entries []Entry) (t Turn, ok bool) {
 	return buildTurn(entries[prev+1:last+1], true)
 }
 
+// Turns are every turn of a transcript, in order, as LastTurn finds the
+// last: the lines between two boundaries, each turn with a prompt; a last
+// one after the final boundary is not Complete. A transcript without
+// boundaries (an older Claude Code wrote none) has a turn at each prompt
+// that follows a reply.
+func Turns(entries []Entry) []Turn {
+	var out []Turn
+	add := func(seg []Entry, complete bool) {
+		if t, ok := buildTurn(seg, complete); ok {
+			out = append(out, t)
+		}
+	}
+	if lastBoundary(entries, len(entries)) < 0 {
+		start, replied := 0, false
+		for i, e := range entries {
+			switch {
+			case e.Kind == KindPrompt && replied:
+				add(entries[start:i], true)
+				start, replied = i, false
+			case e.Kind == KindReply:
+				replied = true
+			}
+		}
+		add(entries[start:], replied)
+		return out
+	}
+	start := 0
+	for i, e := range entries {
+		if e.Kind == KindBoundary {
+			add(entries[start:i+1], true)
+			start = i + 1
+		}
+	}
+	add(entries[start:], false)
+	return out
+}
+
 // lastBoundary is the index of the last boundary before index end, or -1.
 func lastBoundary(entries []Entry, end int) int {
 	for i := end - 1; i >= 0; i-- {
