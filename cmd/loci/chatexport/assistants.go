@@ -216,7 +216,8 @@ func seconds(s *float64) time.Time {
 }
 
 // clean is text as the palace takes it: valid UTF-8 without NUL bytes,
-// trimmed.
+// trimmed. An export is an app's own text; a stray byte in it is not a
+// reason to refuse the chat.
 func clean(s string) string {
 	return strings.TrimSpace(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", ""))
 }

@@ -102,9 +102,7 @@ func ReadWhatsApp(r io.Reader, name, order string) (*Chat, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", h.line, err)
 		}
-		// An export is the phone's own text; a stray byte is not a reason
-		// to refuse the chat.
-		text := strings.TrimSpace(strings.ReplaceAll(strings.ToValidUTF8(texts[i].String(), "\uFFFD"), "\x00", ""))
+		text := clean(texts[i].String())
 		sender, said, ok := waSender(text, h.ios, name)
 		if !ok {
 			chat.AppLines++
