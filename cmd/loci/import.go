@@ -59,22 +59,28 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			*from = fromClaudeCode
 		}
 	}
-	if *from == fromClaudeCode {
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"name", *name != ""}, {"date-order", *dateOrder != ""}, {"room", *room != ""}, {"on-conflict", *onConflict != "skip"}} {
-			if f.set {
-				return nil, invalidArgs("--"+f.name+" does not apply to Claude Code sessions", "A session is stored as the hooks store it: each turn once, under the session's own id")
+	set := map[string]bool{"name": *name != "", "date-order": *dateOrder != "", "room": *room != "", "on-conflict": *onConflict != "skip"}
+	// given is the first of the flags named that the command line sets, for
+	// flags that do not apply to what FILE is.
+	given := func(names ...string) (string, bool) {
+		for _, n := range names {
+			if set[n] {
+				return "--" + n, true
 			}
+		}
+		return "", false
+	}
+	if *from == fromClaudeCode {
+		if f, ok := given("name", "date-order", "room", "on-conflict"); ok {
+			return nil, invalidArgs(f+" does not apply to Claude Code sessions", "A session is stored as the hooks store it: each turn once, under the session's own id")
 		}
 		return importTranscripts(ctx, env, c, pos)
 	}
 	if len(pos) != 1 {
 		return nil, invalidArgs("import needs exactly one FILE", "Name one export; several files are read at once only as Claude Code sessions (--from claude-code)")
 	}
-	if *from != "loci" && *onConflict != "skip" {
-		return nil, invalidArgs("--on-conflict is for a palace export", "Leave it out: a chat's messages already in the palace are skipped, so importing an export again stores only what is new")
+	if f, ok := given("on-conflict"); ok && *from != "loci" {
+		return nil, invalidArgs(f+" is for a palace export", "Leave it out: a chat's messages already in the palace are skipped, so importing an export again stores only what is new")
 	}
 	switch *from {
 	case "auto":
@@ -86,13 +92,8 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		}
 		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Format: *from, Name: *name, Order: *dateOrder}, *room)
 	}
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"name", *name != ""}, {"date-order", *dateOrder != ""}, {"room", *room != ""}} {
-		if f.set {
-			return nil, invalidArgs("--"+f.name+" is for chats (--from "+strings.Join(chatexport.Formats, ", ")+" or auto)", "A palace export keeps its drawers' own sessions and rooms")
-		}
+	if f, ok := given("name", "date-order", "room"); ok {
+		return nil, invalidArgs(f+" is for chats (--from "+strings.Join(chatexport.Formats, ", ")+" or auto)", "A palace export keeps its drawers' own sessions and rooms")
 	}
 	if *onConflict != "skip" && *onConflict != "fail" {
 		return nil, &cliError{Type: "invalid_args", Message: "--on-conflict must be skip or fail, got " + *onConflict,

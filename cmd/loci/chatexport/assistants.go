@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 )
@@ -220,17 +219,4 @@ func seconds(s *float64) time.Time {
 // reason to refuse the chat.
 func clean(s string) string {
 	return strings.TrimSpace(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", ""))
-}
-
-// sortChats orders chats by their first message's time, the order a
-// person had them in.
-func sortChats(chats []*Chat) {
-	sort.SliceStable(chats, func(i, j int) bool { return first(chats[i]).Before(first(chats[j])) })
-}
-
-func first(c *Chat) time.Time {
-	if len(c.Messages) == 0 {
-		return time.Time{}
-	}
-	return c.Messages[0].Time
 }

@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -135,6 +136,19 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 	}
 	sortChats(chats)
 	return chats, nil
+}
+
+// sortChats orders chats by their first message's time, the order a
+// person had them in.
+func sortChats(chats []*Chat) {
+	sort.SliceStable(chats, func(i, j int) bool { return first(chats[i]).Before(first(chats[j])) })
+}
+
+func first(c *Chat) time.Time {
+	if len(c.Messages) == 0 {
+		return time.Time{}
+	}
+	return c.Messages[0].Time
 }
 
 // exportFile is a file of an export: its name (within a .zip) and bytes.

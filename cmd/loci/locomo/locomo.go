@@ -2384,7 +2384,7 @@ type Variant struct {
 // Options configures a run.
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts, PathWhatsApp, PathEpisodes or PathSaveTurn
+	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts, PathWhatsApp, PathChatGPT, PathEpisodes or PathSaveTurn
 	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
