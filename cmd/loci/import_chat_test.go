@@ -46,7 +46,7 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 	}{
 		{[]string{"import", notChat, "--palace", "chats"}, "line 1 is no WhatsApp message"},
 		{[]string{"import", chat, "--palace", "chats", "--date-order", "ymd"}, "--date-order must be dmy or mdy"},
-		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, claude-code, whatsapp, telegram, messenger, chatgpt, claude or auto"},
+		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, claude-code, whatsapp, telegram, messenger, slack, discord, chatgpt, claude or auto"},
 		{[]string{"import", jsonl, "--palace", "chats", "--name", "Ana"}, "--name is for chats"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "chatgpt"}, "not a list of conversations"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "telegram"}, "not Telegram's result.json"},
@@ -58,6 +58,78 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 	}
 	if o := runCLI(t, home, "json", "recall", "--all", "hi", "--palace", "chats"); strings.Contains(o.stdout, `"content":"Ana: hi"`) {
 		t.Errorf("a refused file stored a message: %s", o.stdout)
+	}
+}
+
+// A Slack workspace's export, unpacked to a folder, is told from its
+// files: a channel and each of its threads a session, found by what they
+// say; a second import stores nothing, and read as another app's export
+// the folder is refused with nothing stored.
+func TestCLIImportSlack(t *testing.T) {
+	t.Parallel()
+	home, work := t.TempDir(), t.TempDir()
+	export := filepath.Join(work, "Acme Slack export")
+	for name, body := range map[string]string{
+		"users.json":    `[{"id":"U1","profile":{"display_name":"Ana"}},{"id":"U2","profile":{"real_name":"Ben Ode"}}]`,
+		"channels.json": `[{"id":"C1","name":"ops"}]`,
+		"ops/2023-05-12.json": `[
+			{"type":"message","subtype":"channel_join","user":"U1","text":"<@U1> has joined the channel","ts":"1683900000.000001"},
+			{"type":"message","user":"U2","text":"which region is the staging database in?","ts":"1683900060.000001","thread_ts":"1683900060.000001"},
+			{"type":"message","user":"U1","text":"eu-west-1, next to the build runners","ts":"1683900120.000001","thread_ts":"1683900060.000001"},
+			{"type":"message","user":"U1","text":"standup moved to 10","ts":"1683900180.000001"}]`,
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(export, name)), 0o700)
+		os.WriteFile(filepath.Join(export, name), []byte(body), 0o600)
+	}
+	o := runCLI(t, home, "json", "import", export, "--palace", "team")
+	stats, _ := o.env.Data["stats"].(map[string]any)
+	chats, _ := o.env.Data["chats"].([]any)
+	if o.code != 0 || len(chats) != 2 || stats["stored"] != float64(3) {
+		t.Fatalf("import: %d %s", o.code, o.stdout)
+	}
+	thread, channel := chats[0].(map[string]any), chats[1].(map[string]any) // in the order they began
+	if channel["chat"] != "#ops" || channel["session_id"] != "slack:C1" || channel["app_lines"] != float64(1) || channel["format"] != "slack" ||
+		thread["chat"] != "#ops: which region is the staging database in?" || thread["session_id"] != "slack:C1/1683900060.000001" || thread["messages"] != float64(2) {
+		t.Fatalf("the chats: %v", chats)
+	}
+	if o := runCLI(t, home, "text", "import", export, "--palace", "team"); o.code != 0 || !strings.Contains(o.stdout, "imported 2 chats into team: 0 messages stored, 3 already there") {
+		t.Fatalf("second import: %d %s", o.code, o.stdout)
+	}
+	o = runCLI(t, home, "json", "recall", "--all", "where does the staging database run?", "--palace", "team")
+	// The answer first: it borrowed the question of its thread.
+	if i := strings.Index(o.stdout, `"content":"Ana: eu-west-1, next to the build runners"`); o.code != 0 || i < 0 || i > strings.Index(o.stdout, "which region") {
+		t.Fatalf("recall: %s", o.stdout)
+	}
+	if o := runCLI(t, home, "json", "import", export, "--palace", "other", "--from", "discord"); o.code != 2 || o.env.Error == nil || !strings.Contains(o.env.Error.Message, "not DiscordChatExporter's") {
+		t.Fatalf("read as Discord's: %d %s", o.code, o.stdout)
+	}
+	if o := runCLI(t, home, "json", "import", export, "--palace", "other", "--from", "loci"); o.code != 2 || o.env.Error == nil || !strings.Contains(o.env.Error.Message, "is a directory") {
+		t.Fatalf("read as a palace export: %d %s", o.code, o.stdout)
+	}
+}
+
+// A Discord channel exported by DiscordChatExporter is told from its
+// guild and channel; Discord's own messages are counted, not stored.
+func TestCLIImportDiscord(t *testing.T) {
+	t.Parallel()
+	home, work := t.TempDir(), t.TempDir()
+	export := filepath.Join(work, "Climbing Club - Trips - planning [10].json")
+	os.WriteFile(export, []byte(`{"guild":{"id":"1","name":"Climbing Club"},"channel":{"id":"10","type":"GuildTextChat","category":"Trips","name":"planning"},"messages":[
+		{"id":"1","type":"GuildMemberJoin","timestamp":"2023-05-12T14:00:00+02:00","content":"","author":{"name":"ben"}},
+		{"id":"2","type":"Default","timestamp":"2023-05-12T14:02:00+02:00","content":"which crag on Saturday?","author":{"name":"ben"}},
+		{"id":"3","type":"Reply","timestamp":"2023-05-12T14:03:00+02:00","content":"Fontainebleau, the Bas Cuvier boulders","author":{"name":"ana.k","nickname":"Ana"},"reference":{"messageId":"2"}}]}`), 0o600)
+	o := runCLI(t, home, "json", "import", export, "--palace", "club")
+	chats, _ := o.env.Data["chats"].([]any)
+	if o.code != 0 || len(chats) != 1 {
+		t.Fatalf("import: %d %s", o.code, o.stdout)
+	}
+	if one := chats[0].(map[string]any); one["chat"] != "Climbing Club › #planning" || one["session_id"] != "discord:10" || one["format"] != "discord" ||
+		one["messages"] != float64(2) || one["app_lines"] != float64(1) || one["first"] != "2023-05-12T14:02:00Z" {
+		t.Fatalf("the chat: %v", one)
+	}
+	o = runCLI(t, home, "json", "recall", "--all", "where are we climbing on Saturday?", "--palace", "club")
+	if i := strings.Index(o.stdout, `"content":"Ana: Fontainebleau, the Bas Cuvier boulders"`); o.code != 0 || i < 0 {
+		t.Fatalf("recall: %s", o.stdout)
 	}
 }
 

@@ -4,8 +4,10 @@
 // conversation are (palace/RECALL.md): a message borrows the one it
 // answers, a silence ends an episode, a hit lifts the messages around it.
 // The exports read are WhatsApp's, Telegram's and Messenger's (chats
-// between people) and ChatGPT's and Claude's (a person's chats with an
-// assistant).
+// between people), Slack's and Discord's (a team's channels and threads,
+// each thread a conversation of its own) and ChatGPT's and Claude's (a
+// person's chats with an assistant); each as the file, the .zip or the
+// folder it unpacks to.
 //
 // # API
 //
@@ -28,7 +30,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -84,16 +88,19 @@ type OpenOptions struct {
 }
 
 // Formats lists the exports Open reads.
-var Formats = []string{FormatWhatsApp, FormatTelegram, FormatMessenger, FormatChatGPT, FormatClaude}
+var Formats = []string{FormatWhatsApp, FormatTelegram, FormatMessenger, FormatSlack, FormatDiscord, FormatChatGPT, FormatClaude}
 
 // Open reads the export at path, its format told from the file unless
 // given: a .txt is WhatsApp's; a .json is ChatGPT's or Claude's
 // conversations.json (a list), Telegram's result.json (a chat, or every
-// chat) or a Messenger or Instagram thread's message_1.json (its
-// participants); a .zip holds one of those: WhatsApp's _chat.txt (a chat
-// exported with its media, which are left out: the export's lines stand
-// for them), conversations.json, result.json, or the message_N.json of
-// every thread of Meta's download. Its chats are given in the order they
+// chat), a Messenger or Instagram thread's message_1.json (its
+// participants) or DiscordChatExporter's export of a channel (its guild
+// and channel); a .zip, or a folder (an export unpacked), holds one of
+// those: WhatsApp's _chat.txt (a chat exported with its media, which are
+// left out: the export's lines stand for them), conversations.json,
+// result.json, the message_N.json of every thread of Meta's download, a
+// Slack workspace's export (users.json beside a folder a channel), or
+// Discord channels' .json files. Its chats are given in the order they
 // began.
 func Open(path string, opt OpenOptions) ([]*Chat, error) {
 	if opt.Format != "" && !slices.Contains(Formats, opt.Format) {
@@ -103,28 +110,40 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 	if name == "" {
 		name = chatName(path)
 	}
-	files, err := readExport(path)
+	files, done, err := readExport(path)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	format, err := formatOf(files, opt.Format)
 	if err != nil {
 		return nil, err
 	}
 	var chats []*Chat
-	switch format := formatOf(files, opt.Format); format {
+	switch format {
 	case FormatWhatsApp:
-		c, err := ReadWhatsApp(bytes.NewReader(files[0].data), name, opt.Order)
-		if err != nil {
-			return nil, err
+		var data []byte
+		if data, err = files[0].load(); err == nil {
+			var c *Chat
+			c, err = ReadWhatsApp(bytes.NewReader(data), name, opt.Order)
+			chats = []*Chat{c}
 		}
-		chats = []*Chat{c}
 	case FormatTelegram:
-		chats, err = readTelegram(files[0].data)
-	case FormatMessenger:
-		var datas [][]byte
-		for _, f := range files {
-			datas = append(datas, f.data)
+		var data []byte
+		if data, err = files[0].load(); err == nil {
+			chats, err = readTelegram(data)
 		}
-		chats, err = readMessenger(datas)
+	case FormatMessenger:
+		chats, err = readEach(files, readMessenger)
+	case FormatSlack:
+		chats, err = readSlack(files)
+	case FormatDiscord:
+		chats, err = readEach(files, readDiscord)
 	default:
-		chats, err = ReadAssistantChats(files[0].data)
+		var data []byte
+		if data, err = files[0].load(); err == nil {
+			chats, err = ReadAssistantChats(data)
+		}
 		for _, c := range chats {
 			if err == nil && opt.Format != "" && c.Format != opt.Format {
 				err = fmt.Errorf("conversation %q is %s's export, not %s's", c.Name, c.Format, opt.Format)
@@ -135,6 +154,43 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 		return nil, err
 	}
 	sortChats(chats)
+	return chats, nil
+}
+
+// readEach reads files one at a time with read (a file's chats), so that
+// one file's bytes are in memory at once, and joins the chats of one id
+// that several files hold (a thread's message_1.json and message_2.json, a
+// channel exported in parts), its messages in the order they were sent,
+// each numbered by its place.
+func readEach(files []*exportFile, read func(name string, data []byte) ([]*Chat, error)) ([]*Chat, error) {
+	byID := map[string]*Chat{}
+	var chats []*Chat
+	for _, f := range files {
+		data, err := f.load()
+		if err != nil {
+			return nil, err
+		}
+		got, err := read(f.name, data)
+		f.data = nil
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range got {
+			if have := byID[c.ID]; have != nil {
+				have.Messages = append(have.Messages, c.Messages...)
+				have.AppLines += c.AppLines
+				continue
+			}
+			byID[c.ID] = c
+			chats = append(chats, c)
+		}
+	}
+	for _, c := range chats {
+		sort.SliceStable(c.Messages, func(i, j int) bool { return c.Messages[i].Time.Before(c.Messages[j].Time) })
+		for i := range c.Messages {
+			c.Messages[i].Line = i + 1
+		}
+	}
 	return chats, nil
 }
 
@@ -151,52 +207,78 @@ func first(c *Chat) time.Time {
 	return c.Messages[0].Time
 }
 
-// exportFile is a file of an export: its name (within a .zip) and bytes.
+// exportFile is a file of an export: its name (within a .zip or a folder)
+// and its bytes, read when a reader asks for them (load), so that an export
+// of many files (a workspace's channels, Meta's threads) is held in memory
+// a file at a time.
 type exportFile struct {
 	name string
-	data []byte
+	open func() (io.ReadCloser, error)
+	data []byte // once loaded
 }
 
-// readExport reads the file at path, or of a .zip the files that hold its
-// chats (exportIn), each at most maxFile bytes.
-func readExport(path string) ([]exportFile, error) {
-	f, err := os.Open(path)
+// load reads the file, at most maxFile bytes, once.
+func (f *exportFile) load() ([]byte, error) {
+	if f.data != nil {
+		return f.data, nil
+	}
+	rc, err := f.open()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if !strings.EqualFold(filepath.Ext(path), ".zip") {
-		data, err := readAtMost(f)
-		if err != nil {
-			return nil, err
-		}
-		return []exportFile{{filepath.Base(path), data}}, nil
-	}
-	st, err := f.Stat()
+	defer rc.Close()
+	data, err := readAtMost(rc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
-	zr, err := zip.NewReader(f, st.Size())
+	f.data = data
+	return data, nil
+}
+
+// readExport lists the files of the export at path: the file itself, or
+// of a .zip or a folder (an export unpacked) the files that hold its chats
+// (exportIn). close releases the .zip once its files are read.
+func readExport(path string) (files []*exportFile, close func(), err error) {
+	close = func() {}
+	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, close, err
 	}
-	var out []exportFile
-	for _, zf := range exportIn(zr) {
-		rc, err := zf.Open()
+	var fsys fs.FS
+	switch {
+	case st.IsDir():
+		fsys = os.DirFS(path)
+	case strings.EqualFold(filepath.Ext(path), ".zip"):
+		f, err := os.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, close, err
 		}
-		data, err := readAtMost(rc)
-		rc.Close()
+		zr, err := zip.NewReader(f, st.Size())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", zf.Name, err)
+			f.Close()
+			return nil, close, fmt.Errorf("%s: %w", path, err)
 		}
-		out = append(out, exportFile{zf.Name, data})
+		fsys, close = zr, func() { f.Close() }
+	default:
+		return []*exportFile{{name: filepath.Base(path), open: func() (io.ReadCloser, error) { return os.Open(path) }}}, close, nil
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s holds no chat: no _chat.txt, conversations.json, result.json or messages/inbox/…/message_1.json", path)
+	var names []string
+	err = fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			names = append(names, name)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, close, fmt.Errorf("%s: %w", path, err)
 	}
-	return out, nil
+	for _, name := range exportIn(names) {
+		files = append(files, &exportFile{name: name, open: func() (io.ReadCloser, error) { return fsys.Open(name) }})
+	}
+	if len(files) == 0 {
+		return nil, close, fmt.Errorf("%s holds no chat: no _chat.txt, conversations.json, result.json, messages/inbox/…/message_1.json, Slack's users.json and channel folders, or a Discord channel's .json", path)
+	}
+	return files, close, nil
 }
 
 func readAtMost(r io.Reader) ([]byte, error) {
@@ -207,30 +289,37 @@ func readAtMost(r io.Reader) ([]byte, error) {
 	return data, err
 }
 
-// exportIn are the files of a .zip that hold its chats: conversations.json
-// or result.json, or the message_N.json of Meta's threads, or WhatsApp's
-// _chat.txt (or its one .txt).
-func exportIn(zr *zip.Reader) []*zip.File {
-	var txt *zip.File
-	var threads []*zip.File
-	for _, zf := range zr.File {
-		base := filepath.Base(zf.Name)
+// exportIn are the files of a .zip or a folder (names, slash-separated)
+// that hold its chats: conversations.json or result.json; the
+// message_N.json of Meta's threads; a Slack workspace's users.json,
+// channels.json and day files (slackFiles); WhatsApp's _chat.txt (or its
+// one .txt); or else its .json files (DiscordChatExporter writes a file a
+// channel). Files beside them (photos, voice notes) are left out.
+func exportIn(names []string) []string {
+	var txt string
+	var threads, jsons []string
+	for _, name := range names {
+		base := path.Base(name)
 		switch {
 		case base == "conversations.json" || base == "result.json":
-			return []*zip.File{zf}
-		case reThreadFile.MatchString(zf.Name):
-			threads = append(threads, zf)
-		case strings.EqualFold(filepath.Ext(base), ".txt") && (txt == nil || base == "_chat.txt"):
-			txt = zf
+			return []string{name}
+		case reThreadFile.MatchString(name):
+			threads = append(threads, name)
+		case strings.EqualFold(path.Ext(base), ".txt") && (txt == "" || base == "_chat.txt"):
+			txt = name
+		case strings.EqualFold(path.Ext(base), ".json"):
+			jsons = append(jsons, name)
 		}
 	}
-	if len(threads) > 0 {
+	switch {
+	case len(threads) > 0:
 		return threads
+	case slackFiles(jsons) != nil:
+		return slackFiles(jsons)
+	case txt != "":
+		return []string{txt}
 	}
-	if txt != nil {
-		return []*zip.File{txt}
-	}
-	return nil
+	return jsons
 }
 
 // reThreadFile is a file of a Messenger or Instagram thread in Meta's
@@ -238,26 +327,44 @@ func exportIn(zr *zip.Reader) []*zip.File {
 var reThreadFile = regexp.MustCompile(`(?:^|/)messages/(?:inbox|archived_threads|filtered_threads|e2ee_cutover)/[^/]+/message_\d+\.json$`)
 
 // formatOf is the format of an export's files: the one given, or the one
-// their name and first bytes show.
-func formatOf(files []exportFile, given string) string {
+// their names and first file's bytes show.
+func formatOf(files []*exportFile, given string) (string, error) {
 	if given != "" {
-		return given
+		return given, nil
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.name)
+	}
+	if slackFiles(names) != nil {
+		return FormatSlack, nil
 	}
 	f := files[0]
 	if !strings.EqualFold(filepath.Ext(f.name), ".json") {
-		return FormatWhatsApp
+		return FormatWhatsApp, nil
 	}
-	data := bytes.TrimLeft(f.data, " \t\r\n\ufeff")
+	data, err := f.load()
+	if err != nil {
+		return "", err
+	}
+	data = bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(data) > 0 && data[0] == '[' {
-		return FormatChatGPT // or Claude's: ReadAssistantChats tells them apart
+		return FormatChatGPT, nil // or Claude's: ReadAssistantChats tells them apart
 	}
 	var probe struct {
 		Participants json.RawMessage `json:"participants"`
+		Guild        json.RawMessage `json:"guild"`
+		Channel      json.RawMessage `json:"channel"`
 	}
-	if json.Unmarshal(f.data, &probe) == nil && probe.Participants != nil {
-		return FormatMessenger
+	if json.Unmarshal(data, &probe) == nil {
+		switch {
+		case probe.Participants != nil:
+			return FormatMessenger, nil
+		case probe.Guild != nil && probe.Channel != nil:
+			return FormatDiscord, nil
+		}
 	}
-	return FormatTelegram
+	return FormatTelegram, nil
 }
 
 // chatName is the chat's name as WhatsApp names the file it exports

@@ -3,6 +3,7 @@ package chatexport
 import (
 	"archive/zip"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -237,4 +238,9 @@ func TestStoreRedacts(t *testing.T) {
 	if err != nil || strings.Contains(d.Content, secret) || !strings.Contains(d.Content, "ghp_[REDACTED]") {
 		t.Fatalf("stored %q (%v)", d.Content, err)
 	}
+}
+
+// memFile is a file of an export held in memory.
+func memFile(name, data string) *exportFile {
+	return &exportFile{name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil }}
 }

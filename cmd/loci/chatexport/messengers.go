@@ -3,7 +3,6 @@ package chatexport
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -167,65 +166,48 @@ type messengerThread struct {
 	} `json:"messages"`
 }
 
-// readMessenger reads the files of Messenger or Instagram threads
-// (message_1.json, message_2.json, … of each), one chat a thread (by its
-// thread_path), its messages in the order they were sent. A message of
-// media without text is stored as the line another app's export writes
-// for it; an unsent one as the placeholder iMessage and Messenger write.
-func readMessenger(files [][]byte) ([]*Chat, error) {
-	byThread := map[string]*Chat{}
-	var order []string
-	for fi, data := range files {
-		var t messengerThread
-		if err := json.Unmarshal(data, &t); err != nil {
-			return nil, fmt.Errorf("not a Messenger thread's message_N.json (file %d): %v", fi+1, err)
-		}
-		id := t.ThreadPath
-		if id == "" {
-			id = mojibake(t.Title)
-		}
-		c := byThread[id]
-		if c == nil {
-			c = &Chat{ID: id, Name: mojibake(t.Title), Format: FormatMessenger}
-			byThread[id] = c
-			order = append(order, id)
-		}
-		for _, m := range t.Messages {
-			var text string
-			switch {
-			case m.Unsent:
-				text = mojibake(m.SenderName) + " unsent a message"
-			case m.Content != nil && strings.TrimSpace(*m.Content) != "":
-				text = clean(mojibake(*m.Content))
-			case len(m.Photos) > 0:
-				text = linePhoto
-			case len(m.Videos) > 0:
-				text = lineVideo
-			case len(m.Audio) > 0:
-				text = lineVoice
-			case len(m.GIFs) > 0:
-				text = lineGIF
-			case len(m.Sticker) > 0 && string(m.Sticker) != "null":
-				text = lineSticker
-			case len(m.Files) > 0:
-				text = lineFile
-			}
-			if text == "" || m.SenderName == "" || m.TimestampMS <= 0 {
-				continue
-			}
-			c.Messages = append(c.Messages, Message{Sender: mojibake(m.SenderName), Time: time.UnixMilli(m.TimestampMS).UTC(), Text: text})
-		}
+// readMessenger reads one file of a Messenger or Instagram thread
+// (message_1.json, message_2.json, … of each; readEach joins a thread's
+// files by its thread_path and orders its messages as they were sent). A
+// message of media without text is stored as the line another app's
+// export writes for it; an unsent one as the placeholder iMessage and
+// Messenger write.
+func readMessenger(name string, data []byte) ([]*Chat, error) {
+	var t messengerThread
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("not a Messenger thread's message_N.json (%s): %v", name, err)
 	}
-	var chats []*Chat
-	for _, id := range order {
-		c := byThread[id]
-		sort.SliceStable(c.Messages, func(i, j int) bool { return c.Messages[i].Time.Before(c.Messages[j].Time) })
-		for i := range c.Messages {
-			c.Messages[i].Line = i + 1
-		}
-		chats = append(chats, c)
+	id := t.ThreadPath
+	if id == "" {
+		id = mojibake(t.Title)
 	}
-	return chats, nil
+	c := &Chat{ID: id, Name: mojibake(t.Title), Format: FormatMessenger}
+	for _, m := range t.Messages {
+		var text string
+		switch {
+		case m.Unsent:
+			text = mojibake(m.SenderName) + " unsent a message"
+		case m.Content != nil && strings.TrimSpace(*m.Content) != "":
+			text = clean(mojibake(*m.Content))
+		case len(m.Photos) > 0:
+			text = linePhoto
+		case len(m.Videos) > 0:
+			text = lineVideo
+		case len(m.Audio) > 0:
+			text = lineVoice
+		case len(m.GIFs) > 0:
+			text = lineGIF
+		case len(m.Sticker) > 0 && string(m.Sticker) != "null":
+			text = lineSticker
+		case len(m.Files) > 0:
+			text = lineFile
+		}
+		if text == "" || m.SenderName == "" || m.TimestampMS <= 0 {
+			continue
+		}
+		c.Messages = append(c.Messages, Message{Sender: mojibake(m.SenderName), Time: time.UnixMilli(m.TimestampMS).UTC(), Text: text})
+	}
+	return []*Chat{c}, nil
 }
 
 // mojibake undoes the way Meta's export writes text: each byte of its

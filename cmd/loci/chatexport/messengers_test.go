@@ -52,7 +52,7 @@ func TestReadMessenger(t *testing.T) {
 	 {"sender_name":"Ana","timestamp_ms":1683900150000,"content":"","is_unsent":true}]}`
 	part2 := `{"participants":[{"name":"Ana"},{"name":"Ben"}],"title":"Ana","thread_path":"inbox/ana_123","messages":[
 	 {"sender_name":"Ana","timestamp_ms":1683900100000,"content":"we adopted a greyhound"}]}`
-	chats, err := readMessenger([][]byte{[]byte(part1), []byte(part2)})
+	chats, err := readEach([]*exportFile{memFile("message_1.json", part1), memFile("message_2.json", part2)}, readMessenger)
 	if err != nil || len(chats) != 1 {
 		t.Fatalf("%d chats, %v", len(chats), err)
 	}
