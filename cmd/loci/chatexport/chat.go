@@ -122,11 +122,26 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 	var chats []*Chat
 	switch format {
 	case FormatWhatsApp:
-		var data []byte
-		if data, err = files[0].load(); err == nil {
+		if len(files) > 1 && opt.Name != "" {
+			return nil, fmt.Errorf("a name is for one chat, and %s holds %d (%s, …): leave the name out, and each chat is named from its file", path, len(files), filepath.Base(filepath.FromSlash(files[0].name)))
+		}
+		for _, f := range files {
+			var data []byte
+			if data, err = f.load(); err != nil {
+				break
+			}
+			if len(files) > 1 {
+				name = chatName(f.name) // a folder of chats, each exported alone
+			}
 			var c *Chat
-			c, err = ReadWhatsApp(bytes.NewReader(data), name, opt.Order)
-			chats = []*Chat{c}
+			if c, err = ReadWhatsApp(bytes.NewReader(data), name, opt.Order); err != nil {
+				if len(files) > 1 {
+					err = fmt.Errorf("%s: %w", f.name, err)
+				}
+				break
+			}
+			f.data = nil
+			chats = append(chats, c)
 		}
 	case FormatTelegram:
 		var data []byte
@@ -292,12 +307,13 @@ func readAtMost(r io.Reader) ([]byte, error) {
 // exportIn are the files of a .zip or a folder (names, slash-separated)
 // that hold its chats: conversations.json or result.json; the
 // message_N.json of Meta's threads; a Slack workspace's users.json,
-// channels.json and day files (slackFiles); WhatsApp's _chat.txt (or its
-// one .txt); or else its .json files (DiscordChatExporter writes a file a
+// channels.json and day files (slackFiles); WhatsApp's _chat.txt, or its
+// .txt files (an Android export's one, or a folder of chats exported one
+// by one); or else its .json files (DiscordChatExporter writes a file a
 // channel). Files beside them (photos, voice notes) are left out.
 func exportIn(names []string) []string {
-	var txt string
-	var threads, jsons []string
+	var chat string
+	var txts, threads, jsons []string
 	for _, name := range names {
 		base := path.Base(name)
 		switch {
@@ -305,8 +321,10 @@ func exportIn(names []string) []string {
 			return []string{name}
 		case reThreadFile.MatchString(name):
 			threads = append(threads, name)
-		case strings.EqualFold(path.Ext(base), ".txt") && (txt == "" || base == "_chat.txt"):
-			txt = name
+		case base == "_chat.txt":
+			chat = name
+		case strings.EqualFold(path.Ext(base), ".txt"):
+			txts = append(txts, name)
 		case strings.EqualFold(path.Ext(base), ".json"):
 			jsons = append(jsons, name)
 		}
@@ -316,8 +334,10 @@ func exportIn(names []string) []string {
 		return threads
 	case slackFiles(jsons) != nil:
 		return slackFiles(jsons)
-	case txt != "":
-		return []string{txt}
+	case chat != "":
+		return []string{chat}
+	case len(txts) > 0:
+		return txts
 	}
 	return jsons
 }

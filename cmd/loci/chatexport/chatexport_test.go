@@ -244,3 +244,24 @@ func TestStoreRedacts(t *testing.T) {
 func memFile(name, data string) *exportFile {
 	return &exportFile{name: name, open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(data)), nil }}
 }
+
+// A folder of chats exported one by one is read as each of them, each
+// named from its file; a name given for all of them is refused, as is a
+// folder with a text that is no chat (named in the error).
+func TestOpenFolderOfChats(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "WhatsApp Chat with Ana.txt"), []byte("12/05/2023, 14:02 - Ana: we adopted a greyhound\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "WhatsApp Chat with Ben.txt"), []byte("11/05/2023, 09:00 - Ben: lunch?\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "IMG-20230512-WA0007.jpg"), []byte("\xff\xd8"), 0o600)
+	chats, err := Open(dir, OpenOptions{})
+	if err != nil || len(chats) != 2 || chats[0].Name != "Ben" || chats[1].Name != "Ana" || SessionID(chats[1]) != "whatsapp:Ana" {
+		t.Fatalf("%d chats, %v", len(chats), err)
+	}
+	if _, err := Open(dir, OpenOptions{Name: "Ana"}); err == nil || !strings.Contains(err.Error(), "a name is for one chat") {
+		t.Errorf("a name for two chats: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("buy milk\n"), 0o600)
+	if _, err := Open(dir, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("a folder with notes: %v", err)
+	}
+}
