@@ -1010,6 +1010,18 @@ func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]ne
 		return nil, storeErr("read adjacent drawers", err)
 	}
 	var out []neighbour
+	// A reply whose export names the message it answers lifts that
+	// message in place of the text before it, however long before.
+	answered, _, err := p.answered(ctx, d, nil)
+	if err != nil {
+		return nil, err
+	}
+	if answered != nil {
+		if !saysNothing(answered) {
+			out = append(out, neighbour{answered, neighbourLift})
+		}
+		prev = nil
+	}
 	speaker := speakerOf(d)
 	for side, n := range []*Drawer{prev, next} {
 		at, lift, size := d, neighbourLift, 0

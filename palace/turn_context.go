@@ -2,11 +2,15 @@ package palace
 
 import (
 	"context"
+	"errors"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/loci-mem/loci/palace/bm25"
+	"github.com/loci-mem/loci/palace/store"
 	"github.com/loci-mem/loci/palace/words"
 )
 
@@ -123,13 +127,32 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 		if d.Keywords != "" {
 			continue
 		}
+		// The walk back starts at the message d answers: the one its
+		// export names (answered), or else the drawer before it.
+		from := d
+		var stored0 *Drawer
+		if x, i, err := p.answered(ctx, d, before); err != nil {
+			return err
+		} else if x != nil && i >= 0 { // in this batch
+			from, before = x, before[:i]
+		} else if x != nil { // in the store
+			from, before, stored0 = x, nil, x
+		}
 		// Earlier drawers newest first: this batch's, then the store's.
 		// Each pass below reads them afresh; the store's are read once.
 		var stored []*Drawer
-		asked := false
+		if stored0 != nil {
+			stored = []*Drawer{stored0}
+		}
+		asked := stored0 != nil
 		earlier := func() func() (*Drawer, error) {
 			i, j := len(before), 0
+			first := from != d && stored0 == nil // from is in this batch, just after before
 			return func() (*Drawer, error) {
+				if first {
+					first = false
+					return from, nil
+				}
 				if i > 0 {
 					i--
 					return before[i], nil
@@ -143,7 +166,7 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 				switch {
 				case !asked:
 					asked = true
-					at := d.Timestamp
+					at := from.Timestamp
 					if len(before) > 0 {
 						at = before[0].Timestamp
 					}
@@ -161,13 +184,44 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 				return x, nil
 			}
 		}
-		kw, err := contextKeywords(d, earlier)
+		kw, err := contextKeywordsFrom(d, from, earlier)
 		if err != nil {
 			return err
 		}
 		d.Keywords = kw
 	}
 	return nil
+}
+
+// MetaReplyTo is the meta key under which a turn names the drawer of the
+// message it answers, where its source says so (a reply of a chat export
+// that quotes an earlier message, not the one just before it).
+const MetaReplyTo = "reply_to"
+
+// answered is the drawer d answers when d names one (MetaReplyTo) of its
+// session written before it: from this batch's drawers before d (before,
+// at index i) or from the store (i = -1). None (nil) when d names none or
+// the drawer named is not found, is of another session or comes after d.
+func (p *Palace) answered(ctx context.Context, d *Drawer, before []*Drawer) (*Drawer, int, error) {
+	id, _ := d.Meta[MetaReplyTo].(string)
+	if id == "" || id == d.ID || os.Getenv("LOCI_REPLIES") == "0" { // off for comparisons
+		return nil, 0, nil
+	}
+	for i := len(before) - 1; i >= 0; i-- {
+		if before[i].ID == id {
+			return before[i], i, nil
+		}
+	}
+	x, err := p.st.Drawers().Get(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, 0, nil
+	case err != nil:
+		return nil, 0, storeErr("read the message a turn answers", err)
+	case x.SessionID != d.SessionID || x.Timestamp.After(d.Timestamp) || !slices.Contains(contextKinds, x.Kind) || x.Status != StatusActive:
+		return nil, 0, nil
+	}
+	return x, -1, nil
 }
 
 // contextKeywords are the keywords d takes from the texts before it:
@@ -178,12 +232,21 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 // walk reaches anyway, and read twice, that text's words would be taken
 // as what the conversation keeps coming back to (topicWords).
 func contextKeywords(d *Drawer, earlier func() func() (*Drawer, error)) (string, error) {
+	return contextKeywordsFrom(d, d, earlier)
+}
+
+// contextKeywordsFrom is contextKeywords for a drawer that answers from:
+// d itself when it answers the text before it, or the message its export
+// says it answers, which earlier then gives first. A silence ends the
+// walk back from that message, not from d: a reply that names the message
+// it answers answers it however long after.
+func contextKeywordsFrom(d, from *Drawer, earlier func() func() (*Drawer, error)) (string, error) {
 	walk := func() func() (*Drawer, error) { return pastTapbacks(earlier()) }
-	kw, err := borrowedContext(d, untilSilence(d, walk()))
+	kw, err := borrowedContext(d, untilSilence(from, walk()))
 	if err != nil {
 		return "", err
 	}
-	window, err := restatedWindow(untilSilence(d, walk()))
+	window, err := restatedWindow(untilSilence(from, walk()))
 	if err != nil {
 		return "", err
 	}

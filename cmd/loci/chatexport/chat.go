@@ -72,6 +72,10 @@ type Message struct {
 	Time   time.Time // the wall clock the export writes, as UTC
 	Text   string
 	Line   int // where it starts in the export
+	// ID is the export's own id of the message, and ReplyTo that of the
+	// message it answers, where the export records a reply to a message
+	// (Telegram's and Discord's do; "" otherwise).
+	ID, ReplyTo string
 }
 
 // OpenOptions say how to read an export.
@@ -432,7 +436,8 @@ func SessionID(c *Chat) string { return c.Format + ":" + cmp.Or(c.ID, c.Name) }
 // order, with their ids.
 func Drawers(c *Chat, room string) []*palace.Drawer {
 	out := make([]*palace.Drawer, len(c.Messages))
-	seen := map[string]int{} // a message's key -> how many such came before
+	seen := map[string]int{}      // a message's key -> how many such came before
+	drawer := map[string]string{} // an export's message id -> its drawer's
 	for i, m := range c.Messages {
 		key := messageKey(c, m)
 		n := seen[key]
@@ -445,6 +450,14 @@ func Drawers(c *Chat, room string) []*palace.Drawer {
 			SessionID: SessionID(c),
 			SenderIDs: []string{m.Sender},
 			Timestamp: m.Time,
+		}
+		// A reply to an earlier message borrows it (palace.MetaReplyTo),
+		// not the message sent just before it.
+		if to := drawer[m.ReplyTo]; m.ReplyTo != "" && to != "" {
+			out[i].Meta = map[string]any{palace.MetaReplyTo: to}
+		}
+		if m.ID != "" {
+			drawer[m.ID] = out[i].ID
 		}
 	}
 	return out

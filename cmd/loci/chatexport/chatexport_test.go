@@ -265,3 +265,22 @@ func TestOpenFolderOfChats(t *testing.T) {
 		t.Errorf("a folder with notes: %v", err)
 	}
 }
+
+// A message that names the message it answers is stored naming that
+// message's drawer; a reply to a message the chat does not hold (older
+// than the export) names none.
+func TestDrawersReplies(t *testing.T) {
+	c := &Chat{ID: "7", Name: "Climbers", Format: FormatTelegram, Messages: []Message{
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 0), Text: "who brings the rope?", ID: "1"},
+		{Sender: "Cy", Time: at(2023, 5, 12, 14, 3, 0), Text: "anyone see the game?", ID: "2"},
+		{Sender: "Ben", Time: at(2023, 5, 12, 14, 4, 0), Text: "me", ID: "3", ReplyTo: "1"},
+		{Sender: "Cy", Time: at(2023, 5, 12, 14, 5, 0), Text: "as I said", ID: "4", ReplyTo: "0"},
+	}}
+	ds := Drawers(c, "")
+	if got := ds[2].Meta[palace.MetaReplyTo]; got != ds[0].ID {
+		t.Errorf("the reply names %v, not %s", got, ds[0].ID)
+	}
+	if ds[0].Meta != nil || ds[1].Meta != nil || ds[3].Meta != nil {
+		t.Errorf("messages that answer what is before them name a message: %v %v %v", ds[0].Meta, ds[1].Meta, ds[3].Meta)
+	}
+}

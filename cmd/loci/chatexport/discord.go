@@ -28,6 +28,7 @@ type discordChannel struct {
 		Category string `json:"category"`
 	} `json:"channel"`
 	Messages []struct {
+		ID        string `json:"id"`
 		Type      string `json:"type"`
 		Timestamp string `json:"timestamp"`
 		Content   string `json:"content"`
@@ -48,6 +49,9 @@ type discordChannel struct {
 			Name     string `json:"name"`
 			Nickname string `json:"nickname"`
 		} `json:"mentions"`
+		Reference *struct {
+			MessageID string `json:"messageId"`
+		} `json:"reference"`
 	} `json:"messages"`
 }
 
@@ -101,7 +105,11 @@ func readDiscord(name string, data []byte) ([]*Chat, error) {
 			continue
 		}
 		wall := time.Date(when.Year(), when.Month(), when.Day(), when.Hour(), when.Minute(), when.Second(), when.Nanosecond(), time.UTC)
-		c.Messages = append(c.Messages, Message{Sender: sender, Time: wall, Text: text})
+		msg := Message{Sender: sender, Time: wall, Text: text, ID: m.ID}
+		if m.Reference != nil {
+			msg.ReplyTo = m.Reference.MessageID
+		}
+		c.Messages = append(c.Messages, msg)
 	}
 	return []*Chat{c}, nil
 }

@@ -11,7 +11,8 @@ import (
 // A channel exported by DiscordChatExporter, in two parts, and a direct
 // conversation: Discord's own messages left out and counted, mentions
 // and custom emoji read as Discord shows them, a sticker, an attachment
-// and an embed without text stored as lines, the wall clock kept.
+// and an embed without text stored as lines, the wall clock kept, a
+// reply naming the message it answers.
 func TestReadDiscord(t *testing.T) {
 	part1 := `{"guild":{"id":"1","name":"Climbing Club"},"channel":{"id":"10","type":"GuildTextChat","category":"Trips","name":"planning"},
 	  "messages":[
@@ -40,14 +41,14 @@ func TestReadDiscord(t *testing.T) {
 	at := func(h, m, s, ns int) time.Time { return time.Date(2023, 5, 12, h, m, s, ns, time.UTC) }
 	want := []*Chat{
 		{ID: "20", Name: "ana.k", Format: FormatDiscord, Messages: []Message{
-			{Sender: "ben", Time: time.Date(2023, 5, 11, 9, 0, 0, 0, time.UTC), Text: "bring the rope", Line: 1},
+			{Sender: "ben", Time: time.Date(2023, 5, 11, 9, 0, 0, 0, time.UTC), Text: "bring the rope", Line: 1, ID: "200"},
 		}},
 		{ID: "10", Name: "Climbing Club › #planning", Format: FormatDiscord, AppLines: 2, Messages: []Message{
-			{Sender: "Ben", Time: at(14, 2, 10, 5e8), Text: "@Ana are we still on for Fontainebleau? :chalk:", Line: 1},
-			{Sender: "ana.k", Time: at(14, 3, 0, 0), Text: "yes, the 20th", Line: 2},
-			{Sender: "ana.k", Time: at(14, 5, 0, 0), Text: "[Photo]", Line: 3},
-			{Sender: "ana.k", Time: at(14, 6, 0, 0), Text: "[Sticker]", Line: 4},
-			{Sender: "Weather", Time: at(14, 7, 0, 0), Text: "Forecast\nSunny, 24°C", Line: 5},
+			{Sender: "Ben", Time: at(14, 2, 10, 5e8), Text: "@Ana are we still on for Fontainebleau? :chalk:", Line: 1, ID: "101"},
+			{Sender: "ana.k", Time: at(14, 3, 0, 0), Text: "yes, the 20th", Line: 2, ID: "102", ReplyTo: "101"},
+			{Sender: "ana.k", Time: at(14, 5, 0, 0), Text: "[Photo]", Line: 3, ID: "103"},
+			{Sender: "ana.k", Time: at(14, 6, 0, 0), Text: "[Sticker]", Line: 4, ID: "104"},
+			{Sender: "Weather", Time: at(14, 7, 0, 0), Text: "Forecast\nSunny, 24°C", Line: 5, ID: "105"},
 		}},
 	}
 	if !reflect.DeepEqual(chats, want) {

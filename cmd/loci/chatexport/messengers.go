@@ -36,6 +36,8 @@ type telegramChat struct {
 	Type     string      `json:"type"`
 	ID       json.Number `json:"id"`
 	Messages []struct {
+		ID           json.Number     `json:"id"`
+		ReplyTo      json.Number     `json:"reply_to_message_id"`
 		Type         string          `json:"type"`
 		Date         string          `json:"date"`
 		From         string          `json:"from"`
@@ -88,7 +90,8 @@ func readTelegram(data []byte) ([]*Chat, error) {
 			if text == "" || strings.TrimSpace(m.From) == "" {
 				continue
 			}
-			c.Messages = append(c.Messages, Message{Sender: strings.TrimSpace(m.From), Time: when, Text: text, Line: i + 1})
+			c.Messages = append(c.Messages, Message{Sender: strings.TrimSpace(m.From), Time: when, Text: text, Line: i + 1,
+				ID: m.ID.String(), ReplyTo: m.ReplyTo.String()})
 		}
 		chats = append(chats, c)
 	}

@@ -10,14 +10,15 @@ import (
 
 // Telegram's result.json of one chat: a text of entities joined, media
 // without text as the lines other exports write, a sticker as its emoji,
-// the app's service messages left out.
+// the app's service messages left out, a reply naming the message it
+// answers.
 const telegramExport = `{"name":"Ana","type":"personal_chat","id":4242,"messages":[
  {"id":1,"type":"service","date":"2023-05-12T14:00:00","actor":"Ana","action":"phone_call"},
  {"id":2,"type":"message","date":"2023-05-12T14:02:33","from":"Ana","text":["we adopted ",{"type":"bold","text":"Pixel"},", a greyhound"]},
  {"id":3,"type":"message","date":"2023-05-12T14:02:40","from":"Ana","photo":"photos/photo_1.jpg","text":""},
  {"id":4,"type":"message","date":"2023-05-12T14:03:00","from":"Ben","media_type":"sticker","sticker_emoji":"😍","file":"stickers/s.webp","text":""},
  {"id":5,"type":"message","date":"2023-05-12T14:04:00","from":"Ben","media_type":"voice_message","file":"voice/v.ogg","text":""},
- {"id":6,"type":"message","date":"2023-05-12T14:05:00","from":"Ben","text":"what breed is she?"}
+ {"id":6,"type":"message","date":"2023-05-12T14:05:00","from":"Ben","text":"what breed is she?","reply_to_message_id":2}
 ]}`
 
 func TestReadTelegram(t *testing.T) {
@@ -27,11 +28,11 @@ func TestReadTelegram(t *testing.T) {
 	}
 	c := chats[0]
 	want := []Message{
-		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 33), Text: "we adopted Pixel, a greyhound", Line: 2},
-		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 40), Text: "[Photo]", Line: 3},
-		{Sender: "Ben", Time: at(2023, 5, 12, 14, 3, 0), Text: "😍", Line: 4},
-		{Sender: "Ben", Time: at(2023, 5, 12, 14, 4, 0), Text: "[Voice message]", Line: 5},
-		{Sender: "Ben", Time: at(2023, 5, 12, 14, 5, 0), Text: "what breed is she?", Line: 6},
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 33), Text: "we adopted Pixel, a greyhound", Line: 2, ID: "2"},
+		{Sender: "Ana", Time: at(2023, 5, 12, 14, 2, 40), Text: "[Photo]", Line: 3, ID: "3"},
+		{Sender: "Ben", Time: at(2023, 5, 12, 14, 3, 0), Text: "😍", Line: 4, ID: "4"},
+		{Sender: "Ben", Time: at(2023, 5, 12, 14, 4, 0), Text: "[Voice message]", Line: 5, ID: "5"},
+		{Sender: "Ben", Time: at(2023, 5, 12, 14, 5, 0), Text: "what breed is she?", Line: 6, ID: "6", ReplyTo: "2"},
 	}
 	if c.ID != "4242" || c.Name != "Ana" || SessionID(c) != "telegram:4242" || c.AppLines != 1 || !reflect.DeepEqual(c.Messages, want) {
 		t.Errorf("read %+v", c)

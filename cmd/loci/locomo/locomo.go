@@ -1623,6 +1623,62 @@ func OneThread(s *Sample) error {
 	return nil
 }
 
+// Interleave holds every two consecutive sessions of a conversation at
+// once, as a group chat or a team's channel holds several conversations
+// at a time: the turns of session 2k are sent between those of session
+// 2k−1, one for one (the rest of the longer one after), as one session on
+// the first one's date. A turn keeps its dia_id ("D3:5" still says which
+// of the two it belongs to, and a thread of an export can be written from
+// it), so questions and evidence are unchanged; what a turn answers is no
+// longer the message before it. The second session's date is lost, and
+// with it what its temporal questions ask of it.
+func Interleave(s *Sample) error {
+	ns := sessionNumbers(s.Conversation)
+	sessions := map[int][]json.RawMessage{}
+	extras := map[int]map[string]json.RawMessage{} // a session's other keys by suffix ("_date_time")
+	for _, n := range ns {
+		key := fmt.Sprintf("session_%d", n)
+		var turns []json.RawMessage
+		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		sessions[n] = turns
+		extras[n] = map[string]json.RawMessage{}
+		for k, v := range s.Conversation {
+			if suffix, ok := strings.CutPrefix(k, key+"_"); ok {
+				extras[n]["_"+suffix] = v
+				delete(s.Conversation, k)
+			}
+		}
+		delete(s.Conversation, key)
+	}
+	for i := 0; i < len(ns); i += 2 {
+		a, b := sessions[ns[i]], []json.RawMessage(nil)
+		if i+1 < len(ns) {
+			b = sessions[ns[i+1]]
+		}
+		merged := make([]json.RawMessage, 0, len(a)+len(b))
+		for j := 0; j < max(len(a), len(b)); j++ {
+			if j < len(a) {
+				merged = append(merged, a[j])
+			}
+			if j < len(b) {
+				merged = append(merged, b[j])
+			}
+		}
+		key := fmt.Sprintf("session_%d", i/2+1)
+		raw, err := json.Marshal(merged)
+		if err != nil {
+			return err
+		}
+		s.Conversation[key] = raw
+		for suffix, v := range extras[ns[i]] {
+			s.Conversation[key+suffix] = v
+		}
+	}
+	return nil
+}
+
 // Haystack makes every conversation longer with talk that answers none of
 // its questions, as a chat of many months holds far more than the part a
 // question is about: each conversation gains the sessions of the n
@@ -2356,6 +2412,20 @@ const (
 	// conversation. Its speakers must be the user and the assistant
 	// (--chat-roles).
 	PathChatGPT = "chatgpt"
+	// PathSlack writes each conversation as a Slack workspace's export of
+	// one channel, each of its sessions a thread (the session number of a
+	// turn's dia_id, so that the sessions --interleave holds at once are
+	// two threads), a session's turns a minute apart from its date, and
+	// imports it as `loci import` does: each thread a session of its own.
+	PathSlack = "slack"
+	// PathTelegram writes each conversation as Telegram Desktop's export of
+	// one chat, a session's turns a minute apart from its date, and a turn
+	// that answers an earlier message than the one just before it (the
+	// last turn of its own session, by the other speaker, where
+	// --interleave holds two sessions at once) as a reply naming that
+	// message, as a group chat's members reply; and imports it as `loci
+	// import` does.
+	PathTelegram = "telegram"
 	// PathEpisodes and PathSaveTurn: see episodes.go.
 )
 
@@ -2413,6 +2483,10 @@ type Options struct {
 	// OneThread makes each conversation one thread of dated turns
 	// (OneThread), before any other rewrite.
 	OneThread bool
+	// Interleave holds every two consecutive sessions at once, their
+	// turns alternating (Interleave), after the rewrites of the turns'
+	// text and before those of their order.
+	Interleave bool
 	// NoDates drops every date and time of the conversations (NoDates),
 	// after OneThread and before the other rewrites.
 	NoDates bool
@@ -2542,6 +2616,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.EmojiWords > 0, func(s *Sample) error { return EmojiWords(s, o.EmojiWords) }},
 		{o.CasualTyping, CasualTyping},
 		{o.Typos > 0, func(s *Sample) error { return Typos(s, o.Typos) }},
+		{o.Interleave, Interleave},
 		{o.CasualQuestions, CasualQuestions},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
 		{o.CrossedReplies > 0, func(s *Sample) error { return CrossedReplies(s, o.CrossedReplies) }},
@@ -2879,6 +2954,12 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	if path == PathChatGPT {
 		return ingestChatGPT(ctx, p, ds, n)
 	}
+	if path == PathSlack {
+		return ingestSlack(ctx, p, ds, n)
+	}
+	if path == PathTelegram {
+		return ingestTelegram(ctx, p, ds, n)
+	}
 	if path != PathAgent {
 		if err := p.AddMany(ctx, ds); err == nil {
 			return ds, nil, nil
@@ -2947,6 +3028,175 @@ func ingestWhatsApp(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 	}
 	return storeChat(ctx, p, chat, ds)
 }
+
+// ingestSlack writes a conversation's turns as a Slack workspace's export
+// of one channel, each session of a turn's dia_id a thread, and stores it
+// through the chat importer (PathSlack): each thread a session of its own.
+// A session's turns are a minute apart from its date (a microsecond a
+// turn more, so that no two share a ts); a conversation without dates
+// cannot be written so.
+func ingestSlack(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int) ([]*palace.Drawer, []string, error) {
+	type message struct {
+		Type     string `json:"type"`
+		User     string `json:"user"`
+		Text     string `json:"text"`
+		TS       string `json:"ts"`
+		ThreadTS string `json:"thread_ts"`
+	}
+	users := map[string]string{} // speaker -> user id
+	var userList []map[string]any
+	days := map[string][]message{} // day file -> its messages
+	threads := map[string]string{} // thread -> its first message's ts
+	byTime := map[time.Time]*palace.Drawer{}
+	start, turn := map[string]time.Time{}, map[string]int{}
+	escape := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	for i, d := range ds {
+		if d.Timestamp.IsZero() {
+			return nil, nil, &DataError{Err: fmt.Errorf("turn %s has no date, and a Slack export dates every message", d.Meta["dia_id"]),
+				Hint: "The slack path needs the sessions' dates: leave out --no-dates"}
+		}
+		if _, ok := start[d.SessionID]; !ok {
+			start[d.SessionID] = d.Timestamp.Truncate(time.Minute)
+		}
+		t := start[d.SessionID].Add(time.Duration(turn[d.SessionID])*time.Minute + time.Duration(i)*time.Microsecond).UTC()
+		turn[d.SessionID]++
+		byTime[t] = d
+		speaker := d.SenderIDs[0]
+		if users[speaker] == "" {
+			users[speaker] = fmt.Sprintf("U%d", len(users)+1)
+			userList = append(userList, map[string]any{"id": users[speaker], "profile": map[string]string{"display_name": speaker}})
+		}
+		thread := turnThread(d)
+		ts := fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)
+		if threads[thread] == "" {
+			threads[thread] = ts
+		}
+		day := "c/" + t.Format("2006-01-02") + ".json"
+		days[day] = append(days[day], message{Type: "message", User: users[speaker], Text: escape.Replace(strings.TrimPrefix(d.Content, speaker+": ")), TS: ts, ThreadTS: threads[thread]})
+	}
+	dir, err := os.MkdirTemp("", "loci-eval-slack-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	files := map[string]any{"users.json": userList, "channels.json": []map[string]string{{"id": "C1", "name": "c"}}}
+	for day, ms := range days {
+		files[day] = ms
+	}
+	for name, v := range files {
+		b, err := json.Marshal(v)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), b, 0o600)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	chats, err := chatexport.Open(dir, chatexport.OpenOptions{Format: chatexport.FormatSlack})
+	if err != nil {
+		return nil, nil, err
+	}
+	var kept []*palace.Drawer
+	var skipped []string
+	read := 0
+	for _, chat := range chats {
+		chat.ID = fmt.Sprintf("conversation-%d/%s", n, chat.ID)
+		src := make([]*palace.Drawer, len(chat.Messages))
+		for i, m := range chat.Messages {
+			if src[i] = byTime[m.Time]; src[i] == nil {
+				return nil, nil, fmt.Errorf("conversation %d: a message of %s read back from the Slack export is no turn", n, m.Time)
+			}
+		}
+		read += len(chat.Messages)
+		k, s, err := storeChat(ctx, p, chat, src)
+		if err != nil {
+			return nil, nil, err
+		}
+		kept, skipped = append(kept, k...), append(skipped, s...)
+	}
+	if read != len(ds) {
+		return nil, nil, fmt.Errorf("conversation %d: %d turns read back as %d messages", n, len(ds), read)
+	}
+	return kept, skipped, nil
+}
+
+// ingestTelegram writes a conversation's turns as Telegram Desktop's
+// export of one chat and stores it through the chat importer
+// (PathTelegram). A turn names the message it answers where that is not
+// the message just before it: the last turn of its own session (turnThread)
+// when another speaker sent it.
+func ingestTelegram(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int) ([]*palace.Drawer, []string, error) {
+	type message struct {
+		ID      int    `json:"id"`
+		Type    string `json:"type"`
+		Date    string `json:"date"`
+		From    string `json:"from"`
+		Text    string `json:"text"`
+		ReplyTo int    `json:"reply_to_message_id,omitempty"`
+	}
+	var ms []message
+	start, turn := map[string]time.Time{}, map[string]int{}
+	last := map[string]int{} // thread -> the index of its last turn so far
+	for i, d := range ds {
+		if d.Timestamp.IsZero() {
+			return nil, nil, &DataError{Err: fmt.Errorf("turn %s has no date, and a Telegram export dates every message", d.Meta["dia_id"]),
+				Hint: "The telegram path needs the sessions' dates: leave out --no-dates"}
+		}
+		if _, ok := start[d.SessionID]; !ok {
+			start[d.SessionID] = d.Timestamp.Truncate(time.Minute)
+		}
+		t := start[d.SessionID].Add(time.Duration(turn[d.SessionID]) * time.Minute)
+		turn[d.SessionID]++
+		speaker := d.SenderIDs[0]
+		m := message{ID: i + 1, Type: "message", Date: t.Format("2006-01-02T15:04:05"), From: speaker, Text: strings.TrimPrefix(d.Content, speaker+": ")}
+		thread := turnThread(d)
+		if j, ok := last[thread]; ok && j != i-1 && ds[j].SenderIDs[0] != speaker {
+			m.ReplyTo = j + 1
+		}
+		last[thread] = i
+		ms = append(ms, m)
+	}
+	data, err := json.Marshal(map[string]any{"name": fmt.Sprintf("conversation %d", n), "type": "private_group", "id": n, "messages": ms})
+	if err != nil {
+		return nil, nil, err
+	}
+	file, err := os.CreateTemp("", "loci-eval-telegram-*.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.Remove(file.Name())
+	_, err = file.Write(data)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	chats, err := chatexport.Open(file.Name(), chatexport.OpenOptions{Format: chatexport.FormatTelegram})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(chats) != 1 || len(chats[0].Messages) != len(ds) {
+		return nil, nil, fmt.Errorf("conversation %d: %d turns read back otherwise", n, len(ds))
+	}
+	return storeChat(ctx, p, chats[0], ds)
+}
+
+// turnThread is the conversation a turn belongs to: the session its
+// dia_id names ("D3" of "D3:5"), which --interleave keeps, else its
+// drawer's session.
+func turnThread(d *palace.Drawer) string {
+	if id, _ := d.Meta["dia_id"].(string); diaSessionR.MatchString(id) {
+		return diaSessionR.FindStringSubmatch(id)[1]
+	}
+	return d.SessionID
+}
+
+// diaSessionR is the session a LoCoMo turn's dia_id names ("D3" of "D3:5").
+var diaSessionR = regexp.MustCompile(`^(D\d+):\d+$`)
 
 // storeChat stores a chat read back from an export written of the turns
 // src, one message a turn in order, through the chat importer, and

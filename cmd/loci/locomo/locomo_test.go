@@ -110,6 +110,40 @@ func TestLocomoChatGPTPathBeatsPlainBM25(t *testing.T) {
 	}
 }
 
+// Two conversations held at once (--interleave: LoCoMo's sessions two at
+// a time, their turns alternating) cost loci's reading of order, which
+// borrows the message before a turn and lifts a hit's neighbours in time:
+// the recorded session, blind to which conversation a turn belongs to,
+// falls. An export that says so gets it back: Slack's threads, each a
+// session of its own, and Telegram's replies that name the message they
+// answer, borrowed and lifted in place of the message before. Measured on
+// LoCoMo's first conversation (hybrid any@10): the session path .782, the
+// Slack path .893, the Telegram path .888; each must stay .04 above the
+// session path.
+func TestInterleavedConversationsReadByThreadsAndReplies(t *testing.T) {
+	ks := []int{10}
+	run := func(path string) float64 {
+		t.Helper()
+		rows, _, turns, err := Run(context.Background(), Options{Data: []string{locomoData(t)}, Path: path, Interleave: true,
+			Method: palace.ModeHybrid, Embedder: embed.Default(), Ks: ks, Samples: []int{1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := Aggregate("overall 1-5", rows, ks).Metrics
+		t.Logf("--interleave, %s path: any@10 %.3f frac@10 %.3f (%d turns)", path, g["any@10"], g["frac@10"], turns)
+		if turns != 419 {
+			t.Fatalf("%s path: %d turns, want 419", path, turns)
+		}
+		return g["any@10"]
+	}
+	blind := run(PathSession)
+	for _, path := range []string{PathSlack, PathTelegram} {
+		if got := run(path); got < blind+0.04 {
+			t.Errorf("%s path: any@10 %.3f, want .04 above the session path's %.3f", path, got, blind)
+		}
+	}
+}
+
 // A conversation without dates cannot be written as an export, whose
 // every message is dated: the run says so instead of inventing dates.
 func TestWhatsAppPathNeedsDates(t *testing.T) {

@@ -1,0 +1,69 @@
+package palace_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest"
+)
+
+// A turn whose export names the message it answers (a group chat's reply
+// to an earlier message, with another conversation between) borrows that
+// message, not the one sent just before it, and addresses its sender;
+// whether the message was stored in the same batch or an earlier one, and
+// however long before. A reply naming no message it can find borrows as
+// any turn does.
+func TestReplyBorrowsTheMessageItAnswers(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		apart   bool          // the message answered stored in a batch of its own first
+		after   time.Duration // the reply's time after it
+		replyTo string        // "": the id of the message answered
+		want    string        // borrowed
+		notWant string
+		to      string // addressed
+	}{
+		{"same batch", false, 2 * time.Minute, "", "rope", "playoffs", "Ana"},
+		{"stored before", true, 2 * time.Minute, "", "rope", "playoffs", "Ana"},
+		{"two days later", true, 48 * time.Hour, "", "rope", "playoffs", "Ana"},
+		{"names no stored message", false, 2 * time.Minute, "0190aaaa-0000-7000-8000-000000000000", "playoffs", "rope", "Cy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := palacetest.MustOpenPalace(t)
+			at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
+			turn := func(who, text string, d time.Duration) *palace.Drawer {
+				return &palace.Drawer{Kind: palace.KindTurn, Content: who + ": " + text, SessionID: "group",
+					SenderIDs: []string{who}, Timestamp: at.Add(d)}
+			}
+			question := turn("Ana", "who is bringing the climbing rope on Saturday?", 0)
+			question.ID = "0190aaaa-0000-7000-8000-000000000001"
+			other := turn("Cy", "did anyone watch the playoffs last night?", c.after-time.Minute)
+			reply := turn("Ben", "me, the new 60m one", c.after)
+			reply.Meta = map[string]any{palace.MetaReplyTo: question.ID}
+			if c.replyTo != "" {
+				reply.Meta[palace.MetaReplyTo] = c.replyTo
+			}
+			batches := [][]*palace.Drawer{{question, other, reply}}
+			if c.apart {
+				batches = [][]*palace.Drawer{{question}, {other, reply}}
+			}
+			for _, b := range batches {
+				if err := p.AddMany(ctx, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := p.Get(ctx, reply.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The name addressed closes the keywords, after a record separator.
+			if !strings.Contains(got.Keywords, c.want) || strings.Contains(got.Keywords, c.notWant) || !strings.HasSuffix(got.Keywords, "\x1e"+c.to) {
+				t.Errorf("the reply borrowed %q", got.Keywords)
+			}
+		})
+	}
+}
