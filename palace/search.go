@@ -1000,7 +1000,11 @@ type neighbour struct {
 // Measured on the short-message rewrite (session path, hybrid frac@10:
 // 1–5 .692 → .695, 6–10 .672 → .673; agent 6–10 .668 → .669), and on
 // LoCoMo, whose speakers take turns, the same question by question
-// (RECALL.md, "A turn in several messages").
+// (RECALL.md, "A turn in several messages"). A reply whose export names
+// the message it answers (MetaReplyTo) lifts that message, at
+// neighbourLift, in place of the texts before it: in a chat of several
+// conversations at once the text before a reply is often another's
+// (RECALL.md, "Conversations held at once").
 func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]neighbour, error) {
 	if neighbourLift < least {
 		return nil, nil
