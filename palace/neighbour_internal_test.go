@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,4 +102,55 @@ func TestNeighboursFollowTheHitsRun(t *testing.T) {
 	say("quiet", "ann", "just after", 0)
 	say("quiet", "ann", "hours later", 3*time.Hour)
 	check("a silence", hit, []want{{"just after", l1}})
+}
+
+// In a chat of two conversations at once, a reply that names the message
+// it answers lifts that message in place of the text before it, and a
+// hit's next text that answers another message is another conversation's:
+// the walk passes it and lifts the reply to the hit after it.
+func TestNeighboursFollowReplies(t *testing.T) {
+	p := newTestPalace(t)
+	ctx := context.Background()
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	var ds []*Drawer
+	say := func(who, text string, answers *Drawer) *Drawer {
+		t.Helper()
+		d := &Drawer{Content: who + ": " + text, Kind: KindTurn, SessionID: "group", SenderIDs: []string{who},
+			Timestamp: t0.Add(time.Duration(len(ds)) * time.Minute)}
+		if answers != nil {
+			d.Meta = map[string]any{MetaReplyTo: answers.ID}
+		}
+		if err := p.Add(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+		return d
+	}
+	rope := say("Ana", "who brings the rope on Saturday?", nil)
+	game := say("Cy", "anyone watch the game?", nil)
+	me := say("Ben", "me, the 60m one", rope)
+	say("Dee", "only the second half", game)
+	thanks := say("Ana", "perfect, thanks", me)
+	lifted := func(hit *Drawer) []string {
+		t.Helper()
+		got, err := p.neighbours(ctx, hit, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range got {
+			out = append(out, fmt.Sprintf("%s %.1f", n.d.Content, n.lift))
+		}
+		return out
+	}
+	if got, want := lifted(me), []string{"Ana: who brings the rope on Saturday? 0.6", "Ana: perfect, thanks 0.6"}; !slices.Equal(got, want) {
+		t.Errorf("the reply lifts %q, want %q", got, want)
+	}
+	if got, want := lifted(thanks), []string{"Ben: me, the 60m one 0.6"}; !slices.Equal(got, want) {
+		t.Errorf("the last reply lifts %q, want %q", got, want)
+	}
+	t.Setenv("LOCI_REPLIES", "0")
+	if got, want := lifted(me), []string{"Cy: anyone watch the game? 0.6", "Dee: only the second half 0.6"}; !slices.Equal(got, want) {
+		t.Errorf("replies read as plain messages: the reply lifts %q, want %q", got, want)
+	}
 }

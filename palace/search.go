@@ -1002,8 +1002,9 @@ type neighbour struct {
 // LoCoMo, whose speakers take turns, the same question by question
 // (RECALL.md, "A turn in several messages"). A reply whose export names
 // the message it answers (MetaReplyTo) lifts that message, at
-// neighbourLift, in place of the texts before it: in a chat of several
-// conversations at once the text before a reply is often another's
+// neighbourLift, in place of the texts before it, and a text after the
+// hit that answers another message is passed over: in a chat of several
+// conversations at once the texts next to a reply are often another's
 // (RECALL.md, "Conversations held at once").
 func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]neighbour, error) {
 	if neighbourLift < least {
@@ -1030,7 +1031,11 @@ func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]ne
 	for side, n := range []*Drawer{prev, next} {
 		at, lift, size := d, neighbourLift, 0
 		for steps := 0; n != nil && !apart(n, at) && steps < maxBorrowTurns; steps++ {
-			if saysNothing(n) {
+			if side == 1 && answersAnother(n, d) {
+				// A reply to another message after d is another
+				// conversation's: the walk passes it and lifts nothing.
+				at = n
+			} else if saysNothing(n) {
 				// A line a chat export wrote in place of a photo or a
 				// deleted message stands between two turns without being
 				// one: the walk passes it at no cost and lifts nothing.
@@ -1054,6 +1059,13 @@ func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]ne
 		}
 	}
 	return out, nil
+}
+
+// answersAnother reports whether n names, as the message it answers
+// (MetaReplyTo), another drawer than d.
+func answersAnother(n, d *Drawer) bool {
+	id, _ := n.Meta[MetaReplyTo].(string)
+	return id != "" && id != d.ID && os.Getenv("LOCI_REPLIES") != "0"
 }
 
 // seqMemo is the store's latest change-log seq, read once per search and
