@@ -2,6 +2,7 @@ package palace_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,41 @@ func TestReplyBorrowsTheMessageItAnswers(t *testing.T) {
 				t.Errorf("the reply borrowed %q", got.Keywords)
 			}
 		})
+	}
+}
+
+// A chain of replies is one conversation: the texts a reply reads before
+// it (for the words its conversation keeps repeating) are the message it
+// answers, the one that message answers and so on, not the other
+// conversation's messages sent between them.
+func TestReplyChainIsOneConversation(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
+	var ds []*palace.Drawer
+	say := func(who, text string, answers *palace.Drawer) *palace.Drawer {
+		d := &palace.Drawer{Kind: palace.KindTurn, Content: who + ": " + text, SessionID: "group",
+			SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(len(ds)) * time.Minute)}
+		d.ID = fmt.Sprintf("0190aaaa-0000-7000-8000-%012d", len(ds)+1)
+		if answers != nil {
+			d.Meta = map[string]any{palace.MetaReplyTo: answers.ID}
+		}
+		ds = append(ds, d)
+		return d
+	}
+	rope := say("Ana", "who brings the rope to the crag?", nil)
+	game := say("Cy", "did the game go to overtime?", nil)
+	say("Dee", "the game went to overtime twice", game)
+	mine := say("Ben", "my rope, the crag is close to me", rope)
+	thanks := say("Ana", "great, thanks!", mine)
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Get(ctx, thanks.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Keywords, "my rope") || strings.Contains(got.Keywords, "game") || strings.Contains(got.Keywords, "overtime") {
+		t.Errorf("the reply read %q", got.Keywords)
 	}
 }

@@ -118,71 +118,80 @@ var contextKinds = []string{KindTurn, KindNote}
 // it is.
 func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 	batch := map[string][]*Drawer{} // session -> its drawers in this batch so far
+	place := map[*Drawer]int{}      // a drawer of this batch -> its place in its session's
 	for _, d := range ds {
 		if d.SessionID == "" || (d.Kind != KindTurn && d.Kind != KindNote) {
 			continue
 		}
 		before := batch[d.SessionID]
 		batch[d.SessionID] = append(before, d)
+		place[d] = len(before)
 		if d.Keywords != "" {
 			continue
 		}
-		// The walk back starts at the message d answers: the one its
-		// export names (answered), or else the drawer before it.
-		from := d
-		var stored0 *Drawer
-		if x, i, err := p.answered(ctx, d, before); err != nil {
-			return err
-		} else if x != nil && i >= 0 { // in this batch
-			from, before = x, before[:i]
-		} else if x != nil { // in the store
-			from, before, stored0 = x, nil, x
+		// The texts d answers, newest first: the message it names as the
+		// one it answers (a chat export's reply), else the drawer before
+		// it; and so on back from each, so that a chain of replies is read
+		// as the conversation it is. Read once, however many passes below
+		// walk it.
+		prevOf := func(x *Drawer) (*Drawer, error) {
+			i, inBatch := place[x] // x is d's session's: the walk stays in it
+			var mine []*Drawer     // the batch's drawers before x
+			if inBatch {
+				mine = before[:i]
+			}
+			if a, _, err := p.answered(ctx, x, mine); err != nil || a != nil {
+				return a, err
+			}
+			var prev *Drawer
+			var err error
+			switch {
+			case inBatch && i > 0:
+				return before[i-1], nil
+			case inBatch:
+				prev, _, err = p.st.Drawers().Previous(ctx, d.SessionID, contextKinds, x.Timestamp)
+			default:
+				prev, _, err = p.st.Drawers().Adjacent(ctx, x, contextKinds)
+			}
+			if err != nil {
+				return nil, storeErr("read previous turn", err)
+			}
+			return prev, nil
 		}
-		// Earlier drawers newest first: this batch's, then the store's.
-		// Each pass below reads them afresh; the store's are read once.
-		var stored []*Drawer
-		if stored0 != nil {
-			stored = []*Drawer{stored0}
-		}
-		asked := stored0 != nil
+		var walked []*Drawer // the walk so far
+		ended := false
 		earlier := func() func() (*Drawer, error) {
-			i, j := len(before), 0
-			first := from != d && stored0 == nil // from is in this batch, just after before
+			j := 0
 			return func() (*Drawer, error) {
-				if first {
-					first = false
-					return from, nil
-				}
-				if i > 0 {
-					i--
-					return before[i], nil
-				}
-				if j < len(stored) {
-					j++
-					return stored[j-1], nil
-				}
-				var x *Drawer
-				var err error
-				switch {
-				case !asked:
-					asked = true
-					at := from.Timestamp
-					if len(before) > 0 {
-						at = before[0].Timestamp
+				if j == len(walked) && !ended {
+					last := d
+					if j > 0 {
+						last = walked[j-1]
 					}
-					x, _, err = p.st.Drawers().Previous(ctx, d.SessionID, contextKinds, at)
-				case len(stored) > 0 && stored[len(stored)-1] != nil:
-					x, _, err = p.st.Drawers().Adjacent(ctx, stored[len(stored)-1], contextKinds)
-				default:
+					x, err := prevOf(last)
+					if err != nil {
+						return nil, err
+					}
+					if x == nil {
+						ended = true
+					} else {
+						walked = append(walked, x)
+					}
+				}
+				if j == len(walked) {
 					return nil, nil
 				}
-				if err != nil {
-					return nil, storeErr("read previous turn", err)
-				}
-				stored = append(stored, x)
 				j++
-				return x, nil
+				return walked[j-1], nil
 			}
+		}
+		// A silence ends the walk back from the message d names, if it
+		// names one, not from d.
+		from := d
+		if a, _, err := p.answered(ctx, d, before); err != nil {
+			return err
+		} else if a != nil {
+			from = a
 		}
 		kw, err := contextKeywordsFrom(d, from, earlier)
 		if err != nil {
