@@ -115,7 +115,10 @@ var contextKinds = []string{KindTurn, KindNote}
 // also finds the sentences of its own text that restate an earlier text of
 // its session (restated.go), which its keywords keep and the index counts
 // at the same half weight. A drawer that already has keywords is left as
-// it is.
+// it is. What a drawer answers is the drawer before it, unless it names
+// the message it answers (MetaReplyTo: a chat export's reply, where the
+// text before it may be another conversation's); the walk back goes on
+// the same way from each text it reaches.
 func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 	batch := map[string][]*Drawer{} // session -> its drawers in this batch so far
 	place := map[*Drawer]int{}      // a drawer of this batch -> its place in its session's
