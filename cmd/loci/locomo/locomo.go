@@ -3005,18 +3005,13 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 // session's turns are a minute apart from its date; a conversation
 // without dates cannot be written so.
 func ingestWhatsApp(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n int) ([]*palace.Drawer, []string, error) {
+	times, err := exportTimes(ds, "WhatsApp", PathWhatsApp)
+	if err != nil {
+		return nil, nil, err
+	}
 	var export strings.Builder
-	start, turn := map[string]time.Time{}, map[string]int{}
-	for _, d := range ds {
-		if d.Timestamp.IsZero() {
-			return nil, nil, &DataError{Err: fmt.Errorf("turn %s has no date, and a WhatsApp export dates every message", d.Meta["dia_id"]),
-				Hint: "The whatsapp path needs the sessions' dates: leave out --no-dates"}
-		}
-		if _, ok := start[d.SessionID]; !ok {
-			start[d.SessionID] = d.Timestamp.Truncate(time.Minute)
-		}
-		t := start[d.SessionID].Add(time.Duration(turn[d.SessionID]) * time.Minute)
-		turn[d.SessionID]++
+	for i, d := range ds {
+		t := times[i]
 		fmt.Fprintf(&export, "%d/%d/%d, %02d:%02d - %s\n", t.Day(), int(t.Month()), t.Year(), t.Hour(), t.Minute(), d.Content)
 	}
 	chat, err := chatexport.ReadWhatsApp(strings.NewReader(export.String()), fmt.Sprintf("conversation %d", n), chatexport.OrderDMY)
@@ -3048,18 +3043,13 @@ func ingestSlack(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n i
 	days := map[string][]message{} // day file -> its messages
 	threads := map[string]string{} // thread -> its first message's ts
 	byTime := map[time.Time]*palace.Drawer{}
-	start, turn := map[string]time.Time{}, map[string]int{}
+	times, err := exportTimes(ds, "Slack", PathSlack)
+	if err != nil {
+		return nil, nil, err
+	}
 	escape := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 	for i, d := range ds {
-		if d.Timestamp.IsZero() {
-			return nil, nil, &DataError{Err: fmt.Errorf("turn %s has no date, and a Slack export dates every message", d.Meta["dia_id"]),
-				Hint: "The slack path needs the sessions' dates: leave out --no-dates"}
-		}
-		if _, ok := start[d.SessionID]; !ok {
-			start[d.SessionID] = d.Timestamp.Truncate(time.Minute)
-		}
-		t := start[d.SessionID].Add(time.Duration(turn[d.SessionID])*time.Minute + time.Duration(i)*time.Microsecond).UTC()
-		turn[d.SessionID]++
+		t := times[i].Add(time.Duration(i) * time.Microsecond).UTC() // no two share a ts
 		byTime[t] = d
 		speaker := d.SenderIDs[0]
 		if users[speaker] == "" {
@@ -3137,19 +3127,14 @@ func ingestTelegram(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 		Text    string `json:"text"`
 		ReplyTo int    `json:"reply_to_message_id,omitempty"`
 	}
+	times, err := exportTimes(ds, "Telegram", PathTelegram)
+	if err != nil {
+		return nil, nil, err
+	}
 	var ms []message
-	start, turn := map[string]time.Time{}, map[string]int{}
 	last := map[string]int{} // thread -> the index of its last turn so far
 	for i, d := range ds {
-		if d.Timestamp.IsZero() {
-			return nil, nil, &DataError{Err: fmt.Errorf("turn %s has no date, and a Telegram export dates every message", d.Meta["dia_id"]),
-				Hint: "The telegram path needs the sessions' dates: leave out --no-dates"}
-		}
-		if _, ok := start[d.SessionID]; !ok {
-			start[d.SessionID] = d.Timestamp.Truncate(time.Minute)
-		}
-		t := start[d.SessionID].Add(time.Duration(turn[d.SessionID]) * time.Minute)
-		turn[d.SessionID]++
+		t := times[i]
 		speaker := d.SenderIDs[0]
 		m := message{ID: i + 1, Type: "message", Date: t.Format("2006-01-02T15:04:05"), From: speaker, Text: strings.TrimPrefix(d.Content, speaker+": ")}
 		thread := turnThread(d)
@@ -3197,6 +3182,26 @@ func turnThread(d *palace.Drawer) string {
 
 // diaSessionR is the session a LoCoMo turn's dia_id names ("D3" of "D3:5").
 var diaSessionR = regexp.MustCompile(`^(D\d+):\d+$`)
+
+// exportTimes are the times an export of app writes for the turns ds
+// (path's): a session's turns a minute apart from its date. A turn
+// without a date cannot be written so.
+func exportTimes(ds []*palace.Drawer, app, path string) ([]time.Time, error) {
+	times := make([]time.Time, len(ds))
+	start, turn := map[string]time.Time{}, map[string]int{}
+	for i, d := range ds {
+		if d.Timestamp.IsZero() {
+			return nil, &DataError{Err: fmt.Errorf("turn %s has no date, and a %s export dates every message", d.Meta["dia_id"], app),
+				Hint: "The " + path + " path needs the sessions' dates: leave out --no-dates"}
+		}
+		if _, ok := start[d.SessionID]; !ok {
+			start[d.SessionID] = d.Timestamp.Truncate(time.Minute)
+		}
+		times[i] = start[d.SessionID].Add(time.Duration(turn[d.SessionID]) * time.Minute)
+		turn[d.SessionID]++
+	}
+	return times, nil
+}
 
 // storeChat stores a chat read back from an export written of the turns
 // src, one message a turn in order, through the chat importer, and
