@@ -256,12 +256,12 @@ func (f *exportFile) load() ([]byte, error) {
 
 // readExport lists the files of the export at path: the file itself, or
 // of a .zip or a folder (an export unpacked) the files that hold its chats
-// (exportIn). close releases the .zip once its files are read.
-func readExport(path string) (files []*exportFile, close func(), err error) {
-	close = func() {}
+// (exportIn). release closes the .zip once its files are read.
+func readExport(path string) (files []*exportFile, release func(), err error) {
+	release = func() {}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, close, err
+		return nil, release, err
 	}
 	var fsys fs.FS
 	switch {
@@ -270,16 +270,16 @@ func readExport(path string) (files []*exportFile, close func(), err error) {
 	case strings.EqualFold(filepath.Ext(path), ".zip"):
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, close, err
+			return nil, release, err
 		}
 		zr, err := zip.NewReader(f, st.Size())
 		if err != nil {
 			f.Close()
-			return nil, close, fmt.Errorf("%s: %w", path, err)
+			return nil, release, fmt.Errorf("%s: %w", path, err)
 		}
-		fsys, close = zr, func() { f.Close() }
+		fsys, release = zr, func() { f.Close() }
 	default:
-		return []*exportFile{{name: filepath.Base(path), open: func() (io.ReadCloser, error) { return os.Open(path) }}}, close, nil
+		return []*exportFile{{name: filepath.Base(path), open: func() (io.ReadCloser, error) { return os.Open(path) }}}, release, nil
 	}
 	var names []string
 	err = fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
@@ -289,15 +289,15 @@ func readExport(path string) (files []*exportFile, close func(), err error) {
 		return err
 	})
 	if err != nil {
-		return nil, close, fmt.Errorf("%s: %w", path, err)
+		return nil, release, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, name := range exportIn(names) {
 		files = append(files, &exportFile{name: name, open: func() (io.ReadCloser, error) { return fsys.Open(name) }})
 	}
 	if len(files) == 0 {
-		return nil, close, fmt.Errorf("%s holds no chat: no _chat.txt, conversations.json, result.json, messages/inbox/…/message_1.json, Slack's users.json and channel folders, or a Discord channel's .json", path)
+		return nil, release, fmt.Errorf("%s holds no chat: no _chat.txt, conversations.json, result.json, messages/inbox/…/message_1.json, Slack's users.json and channel folders, or a Discord channel's .json", path)
 	}
-	return files, close, nil
+	return files, release, nil
 }
 
 func readAtMost(r io.Reader) ([]byte, error) {
