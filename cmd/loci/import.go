@@ -44,6 +44,15 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	name := flags.String("name", "", "a WhatsApp chat's name, its session's (default: from the file's name, \"WhatsApp Chat with Ana.txt\" names Ana)")
 	dateOrder := flags.String("date-order", "", "a WhatsApp export's dates: dmy or mdy (default: read from the file)")
 	room := flags.String("room", "", "a chat's messages go to this room (default: the palace's)")
+	var only []string
+	flags.Func("chat", "import only the chat of this name or session id; repeat it for several (a Slack channel's name takes its threads too; --dry-run lists them)", func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("a chat's name or session id")
+		}
+		only = append(only, strings.TrimSpace(v))
+		return nil
+	})
+	dryRun := flags.Bool("dry-run", false, "list the chats FILE holds, with their messages and times, and store nothing")
 	pos, err := parseFlags(env, flags, args)
 	if err != nil {
 		return nil, err
@@ -60,7 +69,8 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			*from = fromClaudeCode
 		}
 	}
-	set := map[string]bool{"name": *name != "", "date-order": *dateOrder != "", "room": *room != "", "on-conflict": *onConflict != "skip"}
+	set := map[string]bool{"name": *name != "", "date-order": *dateOrder != "", "room": *room != "", "on-conflict": *onConflict != "skip",
+		"chat": len(only) > 0, "dry-run": *dryRun}
 	// given is the first of the flags named that the command line sets, for
 	// flags that do not apply to what FILE is.
 	given := func(names ...string) (string, bool) {
@@ -72,7 +82,7 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return "", false
 	}
 	if *from == fromClaudeCode {
-		if f, ok := given("name", "date-order", "room", "on-conflict"); ok {
+		if f, ok := given("name", "date-order", "room", "on-conflict", "chat", "dry-run"); ok {
 			return nil, invalidArgs(f+" does not apply to Claude Code sessions", "A session is stored as the hooks store it: each turn once, under the session's own id")
 		}
 		return importTranscripts(ctx, env, c, pos)
@@ -83,17 +93,19 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	if f, ok := given("on-conflict"); ok && *from != "loci" {
 		return nil, invalidArgs(f+" is for a palace export", "Leave it out: a chat's messages already in the palace are skipped, so importing an export again stores only what is new")
 	}
+	chatOpt := chatImport{open: chatexport.OpenOptions{Name: *name, Order: *dateOrder}, room: *room, only: only, dryRun: *dryRun}
 	switch *from {
 	case "auto":
-		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Name: *name, Order: *dateOrder}, *room)
+		return importChats(ctx, env, c, pos[0], chatOpt)
 	case "loci":
 	default:
 		if !slices.Contains(chatexport.Formats, *from) {
 			return nil, &cliError{Type: "invalid_args", Message: "--from must be loci, " + fromClaudeCode + ", " + strings.Join(chatexport.Formats, ", ") + " or auto, got " + *from, Detail: map[string]any{"flag": "from"}}
 		}
-		return importChats(ctx, env, c, pos[0], chatexport.OpenOptions{Format: *from, Name: *name, Order: *dateOrder}, *room)
+		chatOpt.open.Format = *from
+		return importChats(ctx, env, c, pos[0], chatOpt)
 	}
-	if f, ok := given("name", "date-order", "room"); ok {
+	if f, ok := given("name", "date-order", "room", "chat", "dry-run"); ok {
 		return nil, invalidArgs(f+" is for chats (--from "+strings.Join(chatexport.Formats, ", ")+" or auto)", "A palace export keeps its drawers' own sessions and rooms")
 	}
 	if *onConflict != "skip" && *onConflict != "fail" {
@@ -144,7 +156,16 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 // later export of the same chats adds only what is new; one the palace
 // refuses is reported and left out. Nothing is stored when the file is
 // no export.
-func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, opt chatexport.OpenOptions, room string) (*result, error) {
+// chatImport is how `loci import` stores an export of chats.
+type chatImport struct {
+	open   chatexport.OpenOptions
+	room   string
+	only   []string // the chats to import, by name or session id (all when empty)
+	dryRun bool     // list the chats, store nothing
+}
+
+func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, ci chatImport) (*result, error) {
+	opt, room := ci.open, ci.room
 	if opt.Order != chatexport.OrderAuto && opt.Order != chatexport.OrderDMY && opt.Order != chatexport.OrderMDY {
 		return nil, &cliError{Type: "invalid_args", Message: "--date-order must be dmy or mdy, got " + opt.Order, Detail: map[string]any{"flag": "date-order"}}
 	}
@@ -160,6 +181,11 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, o
 		return nil, &cliError{Type: "invalid_args", Message: path + ": " + err.Error(), Detail: map[string]any{"path": path},
 			Hint: "Nothing was imported. Name a chat exported from WhatsApp (a chat's menu, More, Export chat: its .txt or .zip), Telegram Desktop's result.json, a Messenger or Instagram thread's message_1.json (or the .zip of Meta's download), a Slack workspace's export (its .zip or folder), a Discord channel's .json exported by DiscordChatExporter (or a folder of them), or the conversations.json (or .zip) of ChatGPT's or Claude's data export; a .zip or a folder may also be the unpacked export of any of them"}
 	}
+	if len(ci.only) > 0 {
+		if chats, err = chosenChats(chats, ci.only, path); err != nil {
+			return nil, err
+		}
+	}
 	messages := 0
 	for _, ch := range chats {
 		messages += len(ch.Messages)
@@ -167,6 +193,9 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, o
 	if messages == 0 {
 		return nil, &cliError{Type: "invalid_args", Message: path + ": the export holds no message of a person or an assistant", Detail: map[string]any{"path": path},
 			Hint: "Nothing was imported: every line of the file is the app's own"}
+	}
+	if ci.dryRun {
+		return chatsListed(path, chats, messages), nil
 	}
 	p, _, done, err := cliPalace(ctx, env, c, true)
 	if err != nil {
@@ -193,9 +222,9 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, o
 		total.Skipped += st.Skipped
 		total.Redactions += st.Redactions
 		refused += len(st.Refused)
-		out = append(out, map[string]any{"chat": ch.Name, "format": ch.Format, "session_id": chatexport.SessionID(ch),
-			"messages": len(ch.Messages), "app_lines": ch.AppLines, "first": ch.Messages[0].Time.Format(time.RFC3339),
-			"last": ch.Messages[len(ch.Messages)-1].Time.Format(time.RFC3339), "stats": st})
+		listed := chatListed(ch)
+		listed["stats"] = st
+		out = append(out, listed)
 		for _, r := range st.Refused {
 			fmt.Fprintf(env.stderr, "import: %s: the message of line %d was not stored: %s\n", ch.Name, r.Line, r.Reason)
 		}
@@ -213,6 +242,69 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, o
 		}
 		fmt.Fprintln(w)
 	}}, nil
+}
+
+// chatListed is what the envelope says of a chat (its stats aside).
+func chatListed(ch *chatexport.Chat) map[string]any {
+	return map[string]any{"chat": ch.Name, "format": ch.Format, "session_id": chatexport.SessionID(ch),
+		"messages": len(ch.Messages), "app_lines": ch.AppLines, "first": ch.Messages[0].Time.Format(time.RFC3339),
+		"last": ch.Messages[len(ch.Messages)-1].Time.Format(time.RFC3339)}
+}
+
+// chatsListed is --dry-run's result: the chats an export holds, nothing
+// stored.
+func chatsListed(path string, chats []*chatexport.Chat, messages int) *result {
+	var out []map[string]any
+	for _, ch := range chats {
+		if len(ch.Messages) > 0 {
+			out = append(out, chatListed(ch))
+		}
+	}
+	return &result{data: map[string]any{"path": path, "dry_run": true, "chats": out, "stats": map[string]any{"messages": messages}}, text: func(w io.Writer) {
+		fmt.Fprintf(w, "%s holds %d chats, %d messages (nothing stored):\n", path, len(out), messages)
+		for _, ch := range out {
+			fmt.Fprintf(w, "  %s  %s  %d messages, %s to %s\n", ch["chat"], ch["session_id"], ch["messages"], ch["first"], ch["last"])
+		}
+	}}
+}
+
+// chosenChats are the chats of names (--chat): a chat whose name or
+// session id is one of them, case aside, or a Slack thread of a channel
+// named ("#ops: …" of "#ops"). A name that no chat has is refused, with
+// the names there are.
+func chosenChats(chats []*chatexport.Chat, names []string, path string) ([]*chatexport.Chat, error) {
+	named := func(ch *chatexport.Chat, n string) bool {
+		return strings.EqualFold(ch.Name, n) || chatexport.SessionID(ch) == n ||
+			len(ch.Name) > len(n)+2 && strings.EqualFold(ch.Name[:len(n)+2], n+": ")
+	}
+	var out []*chatexport.Chat
+	for _, n := range names {
+		found := false
+		for _, ch := range chats {
+			if named(ch, n) {
+				found = true
+			}
+		}
+		if !found {
+			var have []string
+			for _, ch := range chats {
+				if len(have) < 20 && len(ch.Messages) > 0 {
+					have = append(have, ch.Name)
+				}
+			}
+			return nil, &cliError{Type: "invalid_args", Message: "--chat: " + path + " holds no chat named " + n, Detail: map[string]any{"flag": "chat", "chat": n},
+				Hint: "Nothing was imported. Chats it holds: " + strings.Join(have, ", ") + " (`--dry-run` lists them all)"}
+		}
+	}
+	for _, ch := range chats {
+		for _, n := range names {
+			if named(ch, n) {
+				out = append(out, ch)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // isDir reports whether path names a folder (an export unpacked).

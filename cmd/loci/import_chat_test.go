@@ -48,6 +48,8 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 		{[]string{"import", chat, "--palace", "chats", "--date-order", "ymd"}, "--date-order must be dmy or mdy"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, claude-code, whatsapp, telegram, messenger, slack, discord, chatgpt, claude or auto"},
 		{[]string{"import", jsonl, "--palace", "chats", "--name", "Ana"}, "--name is for chats"},
+		{[]string{"import", jsonl, "--palace", "chats", "--dry-run"}, "--dry-run is for chats"},
+		{[]string{"import", jsonl, "--palace", "chats", "--chat", "Ana"}, "--chat is for chats"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "chatgpt"}, "not a list of conversations"},
 		{[]string{"import", chat, "--palace", "chats", "--from", "telegram"}, "not Telegram's result.json"},
 		{[]string{"import", chat, "--palace", "chats", "--on-conflict", "fail"}, "--on-conflict is for a palace export"},
@@ -81,7 +83,23 @@ func TestCLIImportSlack(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(export, name)), 0o700)
 		os.WriteFile(filepath.Join(export, name), []byte(body), 0o600)
 	}
-	o := runCLI(t, home, "json", "import", export, "--palace", "team")
+	// --dry-run lists the chats and stores nothing; --chat of a name no
+	// chat has is refused with the names there are.
+	o := runCLI(t, home, "json", "import", export, "--palace", "team", "--dry-run")
+	if listed, _ := o.env.Data["chats"].([]any); o.code != 0 || len(listed) != 2 || o.env.Data["dry_run"] != true {
+		t.Fatalf("dry run: %d %s", o.code, o.stdout)
+	}
+	if o := runCLI(t, home, "text", "import", export, "--palace", "team", "--dry-run"); o.code != 0 || !strings.Contains(o.stdout, "holds 2 chats, 3 messages (nothing stored)") || !strings.Contains(o.stdout, "#ops  slack:C1  1 messages") {
+		t.Fatalf("dry run, text: %d %s", o.code, o.stdout)
+	}
+	if o := runCLI(t, home, "json", "recall", "--all", "staging database", "--palace", "team"); strings.Contains(o.stdout, "eu-west-1") {
+		t.Fatalf("a dry run stored: %s", o.stdout)
+	}
+	if o := runCLI(t, home, "json", "import", export, "--palace", "team", "--chat", "#dev"); o.code != 2 || o.env.Error == nil || !strings.Contains(o.env.Error.Message, "holds no chat named #dev") || !strings.Contains(o.env.Error.Hint, "#ops") {
+		t.Fatalf("--chat of no chat: %d %s", o.code, o.stdout)
+	}
+	// A channel's name takes its threads too.
+	o = runCLI(t, home, "json", "import", export, "--palace", "team", "--chat", "#OPS")
 	stats, _ := o.env.Data["stats"].(map[string]any)
 	chats, _ := o.env.Data["chats"].([]any)
 	if o.code != 0 || len(chats) != 2 || stats["stored"] != float64(3) {
