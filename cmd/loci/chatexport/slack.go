@@ -199,13 +199,11 @@ func readSlack(files []*exportFile) ([]*Chat, error) {
 }
 
 // slackConv is a conversation of a Slack export as it is read: the
-// channel's own messages and those of each thread.
+// channel's own messages and those of each thread (threaded).
 type slackConv struct {
 	id, kind, name string
 	members        []string
-	chat           *Chat
-	threads        map[string]*Chat // thread_ts -> the thread
-	threadOrder    []string
+	threaded
 }
 
 // title is a conversation's name as Slack shows it: "#general" for a
@@ -257,51 +255,7 @@ func (c *slackConv) add(m slackMessage, users, channels map[string]string) {
 	if text == "" || sender == "" {
 		return
 	}
-	msg := Message{Sender: sender, Time: when, Text: text}
-	if m.ThreadTS == "" {
-		c.chat.Messages = append(c.chat.Messages, msg)
-		return
-	}
-	if c.threads == nil {
-		c.threads = map[string]*Chat{}
-	}
-	t := c.threads[m.ThreadTS]
-	if t == nil {
-		t = &Chat{ID: c.id + "/" + m.ThreadTS, Format: FormatSlack}
-		c.threads[m.ThreadTS] = t
-		c.threadOrder = append(c.threadOrder, m.ThreadTS)
-	}
-	t.Messages = append(t.Messages, msg)
-	if m.ThreadTS == m.TS {
-		t.Name = c.chat.Name + ": " + opening(text)
-	}
-}
-
-// chats are the channel and its threads, each in the order its messages
-// were sent; a thread of its first message alone is the channel's.
-func (c *slackConv) chats() []*Chat {
-	out := []*Chat{c.chat}
-	for _, ts := range c.threadOrder {
-		t := c.threads[ts]
-		if len(t.Messages) == 1 {
-			c.chat.Messages = append(c.chat.Messages, t.Messages[0])
-			continue
-		}
-		if t.Name == "" {
-			t.Name = c.chat.Name + ": a thread"
-		}
-		out = append(out, t)
-	}
-	for _, ch := range out {
-		sort.SliceStable(ch.Messages, func(i, j int) bool { return ch.Messages[i].Time.Before(ch.Messages[j].Time) })
-		for i := range ch.Messages {
-			ch.Messages[i].Line = i + 1
-		}
-	}
-	if len(c.chat.Messages) == 0 {
-		out = out[1:]
-	}
-	return out
+	c.put(Message{Sender: sender, Time: when, Text: text}, m.ThreadTS, m.ThreadTS == m.TS)
 }
 
 // slackTime reads a message's ts ("1683900100.000200": Unix seconds and
