@@ -4,8 +4,8 @@
 // conversation are (palace/RECALL.md): a message borrows the one it
 // answers, a silence ends an episode, a hit lifts the messages around it.
 // The exports read are WhatsApp's, Telegram's and Messenger's (chats
-// between people), Slack's and Discord's (a team's channels and threads,
-// each thread a conversation of its own) and ChatGPT's and Claude's (a
+// between people), Slack's, Google Chat's and Discord's (a team's
+// channels and threads, each thread a conversation of its own) and ChatGPT's and Claude's (a
 // person's chats with an assistant); each as the file, the .zip or the
 // folder it unpacks to.
 //
@@ -92,7 +92,7 @@ type OpenOptions struct {
 }
 
 // Formats lists the exports Open reads.
-var Formats = []string{FormatWhatsApp, FormatTelegram, FormatMessenger, FormatSlack, FormatDiscord, FormatChatGPT, FormatClaude}
+var Formats = []string{FormatWhatsApp, FormatTelegram, FormatMessenger, FormatSlack, FormatDiscord, FormatGoogleChat, FormatChatGPT, FormatClaude}
 
 // Open reads the export at path, its format told from the file unless
 // given: a .txt is WhatsApp's; a .json is ChatGPT's or Claude's
@@ -103,7 +103,8 @@ var Formats = []string{FormatWhatsApp, FormatTelegram, FormatMessenger, FormatSl
 // those: WhatsApp's _chat.txt (a chat exported with its media, which are
 // left out: the export's lines stand for them), conversations.json,
 // result.json, the message_N.json of every thread of Meta's download, a
-// Slack workspace's export (users.json beside a folder a channel), or
+// Slack workspace's export (users.json beside a folder a channel), the
+// Google Chat part of a Google Takeout (Groups/…/messages.json), or
 // Discord channels' .json files. Its chats are given in the order they
 // began.
 func Open(path string, opt OpenOptions) ([]*Chat, error) {
@@ -158,6 +159,8 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 		chats, err = readSlack(files)
 	case FormatDiscord:
 		chats, err = readEach(files, readDiscord)
+	case FormatGoogleChat:
+		chats, err = readGoogleChat(files)
 	default:
 		var data []byte
 		if data, err = files[0].load(); err == nil {
@@ -295,7 +298,7 @@ func readExport(path string) (files []*exportFile, release func(), err error) {
 		files = append(files, &exportFile{name: name, open: func() (io.ReadCloser, error) { return fsys.Open(name) }})
 	}
 	if len(files) == 0 {
-		return nil, release, fmt.Errorf("%s holds no chat: no _chat.txt, conversations.json, result.json, messages/inbox/…/message_1.json, Slack's users.json and channel folders, or a Discord channel's .json", path)
+		return nil, release, fmt.Errorf("%s holds no chat: no _chat.txt, conversations.json, result.json, messages/inbox/…/message_1.json, Slack's users.json and channel folders, Google Chat's Groups/…/messages.json, or a Discord channel's .json", path)
 	}
 	return files, release, nil
 }
@@ -310,14 +313,15 @@ func readAtMost(r io.Reader) ([]byte, error) {
 
 // exportIn are the files of a .zip or a folder (names, slash-separated)
 // that hold its chats: conversations.json or result.json; the
-// message_N.json of Meta's threads; a Slack workspace's users.json,
+// message_N.json of Meta's threads; Google Chat's Groups/…/messages.json
+// and group_info.json; a Slack workspace's users.json,
 // channels.json and day files (slackFiles); WhatsApp's _chat.txt, or its
 // .txt files (an Android export's one, or a folder of chats exported one
 // by one); or else its .json files (DiscordChatExporter writes a file a
 // channel). Files beside them (photos, voice notes) are left out.
 func exportIn(names []string) []string {
 	var chat string
-	var txts, threads, jsons []string
+	var txts, threads, gchat, jsons []string
 	for _, name := range names {
 		base := path.Base(name)
 		switch {
@@ -325,6 +329,8 @@ func exportIn(names []string) []string {
 			return []string{name}
 		case reThreadFile.MatchString(name):
 			threads = append(threads, name)
+		case reGoogleChatFile.MatchString(name):
+			gchat = append(gchat, name)
 		case base == "_chat.txt":
 			chat = name
 		case strings.EqualFold(path.Ext(base), ".txt"):
@@ -336,6 +342,8 @@ func exportIn(names []string) []string {
 	switch {
 	case len(threads) > 0:
 		return threads
+	case len(gchat) > 0:
+		return gchat
 	case slackFiles(jsons) != nil:
 		return slackFiles(jsons)
 	case chat != "":
@@ -363,6 +371,9 @@ func formatOf(files []*exportFile, given string) (string, error) {
 	if slackFiles(names) != nil {
 		return FormatSlack, nil
 	}
+	if reGoogleChatFile.MatchString(names[0]) {
+		return FormatGoogleChat, nil
+	}
 	f := files[0]
 	if !strings.EqualFold(filepath.Ext(f.name), ".json") {
 		return FormatWhatsApp, nil
@@ -379,6 +390,9 @@ func formatOf(files []*exportFile, given string) (string, error) {
 		Participants json.RawMessage `json:"participants"`
 		Guild        json.RawMessage `json:"guild"`
 		Channel      json.RawMessage `json:"channel"`
+		Messages     []struct {
+			Creator json.RawMessage `json:"creator"`
+		} `json:"messages"`
 	}
 	if json.Unmarshal(data, &probe) == nil {
 		switch {
@@ -386,6 +400,8 @@ func formatOf(files []*exportFile, given string) (string, error) {
 			return FormatMessenger, nil
 		case probe.Guild != nil && probe.Channel != nil:
 			return FormatDiscord, nil
+		case len(probe.Messages) > 0 && probe.Messages[0].Creator != nil:
+			return FormatGoogleChat, nil
 		}
 	}
 	return FormatTelegram, nil

@@ -36,7 +36,7 @@ func FuzzWhatsApp(f *testing.F) {
 
 // Whatever a file holds, reading it as a JSON export (ChatGPT's or
 // Claude's, Telegram's, Messenger's, a Discord channel's, a day of a
-// Slack channel) ends in chats or an error, and every message has a
+// Slack channel, a Google Chat conversation) ends in chats or an error, and every message has a
 // sender and valid UTF-8 text.
 func FuzzJSONExports(f *testing.F) {
 	f.Add(chatGPTExport)
@@ -46,11 +46,15 @@ func FuzzJSONExports(f *testing.F) {
 	f.Add(`[{"conversation_id":"c","current_node":"a","mapping":{"a":{"parent":"a"}}}]`)
 	f.Add(`{"guild":{"name":"G"},"channel":{"id":"1","name":"c"},"messages":[{"type":"Default","timestamp":"2023-05-12T14:02:10+02:00","content":"<@8> <:a:1>","author":{"name":"ben"},"mentions":[{"id":"8","name":"ana"}]}]}`)
 	f.Add(`[{"type":"message","user":"U1","text":"<@U1> <https://x|y> &amp;","ts":"1683900000.000001","thread_ts":"1683900000.000001"}]`)
+	f.Add(`{"messages":[{"creator":{"name":"Cy"},"created_date":"Thursday, May 11, 2023 at 9:00:00 AM UTC","text":"hi","topic_id":"a"},{"creator":{"name":"Ana"},"created_date":"Thursday, May 11, 2023 at 9:01:00 AM UTC","text":"yo","topic_id":"a"}]}`)
 	f.Fuzz(func(t *testing.T, data string) {
 		for _, read := range []func([]byte) ([]*Chat, error){
 			ReadAssistantChats, readTelegram,
 			func(b []byte) ([]*Chat, error) { return readMessenger("message_1.json", b) },
 			func(b []byte) ([]*Chat, error) { return readDiscord("c.json", b) },
+			func(b []byte) ([]*Chat, error) {
+				return readGoogleChat([]*exportFile{memFile("Groups/Space A/messages.json", string(b))})
+			},
 			func(b []byte) ([]*Chat, error) {
 				return readSlack([]*exportFile{memFile("users.json", `[{"id":"U1","name":"ana"}]`), memFile("general/2023-05-12.json", string(b))})
 			},
