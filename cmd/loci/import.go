@@ -23,14 +23,14 @@ import (
 )
 
 func init() {
-	commands["import"] = command{"import a palace export (JSONL), Claude Code sessions, or chats exported from WhatsApp, Telegram, Messenger, Slack, Google Chat, Discord, ChatGPT or Claude, into a palace", cli(importCmd)}
+	commands["import"] = command{"import a palace export (JSONL), Claude Code sessions, or chats exported from WhatsApp, LINE, Telegram, Messenger, Slack, Google Chat, Discord, ChatGPT or Claude, into a palace", cli(importCmd)}
 }
 
 // importCmd is `loci import FILE [--on-conflict skip|fail]`; FILE "-"
 // reads stdin. The target palace (--palace, else the repository's) is
 // created if needed. The import is one transaction: all or nothing.
-// With --from whatsapp, telegram, messenger, slack, discord, google-chat,
-// chatgpt or claude (or auto, the default for a .txt, .json, .zip or a folder) FILE
+// With --from whatsapp, line, telegram, messenger, slack, discord,
+// google-chat, chatgpt or claude (or auto, the default for a .txt, .json, .zip or a folder) FILE
 // is an export of chats
 // (importChats); with --from claude-code (the default for a .jsonl that is
 // a Claude Code transcript) FILE... are sessions' transcripts
@@ -40,8 +40,8 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	var c commonFlags
 	c.register(flags)
 	onConflict := flags.String("on-conflict", "skip", "a drawer id the palace has already: skip or fail")
-	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL); claude-code (Claude Code sessions' transcripts, ~/.claude/projects/<project>/*.jsonl, one or more); whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares), telegram (Telegram Desktop's result.json), messenger (a Messenger or Instagram thread's message_1.json, or the .zip of Meta's download), slack (a workspace's export, its .zip or the folder it unpacks to), google-chat (the Google Chat part of a Google Takeout, its .zip or folder, or one conversation's messages.json), discord (a channel's .json exported by DiscordChatExporter, or a folder of them), chatgpt or claude (the conversations.json of their export, or its .zip); or auto (one of those chats, told from the file; a .zip or a folder is read as the export it holds). Default: auto for a .txt, .json, .zip or a folder, claude-code for a .jsonl that is a transcript, loci otherwise")
-	name := flags.String("name", "", "a WhatsApp chat's name, its session's (default: from the file's name, \"WhatsApp Chat with Ana.txt\" names Ana)")
+	from := flags.String("from", "", "what FILE is: loci (a palace export, JSONL); claude-code (Claude Code sessions' transcripts, ~/.claude/projects/<project>/*.jsonl, one or more); whatsapp (a chat exported from WhatsApp, .txt or the .zip it shares), line (a chat's history exported from LINE, .txt), telegram (Telegram Desktop's result.json), messenger (a Messenger or Instagram thread's message_1.json, or the .zip of Meta's download), slack (a workspace's export, its .zip or the folder it unpacks to), google-chat (the Google Chat part of a Google Takeout, its .zip or folder, or one conversation's messages.json), discord (a channel's .json exported by DiscordChatExporter, or a folder of them), chatgpt or claude (the conversations.json of their export, or its .zip); or auto (one of those chats, told from the file; a .zip or a folder is read as the export it holds). Default: auto for a .txt, .json, .zip or a folder, claude-code for a .jsonl that is a transcript, loci otherwise")
+	name := flags.String("name", "", "a WhatsApp or LINE chat's name, its session's (default: LINE's from its first line, WhatsApp's from the file's name: \"WhatsApp Chat with Ana.txt\" names Ana)")
 	dateOrder := flags.String("date-order", "", "a WhatsApp export's dates: dmy or mdy (default: read from the file)")
 	room := flags.String("room", "", "a chat's messages go to this room (default: the palace's)")
 	var only []string
@@ -179,7 +179,7 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, c
 	chats, err := chatexport.Open(path, opt)
 	if err != nil {
 		return nil, &cliError{Type: "invalid_args", Message: path + ": " + err.Error(), Detail: map[string]any{"path": path},
-			Hint: "Nothing was imported. Name a chat exported from WhatsApp (a chat's menu, More, Export chat: its .txt or .zip), Telegram Desktop's result.json, a Messenger or Instagram thread's message_1.json (or the .zip of Meta's download), a Slack workspace's export (its .zip or folder), Google Chat's Takeout (its .zip or folder), a Discord channel's .json exported by DiscordChatExporter (or a folder of them), or the conversations.json (or .zip) of ChatGPT's or Claude's data export; a .zip or a folder may also be the unpacked export of any of them"}
+			Hint: "Nothing was imported. Name a chat exported from WhatsApp (a chat's menu, More, Export chat: its .txt or .zip) or LINE (its .txt), Telegram Desktop's result.json, a Messenger or Instagram thread's message_1.json (or the .zip of Meta's download), a Slack workspace's export (its .zip or folder), Google Chat's Takeout (its .zip or folder), a Discord channel's .json exported by DiscordChatExporter (or a folder of them), or the conversations.json (or .zip) of ChatGPT's or Claude's data export; a .zip or a folder may also be the unpacked export of any of them"}
 	}
 	if len(ci.only) > 0 {
 		if chats, err = chosenChats(chats, ci.only, path); err != nil {

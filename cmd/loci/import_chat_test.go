@@ -46,7 +46,7 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 	}{
 		{[]string{"import", notChat, "--palace", "chats"}, "line 1 is no WhatsApp message"},
 		{[]string{"import", chat, "--palace", "chats", "--date-order", "ymd"}, "--date-order must be dmy or mdy"},
-		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, claude-code, whatsapp, telegram, messenger, slack, discord, google-chat, chatgpt, claude or auto"},
+		{[]string{"import", chat, "--palace", "chats", "--from", "signal"}, "--from must be loci, claude-code, whatsapp, line, telegram, messenger, slack, discord, google-chat, chatgpt, claude or auto"},
 		{[]string{"import", jsonl, "--palace", "chats", "--name", "Ana"}, "--name is for chats"},
 		{[]string{"import", jsonl, "--palace", "chats", "--dry-run"}, "--dry-run is for chats"},
 		{[]string{"import", jsonl, "--palace", "chats", "--chat", "Ana"}, "--chat is for chats"},

@@ -3,8 +3,8 @@
 // its own time, so that a person's chats are recalled as the turns of any
 // conversation are (palace/RECALL.md): a message borrows the one it
 // answers, a silence ends an episode, a hit lifts the messages around it.
-// The exports read are WhatsApp's, Telegram's and Messenger's (chats
-// between people), Slack's, Google Chat's and Discord's (a team's
+// The exports read are WhatsApp's, LINE's, Telegram's and Messenger's
+// (chats between people), Slack's, Google Chat's and Discord's (a team's
 // channels and threads, each thread a conversation of its own) and ChatGPT's and Claude's (a
 // person's chats with an assistant); each as the file, the .zip or the
 // folder it unpacks to.
@@ -92,10 +92,10 @@ type OpenOptions struct {
 }
 
 // Formats lists the exports Open reads.
-var Formats = []string{FormatWhatsApp, FormatTelegram, FormatMessenger, FormatSlack, FormatDiscord, FormatGoogleChat, FormatChatGPT, FormatClaude}
+var Formats = []string{FormatWhatsApp, FormatLINE, FormatTelegram, FormatMessenger, FormatSlack, FormatDiscord, FormatGoogleChat, FormatChatGPT, FormatClaude}
 
 // Open reads the export at path, its format told from the file unless
-// given: a .txt is WhatsApp's; a .json is ChatGPT's or Claude's
+// given: a .txt is LINE's (its first line "[LINE] …") or WhatsApp's; a .json is ChatGPT's or Claude's
 // conversations.json (a list), Telegram's result.json (a chat, or every
 // chat), a Messenger or Instagram thread's message_1.json (its
 // participants) or DiscordChatExporter's export of a channel (its guild
@@ -127,27 +127,17 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 	var chats []*Chat
 	switch format {
 	case FormatWhatsApp:
-		if len(files) > 1 && opt.Name != "" {
-			return nil, fmt.Errorf("a name is for one chat, and %s holds %d (%s, …): leave the name out, and each chat is named from its file", path, len(files), filepath.Base(filepath.FromSlash(files[0].name)))
-		}
-		for _, f := range files {
-			var data []byte
-			if data, err = f.load(); err != nil {
-				break
+		chats, err = readTexts(files, path, opt.Name, name, func(data []byte, name string) (*Chat, error) {
+			return ReadWhatsApp(bytes.NewReader(data), name, opt.Order)
+		})
+	case FormatLINE:
+		chats, err = readTexts(files, path, opt.Name, name, func(data []byte, name string) (*Chat, error) {
+			c, err := readLINE(data, name)
+			if err == nil && opt.Name != "" {
+				c.Name = opt.Name // over the header's
 			}
-			if len(files) > 1 {
-				name = chatName(f.name) // a folder of chats, each exported alone
-			}
-			var c *Chat
-			if c, err = ReadWhatsApp(bytes.NewReader(data), name, opt.Order); err != nil {
-				if len(files) > 1 {
-					err = fmt.Errorf("%s: %w", f.name, err)
-				}
-				break
-			}
-			f.data = nil
-			chats = append(chats, c)
-		}
+			return c, err
+		})
 	case FormatTelegram:
 		var data []byte
 		if data, err = files[0].load(); err == nil {
@@ -176,6 +166,35 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 		return nil, err
 	}
 	sortChats(chats)
+	return chats, nil
+}
+
+// readTexts reads the chats of text exports (WhatsApp's, LINE's): one
+// file, named name, or a folder of chats exported one by one, each named
+// from its file (a name given for all of them is refused).
+func readTexts(files []*exportFile, path, given, name string, read func(data []byte, name string) (*Chat, error)) ([]*Chat, error) {
+	if len(files) > 1 && given != "" {
+		return nil, fmt.Errorf("a name is for one chat, and %s holds %d (%s, …): leave the name out, and each chat is named from its file", path, len(files), filepath.Base(filepath.FromSlash(files[0].name)))
+	}
+	var chats []*Chat
+	for _, f := range files {
+		data, err := f.load()
+		if err != nil {
+			return nil, err
+		}
+		if len(files) > 1 {
+			name = chatName(f.name) // a folder of chats, each exported alone
+		}
+		c, err := read(data, name)
+		if err != nil {
+			if len(files) > 1 {
+				err = fmt.Errorf("%s: %w", f.name, err)
+			}
+			return nil, err
+		}
+		f.data = nil
+		chats = append(chats, c)
+	}
 	return chats, nil
 }
 
@@ -375,12 +394,15 @@ func formatOf(files []*exportFile, given string) (string, error) {
 		return FormatGoogleChat, nil
 	}
 	f := files[0]
-	if !strings.EqualFold(filepath.Ext(f.name), ".json") {
-		return FormatWhatsApp, nil
-	}
 	data, err := f.load()
 	if err != nil {
 		return "", err
+	}
+	if !strings.EqualFold(filepath.Ext(f.name), ".json") {
+		if isLINE(data) {
+			return FormatLINE, nil
+		}
+		return FormatWhatsApp, nil
 	}
 	data = bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(data) > 0 && data[0] == '[' {

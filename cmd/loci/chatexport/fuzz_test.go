@@ -34,6 +34,27 @@ func FuzzWhatsApp(f *testing.F) {
 	})
 }
 
+// Whatever a file holds, reading it as LINE's export ends in a chat or
+// an error: every message has a sender and valid UTF-8 text, and
+// messages come in the order of their lines.
+func FuzzLINE(f *testing.F) {
+	f.Add("[LINE] Chat history with Ana\nSaved on: 2023/05/13 10:00\n\n2023/05/12(Fri)\n14:02\tAna\thi\n14:05\tBen\t\"a\nb\"\n")
+	f.Add("[LINE] 与安娜的聊天记录\n\nSat, 5/13/2023\n下午2:00\tBen\t\"\n14:06\t\tAna left\n")
+	f.Fuzz(func(t *testing.T, export string) {
+		c, err := readLINE([]byte(export), "Ana")
+		if err != nil {
+			return
+		}
+		last := 0
+		for _, m := range c.Messages {
+			if m.Sender == "" || !utf8.ValidString(m.Text) || m.Text == "" || m.Line <= last {
+				t.Fatalf("message %+v after line %d", m, last)
+			}
+			last = m.Line
+		}
+	})
+}
+
 // Whatever a file holds, reading it as a JSON export (ChatGPT's or
 // Claude's, Telegram's, Messenger's, a Discord channel's, a day of a
 // Slack channel, a Google Chat conversation) ends in chats or an error, and every message has a
