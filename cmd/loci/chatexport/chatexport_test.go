@@ -284,3 +284,15 @@ func TestDrawersReplies(t *testing.T) {
 		t.Errorf("messages that answer what is before them name a message: %v %v %v", ds[0].Meta, ds[1].Meta, ds[3].Meta)
 	}
 }
+
+// mustReadAs stops the test when the chats read are not those wanted,
+// after logging them.
+func mustReadAs(t *testing.T, chats, want []*Chat) {
+	t.Helper()
+	if !reflect.DeepEqual(chats, want) {
+		for _, c := range chats {
+			t.Logf("%+v", *c)
+		}
+		t.Fatal("read otherwise")
+	}
+}

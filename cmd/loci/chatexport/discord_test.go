@@ -3,7 +3,6 @@ package chatexport
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 )
@@ -51,12 +50,7 @@ func TestReadDiscord(t *testing.T) {
 			{Sender: "Weather", Time: at(14, 7, 0, 0), Text: "Forecast\nSunny, 24°C", Line: 5, ID: "105"},
 		}},
 	}
-	if !reflect.DeepEqual(chats, want) {
-		for _, c := range chats {
-			t.Logf("%+v", *c)
-		}
-		t.Fatal("read otherwise")
-	}
+	mustReadAs(t, chats, want)
 
 	// One channel's file is read alone, its format told from it.
 	one, err := Open(filepath.Join(dir, "Direct Messages - ana.k [20].json"), OpenOptions{})

@@ -3,7 +3,6 @@ package chatexport
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 )
@@ -49,12 +48,7 @@ func TestReadGoogleChat(t *testing.T) {
 			{Sender: "Ana Kim", Time: at(12, 14, 7, 0), Text: "[Photo]", Line: 2, ID: "AAAA/T3/T3"},
 		}},
 	}
-	if !reflect.DeepEqual(chats, want) {
-		for _, c := range chats {
-			t.Logf("%+v", *c)
-		}
-		t.Fatal("read otherwise")
-	}
+	mustReadAs(t, chats, want)
 	// One conversation's messages.json is read alone, its format told
 	// from it.
 	one, err := Open(filepath.Join(root, "Google Chat/Groups/DM bbbb/messages.json"), OpenOptions{})

@@ -66,12 +66,7 @@ func TestReadSlack(t *testing.T) {
 			{Sender: "Ben Ode", Time: ts(1683990000, 100), Text: "I turned retries off", Line: 3},
 		}},
 	}
-	if !reflect.DeepEqual(chats, want) {
-		for _, c := range chats {
-			t.Logf("%+v", *c)
-		}
-		t.Fatal("read otherwise")
-	}
+	mustReadAs(t, chats, want)
 	if got := SessionID(chats[2]); got != "slack:C1/1683900200.000300" {
 		t.Errorf("a thread's session is %q", got)
 	}
