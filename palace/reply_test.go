@@ -104,3 +104,39 @@ func TestReplyChainIsOneConversation(t *testing.T) {
 		t.Errorf("the reply read %q", got.Keywords)
 	}
 }
+
+// A walk back that has gone by time stays in time: a reply met on the way
+// answers its own conversation, and following it would skip the texts of
+// this one sent since (here "the crag opens at 8", which with the
+// question before it makes "crag" the conversation's word).
+func TestWalkBackByTimeStaysInTime(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
+	var ds []*palace.Drawer
+	say := func(who, text string, answers *palace.Drawer) *palace.Drawer {
+		d := &palace.Drawer{Kind: palace.KindTurn, Content: who + ": " + text, SessionID: "group",
+			SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(len(ds)) * time.Minute)}
+		d.ID = fmt.Sprintf("0190aaaa-0000-7000-8000-%012d", len(ds)+1)
+		if answers != nil {
+			d.Meta = map[string]any{palace.MetaReplyTo: answers.ID}
+		}
+		ds = append(ds, d)
+		return d
+	}
+	say("Ana", "which crag on Saturday?", nil)
+	game := say("Cy", "did the game go to overtime?", nil)
+	say("Ben", "the crag opens at 8", nil)
+	say("Dee", "it did, twice", game)
+	note := say("Ana", "ok, I will bring the chalk", nil)
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Get(ctx, note.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Keywords, "crag") {
+		t.Errorf("the note read %q", got.Keywords)
+	}
+}

@@ -134,17 +134,23 @@ func (p *Palace) addTurnContext(ctx context.Context, ds []*Drawer) error {
 		}
 		// The texts d answers, newest first: the message it names as the
 		// one it answers (a chat export's reply), else the drawer before
-		// it; and so on back from each, so that a chain of replies is read
-		// as the conversation it is. Read once, however many passes below
-		// walk it.
+		// it; and so on back, so that a chain of replies is read as the
+		// conversation it is. Once a step goes back by time, the walk goes
+		// on by time: a reply met on the way belongs to whichever
+		// conversation it answers, and following it would leave d's. Read
+		// once, however many passes below walk it.
+		chain := true // the walk has followed only replies so far
 		prevOf := func(x *Drawer) (*Drawer, error) {
 			i, inBatch := place[x] // x is d's session's: the walk stays in it
 			var mine []*Drawer     // the batch's drawers before x
 			if inBatch {
 				mine = before[:i]
 			}
-			if a, _, err := p.answered(ctx, x, mine); err != nil || a != nil {
-				return a, err
+			if chain {
+				if a, _, err := p.answered(ctx, x, mine); err != nil || a != nil {
+					return a, err
+				}
+				chain = false
 			}
 			var prev *Drawer
 			var err error

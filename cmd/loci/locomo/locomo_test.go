@@ -118,7 +118,7 @@ func TestLocomoChatGPTPathBeatsPlainBM25(t *testing.T) {
 // session of its own, and Telegram's replies that name the message they
 // answer, borrowed and lifted in place of the message before. Measured on
 // LoCoMo's first conversation (hybrid any@10): the session path .782, the
-// Slack path .893, the Telegram path .904; each must stay .04 above the
+// Slack path .893, the Telegram path .898; each must stay .04 above the
 // session path.
 func TestInterleavedConversationsReadByThreadsAndReplies(t *testing.T) {
 	ks := []int{10}
