@@ -66,7 +66,7 @@ func readLINE(data []byte, fallbackName string) (*Chat, error) {
 		}
 		if quoted {
 			last.Text += "\n" + line
-			if strings.HasSuffix(line, `"`) && !strings.HasSuffix(line, `""`) || line == `"` {
+			if closesQuote(line) {
 				last.Text = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(last.Text, `"`), `"`), `""`, `"`)
 				quoted = false
 			}
@@ -88,7 +88,7 @@ func readLINE(data []byte, fallbackName string) (*Chat, error) {
 					continue
 				}
 				text := fields[2]
-				if strings.HasPrefix(text, `"`) && (text == `"` || !strings.HasSuffix(text, `"`)) {
+				if strings.HasPrefix(text, `"`) && !closesQuote(text[1:]) {
 					quoted = true
 				}
 				c.Messages = append(c.Messages, Message{Sender: strings.TrimSpace(fields[1]),
@@ -117,6 +117,13 @@ func readLINE(data []byte, fallbackName string) (*Chat, error) {
 	}
 	c.Messages = kept
 	return c, nil
+}
+
+// closesQuote reports whether a line of a quoted text ends it: it ends
+// in an odd number of quotes (a quote of the text is written doubled).
+func closesQuote(line string) bool {
+	n := len(line) - len(strings.TrimRight(line, `"`))
+	return n%2 == 1
 }
 
 // lineDate reads a date line.

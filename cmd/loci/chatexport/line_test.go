@@ -25,7 +25,9 @@ func TestReadLINE(t *testing.T) {
 		"\r\n" +
 		"Sat, 5/13/2023\r\n" +
 		"9:15 AM\tAna\tPixel\r\n" +
-		"下午2:00\tBen\t\"see you\"\r\n"
+		"下午2:00\tBen\t\"see you\"\r\n" +
+		"下午2:01\tAna\t\"she said \"\"hi\"\"\r\n" +
+		"to me \"\"twice\"\"\"\r\n"
 	path := filepath.Join(t.TempDir(), "[LINE] Chat with Ana.txt")
 	os.WriteFile(path, []byte(export), 0o600)
 	chats, err := Open(path, OpenOptions{})
@@ -39,6 +41,7 @@ func TestReadLINE(t *testing.T) {
 		{Sender: "Ben", Time: at(2023, 5, 12, 14, 5, 0), Text: "so cute!\nwhat is her \"name\"?", Line: 7},
 		{Sender: "Ana", Time: at(2023, 5, 13, 9, 15, 0), Text: "Pixel", Line: 12},
 		{Sender: "Ben", Time: at(2023, 5, 13, 14, 0, 0), Text: "\"see you\"", Line: 13},
+		{Sender: "Ana", Time: at(2023, 5, 13, 14, 1, 0), Text: "she said \"hi\"\nto me \"twice\"", Line: 14},
 	}
 	if c.Name != "Ana" || c.Format != FormatLINE || c.AppLines != 1 || SessionID(c) != "line:Ana" || !reflect.DeepEqual(c.Messages, want) {
 		t.Errorf("read %+v", c)
