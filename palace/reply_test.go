@@ -76,24 +76,14 @@ func TestReplyBorrowsTheMessageItAnswers(t *testing.T) {
 func TestReplyChainIsOneConversation(t *testing.T) {
 	ctx := context.Background()
 	p := palacetest.MustOpenPalace(t)
-	at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
-	var ds []*palace.Drawer
-	say := func(who, text string, answers *palace.Drawer) *palace.Drawer {
-		d := &palace.Drawer{Kind: palace.KindTurn, Content: who + ": " + text, SessionID: "group",
-			SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(len(ds)) * time.Minute)}
-		d.ID = fmt.Sprintf("0190aaaa-0000-7000-8000-%012d", len(ds)+1)
-		if answers != nil {
-			d.Meta = map[string]any{palace.MetaReplyTo: answers.ID}
-		}
-		ds = append(ds, d)
-		return d
-	}
+	var g groupChat
+	say := g.say
 	rope := say("Ana", "who brings the rope to the crag?", nil)
 	game := say("Cy", "did the game go to overtime?", nil)
 	say("Dee", "the game went to overtime twice", game)
 	mine := say("Ben", "my rope, the crag is close to me", rope)
 	thanks := say("Ana", "great, thanks!", mine)
-	if err := p.AddMany(ctx, ds); err != nil {
+	if err := p.AddMany(ctx, g.ds); err != nil {
 		t.Fatal(err)
 	}
 	got, err := p.Get(ctx, thanks.ID)
@@ -112,24 +102,14 @@ func TestReplyChainIsOneConversation(t *testing.T) {
 func TestWalkBackByTimeStaysInTime(t *testing.T) {
 	ctx := context.Background()
 	p := palacetest.MustOpenPalace(t)
-	at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
-	var ds []*palace.Drawer
-	say := func(who, text string, answers *palace.Drawer) *palace.Drawer {
-		d := &palace.Drawer{Kind: palace.KindTurn, Content: who + ": " + text, SessionID: "group",
-			SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(len(ds)) * time.Minute)}
-		d.ID = fmt.Sprintf("0190aaaa-0000-7000-8000-%012d", len(ds)+1)
-		if answers != nil {
-			d.Meta = map[string]any{palace.MetaReplyTo: answers.ID}
-		}
-		ds = append(ds, d)
-		return d
-	}
+	var g groupChat
+	say := g.say
 	say("Ana", "which crag on Saturday?", nil)
 	game := say("Cy", "did the game go to overtime?", nil)
 	say("Ben", "the crag opens at 8", nil)
 	say("Dee", "it did, twice", game)
 	note := say("Ana", "ok, I will bring the chalk", nil)
-	if err := p.AddMany(ctx, ds); err != nil {
+	if err := p.AddMany(ctx, g.ds); err != nil {
 		t.Fatal(err)
 	}
 	got, err := p.Get(ctx, note.ID)
@@ -139,4 +119,20 @@ func TestWalkBackByTimeStaysInTime(t *testing.T) {
 	if !strings.Contains(got.Keywords, "crag") {
 		t.Errorf("the note read %q", got.Keywords)
 	}
+}
+
+// groupChat is a group's chat as its export is read: its messages a
+// minute apart, each with an id, one that answers another naming it.
+type groupChat struct{ ds []*palace.Drawer }
+
+func (g *groupChat) say(who, text string, answers *palace.Drawer) *palace.Drawer {
+	at := time.Date(2024, 3, 2, 10, 0, 0, 0, time.UTC)
+	d := &palace.Drawer{Kind: palace.KindTurn, Content: who + ": " + text, SessionID: "group",
+		SenderIDs: []string{who}, Timestamp: at.Add(time.Duration(len(g.ds)) * time.Minute)}
+	d.ID = fmt.Sprintf("0190aaaa-0000-7000-8000-%012d", len(g.ds)+1)
+	if answers != nil {
+		d.Meta = map[string]any{palace.MetaReplyTo: answers.ID}
+	}
+	g.ds = append(g.ds, d)
+	return d
 }
