@@ -176,7 +176,10 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, c
 		}
 		f.Close()
 	}
+	reading := newProgress(env, "import", "files read")
+	opt.Progress = func(n, total int) { reading.Set(n, total, "") }
 	chats, err := chatexport.Open(path, opt)
+	reading.Done()
 	if err != nil {
 		return nil, &cliError{Type: "invalid_args", Message: path + ": " + err.Error(), Detail: map[string]any{"path": path},
 			Hint: "Nothing was imported. Name a chat exported from WhatsApp (a chat's menu, More, Export chat: its .txt or .zip) or LINE (its .txt), Telegram Desktop's result.json, a Messenger or Instagram thread's message_1.json (or the .zip of Meta's download), a Slack workspace's export (its .zip or folder), Google Chat's Takeout (its .zip or folder), a Discord channel's .json exported by DiscordChatExporter (or a folder of them), or the conversations.json (or .zip) of ChatGPT's or Claude's data export; a .zip or a folder may also be the unpacked export of any of them"}

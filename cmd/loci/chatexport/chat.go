@@ -89,6 +89,9 @@ type OpenOptions struct {
 	// Order is a WhatsApp export's date order (OrderAuto, OrderDMY or
 	// OrderMDY).
 	Order string
+	// Progress, when set, is told how many of the export's files are read
+	// so far (a workspace's export holds a file a channel and day).
+	Progress func(read, total int)
 }
 
 // Formats lists the exports Open reads.
@@ -119,6 +122,12 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 	defer done()
 	if err != nil {
 		return nil, err
+	}
+	if opt.Progress != nil {
+		read := 0
+		for _, f := range files {
+			f.loaded = func() { read++; opt.Progress(read, len(files)) }
+		}
 	}
 	format, err := formatOf(files, opt.Format)
 	if err != nil {
@@ -253,9 +262,10 @@ func first(c *Chat) time.Time {
 // of many files (a workspace's channels, Meta's threads) is held in memory
 // a file at a time.
 type exportFile struct {
-	name string
-	open func() (io.ReadCloser, error)
-	data []byte // once loaded
+	name   string
+	open   func() (io.ReadCloser, error)
+	data   []byte // once loaded
+	loaded func() // told when the file is read, if set
 }
 
 // load reads the file, at most maxFile bytes, once.
@@ -273,6 +283,9 @@ func (f *exportFile) load() ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
 	f.data = data
+	if f.loaded != nil {
+		f.loaded()
+	}
 	return data, nil
 }
 

@@ -79,9 +79,14 @@ func TestReadSlack(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o700)
 		os.WriteFile(p, []byte(body), 0o600)
 	}
-	unpacked, err := Open(dir, OpenOptions{})
+	var read, total int
+	unpacked, err := Open(dir, OpenOptions{Progress: func(n, of int) { read, total = n, of }})
 	if err != nil || !reflect.DeepEqual(unpacked, want) {
 		t.Errorf("the unpacked export: %v", err)
+	}
+	// Progress counts the files read: three lists and three days.
+	if read != 6 || total != 6 {
+		t.Errorf("progress ended at %d of %d files", read, total)
 	}
 }
 
