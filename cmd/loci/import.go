@@ -30,11 +30,10 @@ func init() {
 // reads stdin. The target palace (--palace, else the repository's) is
 // created if needed. The import is one transaction: all or nothing.
 // With --from whatsapp, line, telegram, messenger, slack, discord,
-// google-chat, chatgpt or claude (or auto, the default for a .txt, .json, .zip or a folder) FILE
-// is an export of chats
-// (importChats); with --from claude-code (the default for a .jsonl that is
-// a Claude Code transcript) FILE... are sessions' transcripts
-// (importTranscripts).
+// google-chat, chatgpt or claude (or auto, the default for a .txt, .json,
+// .zip or a folder) FILE is an export of chats (importChats); with --from
+// claude-code (the default for a .jsonl that is a Claude Code transcript)
+// FILE... are sessions' transcripts (importTranscripts).
 func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	flags := flag.NewFlagSet("import", flag.ContinueOnError)
 	var c commonFlags
@@ -150,12 +149,6 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	}}, nil
 }
 
-// importChats stores the chats of an export (chatexport.Open): each
-// message a turn of its chat's session with its sender and time
-// (chatexport.Store). A message already in the palace is skipped, so a
-// later export of the same chats adds only what is new; one the palace
-// refuses is reported and left out. Nothing is stored when the file is
-// no export.
 // chatImport is how `loci import` stores an export of chats.
 type chatImport struct {
 	open   chatexport.OpenOptions
@@ -164,6 +157,12 @@ type chatImport struct {
 	dryRun bool     // list the chats, store nothing
 }
 
+// importChats stores the chats of an export (chatexport.Open), or those
+// of ci.only: each message a turn of its chat's session with its sender
+// and time (chatexport.Store). A message already in the palace is
+// skipped, so a later export of the same chats adds only what is new; one
+// the palace refuses is reported and left out. Nothing is stored when the
+// file is no export, or with ci.dryRun, which lists the chats.
 func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, ci chatImport) (*result, error) {
 	opt, room := ci.open, ci.room
 	if opt.Order != chatexport.OrderAuto && opt.Order != chatexport.OrderDMY && opt.Order != chatexport.OrderMDY {
@@ -281,30 +280,26 @@ func chosenChats(chats []*chatexport.Chat, names []string, path string) ([]*chat
 			len(ch.Name) > len(n)+2 && strings.EqualFold(ch.Name[:len(n)+2], n+": ")
 	}
 	var out []*chatexport.Chat
-	for _, n := range names {
-		found := false
-		for _, ch := range chats {
-			if named(ch, n) {
-				found = true
-			}
-		}
-		if !found {
-			var have []string
-			for _, ch := range chats {
-				if len(have) < 20 && len(ch.Messages) > 0 {
-					have = append(have, ch.Name)
-				}
-			}
-			return nil, &cliError{Type: "invalid_args", Message: "--chat: " + path + " holds no chat named " + n, Detail: map[string]any{"flag": "chat", "chat": n},
-				Hint: "Nothing was imported. Chats it holds: " + strings.Join(have, ", ") + " (`--dry-run` lists them all)"}
-		}
-	}
+	var have []string          // names to suggest, at most 20
+	found := map[string]bool{} // the names that name a chat
 	for _, ch := range chats {
+		if len(have) < 20 && len(ch.Messages) > 0 {
+			have = append(have, ch.Name)
+		}
+		chosen := false
 		for _, n := range names {
 			if named(ch, n) {
-				out = append(out, ch)
-				break
+				found[n], chosen = true, true
 			}
+		}
+		if chosen {
+			out = append(out, ch)
+		}
+	}
+	for _, n := range names {
+		if !found[n] {
+			return nil, &cliError{Type: "invalid_args", Message: "--chat: " + path + " holds no chat named " + n, Detail: map[string]any{"flag": "chat", "chat": n},
+				Hint: "Nothing was imported. Chats it holds: " + strings.Join(have, ", ") + " (`--dry-run` lists them all)"}
 		}
 	}
 	return out, nil

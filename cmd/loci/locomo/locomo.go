@@ -3064,26 +3064,14 @@ func ingestSlack(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, n i
 		day := "c/" + t.Format("2006-01-02") + ".json"
 		days[day] = append(days[day], message{Type: "message", User: users[speaker], Text: escape.Replace(strings.TrimPrefix(d.Content, speaker+": ")), TS: ts, ThreadTS: threads[thread]})
 	}
-	dir, err := os.MkdirTemp("", "loci-eval-slack-")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.RemoveAll(dir)
 	files := map[string]any{"users.json": userList, "channels.json": []map[string]string{{"id": "C1", "name": "c"}}}
 	for day, ms := range days {
 		files[day] = ms
 	}
-	for name, v := range files {
-		b, err := json.Marshal(v)
-		if err == nil {
-			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700)
-		}
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), b, 0o600)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
+	dir, err := exportDir(files)
+	defer os.RemoveAll(dir)
+	if err != nil {
+		return nil, nil, err
 	}
 	chats, err := chatexport.Open(dir, chatexport.OpenOptions{Format: chatexport.FormatSlack})
 	if err != nil {
@@ -3144,23 +3132,12 @@ func ingestTelegram(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 		last[thread] = i
 		ms = append(ms, m)
 	}
-	data, err := json.Marshal(map[string]any{"name": fmt.Sprintf("conversation %d", n), "type": "private_group", "id": n, "messages": ms})
+	dir, err := exportDir(map[string]any{"result.json": map[string]any{"name": fmt.Sprintf("conversation %d", n), "type": "private_group", "id": n, "messages": ms}})
+	defer os.RemoveAll(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	file, err := os.CreateTemp("", "loci-eval-telegram-*.json")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.Remove(file.Name())
-	_, err = file.Write(data)
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	chats, err := chatexport.Open(file.Name(), chatexport.OpenOptions{Format: chatexport.FormatTelegram})
+	chats, err := chatexport.Open(filepath.Join(dir, "result.json"), chatexport.OpenOptions{Format: chatexport.FormatTelegram})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -3168,6 +3145,31 @@ func ingestTelegram(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, 
 		return nil, nil, fmt.Errorf("conversation %d: %d turns read back otherwise", n, len(ds))
 	}
 	return storeChat(ctx, p, chats[0], ds)
+}
+
+// exportDir writes an export's files (a name, slash-separated, to the
+// value its JSON is) into a new temporary folder, for the export paths to
+// read back as `loci import` does; the caller removes the folder ("" when
+// none was made).
+func exportDir(files map[string]any) (string, error) {
+	dir, err := os.MkdirTemp("", "loci-eval-export-")
+	if err != nil {
+		return "", err
+	}
+	for name, v := range files {
+		b, err := json.Marshal(v)
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(p), 0o700)
+		}
+		if err == nil {
+			err = os.WriteFile(p, b, 0o600)
+		}
+		if err != nil {
+			return dir, err
+		}
+	}
+	return dir, nil
 }
 
 // turnThread is the conversation a turn belongs to: the session its
