@@ -2,7 +2,10 @@ package palace
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
+	"time"
 )
 
 // RememberOptions are what a face may say about a text it stores.
@@ -23,6 +26,14 @@ type RememberOptions struct {
 	// face shows): the palace remembers the last text of each live
 	// connection in memory.
 	Connection string
+	// ReplyTo is the id of the drawer the text answers ("": the text
+	// before it), where the face knows it (a chat's reply to an earlier
+	// message than the last, in a chat that holds several conversations
+	// at once). That drawer must be a text of a session (a note or a
+	// turn) stored no later than this one's event time; the text joins its
+	// session (Session, when given, must name the same one), borrows it
+	// as context, and a hit on one lifts the other (MetaReplyTo).
+	ReplyTo string
 }
 
 // Remember stores one text as a drawer, the way an agent's standalone
@@ -40,16 +51,26 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 	if kind == "" {
 		kind = KindNote
 	}
-	d := &Drawer{Kind: kind, Content: text, Room: o.Room, Tags: o.Tags, Importance: o.Importance, SessionID: o.Session}
+	m := ReadTextMeta(text)
+	when := m.When
+	if when.IsZero() {
+		// Stored now, as Add would stamp it; stamped first, so that what
+		// it borrows stops at a silence before it (untilSilence).
+		when = p.now().UTC()
+	}
+	if o.ReplyTo != "" {
+		session, err := p.replySession(ctx, o.ReplyTo, o.Session, when)
+		if err != nil {
+			return nil, err
+		}
+		o.Session = session
+	}
+	d := &Drawer{Kind: kind, Content: text, Room: o.Room, Tags: o.Tags, Importance: o.Importance, SessionID: o.Session, Timestamp: when}
 	if o.Session == "" {
 		d.Connection = o.Connection // its neighbours, for recall
 	}
-	m := ReadTextMeta(text)
-	d.Timestamp = m.When
-	if d.Timestamp.IsZero() {
-		// Stored now, as Add would stamp it; stamped first, so that what
-		// it borrows stops at a silence before it (untilSilence).
-		d.Timestamp = p.now().UTC()
+	if o.ReplyTo != "" {
+		d.Meta = map[string]any{MetaReplyTo: o.ReplyTo}
 	}
 	if m.Speaker != "" {
 		d.SenderIDs = []string{m.Speaker}
@@ -79,6 +100,35 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 		p.conns.remember(o.Connection, d)
 	}
 	return d, nil
+}
+
+// replySession checks the drawer a text names as the one it answers
+// (RememberOptions.ReplyTo) and returns the session the text joins: that
+// drawer's. session is the one the caller named ("": none), when is the
+// text's event time.
+func (p *Palace) replySession(ctx context.Context, id, session string, when time.Time) (string, error) {
+	if strings.TrimSpace(id) == "" {
+		return "", Invalidf("reply_to is blank; leave it out for a text that answers the one before it")
+	}
+	x, err := p.Get(ctx, id)
+	if ErrorCode(err) == CodeNotFound {
+		return "", Invalidf("reply_to: no memory %q in palace %q", truncate(id, 80), p.name)
+	}
+	switch {
+	case err != nil:
+		return "", err
+	case x.Status != StatusActive:
+		return "", Invalidf("reply_to: memory %s is %s, not a message of a conversation", x.ID, x.Status)
+	case !slices.Contains(contextKinds, x.Kind):
+		return "", Invalidf("reply_to: memory %s is a %s, not a message of a conversation (a note or a turn)", x.ID, x.Kind)
+	case x.SessionID == "":
+		return "", Invalidf("reply_to: memory %s was stored outside a session; store the texts of a conversation with a session to name what they answer", x.ID)
+	case session != "" && session != x.SessionID:
+		return "", Invalidf("reply_to: memory %s belongs to session %q, not %q", x.ID, truncate(x.SessionID, 80), truncate(session, 80))
+	case x.Timestamp.After(when):
+		return "", Invalidf("reply_to: memory %s happened at %s, after this text (%s)", x.ID, x.Timestamp.UTC().Format(time.RFC3339), when.UTC().Format(time.RFC3339))
+	}
+	return x.SessionID, nil
 }
 
 // maxConnections bounds the connections whose last texts a palace keeps.

@@ -136,3 +136,67 @@ func (g *groupChat) say(who, text string, answers *palace.Drawer) *palace.Drawer
 	g.ds = append(g.ds, d)
 	return d
 }
+
+// An agent that relays a group chat names, for a text that answers an
+// earlier message than the last, the drawer it answers
+// (RememberOptions.ReplyTo): the text joins that drawer's session and
+// borrows it, not the other conversation's message stored between them.
+// A reply_to that names nothing a conversation can answer is refused, and
+// nothing is stored.
+func TestRememberNamesTheMessageItAnswers(t *testing.T) {
+	ctx := context.Background()
+	p := palacetest.MustOpenPalace(t)
+	say := func(text string, o palace.RememberOptions) *palace.Drawer {
+		t.Helper()
+		d, err := p.Remember(ctx, text, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	question := say("(2 March, 2024) Ana: who is bringing the climbing rope on Saturday?", palace.RememberOptions{Session: "group"})
+	say("(2 March, 2024) Cy: did anyone watch the playoffs last night?", palace.RememberOptions{Session: "group"})
+	reply := say("(2 March, 2024) Ben: me, the new 60m one", palace.RememberOptions{ReplyTo: question.ID, Connection: "relay"})
+	got, err := p.Get(ctx, reply.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SessionID != "group" || got.Meta[palace.MetaReplyTo] != question.ID {
+		t.Errorf("session %q, reply_to %v; want the session of the message answered and its id", got.SessionID, got.Meta[palace.MetaReplyTo])
+	}
+	if kw := borrowed(got); !strings.Contains(kw, "rope") || strings.Contains(kw, "playoffs") {
+		t.Errorf("the reply borrowed %q, want the question and not the playoffs", kw)
+	}
+
+	note := say("The team meets on Saturdays.", palace.RememberOptions{})
+	fact := &palace.Drawer{Kind: palace.KindFact, Content: "Ben owns a 60m rope.", SessionID: "group"}
+	if err := p.Add(ctx, fact); err != nil {
+		t.Fatal(err)
+	}
+	before, _, err := p.List(ctx, palace.ListOptions{Filter: palace.Filter{Statuses: palace.AnyStatus}, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		o    palace.RememberOptions
+		text string
+		want string
+	}{
+		{"unknown", palace.RememberOptions{ReplyTo: "0190aaaa-0000-7000-8000-00000000dead"}, "Ben: ok", "no memory"},
+		{"blank", palace.RememberOptions{ReplyTo: "  "}, "Ben: ok", "blank"},
+		{"outside a session", palace.RememberOptions{ReplyTo: note.ID}, "Ben: ok", "outside a session"},
+		{"another session", palace.RememberOptions{ReplyTo: question.ID, Session: "dm"}, "Ben: ok", `belongs to session "group", not "dm"`},
+		{"not a message", palace.RememberOptions{ReplyTo: fact.ID}, "Ben: ok", "not a message of a conversation"},
+		{"before it", palace.RememberOptions{ReplyTo: question.ID}, "(1 March, 2024) Ben: ok", "after this text"},
+	} {
+		_, err := p.Remember(ctx, c.text, c.o)
+		if palace.ErrorCode(err) != palace.CodeInvalid || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "reply_to") {
+			t.Errorf("%s: %v, want an invalid-argument error about reply_to saying %q", c.name, err, c.want)
+		}
+	}
+	after, _, err := p.List(ctx, palace.ListOptions{Filter: palace.Filter{Statuses: palace.AnyStatus}, Limit: 100})
+	if err != nil || len(after) != len(before) {
+		t.Errorf("%d drawers after the refused texts, %d before (%v)", len(after), len(before), err)
+	}
+}

@@ -78,3 +78,89 @@ func TestRememberNeighboursAndPassages(t *testing.T) {
 		}
 	}
 }
+
+// An agent that records several conversations through one connection
+// names each text's conversation (session) and, for a text that answers
+// an earlier message than the last, that message (reply_to): each text
+// borrows from its own conversation, not from the other one's text sent
+// between; a reply joins the session of the message it answers; recall
+// and list filter by session and show it. A session or reply_to that
+// cannot be taken is refused, and nothing is stored.
+func TestRememberSessionsAndReplies(t *testing.T) {
+	t.Parallel()
+	ps := startPipeServer(t, "p")
+	type stored struct {
+		DrawerID string `json:"drawer_id"`
+		Session  string `json:"session"`
+	}
+	var rope, game, me, half stored
+	ps.callTool(t, 1, "memory_remember", map[string]any{"text": "Ana: who is bringing the climbing rope on Saturday?", "session": "trip"}, &rope)
+	ps.callTool(t, 2, "memory_remember", map[string]any{"text": "Cy: did anyone watch the playoffs last night?", "session": "sports"}, &game)
+	ps.callTool(t, 3, "memory_remember", map[string]any{"text": "Ben: me, the new 60m one", "session": "trip"}, &me)
+	ps.callTool(t, 4, "memory_remember", map[string]any{"text": "Dee: only the second half", "reply_to": game.DrawerID}, &half)
+	if rope.Session != "trip" || me.Session != "trip" || half.Session != "sports" {
+		t.Errorf("sessions %q %q %q; want trip, trip and the session of the message answered (sports)", rope.Session, me.Session, half.Session)
+	}
+	p, err := ps.reg.Open(context.Background(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id, want, notWant string
+	}{{me.DrawerID, "rope", "playoffs"}, {half.DrawerID, "playoffs", "rope"}} {
+		d, err := p.Get(context.Background(), c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(d.Keywords, c.want) || strings.Contains(d.Keywords, c.notWant) {
+			t.Errorf("%q borrowed %q; want its own conversation's words (%s), not the other's (%s)", d.Content, d.Keywords, c.want, c.notWant)
+		}
+	}
+
+	var rec struct {
+		Results []struct {
+			DrawerID string `json:"drawer_id"`
+			Session  string `json:"session"`
+		} `json:"results"`
+	}
+	ps.callTool(t, 5, "memory_recall", map[string]any{"query": "who watched the playoffs", "session": "trip"}, &rec)
+	if len(rec.Results) == 0 {
+		t.Fatal("recall in session trip found nothing")
+	}
+	for _, r := range rec.Results {
+		if r.Session != "trip" {
+			t.Errorf("recall in session trip returned %s of session %q", r.DrawerID, r.Session)
+		}
+	}
+	var list struct {
+		Total   int `json:"total"`
+		Drawers []struct {
+			Session string `json:"session"`
+		} `json:"drawers"`
+	}
+	ps.callTool(t, 6, "memory_list", map[string]any{"session": "sports"}, &list)
+	if list.Total != 2 || list.Drawers[0].Session != "sports" {
+		t.Errorf("memory_list in session sports: %+v, want its two texts", list)
+	}
+
+	for i, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"text": "Ben: ok", "reply_to": "0190aaaa-0000-7000-8000-00000000dead"}, "reply_to: no memory"},
+		{map[string]any{"text": "Ben: ok", "reply_to": game.DrawerID, "session": "trip"}, `belongs to session "sports", not "trip"`},
+		{map[string]any{"text": "Ben: ok", "session": strings.Repeat("s", 129)}, "at most 128 bytes"},
+		{map[string]any{"text": "Ben: ok", "session": "trip\x1b[2J"}, "control character"},
+		{map[string]any{"text": "Ben: ok", "session": "ghp_" + strings.Repeat("a1B2", 9)}, "looks like a credential"},
+		{map[string]any{"text": "Ben: ok", "session": 7}, "session"},
+	} {
+		msg, failed := ps.rpc(t, 10+i, "tools/call", map[string]any{"name": "memory_remember", "arguments": c.args})
+		if !failed || !strings.HasPrefix(msg, "memory_remember: ") || !strings.Contains(msg, c.want) {
+			t.Errorf("memory_remember %v: %q (failed %v), want a failure saying %q", c.args, msg, failed, c.want)
+		}
+	}
+	ps.callTool(t, 20, "memory_list", map[string]any{}, &list)
+	if list.Total != 4 {
+		t.Errorf("%d drawers after the refused calls, want 4", list.Total)
+	}
+}

@@ -8,11 +8,12 @@ import (
 
 // memory_list (seed 003) lists active drawers, importance descending.
 type memoryListParams struct {
-	Palace          string   `json:"palace"`
-	Room            roomName `json:"room" desc:"Filter by room type (Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General, or custom)"`
-	Tag             tagName  `json:"tag" desc:"Filter by tag"`
-	Limit           *int     `json:"limit" min:"1" max:"1000" desc:"Max results (default 50)"`
-	MaxContentChars *int     `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length."`
+	Palace          string      `json:"palace"`
+	Room            roomName    `json:"room" desc:"Filter by room type (Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General, or custom)"`
+	Tag             tagName     `json:"tag" desc:"Filter by tag"`
+	Session         sessionName `json:"session" desc:"Filter by conversation (memory_remember's session)"`
+	Limit           *int        `json:"limit" min:"1" max:"1000" desc:"Max results (default 50)"`
+	MaxContentChars *int        `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length."`
 }
 
 // defaultListLimit is memory_list's limit when the call gives none.
@@ -37,7 +38,7 @@ func memoryList(ctx context.Context, s *Server, p memoryListParams) (memoryListR
 	if p.Limit != nil {
 		limit = *p.Limit
 	}
-	ds, total, err := pal.List(ctx, palace.ListOptions{Filter: filter(p.Room, p.Tag), Limit: limit})
+	ds, total, err := pal.List(ctx, palace.ListOptions{Filter: filter(p.Room, p.Tag, p.Session), Limit: limit})
 	if err != nil {
 		return memoryListResult{}, err
 	}

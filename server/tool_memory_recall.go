@@ -10,12 +10,13 @@ import (
 // (L0 + L1 + L2) and exhaustive recall (L3), with loci's room and tag
 // filters.
 type memoryRecallParams struct {
-	Palace          string   `json:"palace"`
-	Query           string   `json:"query" required:"true" desc:"What to recall, in natural language"`
-	TopK            int      `json:"top_k" default:"10" min:"1" max:"100"`
-	Room            roomName `json:"room" desc:"Only recall drawers of this room (optional)"`
-	Tag             tagName  `json:"tag" desc:"Only recall drawers carrying this tag (optional)"`
-	MaxContentChars *int     `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length; for a long memory recall shows its opening line and the passage that matched."`
+	Palace          string      `json:"palace"`
+	Query           string      `json:"query" required:"true" desc:"What to recall, in natural language"`
+	TopK            int         `json:"top_k" default:"10" min:"1" max:"100"`
+	Room            roomName    `json:"room" desc:"Only recall drawers of this room (optional)"`
+	Tag             tagName     `json:"tag" desc:"Only recall drawers carrying this tag (optional)"`
+	Session         sessionName `json:"session" desc:"Only recall drawers of this conversation (optional; memory_remember's session)"`
+	MaxContentChars *int        `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length; for a long memory recall shows its opening line and the passage that matched."`
 }
 
 type memoryRecallResult struct {
@@ -35,6 +36,7 @@ type recallResult struct {
 	Kind       string   `json:"kind"`
 	CreatedAt  string   `json:"created_at"`
 	Timestamp  string   `json:"timestamp"`
+	Session    string   `json:"session,omitempty"`
 	// ContentTruncated and ContentChars: as drawerJSON's.
 	ContentTruncated bool `json:"content_truncated,omitempty"`
 	ContentChars     int  `json:"content_chars,omitempty"`
@@ -64,7 +66,7 @@ func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep boo
 	if err != nil {
 		return memoryRecallResult{}, err
 	}
-	hits, err := pal.Recall(ctx, palace.RecallRequest{Query: p.Query, K: p.TopK, Deep: deep, Filter: filter(p.Room, p.Tag)})
+	hits, err := pal.Recall(ctx, palace.RecallRequest{Query: p.Query, K: p.TopK, Deep: deep, Filter: filter(p.Room, p.Tag, p.Session)})
 	if err != nil {
 		return memoryRecallResult{}, err
 	}
@@ -75,7 +77,7 @@ func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep boo
 		r := recallResult{
 			DrawerID: d.DrawerID, Score: round4(h.Score), Layer: h.Layer,
 			Tags: d.Tags, Importance: d.Importance, Room: d.Room, Kind: d.Kind,
-			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp,
+			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp, Session: d.Session,
 		}
 		if text, ok := h.Passage.Of(d.Content); ok {
 			r.Passage, r.Excerpt = h.Passage, text

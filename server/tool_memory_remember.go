@@ -13,6 +13,8 @@ type memoryRememberParams struct {
 	Room       roomName    `json:"room" desc:"Room type (optional): Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General (default), or any custom name"`
 	Tags       []tagName   `json:"tags"`
 	Importance *importance `json:"importance" desc:"Importance weight in [0.01,1] (default 0.5); used only to break ties and order memory_list"`
+	Session    sessionName `json:"session" desc:"The conversation the text belongs to (optional): texts of one session are read as one conversation, whatever connection or process stores them, and several conversations stored through one connection stay apart"`
+	ReplyTo    string      `json:"reply_to" desc:"The drawer_id of the message this text answers, when it answers an earlier one than the last (optional): that drawer must be a text of a session, and this text joins its session"`
 }
 
 type memoryRememberResult struct {
@@ -20,6 +22,9 @@ type memoryRememberResult struct {
 	Palace   string `json:"palace"`
 	Status   string `json:"status"`
 	Room     string `json:"room"`
+	// Session is the session the text joined (loci): the one the call
+	// named, or the one of the message it answers.
+	Session string `json:"session,omitempty"`
 }
 
 // defaultImportance is a note's importance when the call gives none.
@@ -39,9 +44,9 @@ func memoryRemember(ctx context.Context, s *Server, p memoryRememberParams) (mem
 		imp = float64(*p.Importance)
 	}
 	d, err := pal.Remember(ctx, p.Text, palace.RememberOptions{Room: string(p.Room), Tags: tagStrings(p.Tags),
-		Importance: imp, Connection: connectionOf(ctx)})
+		Importance: imp, Connection: connectionOf(ctx), Session: string(p.Session), ReplyTo: p.ReplyTo})
 	if err != nil {
 		return memoryRememberResult{}, err
 	}
-	return memoryRememberResult{DrawerID: d.ID, Palace: pal.Name(), Status: "stored", Room: d.Room}, nil
+	return memoryRememberResult{DrawerID: d.ID, Palace: pal.Name(), Status: "stored", Room: d.Room, Session: d.SessionID}, nil
 }

@@ -140,6 +140,9 @@ type drawerJSON struct {
 	Room       string   `json:"room"`
 	Kind       string   `json:"kind"`
 	Timestamp  string   `json:"timestamp"`
+	// Session is the conversation the drawer belongs to (loci; absent
+	// when none).
+	Session string `json:"session,omitempty"`
 	// ContentTruncated and ContentChars say that Content was cut to the
 	// call's max_content_chars, and its whole length (clip.go).
 	ContentTruncated bool `json:"content_truncated,omitempty"`
@@ -160,6 +163,7 @@ func toDrawerJSON(d *palace.Drawer) drawerJSON {
 		Room:       d.Room,
 		Kind:       d.Kind,
 		Timestamp:  rfc3339(d.Timestamp),
+		Session:    d.SessionID,
 	}
 }
 

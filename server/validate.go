@@ -6,6 +6,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/facts"
+	"github.com/loci-mem/loci/palace/redact"
 )
 
 // The MCP face's field validators: one type per kind of argument, used by
@@ -65,6 +66,25 @@ func (v *roomName) check(name string) error {
 	return palace.CheckName(name, string(*v), palace.MaxRoomBytes)
 }
 
+// sessionName names a conversation (a drawer's session): at most
+// maxSessionBytes, as the REST API's session_id, and no credential, since
+// it is stored as it is.
+type sessionName string
+
+// maxSessionBytes bounds a session's name (the REST API's session_id
+// takes as many).
+const maxSessionBytes = 128
+
+func (v *sessionName) check(name string) error {
+	if err := palace.CheckName(name, string(*v), maxSessionBytes); err != nil {
+		return err
+	}
+	if redact.Contains(string(*v)) {
+		return argErrorf("'%s' looks like a credential (an access token or key); choose a name without one", name)
+	}
+	return nil
+}
+
 // tagName is a tag, as a filter or one of a drawer's tags.
 type tagName string
 
@@ -85,8 +105,8 @@ func tagStrings(tags []tagName) []string {
 }
 
 // filter is the room and tag filter that recall and list tools share.
-func filter(room roomName, tag tagName) palace.Filter {
-	f := palace.Filter{Room: string(room)}
+func filter(room roomName, tag tagName, session sessionName) palace.Filter {
+	f := palace.Filter{Room: string(room), SessionID: string(session)}
 	if tag != "" {
 		f.Tags = []string{string(tag)}
 	}

@@ -62,7 +62,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	var data fileList
 	fs.Var(&data, "data", "a file in LoCoMo's schema (default: ../shared/data/locomo10.json); repeat it, or name files after the flags, to run several")
 	method := fs.String("method", "hybrid", "keyword, vector, hybrid, or plain-bm25 (the baseline every figure is read against: plain BM25 over the turns as ../shared/eval/locomo_bm25.py --stopwords ranks them; nothing is stored)")
-	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or hook (one drawer per prompt and reply, and the same exchanges in the session buffer, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks) or episodes (each session appended and flushed as the HTTP API's /add records a conversation: episodes and atomic facts; measured by session, k counting memories read) or mem-save-turn (the same, as an agent records it through the MCP tool mem_save_turn: a role and a text a message, the tool's default owners) or whatsapp (each conversation written as WhatsApp exports a chat and stored as loci import stores one: a session a conversation, each message with its own time) or chatgpt (each session written as a conversation of ChatGPT's export and stored as loci import stores one; with --chat-roles) or slack (each conversation written as a Slack workspace's export of one channel, each session a thread, and stored as loci import stores one: each thread a session) or telegram (each conversation written as Telegram's export of a chat, a turn answering an earlier message than the one before it written as a reply to it, and stored as loci import stores one)")
+	path := fs.String("path", locomo.PathSession, "ingestion path: session (recorded conversation turns), agent (standalone texts through memory_remember's path) or agent-session (the same, each text naming its conversation as memory_remember's session and, where it answers an earlier message than the last, that message as its reply_to) or hook (one drawer per prompt and reply, and the same exchanges in the session buffer, as the Claude Code Stop hook saves them; use with --chat-roles) or facts (the file's observations, stored as the remember tool stores facts and asked as the recall tool asks) or episodes (each session appended and flushed as the HTTP API's /add records a conversation: episodes and atomic facts; measured by session, k counting memories read) or mem-save-turn (the same, as an agent records it through the MCP tool mem_save_turn: a role and a text a message, the tool's default owners) or whatsapp (each conversation written as WhatsApp exports a chat and stored as loci import stores one: a session a conversation, each message with its own time) or chatgpt (each session written as a conversation of ChatGPT's export and stored as loci import stores one; with --chat-roles) or slack (each conversation written as a Slack workspace's export of one channel, each session a thread, and stored as loci import stores one: each thread a session) or telegram (each conversation written as Telegram's export of a chat, a turn answering an earlier message than the one before it written as a reply to it, and stored as loci import stores one)")
 	embName := fs.String("embedder", "", "embedder name (default: the configured one)")
 	kList := fs.String("k", "1,5,10,20", "cut-offs")
 	convs := fs.String("conversations", "", "conversation numbers to run, e.g. 1-5 or 6-10 (default all)")
@@ -193,8 +193,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
 	bySession := locomo.BySession(*path)
-	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathHook && *path != locomo.PathFacts && *path != locomo.PathWhatsApp && *path != locomo.PathChatGPT && *path != locomo.PathSlack && *path != locomo.PathTelegram && !bySession {
-		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, hook, facts, whatsapp, chatgpt, slack, telegram, episodes or mem-save-turn")
+	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathAgentSession && *path != locomo.PathHook && *path != locomo.PathFacts && *path != locomo.PathWhatsApp && *path != locomo.PathChatGPT && *path != locomo.PathSlack && *path != locomo.PathTelegram && !bySession {
+		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, agent-session, hook, facts, whatsapp, chatgpt, slack, telegram, episodes or mem-save-turn")
 	}
 	if *path == locomo.PathFacts {
 		// The facts path stores the file's observations, not its turns,
@@ -238,8 +238,8 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if bySession && (*matrix || *askHow != locomo.AskRecall) {
 		return nil, invalidArgs("--path "+*path+" is measured by session, with memory_recall's ranking", "Leave out --matrix and --ask; compare it with --method plain-bm25 --path "+*path)
 	}
-	if *noIDs && *path != locomo.PathAgent && !*matrix {
-		return nil, invalidArgs("--no-ids applies to the agent path", "Add --path agent (or --matrix, whose agent runs it changes)")
+	if *noIDs && *path != locomo.PathAgent && *path != locomo.PathAgentSession && !*matrix {
+		return nil, invalidArgs("--no-ids applies to the agent paths", "Add --path agent or agent-session (or --matrix, whose agent runs it changes)")
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,

@@ -2382,6 +2382,14 @@ const (
 	// memory_remember: a standalone text "[D1:3] (8 May, 2023) Caroline:
 	// …", one connection per LoCoMo session.
 	PathAgent = "agent"
+	// PathAgentSession writes each turn as PathAgent does, each text naming
+	// its conversation through memory_remember's session (the LoCoMo
+	// session, or the two --interleave holds at once) and, where a turn
+	// answers an earlier message than the one just before it (the last
+	// turn of its own session, by the other speaker, where --interleave
+	// holds two sessions at once), that message as its reply_to: as an
+	// agent relays a group chat whose messages it knows the replies of.
+	PathAgentSession = "agent-session"
 	// PathHook writes each conversation as the Claude Code Stop hook saves
 	// a session: one drawer for each prompt and the reply to it (a run of
 	// the first speaker's turns and the run of the other's after it), its
@@ -2454,7 +2462,7 @@ type Variant struct {
 // Options configures a run.
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default), PathAgent, PathHook, PathFacts, PathWhatsApp, PathChatGPT, PathEpisodes or PathSaveTurn
+	Path     string   // PathSession (default), PathAgent, PathAgentSession, PathHook, PathFacts, PathWhatsApp, PathChatGPT, PathEpisodes or PathSaveTurn
 	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
@@ -2960,7 +2968,7 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	if path == PathTelegram {
 		return ingestTelegram(ctx, p, ds, n)
 	}
-	if path != PathAgent {
+	if path != PathAgent && path != PathAgentSession {
 		if err := p.AddMany(ctx, ds); err == nil {
 			return ds, nil, nil
 		} else if palace.ErrorCode(err) != palace.CodeInvalid {
@@ -2983,10 +2991,20 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	}
 	var kept []*palace.Drawer
 	var skipped []string
-	for _, d := range ds {
+	last := map[string]int{} // PathAgentSession: thread -> the index in ds of its last turn so far
+	ids := make([]string, len(ds))
+	for i, d := range ds {
 		date, _ := d.Meta["date"].(string)
-		stored, err := p.Remember(ctx, agentText(d, date, withIDs), palace.RememberOptions{
-			Connection: convSessionID(n, d.SessionID)})
+		o := palace.RememberOptions{Connection: convSessionID(n, d.SessionID)}
+		if path == PathAgentSession {
+			o.Session = o.Connection
+			thread := turnThread(d)
+			if j, ok := last[thread]; ok && j != i-1 && ids[j] != "" && !slices.Equal(ds[j].SenderIDs, d.SenderIDs) {
+				o.ReplyTo = ids[j]
+			}
+			last[thread] = i
+		}
+		stored, err := p.Remember(ctx, agentText(d, date, withIDs), o)
 		if err != nil {
 			if palace.ErrorCode(err) != palace.CodeInvalid {
 				return nil, nil, err
@@ -2994,6 +3012,7 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 			skipped = append(skipped, fmt.Sprintf("%s: %v", d.Meta["dia_id"], err))
 			continue
 		}
+		ids[i] = stored.ID
 		stored.Meta = d.Meta // the evaluation's own bookkeeping, kept in memory only
 		kept = append(kept, stored)
 	}

@@ -116,10 +116,13 @@ func TestLocomoChatGPTPathBeatsPlainBM25(t *testing.T) {
 // the recorded session, blind to which conversation a turn belongs to,
 // falls. An export that says so gets it back: Slack's threads, each a
 // session of its own, and Telegram's replies that name the message they
-// answer, borrowed and lifted in place of the message before. Measured on
+// answer, borrowed and lifted in place of the message before; and so do
+// an agent's texts that name what they answer (memory_remember's
+// reply_to), against the agent path's texts that do not. Measured on
 // LoCoMo's first conversation (hybrid any@10): the session path .782, the
-// Slack path .893, the Telegram path .898; each must stay .04 above the
-// session path.
+// Slack path .893, the Telegram path .898; the agent path .777, the
+// agent path with replies named .868. Each must stay .04 above the path
+// blind to them.
 func TestInterleavedConversationsReadByThreadsAndReplies(t *testing.T) {
 	ks := []int{10}
 	run := func(path string) float64 {
@@ -136,10 +139,12 @@ func TestInterleavedConversationsReadByThreadsAndReplies(t *testing.T) {
 		}
 		return g["any@10"]
 	}
-	blind := run(PathSession)
-	for _, path := range []string{PathSlack, PathTelegram} {
-		if got := run(path); got < blind+0.04 {
-			t.Errorf("%s path: any@10 %.3f, want .04 above the session path's %.3f", path, got, blind)
+	for blindPath, paths := range map[string][]string{PathSession: {PathSlack, PathTelegram}, PathAgent: {PathAgentSession}} {
+		blind := run(blindPath)
+		for _, path := range paths {
+			if got := run(path); got < blind+0.04 {
+				t.Errorf("%s path: any@10 %.3f, want .04 above the %s path's %.3f", path, got, blindPath, blind)
+			}
 		}
 	}
 }
