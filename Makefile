@@ -56,7 +56,9 @@ test: build
 	GOOS=darwin GOARCH=amd64 $(GO) vet $(PLATFORM_PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PLATFORM_PKGS)
 	GOOS=windows GOARCH=amd64 $(GO) vet $(PLATFORM_PKGS)
-	$(GO) test -count=1 -timeout 15m ./...
+	# TZ=UTC: the suite's wall clocks without a zone ("[30/05/2023, 00:30]")
+	# are read in the machine's zone; the tests that show that set their own.
+	TZ=UTC $(GO) test -count=1 -timeout 15m ./...
 	# The keyword tokenizer against SQLite FTS5's own (needs go-sqlite3 with FTS5).
 	$(GO) test -count=1 -tags sqlite_fts5 ./palace/bm25/
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SMOKE)
@@ -83,7 +85,7 @@ fuzz:
 	done
 
 test-short:
-	$(GO) test -short ./...
+	TZ=UTC $(GO) test -short ./...
 
 vet:
 	$(GO) vet ./...

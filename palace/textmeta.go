@@ -299,7 +299,7 @@ func stripWeekday(s string) string {
 // read in the given order. Zero when s is no date.
 func ReadDate(s string, order DateOrder) time.Time {
 	s = strings.TrimSpace(s)
-	t, n, ok := dateAt(s, order)
+	t, n, ok := dateAt(s, order, time.Local)
 	if !ok {
 		return time.Time{}
 	}
@@ -311,13 +311,20 @@ func ReadDate(s string, order DateOrder) time.Time {
 }
 
 // leadingDate parses a date at the start of s and says how many bytes it
-// took. Times are UTC; a date without a clock time is noon, so that the
-// day is the same in every time zone a reader may be in.
-func leadingDate(s string) (time.Time, int, bool) { return dateAt(s, OrderUnknown) }
+// took (dateAt, in this machine's time zone).
+func leadingDate(s string) (time.Time, int, bool) { return dateAt(s, OrderUnknown, time.Local) }
 
-func dateAt(s string, order DateOrder) (time.Time, int, bool) {
+// dateAt parses a date at the start of s, a numeric one whose order s does
+// not show read in order. A clock time without a zone is a wall clock in
+// loc (this machine's zone, time.Local, where the writer most likely is:
+// "[30/05/2023, 00:30] Ana: …" written in New York happened at 04:30 UTC,
+// and a question about 30 May, whose day the search reads in the same
+// zone, finds it); a date without a clock time is noon there, so that the
+// day is the same in every zone a reader may be in. The time is returned
+// in UTC.
+func dateAt(s string, order DateOrder, loc *time.Location) (time.Time, int, bool) {
 	at := len(s) - len(stripWeekday(s))
-	hour, minute, second, zone := 12, 0, 0, time.UTC
+	hour, minute, second, zone := 12, 0, 0, loc
 	clockFirst := false
 	if sm := reClockFirst.FindStringSubmatchIndex(s[at:]); sm != nil {
 		g := groups(s[at:], sm)

@@ -319,3 +319,64 @@ func TestServeBoundsContent(t *testing.T) {
 		t.Errorf("max_content_chars 0 did not return the whole text")
 	}
 }
+
+// A wall clock without a zone is read in the zone of the machine loci runs
+// in: a text remembered in New York as "[30/05/2023, 00:30] Ana: …"
+// happened at 04:30 UTC, and is recalled by a question about 30 May. A
+// WhatsApp export imported there is read the same way, or in the zone
+// --tz names; imported again in another zone, it stores nothing twice.
+func TestWallClocksAreThisMachines(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	newYork := []string{"TZ=America/New_York"}
+	p := startLoci(t, home, newYork, "serve", "--palace", "tz")
+	p.initialize()
+	var stored struct {
+		DrawerID string `json:"drawer_id"`
+	}
+	p.tool("memory_remember", map[string]any{"text": "[30/05/2023, 00:30] Ana: the plumber finally fixed the leak"}, &stored)
+	p.tool("memory_remember", map[string]any{"text": "(29 May, 2023) Ana: booked the plumber for tomorrow"}, nil)
+	var found struct {
+		Results []struct {
+			DrawerID  string `json:"drawer_id"`
+			Timestamp string `json:"timestamp"`
+		} `json:"results"`
+	}
+	p.tool("memory_recall", map[string]any{"query": "what happened on 30 May 2023?", "top_k": 1}, &found)
+	if len(found.Results) != 1 || found.Results[0].DrawerID != stored.DrawerID || found.Results[0].Timestamp != "2023-05-30T04:30:00Z" {
+		t.Errorf("recall in New York: %+v; want the text written at 00:30 there, 04:30 UTC", found.Results)
+	}
+	if code := p.closeAndWait(10 * time.Second); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+
+	chat := filepath.Join(t.TempDir(), "WhatsApp Chat with Ana.txt")
+	os.WriteFile(chat, []byte("30/05/2023, 00:30 - Ana: the plumber finally fixed the leak\n30/05/2023, 00:32 - Ben: at half past midnight?\n"), 0o600)
+	importAt := func(env []string, args ...string) cliEnvelope {
+		t.Helper()
+		stdout, stderr, code := runLociOnce(t, home, append(append([]string{}, cliEnvVars...), env...), "",
+			append([]string{"import", chat, "--palace", "chats", "--format", "json"}, args...)...)
+		var out cliEnvelope
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != 0 {
+			t.Fatalf("import %v: %d %s %s", args, code, stdout, stderr)
+		}
+		return out
+	}
+	first := func(e cliEnvelope) string { return e.Data["chats"].([]any)[0].(map[string]any)["first"].(string) }
+	if e := importAt(newYork, "--dry-run"); first(e) != "2023-05-30T04:30:00Z" {
+		t.Errorf("read in New York: first message at %s, want 04:30 UTC", first(e))
+	}
+	if e := importAt(newYork, "--dry-run", "--tz", "Asia/Tokyo"); first(e) != "2023-05-29T15:30:00Z" {
+		t.Errorf("read with --tz Asia/Tokyo: first message at %s, want 15:30 UTC the day before", first(e))
+	}
+	if e := importAt(newYork); e.Data["stats"].(map[string]any)["stored"] != float64(2) {
+		t.Errorf("import in New York: %v", e.Data["stats"])
+	}
+	if e := importAt([]string{"TZ=UTC"}); e.Data["stats"].(map[string]any)["stored"] != float64(0) || e.Data["stats"].(map[string]any)["skipped"] != float64(2) {
+		t.Errorf("the same export imported again in UTC: %v, want both messages skipped", e.Data["stats"])
+	}
+	stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "import", chat, "--palace", "chats", "--tz", "Mars/Olympus", "--format", "json")
+	if code != 2 || !strings.Contains(stdout, "--tz Mars/Olympus names no time zone") {
+		t.Errorf("--tz Mars/Olympus: %d %s", code, stdout)
+	}
+}

@@ -40,6 +40,11 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if len(args) > 0 && args[0] == "compare" {
 		return evalCompare(env, args[1:])
 	}
+	// The evaluation's dates name no zone (LoCoMo's "1:56 pm on 8 May,
+	// 2023", the exports its paths write): they are read as UTC, not as
+	// this machine's wall clock, so that its figures are the same on every
+	// machine.
+	time.Local = time.UTC
 	if len(args) == 0 || args[0] != "locomo" {
 		what := "no evaluation named"
 		if len(args) > 0 {

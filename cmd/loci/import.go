@@ -52,6 +52,7 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil
 	})
 	dryRun := flags.Bool("dry-run", false, "list the chats FILE holds, with their messages and times, and store nothing")
+	tz := flags.String("tz", "", "the time zone of the clock a WhatsApp, LINE or Telegram export writes, which it does not name: an IANA name such as Europe/Paris, or UTC (default: this machine's, or $TZ)")
 	pos, err := parseFlags(env, flags, args)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		}
 	}
 	set := map[string]bool{"name": *name != "", "date-order": *dateOrder != "", "room": *room != "", "on-conflict": *onConflict != "skip",
-		"chat": len(only) > 0, "dry-run": *dryRun}
+		"chat": len(only) > 0, "dry-run": *dryRun, "tz": *tz != ""}
 	// given is the first of the flags named that the command line sets, for
 	// flags that do not apply to what FILE is.
 	given := func(names ...string) (string, bool) {
@@ -81,7 +82,7 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return "", false
 	}
 	if *from == fromClaudeCode {
-		if f, ok := given("name", "date-order", "room", "on-conflict", "chat", "dry-run"); ok {
+		if f, ok := given("name", "date-order", "room", "on-conflict", "chat", "dry-run", "tz"); ok {
 			return nil, invalidArgs(f+" does not apply to Claude Code sessions", "A session is stored as the hooks store it: each turn once, under the session's own id")
 		}
 		return importTranscripts(ctx, env, c, pos)
@@ -93,6 +94,14 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, invalidArgs(f+" is for a palace export", "Leave it out: a chat's messages already in the palace are skipped, so importing an export again stores only what is new")
 	}
 	chatOpt := chatImport{open: chatexport.OpenOptions{Name: *name, Order: *dateOrder}, room: *room, only: only, dryRun: *dryRun}
+	if *tz != "" {
+		// The zone's rules ship inside the binary (time/tzdata), so a name
+		// is read the same on every machine.
+		if chatOpt.open.Zone, err = time.LoadLocation(*tz); err != nil {
+			return nil, &cliError{Type: "invalid_args", Message: "--tz " + *tz + " names no time zone", Hint: "Use an IANA name such as Europe/Paris or America/New_York, or UTC; leave it out for this machine's zone",
+				Detail: map[string]any{"flag": "tz"}}
+		}
+	}
 	switch *from {
 	case "auto":
 		return importChats(ctx, env, c, pos[0], chatOpt)
@@ -104,7 +113,7 @@ func importCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		chatOpt.open.Format = *from
 		return importChats(ctx, env, c, pos[0], chatOpt)
 	}
-	if f, ok := given("name", "date-order", "room", "chat", "dry-run"); ok {
+	if f, ok := given("name", "date-order", "room", "chat", "dry-run", "tz"); ok {
 		return nil, invalidArgs(f+" is for chats (--from "+strings.Join(chatexport.Formats, ", ")+" or auto)", "A palace export keeps its drawers' own sessions and rooms")
 	}
 	if *onConflict != "skip" && *onConflict != "fail" {
@@ -249,8 +258,8 @@ func importChats(ctx context.Context, env *cliEnv, c commonFlags, path string, c
 // chatListed is what the envelope says of a chat (its stats aside).
 func chatListed(ch *chatexport.Chat) map[string]any {
 	return map[string]any{"chat": ch.Name, "format": ch.Format, "session_id": chatexport.SessionID(ch),
-		"messages": len(ch.Messages), "app_lines": ch.AppLines, "first": ch.Messages[0].Time.Format(time.RFC3339),
-		"last": ch.Messages[len(ch.Messages)-1].Time.Format(time.RFC3339)}
+		"messages": len(ch.Messages), "app_lines": ch.AppLines, "first": ch.Messages[0].Time.UTC().Format(time.RFC3339),
+		"last": ch.Messages[len(ch.Messages)-1].Time.UTC().Format(time.RFC3339)}
 }
 
 // chatsListed is --dry-run's result: the chats an export holds, nothing

@@ -142,7 +142,7 @@ func TestCLIImportDiscord(t *testing.T) {
 		t.Fatalf("import: %d %s", o.code, o.stdout)
 	}
 	if one := chats[0].(map[string]any); one["chat"] != "Climbing Club › #planning" || one["session_id"] != "discord:10" || one["format"] != "discord" ||
-		one["messages"] != float64(2) || one["app_lines"] != float64(1) || one["first"] != "2023-05-12T14:02:00Z" {
+		one["messages"] != float64(2) || one["app_lines"] != float64(1) || one["first"] != "2023-05-12T12:02:00Z" {
 		t.Fatalf("the chat: %v", one)
 	}
 	o = runCLI(t, home, "json", "recall", "--all", "where are we climbing on Saturday?", "--palace", "club")

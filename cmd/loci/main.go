@@ -14,6 +14,11 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	// The time zones' rules, inside the binary: a wall clock without a zone
+	// is read in this machine's zone (or $TZ, or `loci import --tz`), and
+	// a machine without a zone database (Windows, a slim container) reads
+	// a zone's name as any other does.
+	_ "time/tzdata"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

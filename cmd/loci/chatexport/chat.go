@@ -69,9 +69,13 @@ type Chat struct {
 // Message is one message of a chat.
 type Message struct {
 	Sender string
-	Time   time.Time // the wall clock the export writes, as UTC
-	Text   string
-	Line   int // where it starts in the export
+	// Time is when the message was sent: the instant an export records
+	// (Slack's, Messenger's, Discord's, Google Chat's, the assistants'),
+	// or, read by Open, the wall clock WhatsApp, LINE and Telegram write
+	// in OpenOptions.Zone (the parsers give that wall clock as UTC).
+	Time time.Time
+	Text string
+	Line int // where it starts in the export
 	// ID is the export's own id of the message, and ReplyTo that of the
 	// message it answers, where the export records a reply to a message
 	// (Telegram's and Discord's do; "" otherwise).
@@ -92,6 +96,27 @@ type OpenOptions struct {
 	// Progress, when set, is told how many of the export's files are read
 	// so far (a workspace's export holds a file a channel and day).
 	Progress func(read, total int)
+	// Zone is the time zone of the wall clock a WhatsApp, LINE or Telegram
+	// export writes (the phone's or computer's that exported it, which
+	// the export does not name); nil is this machine's (time.Local).
+	Zone *time.Location
+}
+
+// wallClockFormats are the exports that write a wall clock without its
+// zone.
+var wallClockFormats = []string{FormatWhatsApp, FormatLINE, FormatTelegram}
+
+// inZone reads the wall clocks of chats' messages (given as UTC) in zone.
+func inZone(chats []*Chat, zone *time.Location) {
+	for _, c := range chats {
+		if !slices.Contains(wallClockFormats, c.Format) {
+			continue
+		}
+		for i, m := range c.Messages {
+			t := m.Time
+			c.Messages[i].Time = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), zone)
+		}
+	}
 }
 
 // Formats lists the exports Open reads.
@@ -174,6 +199,7 @@ func Open(path string, opt OpenOptions) ([]*Chat, error) {
 	if err != nil {
 		return nil, err
 	}
+	inZone(chats, cmp.Or(opt.Zone, time.Local))
 	sortChats(chats)
 	return chats, nil
 }
@@ -562,14 +588,24 @@ func Store(ctx context.Context, p *palace.Palace, c *Chat, opt StoreOptions) (St
 }
 
 // messageKey is what tells a message from the others of its chat: the
-// chat, and the message's time, sender and text.
+// chat, and the message's time (as the export writes it: wallMillis),
+// sender and text.
 func messageKey(c *Chat, m Message) string {
-	return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", c.Format, cmp.Or(c.ID, c.Name), m.Time.UnixMilli(), m.Sender, m.Text)
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", c.Format, cmp.Or(c.ID, c.Name), wallMillis(m.Time), m.Sender, m.Text)
+}
+
+// wallMillis is t's reading on the clock of its own zone, in milliseconds
+// as if that clock were UTC: the time an export writes, whichever zone it
+// is read in. A message's id rests on it, so that an export imported on
+// machines in other zones, or with --tz, names its messages the same
+// drawers, and one imported before wall clocks were read in a zone too.
+func wallMillis(t time.Time) int64 {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixMilli()
 }
 
 // messageID is a message's drawer id: a UUID whose first 48 bits are the
-// message's time in milliseconds (as the palace's own ids, UUID version 7,
-// order by time) and whose rest is a hash of its key (messageKey) and of
+// message's time as its export writes it, in milliseconds (wallMillis; as
+// the palace's own ids, UUID version 7, order by time) and whose rest is a hash of its key (messageKey) and of
 // how many messages of the same key came before it ("lol" sent twice in a
 // minute is two messages). A message's place in the export is not in it:
 // an export keeps a chat's latest messages (WhatsApp's, 40,000 without
@@ -577,7 +613,7 @@ func messageKey(c *Chat, m Message) string {
 func messageID(key string, n int, t time.Time) string {
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d", key, n)))
 	var b [16]byte
-	ms := uint64(max(t.UnixMilli(), 0))
+	ms := uint64(max(wallMillis(t), 0))
 	for j := range 6 {
 		b[j] = byte(ms >> (40 - 8*j))
 	}

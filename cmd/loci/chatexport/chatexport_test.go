@@ -296,3 +296,42 @@ func mustReadAs(t *testing.T, chats, want []*Chat) {
 		t.Fatal("read otherwise")
 	}
 }
+
+// A wall clock an export writes without its zone (WhatsApp's, Telegram's)
+// is read in the zone given, this machine's by default: the message keeps
+// the instant it names. The message's drawer is the same whichever zone it
+// is read in, so that an export imported again elsewhere, or with another
+// zone, stores nothing twice. An export that writes instants (Slack's)
+// reads the same in every zone.
+func TestWallClocksAreReadInAZone(t *testing.T) {
+	dir := t.TempDir()
+	whatsapp := filepath.Join(dir, "WhatsApp Chat with Ana.txt")
+	os.WriteFile(whatsapp, []byte("30/05/2023, 00:30 - Ana: the plumber finally came\n30/05/2023, 00:31 - Ben: at midnight?\n"), 0o600)
+	telegram := filepath.Join(dir, "result.json")
+	os.WriteFile(telegram, []byte(`{"name":"Ana","type":"personal_chat","id":7,"messages":[
+		{"id":1,"type":"message","date":"2023-05-30T00:30:00","from":"Ana","text":"the plumber finally came"}]}`), 0o600)
+	newYork := time.FixedZone("EDT", -4*3600)
+	for _, path := range []string{whatsapp, telegram} {
+		read := func(zone *time.Location) *Chat {
+			t.Helper()
+			chats, err := Open(path, OpenOptions{Zone: zone})
+			if err != nil || len(chats) != 1 {
+				t.Fatalf("%s: %v %v", path, chats, err)
+			}
+			return chats[0]
+		}
+		ny, utc := read(newYork), read(time.UTC)
+		if got := ny.Messages[0].Time.UTC().Format(time.RFC3339); got != "2023-05-30T04:30:00Z" {
+			t.Errorf("%s read in New York: %s, want 04:30 UTC", filepath.Base(path), got)
+		}
+		if got := utc.Messages[0].Time.UTC().Format(time.RFC3339); got != "2023-05-30T00:30:00Z" {
+			t.Errorf("%s read in UTC: %s", filepath.Base(path), got)
+		}
+		a, b := Drawers(ny, ""), Drawers(utc, "")
+		for i := range a {
+			if a[i].ID != b[i].ID || !a[i].Timestamp.Equal(ny.Messages[i].Time) {
+				t.Errorf("%s message %d: drawer %s read in New York, %s in UTC; want one drawer", filepath.Base(path), i, a[i].ID, b[i].ID)
+			}
+		}
+	}
+}

@@ -62,9 +62,8 @@ var discordKept = map[string]bool{"Default": true, "Reply": true}
 
 // readDiscord reads one file of DiscordChatExporter's JSON export: a
 // channel, a direct conversation or a thread (a conversation of its own,
-// as Discord shows it). A message's time is the wall clock the export
-// writes (the exporting computer's, as Telegram's and WhatsApp's are): its
-// offset is dropped, so that chats of every app are in one clock. A
+// as Discord shows it). A message's time is the instant the export
+// writes (its wall clock with the exporting computer's offset). A
 // message of a sticker or an attachment and no text is stored as the line
 // another app's export writes for it, and an integration's post of an
 // embed and no text as the embed's title and description.
@@ -104,8 +103,7 @@ func readDiscord(name string, data []byte) ([]*Chat, error) {
 		if text == "" || sender == "" {
 			continue
 		}
-		wall := time.Date(when.Year(), when.Month(), when.Day(), when.Hour(), when.Minute(), when.Second(), when.Nanosecond(), time.UTC)
-		msg := Message{Sender: sender, Time: wall, Text: text, ID: m.ID}
+		msg := Message{Sender: sender, Time: when.UTC(), Text: text, ID: m.ID}
 		if m.Reference != nil {
 			msg.ReplyTo = m.Reference.MessageID
 		}

@@ -37,7 +37,8 @@ func TestReadDiscord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(h, m, s, ns int) time.Time { return time.Date(2023, 5, 12, h, m, s, ns, time.UTC) }
+	// The export's instants: its wall clock at +02:00.
+	at := func(h, m, s, ns int) time.Time { return time.Date(2023, 5, 12, h-2, m, s, ns, time.UTC) }
 	want := []*Chat{
 		{ID: "20", Name: "ana.k", Format: FormatDiscord, Messages: []Message{
 			{Sender: "ben", Time: time.Date(2023, 5, 11, 9, 0, 0, 0, time.UTC), Text: "bring the rope", Line: 1, ID: "200"},

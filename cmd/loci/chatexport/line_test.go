@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // LINE's export in English: the header names the chat, a date line heads
@@ -30,7 +31,7 @@ func TestReadLINE(t *testing.T) {
 		"to me \"\"twice\"\"\"\r\n"
 	path := filepath.Join(t.TempDir(), "[LINE] Chat with Ana.txt")
 	os.WriteFile(path, []byte(export), 0o600)
-	chats, err := Open(path, OpenOptions{})
+	chats, err := Open(path, OpenOptions{Zone: time.UTC})
 	if err != nil || len(chats) != 1 {
 		t.Fatalf("%d chats, %v", len(chats), err)
 	}
