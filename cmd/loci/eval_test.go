@@ -182,3 +182,33 @@ func TestPrintEvalLeavesOutAnEmptyHalf(t *testing.T) {
 		t.Errorf("report:\n%s", out)
 	}
 }
+
+// loci eval reads the dates of its data, which name no zone, as UTC
+// wherever it runs: LoCoMo's first conversation on the agent path, whose
+// texts carry their dates in a header, ranks every question alike on a
+// machine in UTC and on one fourteen hours ahead of it (where those
+// dates, read as the machine's wall clock, fall on the day before).
+func TestEvalFiguresAreTheSameInEveryZone(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(locomo.DefaultDataPath()); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("LoCoMo data missing at %s", locomo.DefaultDataPath())
+		}
+		t.Skipf("LoCoMo data not found at %s", locomo.DefaultDataPath())
+	}
+	dir := t.TempDir()
+	ranked := func(tz string) string {
+		t.Helper()
+		out := filepath.Join(dir, tz[strings.LastIndex(tz, "/")+1:]+".json")
+		_, stderr, code := runLociOnce(t, t.TempDir(), []string{"TZ=" + tz}, "", "eval", "locomo", "--conversations", "1", "--path", "agent",
+			"--method", "hybrid", "--k", "10", "--json", out, "--format", "json")
+		raw, err := os.ReadFile(out)
+		if code != 0 || err != nil {
+			t.Fatalf("eval in %s: exit %d %v\n%s", tz, code, err, tail(stderr, 2000))
+		}
+		return string(raw)
+	}
+	if utc, ahead := ranked("UTC"), ranked("Pacific/Kiritimati"); utc != ahead {
+		t.Error("the agent path ranks LoCoMo's first conversation otherwise in Pacific/Kiritimati than in UTC")
+	}
+}
