@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/palacetest"
 )
 
@@ -378,5 +380,47 @@ func TestWallClocksAreThisMachines(t *testing.T) {
 	stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "import", chat, "--palace", "chats", "--tz", "Mars/Olympus", "--format", "json")
 	if code != 2 || !strings.Contains(stdout, "--tz Mars/Olympus names no time zone") {
 		t.Errorf("--tz Mars/Olympus: %d %s", code, stdout)
+	}
+}
+
+// A conversation stored through two processes, each text naming its
+// session (memory_remember's session), is read as one: the reply one
+// process stores borrows the message the other stored before it, which
+// a connection, the process's own, could not give it.
+func TestSessionSpansProcesses(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	a := startLoci(t, home, nil, "serve", "--palace", "shared")
+	b := startLoci(t, home, nil, "serve", "--palace", "shared")
+	a.initialize()
+	b.initialize()
+	var asked, answered, alone struct {
+		DrawerID string `json:"drawer_id"`
+	}
+	a.tool("memory_remember", map[string]any{"text": "Ana: do you still go rock climbing on weekends?", "session": "weekend"}, &asked)
+	b.tool("memory_remember", map[string]any{"text": "Ben: yes, every spring in Yosemite", "session": "weekend"}, &answered)
+	b.tool("memory_remember", map[string]any{"text": "Ben: and the sea kayak in August"}, &alone)
+	a.closeAndWait(3 * time.Second)
+	b.closeAndWait(3 * time.Second)
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, err := reg.Open(context.Background(), "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id     string
+		borrow bool
+	}{{answered.DrawerID, true}, {alone.DrawerID, false}} {
+		d, err := p.Get(context.Background(), c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(d.Keywords, "rock climbing"); got != c.borrow {
+			t.Errorf("%q keywords %q: borrowed the other process's question %v, want %v", d.Content, d.Keywords, got, c.borrow)
+		}
 	}
 }
