@@ -106,15 +106,18 @@ type OpenOptions struct {
 // zone.
 var wallClockFormats = []string{FormatWhatsApp, FormatLINE, FormatTelegram}
 
-// inZone reads the wall clocks of chats' messages (given as UTC) in zone.
+// inZone reads the wall clocks of chats' messages in zone: those given
+// as UTC (time.UTC); a message whose export named its zone (Telegram's
+// date_unixtime) carries that zone already.
 func inZone(chats []*Chat, zone *time.Location) {
 	for _, c := range chats {
 		if !slices.Contains(wallClockFormats, c.Format) {
 			continue
 		}
 		for i, m := range c.Messages {
-			t := m.Time
-			c.Messages[i].Time = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), zone)
+			if t := m.Time; t.Location() == time.UTC {
+				c.Messages[i].Time = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), zone)
+			}
 		}
 	}
 }

@@ -335,3 +335,37 @@ func TestWallClocksAreReadInAZone(t *testing.T) {
 		}
 	}
 }
+
+// A Telegram export that gives each message's instant beside its wall
+// clock (date_unixtime) names the zone it was written in: the message
+// keeps that instant in whatever zone it is read, and its drawer is the
+// one the wall clock alone names.
+func TestTelegramInstantsNameTheirZone(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "result.json")
+	os.WriteFile(path, []byte(`{"name":"Ana","type":"personal_chat","id":7,"messages":[
+		{"id":1,"type":"message","date":"2023-05-30T00:30:00","date_unixtime":"1685421000","from":"Ana","text":"the plumber finally came"},
+		{"id":2,"type":"message","date":"2023-05-30T00:31:00","date_unixtime":"not a time","from":"Ben","text":"at midnight?"}]}`), 0o600)
+	tokyo := time.FixedZone("JST", 9*3600)
+	chats, err := Open(path, OpenOptions{Zone: tokyo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := chats[0].Messages
+	if got := m[0].Time.UTC().Format(time.RFC3339); got != "2023-05-30T04:30:00Z" {
+		t.Errorf("a message with its instant, read in Tokyo: %s, want the instant, 04:30 UTC", got)
+	}
+	if got := m[1].Time.UTC().Format(time.RFC3339); got != "2023-05-29T15:31:00Z" {
+		t.Errorf("a message without a readable instant, read in Tokyo: %s, want its wall clock there", got)
+	}
+	plain := filepath.Join(t.TempDir(), "result.json")
+	os.WriteFile(plain, []byte(`{"name":"Ana","type":"personal_chat","id":7,"messages":[
+		{"id":1,"type":"message","date":"2023-05-30T00:30:00","from":"Ana","text":"the plumber finally came"}]}`), 0o600)
+	wallOnly, err := Open(plain, OpenOptions{Zone: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := Drawers(chats[0], "")[0].ID, Drawers(wallOnly[0], "")[0].ID; a != b {
+		t.Errorf("drawer %s with the instant, %s without; want one", a, b)
+	}
+}

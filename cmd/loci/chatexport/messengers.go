@@ -3,6 +3,7 @@ package chatexport
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -40,6 +41,7 @@ type telegramChat struct {
 		ReplyTo      json.Number     `json:"reply_to_message_id"`
 		Type         string          `json:"type"`
 		Date         string          `json:"date"`
+		DateUnix     json.RawMessage `json:"date_unixtime"`
 		From         string          `json:"from"`
 		Text         json.RawMessage `json:"text"`
 		Photo        string          `json:"photo"`
@@ -47,6 +49,25 @@ type telegramChat struct {
 		MediaType    string          `json:"media_type"`
 		StickerEmoji string          `json:"sticker_emoji"`
 	} `json:"messages"`
+}
+
+// telegramZoned is a message's wall clock (as UTC) in the zone it was
+// written in, where the export gives its instant too (date_unixtime,
+// which Telegram Desktop writes beside date since 2022): the zone is the
+// difference between the two, and the message keeps its exact instant
+// whichever zone it is imported in (Open reads only a wall clock given as
+// UTC in a zone). Without it, or with an offset no zone has, the wall
+// clock is left to Open.
+func telegramZoned(wall time.Time, unix json.RawMessage) time.Time {
+	sec, err := strconv.ParseInt(strings.Trim(string(unix), `"`), 10, 64)
+	if err != nil {
+		return wall
+	}
+	off := wall.Unix() - sec
+	if off%60 != 0 || off < -12*3600 || off > 14*3600 {
+		return wall
+	}
+	return time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), 0, time.FixedZone("", int(off)))
 }
 
 // readTelegram reads Telegram's result.json: one chat's (its "messages" at
@@ -83,6 +104,7 @@ func readTelegram(data []byte) ([]*Chat, error) {
 			if err != nil {
 				return nil, fmt.Errorf("chat %q, message %d: date %q: %v", tc.Name, i+1, m.Date, err)
 			}
+			when = telegramZoned(when, m.DateUnix)
 			text := clean(telegramText(m.Text))
 			if text == "" {
 				text = mediaLine(m.MediaType, m.Photo != "", m.File != "", m.StickerEmoji)
