@@ -95,11 +95,7 @@ func TestInvalidUTF8IsParseError(t *testing.T) {
 // nothing is lost and each recalls the other's drawers.
 func TestTwoProcessesOnePalace(t *testing.T) {
 	t.Parallel()
-	home := t.TempDir()
-	a := startLoci(t, home, nil, "serve", "--palace", "shared")
-	b := startLoci(t, home, nil, "serve", "--palace", "shared")
-	a.initialize()
-	b.initialize()
+	_, a, b := twoServers(t, "shared")
 	const n = 40
 	var wg sync.WaitGroup
 	for i, p := range []*proc{a, b} {
@@ -135,6 +131,18 @@ func TestTwoProcessesOnePalace(t *testing.T) {
 	}
 	a.closeAndWait(3 * time.Second)
 	b.closeAndWait(3 * time.Second)
+}
+
+// twoServers starts two `loci serve` processes on one palace of a new
+// data dir, initialized, and returns the dir.
+func twoServers(t *testing.T, name string) (string, *proc, *proc) {
+	t.Helper()
+	home := t.TempDir()
+	a := startLoci(t, home, nil, "serve", "--palace", name)
+	b := startLoci(t, home, nil, "serve", "--palace", name)
+	a.initialize()
+	b.initialize()
+	return home, a, b
 }
 
 // TestKill9KeepsAcknowledgedWrites: SIGKILL in the middle of a stream of
@@ -389,11 +397,7 @@ func TestWallClocksAreThisMachines(t *testing.T) {
 // a connection, the process's own, could not give it.
 func TestSessionSpansProcesses(t *testing.T) {
 	t.Parallel()
-	home := t.TempDir()
-	a := startLoci(t, home, nil, "serve", "--palace", "shared")
-	b := startLoci(t, home, nil, "serve", "--palace", "shared")
-	a.initialize()
-	b.initialize()
+	home, a, b := twoServers(t, "shared")
 	var asked, answered, alone struct {
 		DrawerID string `json:"drawer_id"`
 	}
