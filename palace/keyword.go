@@ -115,9 +115,10 @@ func (k *keywordState) warm(ctx context.Context) error {
 // without its accents, is left out with the name ("Hey Mel!"; address.go)
 // and a speaker's label may end with emoji ("Jess 🌸: "), and "emoji"
 // where an emoji that names a thing is indexed with its words ("🐶"
-// dog; typos.go). A snapshot of
-// another name was written by an earlier release, or with corrections
-// off, and is rebuilt from the store.
+// dog; typos.go), and the zone its days were drawn in, outside UTC
+// (zoneTag). A snapshot of another name was written by an earlier
+// release, with corrections off or in another zone, and is rebuilt from
+// the store.
 func keywordFile(spelt bool) string {
 	name := fmt.Sprintf("keywords-p%d-%d-episodes", PassageWords, PassageStride)
 	if spelt {
@@ -135,7 +136,7 @@ func keywordFile(spelt bool) string {
 	if emojiOn() {
 		name += "-emoji"
 	}
-	return name + ".bm25"
+	return name + zoneTag() + ".bm25"
 }
 
 func (k *keywordState) snapshotPath() string {
@@ -280,7 +281,7 @@ func episodeWord(when time.Time, content string, ep episode) string {
 
 // word is the word of an episode's day: "s" and the 64-bit FNV-1a hash,
 // in hex, of the session id (or the connection's) and the drawer's day
-// (UTC), or of the id alone for a drawer with no time. A drawer written
+// (in this machine's zone, localDay), or of the id alone for a drawer with no time. A drawer written
 // in a session, or stored through a connection, is indexed with it
 // instead of its day's word (dateWords). The day stood for the episode;
 // a session is the episode as its writer declared it, a connection the
@@ -310,8 +311,8 @@ func (ep episode) word(when time.Time) string {
 		fmt.Fprintf(h, "connection\x00%s", ep.conn)
 	}
 	if !when.IsZero() {
-		u := when.UTC()
-		fmt.Fprintf(h, "\x00%04d%02d%02d", u.Year(), int(u.Month()), u.Day())
+		y, m, d := localDay(when)
+		fmt.Fprintf(h, "\x00%04d%02d%02d", y, int(m), d)
 	}
 	return fmt.Sprintf("s%016x ", h.Sum64())
 }
@@ -334,8 +335,44 @@ func dateWords(when time.Time, content string) string {
 	if when.IsZero() || !ReadTextMeta(content).When.IsZero() {
 		return ""
 	}
-	u := when.UTC()
-	return fmt.Sprintf("d%04d%02d%02d ", u.Year(), int(u.Month()), u.Day())
+	y, m, d := localDay(when)
+	return fmt.Sprintf("d%04d%02d%02d ", y, int(m), d)
+}
+
+// localDay is the day t falls on in this machine's zone (time.Local), the
+// zone a question's days are read in (ParseTimeRange) and a wall clock
+// without a zone is read in: the day its people lived it. An evening's
+// conversation in New York runs past midnight UTC, and cut at that
+// midnight it would be two episodes. The keyword snapshot's name carries
+// the zone (zoneTag), so that a palace opened in another zone rebuilds
+// its words.
+func localDay(t time.Time) (int, time.Month, int) { return t.In(dayZone()).Date() }
+
+// dayZone is the zone localDay reads days in: time.Local (tests set
+// another).
+var dayZone = func() *time.Location { return time.Local }
+
+// zoneTag names this machine's zone in the keyword snapshot's name: ""
+// for UTC (and any zone that has always been UTC), else a hash of its
+// offsets at the start and middle of each year from 1970 to 2050, which
+// tells zones apart by the days they draw (localDay), whatever they are
+// called.
+var zoneTag = sync.OnceValue(func() string { return zoneTagOf(dayZone()) })
+
+func zoneTagOf(loc *time.Location) string {
+	h := fnv.New32a()
+	utc := true
+	for y := 1970; y <= 2050; y++ {
+		for _, m := range []time.Month{time.January, time.July} {
+			_, off := time.Date(y, m, 1, 12, 0, 0, 0, time.UTC).In(loc).Zone()
+			utc = utc && off == 0
+			fmt.Fprintf(h, "%d,", off)
+		}
+	}
+	if utc {
+		return ""
+	}
+	return fmt.Sprintf("-zone%08x", h.Sum32())
 }
 
 // hasLong reports whether any drawer is indexed as passages.

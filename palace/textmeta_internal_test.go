@@ -31,3 +31,36 @@ func TestHeaderTimesAreTheWritersWallClock(t *testing.T) {
 		}
 	}
 }
+
+// A drawer's day, which its episode and day words name, is its day in the
+// machine's zone: an evening's conversation in New York, which runs past
+// midnight UTC, is one episode, and the next morning another.
+func TestDaysAreTheMachinesDays(t *testing.T) {
+	newYork := time.FixedZone("EDT", -4*3600)
+	old := dayZone
+	dayZone = func() *time.Location { return newYork }
+	defer func() { dayZone = old }()
+	ep := episode{session: "whatsapp:Ana"}
+	evening := time.Date(2023, 5, 29, 22, 30, 0, 0, time.UTC) // 18:30 in New York
+	late := time.Date(2023, 5, 30, 1, 30, 0, 0, time.UTC)     // 21:30 there, the same evening
+	morning := time.Date(2023, 5, 30, 13, 0, 0, 0, time.UTC)  // 09:00 there, the next day
+	if ep.word(evening) != ep.word(late) || ep.word(late) == ep.word(morning) {
+		t.Errorf("episode words %q %q %q; want the evening's two alike and the morning's another", ep.word(evening), ep.word(late), ep.word(morning))
+	}
+	if a, b := dateWords(evening, "we met"), dateWords(late, "we met"); a != "d20230529 " || b != a {
+		t.Errorf("day words %q %q, want both d20230529", a, b)
+	}
+}
+
+// The keyword snapshot is named for the zone its days were drawn in: none
+// for UTC, and zones that draw other days by other names.
+func TestSnapshotNamesItsZone(t *testing.T) {
+	newYork := time.FixedZone("EST", -5*3600)
+	tokyo := time.FixedZone("JST", 9*3600)
+	if zoneTagOf(time.UTC) != "" || zoneTagOf(time.FixedZone("GMT", 0)) != "" {
+		t.Errorf("UTC is tagged %q", zoneTagOf(time.UTC))
+	}
+	if a, b := zoneTagOf(newYork), zoneTagOf(tokyo); a == "" || b == "" || a == b {
+		t.Errorf("New York %q, Tokyo %q; want two tags", a, b)
+	}
+}
