@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -34,6 +35,11 @@ type RememberOptions struct {
 	// session (Session, when given, must name the same one), borrows it
 	// as context, and a hit on one lifts the other (MetaReplyTo).
 	ReplyTo string
+	// When is when the remembered event happened, where the face was told
+	// (zero: the date the text's header names, else now). It is the
+	// drawer's timestamp, as a header's date is: a silence before it parts
+	// it from the texts before it, and a question's days find it.
+	When time.Time
 }
 
 // Remember stores one text as a drawer, the way an agent's standalone
@@ -52,7 +58,7 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 		kind = KindNote
 	}
 	m := ReadTextMeta(text)
-	when := m.When
+	when := cmp.Or(o.When, m.When)
 	if when.IsZero() {
 		// Stored now, as Add would stamp it; stamped first, so that what
 		// it borrows stops at a silence before it (untilSilence).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Texts remembered one after another through one stdio connection are
@@ -162,5 +163,46 @@ func TestRememberSessionsAndReplies(t *testing.T) {
 	ps.callTool(t, 20, "memory_list", map[string]any{}, &list)
 	if list.Total != 4 {
 		t.Errorf("%d drawers after the refused calls, want 4", list.Total)
+	}
+}
+
+// A text's time may be given as an argument (timestamp: epoch
+// milliseconds or RFC 3339), as an agent that relays a chat's history
+// knows it: it is the drawer's timestamp, over the header's date, and a
+// silence between two texts of a session parts them (the second borrows
+// nothing from the first).
+func TestRememberTakesATimestamp(t *testing.T) {
+	t.Parallel()
+	ps := startPipeServer(t, "p")
+	var first, second, third struct {
+		DrawerID string `json:"drawer_id"`
+	}
+	ps.callTool(t, 1, "memory_remember", map[string]any{"text": "Ana: who is bringing the climbing rope on Saturday?", "session": "trip",
+		"timestamp": "2024-03-02T09:15:00+01:00"}, &first)
+	ps.callTool(t, 2, "memory_remember", map[string]any{"text": "Ben: me, the new 60m one", "session": "trip",
+		"timestamp": 1709367600000}, &second) // 08:20 UTC, five minutes later
+	ps.callTool(t, 3, "memory_remember", map[string]any{"text": "(1 January, 2020) Ben: the car is booked too", "session": "trip",
+		"timestamp": "2024-03-02T14:00:00Z"}, &third) // hours later: a new episode
+	p, err := ps.reg.Open(context.Background(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id, at string
+		borrows bool
+	}{{first.DrawerID, "2024-03-02T08:15:00Z", false}, {second.DrawerID, "2024-03-02T08:20:00Z", true}, {third.DrawerID, "2024-03-02T14:00:00Z", false}} {
+		d, err := p.Get(context.Background(), c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Timestamp.UTC().Format(time.RFC3339); got != c.at || strings.Contains(d.Keywords, "rope") != c.borrows {
+			t.Errorf("%q: at %s, keywords %q; want %s and borrowing %v", d.Content, got, d.Keywords, c.at, c.borrows)
+		}
+	}
+	for i, bad := range []any{"yesterday", -5, 1.5} {
+		msg, failed := ps.rpc(t, 10+i, "tools/call", map[string]any{"name": "memory_remember", "arguments": map[string]any{"text": "Ben: ok", "timestamp": bad}})
+		if !failed || !strings.Contains(msg, "'timestamp' must be") {
+			t.Errorf("timestamp %v: %q (failed %v)", bad, msg, failed)
+		}
 	}
 }

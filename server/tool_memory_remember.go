@@ -15,6 +15,7 @@ type memoryRememberParams struct {
 	Importance *importance `json:"importance" desc:"Importance weight in [0.01,1] (default 0.5); used only to break ties and order memory_list"`
 	Session    sessionName `json:"session" desc:"The conversation the text belongs to (optional): texts of one session are read as one conversation, whatever connection or process stores them, and several conversations stored through one connection stay apart"`
 	ReplyTo    string      `json:"reply_to" desc:"The drawer_id of the message this text answers, when it answers an earlier one than the last (optional): that drawer must be a text of a session, and this text joins its session"`
+	Timestamp  *turnTime   `json:"timestamp" desc:"When the remembered event happened (optional): epoch milliseconds or RFC 3339; default the date the text's header names, else now"`
 }
 
 type memoryRememberResult struct {
@@ -43,8 +44,12 @@ func memoryRemember(ctx context.Context, s *Server, p memoryRememberParams) (mem
 	if p.Importance != nil {
 		imp = float64(*p.Importance)
 	}
-	d, err := pal.Remember(ctx, p.Text, palace.RememberOptions{Room: string(p.Room), Tags: tagStrings(p.Tags),
-		Importance: imp, Connection: connectionOf(ctx), Session: string(p.Session), ReplyTo: p.ReplyTo})
+	o := palace.RememberOptions{Room: string(p.Room), Tags: tagStrings(p.Tags),
+		Importance: imp, Connection: connectionOf(ctx), Session: string(p.Session), ReplyTo: p.ReplyTo}
+	if p.Timestamp != nil {
+		o.When = p.Timestamp.Time
+	}
+	d, err := pal.Remember(ctx, p.Text, o)
 	if err != nil {
 		return memoryRememberResult{}, err
 	}
