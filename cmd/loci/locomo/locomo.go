@@ -2383,13 +2383,18 @@ const (
 	// …", one connection per LoCoMo session.
 	PathAgent = "agent"
 	// PathAgentSession writes each turn as PathAgent does, each text naming
-	// its conversation through memory_remember's session (the LoCoMo
-	// session, or the two --interleave holds at once) and, where a turn
-	// answers an earlier message than the one just before it (the last
-	// turn of its own session, by the other speaker, where --interleave
-	// holds two sessions at once), that message as its reply_to: as an
-	// agent relays a group chat whose messages it knows the replies of.
+	// its conversation through memory_remember's session: the LoCoMo
+	// session its dia_id names, so that the two --interleave holds at once
+	// through one connection are two sessions, as an agent that records
+	// several conversations through one connection names each.
 	PathAgentSession = "agent-session"
+	// PathAgentReply writes each turn as PathAgent does, naming the
+	// recorded session (one group chat, where --interleave holds two
+	// conversations at once) as memory_remember's session and, where a turn
+	// answers an earlier message than the one just before it (the last
+	// turn of its own conversation, by the other speaker), that message as
+	// its reply_to: as an agent relays a group chat whose replies it knows.
+	PathAgentReply = "agent-reply"
 	// PathHook writes each conversation as the Claude Code Stop hook saves
 	// a session: one drawer for each prompt and the reply to it (a run of
 	// the first speaker's turns and the run of the other's after it), its
@@ -2462,7 +2467,7 @@ type Variant struct {
 // Options configures a run.
 type Options struct {
 	Data     []string // files in LoCoMo's schema (Load)
-	Path     string   // PathSession (default), PathAgent, PathAgentSession, PathHook, PathFacts, PathWhatsApp, PathChatGPT, PathEpisodes or PathSaveTurn
+	Path     string   // PathSession (default), PathAgent, PathAgentSession, PathAgentReply, PathHook, PathFacts, PathWhatsApp, PathChatGPT, PathEpisodes or PathSaveTurn
 	Ask      string   // AskRecall (default) or AskHook
 	Method   palace.Mode
 	Embedder embed.Embedder
@@ -2968,7 +2973,7 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	if path == PathTelegram {
 		return ingestTelegram(ctx, p, ds, n)
 	}
-	if path != PathAgent && path != PathAgentSession {
+	if path != PathAgent && path != PathAgentSession && path != PathAgentReply {
 		if err := p.AddMany(ctx, ds); err == nil {
 			return ds, nil, nil
 		} else if palace.ErrorCode(err) != palace.CodeInvalid {
@@ -2991,12 +2996,15 @@ func ingestLocomo(ctx context.Context, p *palace.Palace, ds []*palace.Drawer, pa
 	}
 	var kept []*palace.Drawer
 	var skipped []string
-	last := map[string]int{} // PathAgentSession: thread -> the index in ds of its last turn so far
+	last := map[string]int{} // PathAgentReply: thread -> the index in ds of its last turn so far
 	ids := make([]string, len(ds))
 	for i, d := range ds {
 		date, _ := d.Meta["date"].(string)
 		o := palace.RememberOptions{Connection: convSessionID(n, d.SessionID)}
-		if path == PathAgentSession {
+		switch path {
+		case PathAgentSession:
+			o.Session = convSessionID(n, turnThread(d))
+		case PathAgentReply:
 			o.Session = o.Connection
 			thread := turnThread(d)
 			if j, ok := last[thread]; ok && j != i-1 && ids[j] != "" && !slices.Equal(ds[j].SenderIDs, d.SenderIDs) {

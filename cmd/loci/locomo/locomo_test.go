@@ -117,12 +117,12 @@ func TestLocomoChatGPTPathBeatsPlainBM25(t *testing.T) {
 // falls. An export that says so gets it back: Slack's threads, each a
 // session of its own, and Telegram's replies that name the message they
 // answer, borrowed and lifted in place of the message before; and so do
-// an agent's texts that name what they answer (memory_remember's
-// reply_to), against the agent path's texts that do not. Measured on
-// LoCoMo's first conversation (hybrid any@10): the session path .782, the
-// Slack path .893, the Telegram path .898; the agent path .777, the
-// agent path with replies named .868. Each must stay .04 above the path
-// blind to them.
+// an agent's texts that name their conversation (memory_remember's
+// session) or what they answer (reply_to), against the agent path's texts
+// that name neither. Measured on LoCoMo's first conversation (hybrid
+// any@10): the session path .782, the Slack path .893, the Telegram path
+// .898; the agent path .777, with sessions named .898, with replies named
+// .868. Each must stay .04 above the path blind to them.
 func TestInterleavedConversationsReadByThreadsAndReplies(t *testing.T) {
 	ks := []int{10}
 	run := func(path string) float64 {
@@ -139,7 +139,7 @@ func TestInterleavedConversationsReadByThreadsAndReplies(t *testing.T) {
 		}
 		return g["any@10"]
 	}
-	for blindPath, paths := range map[string][]string{PathSession: {PathSlack, PathTelegram}, PathAgent: {PathAgentSession}} {
+	for blindPath, paths := range map[string][]string{PathSession: {PathSlack, PathTelegram}, PathAgent: {PathAgentSession, PathAgentReply}} {
 		blind := run(blindPath)
 		for _, path := range paths {
 			if got := run(path); got < blind+0.04 {
