@@ -188,7 +188,7 @@ func TestRememberTakesATimestamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		id, at string
+		id, at  string
 		borrows bool
 	}{{first.DrawerID, "2024-03-02T08:15:00Z", false}, {second.DrawerID, "2024-03-02T08:20:00Z", true}, {third.DrawerID, "2024-03-02T14:00:00Z", false}} {
 		d, err := p.Get(context.Background(), c.id)
