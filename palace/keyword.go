@@ -281,9 +281,9 @@ func episodeWord(when time.Time, content string, ep episode) string {
 
 // word is the word of an episode's day: "s" and the 64-bit FNV-1a hash,
 // in hex, of the session id (or the connection's) and the drawer's day
-// (in this machine's zone, localDay), or of the id alone for a drawer with no time. A drawer written
-// in a session, or stored through a connection, is indexed with it
-// instead of its day's word (dateWords). The day stood for the episode;
+// (in this machine's zone, localDay), or of the id alone for a drawer
+// with no time. A drawer written in a session, or stored through a
+// connection, is indexed with it instead of its day's word (dateWords). The day stood for the episode;
 // a session is the episode as its writer declared it, a connection the
 // run of an agent that stores its notes one by one (a Claude Code
 // session's stdio stream). They differ from the day where one day holds

@@ -198,7 +198,9 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	progress("method %s, embedder %s, data %s", mode, emb.ID(), strings.Join(data, ", "))
 	start := time.Now()
 	bySession := locomo.BySession(*path)
-	if *path != locomo.PathSession && *path != locomo.PathAgent && *path != locomo.PathAgentSession && *path != locomo.PathAgentReply && *path != locomo.PathHook && *path != locomo.PathFacts && *path != locomo.PathWhatsApp && *path != locomo.PathChatGPT && *path != locomo.PathSlack && *path != locomo.PathTelegram && !bySession {
+	agentPaths := []string{locomo.PathAgent, locomo.PathAgentSession, locomo.PathAgentReply}
+	turnPaths := append([]string{locomo.PathSession, locomo.PathHook, locomo.PathFacts, locomo.PathWhatsApp, locomo.PathChatGPT, locomo.PathSlack, locomo.PathTelegram}, agentPaths...)
+	if !slices.Contains(turnPaths, *path) && !bySession {
 		return nil, invalidArgs("unknown --path "+*path, "Use --path session, agent, agent-session, agent-reply, hook, facts, whatsapp, chatgpt, slack, telegram, episodes or mem-save-turn")
 	}
 	if *path == locomo.PathFacts {
@@ -243,7 +245,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if bySession && (*matrix || *askHow != locomo.AskRecall) {
 		return nil, invalidArgs("--path "+*path+" is measured by session, with memory_recall's ranking", "Leave out --matrix and --ask; compare it with --method plain-bm25 --path "+*path)
 	}
-	if *noIDs && *path != locomo.PathAgent && *path != locomo.PathAgentSession && *path != locomo.PathAgentReply && !*matrix {
+	if *noIDs && !slices.Contains(agentPaths, *path) && !*matrix {
 		return nil, invalidArgs("--no-ids applies to the agent paths", "Add --path agent, agent-session or agent-reply (or --matrix, whose agent runs it changes)")
 	}
 	// What every run shares: the data, its rewrites and the questions.

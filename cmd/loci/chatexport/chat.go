@@ -608,9 +608,9 @@ func wallMillis(t time.Time) int64 {
 
 // messageID is a message's drawer id: a UUID whose first 48 bits are the
 // message's time as its export writes it, in milliseconds (wallMillis; as
-// the palace's own ids, UUID version 7, order by time) and whose rest is a hash of its key (messageKey) and of
-// how many messages of the same key came before it ("lol" sent twice in a
-// minute is two messages). A message's place in the export is not in it:
+// the palace's own ids, UUID version 7, order by time) and whose rest is
+// a hash of its key (messageKey) and of how many messages of the same key
+// came before it ("lol" sent twice in a minute is two messages). A message's place in the export is not in it:
 // an export keeps a chat's latest messages (WhatsApp's, 40,000 without
 // media), so a later one may begin later, and its messages keep their ids.
 func messageID(key string, n int, t time.Time) string {
