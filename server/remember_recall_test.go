@@ -164,6 +164,12 @@ func TestRememberSessionsAndReplies(t *testing.T) {
 	if list.Total != 4 {
 		t.Errorf("%d drawers after the refused calls, want 4", list.Total)
 	}
+	// A blank session is none: the text is a note of the connection.
+	var blank stored
+	ps.callTool(t, 21, "memory_remember", map[string]any{"text": "The van is booked for Saturday.", "session": "  "}, &blank)
+	if blank.Session != "" {
+		t.Errorf("a blank session stored the text in session %q", blank.Session)
+	}
 }
 
 // A text's time may be given as an argument (timestamp: epoch

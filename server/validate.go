@@ -76,6 +76,7 @@ type sessionName string
 const maxSessionBytes = 128
 
 func (v *sessionName) check(name string) error {
+	*v = sessionName(strings.TrimSpace(string(*v))) // blank: none
 	if err := palace.CheckName(name, string(*v), maxSessionBytes); err != nil {
 		return err
 	}
