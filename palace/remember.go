@@ -40,6 +40,13 @@ type RememberOptions struct {
 	// drawer's timestamp, as a header's date is: a silence before it parts
 	// it from the texts before it, and a question's days find it.
 	When time.Time
+	// Speaker is who said the text, where the face was told ("": the
+	// speaker its label names, if any). The text is stored as a line of
+	// a transcript, with the label after its header ("[D1:3] (8 May,
+	// 2023) Caroline: …"; withLabel), so that it is indexed, borrowed and
+	// shown as a labelled text is; a text that names another speaker is
+	// refused.
+	Speaker string
 }
 
 // Remember stores one text as a drawer, the way an agent's standalone
@@ -57,7 +64,18 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 	if kind == "" {
 		kind = KindNote
 	}
+	if o.Speaker = strings.TrimSpace(o.Speaker); o.Speaker != "" {
+		var err error
+		if text, err = withLabel(text, o.Speaker); err != nil {
+			return nil, err
+		}
+	}
 	m := ReadTextMeta(text)
+	if o.Speaker != "" {
+		// Read from the call, not the label: a label in lower case is
+		// read back only after a header ("sam: " opens a note elsewhere).
+		m.Speaker = speakerName(o.Speaker)
+	}
 	when := cmp.Or(o.When, m.When)
 	if when.IsZero() {
 		// Stored now, as Add would stamp it; stamped first, so that what

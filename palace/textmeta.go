@@ -232,6 +232,47 @@ func labelLen(s string, headed bool) int {
 	return 0
 }
 
+// maxSpeakerBytes bounds a speaker's name given apart from the text
+// (RememberOptions.Speaker), as a session's name is bounded.
+const maxSpeakerBytes = 128
+
+// speakerName is a speaker as a label names it: a role ("User") in lower
+// case, as a header's "[user]" is read, and a name as it is written.
+func speakerName(s string) string {
+	if isRoleWord(s) {
+		return strings.ToLower(s)
+	}
+	return s
+}
+
+// withLabel is text as a line of speaker's in a transcript: "speaker: "
+// after the text's header ("[D1:3] (8 May, 2023) Caroline: …"), or text
+// as it is when its header or label names speaker already, in any case.
+// What the text opens with otherwise stays after the label: the call's
+// word is taken over what reads as a label ("Ana: Meeting notes: …"). A
+// speaker that a label could not hold (a colon, a control character) is
+// refused.
+func withLabel(text, speaker string) (string, error) {
+	if err := CheckName("speaker", speaker, maxSpeakerBytes); err != nil {
+		return "", err
+	}
+	if strings.ContainsRune(speaker, ':') {
+		return "", Invalidf("speaker %q contains a colon, which would end its label (\"%s: …\")", truncate(speaker, 40), truncate(speaker, 40))
+	}
+	sp := speakerName(speaker)
+	m, body, _ := readHeaded(text)
+	if len(body) > len(sp) && body[len(sp)] == ':' && strings.EqualFold(body[:len(sp)], sp) {
+		return text, nil // "sam: …", which only a header makes a label
+	}
+	if strings.EqualFold(m.Speaker, sp) || body == "" {
+		return text, nil // labelled already, or a header alone
+	}
+	// body is the end of text, past any space after it (readHeaded).
+	trimmed := strings.TrimRightFunc(text, unicode.IsSpace)
+	at := len(trimmed) - len(body)
+	return trimmed[:at] + sp + ": " + body, nil
+}
+
 func isRoleWord(s string) bool {
 	switch strings.ToLower(s) {
 	case "user", "assistant", "system", "human", "ai", "model":

@@ -212,3 +212,75 @@ func TestRememberTakesATimestamp(t *testing.T) {
 		}
 	}
 }
+
+// memory_remember's speaker is stored as the text's label, shown by
+// memory_remember, memory_recall and memory_list, and found by a question
+// that names the speaker; a speaker no label can hold, or a credential,
+// is refused with the argument's name.
+func TestRememberNamesTheSpeaker(t *testing.T) {
+	t.Parallel()
+	ps := startPipeServer(t, "p")
+	var said struct {
+		DrawerID string `json:"drawer_id"`
+		Speaker  string `json:"speaker"`
+		Session  string `json:"session"`
+	}
+	ps.callTool(t, 1, "memory_remember", map[string]any{"text": "(2 March, 2024) I adopted a greyhound named Biscuit",
+		"session": "chat", "speaker": "Jolene"}, &said)
+	if said.Speaker != "Jolene" || said.Session != "chat" {
+		t.Errorf("memory_remember answered speaker %q, session %q; want Jolene, chat", said.Speaker, said.Session)
+	}
+	var other struct {
+		Speaker string `json:"speaker"`
+	}
+	ps.callTool(t, 2, "memory_remember", map[string]any{"text": "I adopted a cat named Pixel", "session": "chat"}, &other)
+	if other.Speaker != "" {
+		t.Errorf("a text without a speaker answered speaker %q", other.Speaker)
+	}
+	var recalled struct {
+		Results []struct {
+			DrawerID string `json:"drawer_id"`
+			Content  string `json:"content"`
+			Speaker  string `json:"speaker"`
+		} `json:"results"`
+	}
+	ps.callTool(t, 3, "memory_recall", map[string]any{"query": "What pet did Jolene adopt?"}, &recalled)
+	if len(recalled.Results) == 0 || recalled.Results[0].DrawerID != said.DrawerID {
+		t.Fatalf("memory_recall of Jolene's pet: %+v, want %s first", recalled.Results, said.DrawerID)
+	}
+	if r := recalled.Results[0]; r.Content != "(2 March, 2024) Jolene: I adopted a greyhound named Biscuit" || r.Speaker != "Jolene" {
+		t.Errorf("recalled %q by %q; want the text labelled with its speaker", r.Content, r.Speaker)
+	}
+	var listed struct {
+		Drawers []struct {
+			DrawerID string `json:"drawer_id"`
+			Speaker  string `json:"speaker"`
+		} `json:"drawers"`
+	}
+	ps.callTool(t, 4, "memory_list", map[string]any{"session": "chat"}, &listed)
+	speakers := map[string]string{}
+	for _, d := range listed.Drawers {
+		speakers[d.DrawerID] = d.Speaker
+	}
+	if speakers[said.DrawerID] != "Jolene" || len(speakers) != 2 {
+		t.Errorf("memory_list speakers %v, want Jolene for %s among two", speakers, said.DrawerID)
+	}
+	for i, c := range []struct {
+		speaker any
+		want    string
+	}{
+		{"Dr: Who", "'speaker' contains a colon"},
+		{"sk-proj-" + strings.Repeat("a1B2", 12), "'speaker' looks like a credential"},
+		{strings.Repeat("x", 129), "at most 128 bytes"},
+		{7, "'speaker'"},
+	} {
+		msg, failed := ps.rpc(t, 10+i, "tools/call", map[string]any{"name": "memory_remember", "arguments": map[string]any{"text": "hello", "speaker": c.speaker}})
+		if !failed || !strings.Contains(msg, c.want) {
+			t.Errorf("speaker %v: %q (failed %v), want an error with %q", c.speaker, msg, failed, c.want)
+		}
+	}
+	ps.callTool(t, 20, "memory_list", map[string]any{}, &listed)
+	if len(listed.Drawers) != 2 {
+		t.Errorf("after refused calls the palace holds %d drawers, want 2", len(listed.Drawers))
+	}
+}

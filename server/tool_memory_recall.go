@@ -37,6 +37,7 @@ type recallResult struct {
 	CreatedAt  string   `json:"created_at"`
 	Timestamp  string   `json:"timestamp"`
 	Session    string   `json:"session,omitempty"`
+	Speaker    string   `json:"speaker,omitempty"`
 	// ContentTruncated and ContentChars: as drawerJSON's.
 	ContentTruncated bool `json:"content_truncated,omitempty"`
 	ContentChars     int  `json:"content_chars,omitempty"`
@@ -77,7 +78,7 @@ func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep boo
 		r := recallResult{
 			DrawerID: d.DrawerID, Score: round4(h.Score), Layer: h.Layer,
 			Tags: d.Tags, Importance: d.Importance, Room: d.Room, Kind: d.Kind,
-			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp, Session: d.Session,
+			CreatedAt: d.CreatedAt, Timestamp: d.Timestamp, Session: d.Session, Speaker: d.Speaker,
 		}
 		if text, ok := h.Passage.Of(d.Content); ok {
 			r.Passage, r.Excerpt = h.Passage, text

@@ -16,6 +16,7 @@ type memoryRememberParams struct {
 	Session    sessionName `json:"session" desc:"The conversation the text belongs to (optional): texts of one session are read as one conversation, whatever connection or process stores them, and several conversations stored through one connection stay apart"`
 	ReplyTo    string      `json:"reply_to" desc:"The drawer_id of the message this text answers, when it answers an earlier one than the last (optional): that drawer must be a text of a session, and this text joins its session"`
 	Timestamp  *turnTime   `json:"timestamp" desc:"When the remembered event happened (optional): epoch milliseconds or RFC 3339; default the date the text's header names, else now"`
+	Speaker    speakerName `json:"speaker" desc:"Who said the text (optional), for a message of a conversation: it is stored as a transcript line, 'speaker: text', and questions that name the speaker rank it higher; default the speaker the text's own label names ('Caroline: ...', 'user: ...')"`
 }
 
 type memoryRememberResult struct {
@@ -26,6 +27,9 @@ type memoryRememberResult struct {
 	// Session is the session the text joined (loci): the one the call
 	// named, or the one of the message it answers.
 	Session string `json:"session,omitempty"`
+	// Speaker is who said the text (loci): the one the call named, or the
+	// one its label names; absent when none.
+	Speaker string `json:"speaker,omitempty"`
 }
 
 // defaultImportance is a note's importance when the call gives none.
@@ -45,7 +49,7 @@ func memoryRemember(ctx context.Context, s *Server, p memoryRememberParams) (mem
 		imp = float64(*p.Importance)
 	}
 	o := palace.RememberOptions{Room: string(p.Room), Tags: tagStrings(p.Tags),
-		Importance: imp, Connection: connectionOf(ctx), Session: string(p.Session), ReplyTo: p.ReplyTo}
+		Importance: imp, Connection: connectionOf(ctx), Session: string(p.Session), ReplyTo: p.ReplyTo, Speaker: string(p.Speaker)}
 	if p.Timestamp != nil {
 		o.When = p.Timestamp.Time
 	}
@@ -53,5 +57,5 @@ func memoryRemember(ctx context.Context, s *Server, p memoryRememberParams) (mem
 	if err != nil {
 		return memoryRememberResult{}, err
 	}
-	return memoryRememberResult{DrawerID: d.ID, Palace: pal.Name(), Status: "stored", Room: d.Room, Session: d.SessionID}, nil
+	return memoryRememberResult{DrawerID: d.ID, Palace: pal.Name(), Status: "stored", Room: d.Room, Session: d.SessionID, Speaker: speakerOf(d)}, nil
 }

@@ -143,6 +143,9 @@ type drawerJSON struct {
 	// Session is the conversation the drawer belongs to (loci; absent
 	// when none).
 	Session string `json:"session,omitempty"`
+	// Speaker is who said the drawer's text (loci; absent when none):
+	// memory_remember's speaker, or the one its label names.
+	Speaker string `json:"speaker,omitempty"`
 	// ContentTruncated and ContentChars say that Content was cut to the
 	// call's max_content_chars, and its whole length (clip.go).
 	ContentTruncated bool `json:"content_truncated,omitempty"`
@@ -164,7 +167,16 @@ func toDrawerJSON(d *palace.Drawer) drawerJSON {
 		Kind:       d.Kind,
 		Timestamp:  rfc3339(d.Timestamp),
 		Session:    d.SessionID,
+		Speaker:    speakerOf(d),
 	}
+}
+
+// speakerOf is the first sender a drawer names ("" for none).
+func speakerOf(d *palace.Drawer) string {
+	if len(d.SenderIDs) == 0 {
+		return ""
+	}
+	return d.SenderIDs[0]
 }
 
 // clip cuts j's content to n characters (0: none), saying so when it cuts

@@ -86,6 +86,25 @@ func (v *sessionName) check(name string) error {
 	return nil
 }
 
+// speakerName is who said a text: trimmed (blank: none), at most
+// maxSessionBytes like a session's name, no colon (it ends a label) and no
+// credential, since it is stored in the text's label.
+type speakerName string
+
+func (v *speakerName) check(name string) error {
+	*v = speakerName(strings.TrimSpace(string(*v)))
+	if err := palace.CheckName(name, string(*v), maxSessionBytes); err != nil {
+		return err
+	}
+	if strings.ContainsRune(string(*v), ':') {
+		return argErrorf("'%s' contains a colon, which would end the speaker's label (\"name: …\"); leave it out", name)
+	}
+	if redact.Contains(string(*v)) {
+		return argErrorf("'%s' looks like a credential (an access token or key); give the speaker's name", name)
+	}
+	return nil
+}
+
 // tagName is a tag, as a filter or one of a drawer's tags.
 type tagName string
 
