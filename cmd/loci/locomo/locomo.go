@@ -410,6 +410,19 @@ func Load(paths ...string) ([]Sample, error) {
 		if err := json.Unmarshal(raw, &conv); err != nil {
 			return nil, &DataError{Err: fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)}
 		}
+		if isObject(conv["conversation"]) {
+			// One item of LoCoMo's list on its own: {"sample_id": …,
+			// "conversation": {…}, "qa": […]}.
+			var s Sample
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, &DataError{Err: fmt.Errorf("%s: %w", path, err)}
+			}
+			if s.SampleID == "" {
+				s.SampleID = path
+			}
+			out = append(out, s)
+			continue
+		}
 		if err := json.Unmarshal(raw, &one); err != nil {
 			return nil, &DataError{Err: fmt.Errorf("%s: %w", path, err)}
 		}

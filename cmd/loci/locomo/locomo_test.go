@@ -556,7 +556,7 @@ func TestLoadLeavesOutWhatItCannotRead(t *testing.T) {
 
 // Load reads every form the reference script (../shared/eval/locomo_bm25.py)
 // reads: a list of conversations, or one conversation whose sessions and
-// questions are at the top level; a turn's clean_text where it has no
+// questions are at the top level (or one item of the list on its own); a turn's clean_text where it has no
 // text; evidence as a run of turns ("D1:1-D1:3"), as one string, or none;
 // a category written as a string. Run then asks the questions of every
 // file given.
@@ -587,6 +587,18 @@ func TestLoadReadsTheReferenceScriptsForms(t *testing.T) {
 	write(unnamed, `{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]}`)
 	if s, err := Load(numbered, unnamed); err != nil || len(s) != 2 || s[0].SampleID != "7" || s[1].SampleID != unnamed {
 		t.Fatalf("a numbered and an unnamed conversation: %+v, %v", s, err)
+	}
+	// One item of LoCoMo's list, written on its own.
+	item, itemUnnamed := dir+"/item.json", dir+"/item-unnamed.json"
+	write(item, `{"sample_id":"b","conversation":{"speaker_a":"Ann",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a greyhound named Pixel"}]},
+		"qa":[{"question":"What is the name of Ann's dog?","category":1,"evidence":["D1:1"]}]}`)
+	write(itemUnnamed, `{"conversation":{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]}}`)
+	if s, err := Load(item, itemUnnamed); err != nil || len(s) != 2 || s[0].SampleID != "b" || len(s[0].QA) != 1 ||
+		s[1].SampleID != itemUnnamed || len(s[0].Conversation) != 2 {
+		t.Fatalf("one item of LoCoMo's list: %+v, %v", s, err)
+	} else if ds, err := Drawers(s[0].Conversation); err != nil || len(ds) != 1 || ds[0].Content != "Ann: I adopted a greyhound named Pixel" {
+		t.Fatalf("its turns: %v, %v", ds, err)
 	}
 	samples, err := Load(list, one)
 	if err != nil {
