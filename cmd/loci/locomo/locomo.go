@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -381,7 +382,9 @@ func (e *DataError) Unwrap() error { return e.Err }
 // (its sample_id is its "name", or the file's name). These are the forms
 // the reference script (../shared/eval/locomo_bm25.py) reads. A
 // LongMemEval instance, in a list or alone, is read as a conversation of
-// its own (fromLongMemEval).
+// its own (fromLongMemEval); so is one item of LoCoMo's list alone. A file
+// of JSON Lines holds a conversation a line, in any of these forms (the
+// file's name and its number, "chats.jsonl#2", where it names none).
 func Load(paths ...string) ([]Sample, error) {
 	var out []Sample
 	for _, path := range paths {
@@ -398,45 +401,68 @@ func Load(paths ...string) ([]Sample, error) {
 			out = append(out, ss...)
 			continue
 		}
-		if lme, ok := longMemEvalItem(raw); ok {
-			out = append(out, lme)
-			continue
-		}
-		var one struct {
-			Name any             `json:"name"` // a string, or whatever the file holds
-			QA   json.RawMessage `json:"qa"`
-		}
-		var conv map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &conv); err != nil {
-			return nil, &DataError{Err: fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)}
-		}
-		if isObject(conv["conversation"]) {
-			// One item of LoCoMo's list on its own: {"sample_id": …,
-			// "conversation": {…}, "qa": […]}.
-			var s Sample
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, &DataError{Err: fmt.Errorf("%s: %w", path, err)}
+		// One conversation, or several as JSON Lines (a conversation a
+		// line), each in any of the forms above.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		for n := 1; ; n++ {
+			var item json.RawMessage
+			if err := dec.Decode(&item); err == io.EOF {
+				break
+			} else if err != nil {
+				return nil, &DataError{Err: fmt.Errorf("%s: not a list of conversations nor one conversation: %w", path, err)}
 			}
-			if s.SampleID == "" {
-				s.SampleID = path
+			id := path
+			if dec.More() || n > 1 {
+				id = fmt.Sprintf("%s#%d", path, n)
+			}
+			s, err := oneSample(id, item)
+			if err != nil {
+				return nil, &DataError{Err: fmt.Errorf("%s: %w", id, err)}
 			}
 			out = append(out, s)
-			continue
 		}
-		if err := json.Unmarshal(raw, &one); err != nil {
-			return nil, &DataError{Err: fmt.Errorf("%s: %w", path, err)}
-		}
-		id := path
-		if one.Name != nil && fmt.Sprint(one.Name) != "" {
-			id = fmt.Sprint(one.Name)
-		}
-		qa, dropped := readQA(one.QA)
-		delete(conv, "qa")
-		dropped = append(dropped, readableSessions(conv)...)
-		sessionDates(conv)
-		out = append(out, Sample{SampleID: id, Conversation: conv, QA: qa, Dropped: dropped})
 	}
 	return out, nil
+}
+
+// oneSample reads one conversation given on its own: a LongMemEval
+// instance, one item of LoCoMo's list, or one whose sessions and
+// questions are at its top level (its sample_id its "name", else id).
+func oneSample(id string, raw []byte) (Sample, error) {
+	if lme, ok := longMemEvalItem(raw); ok {
+		return lme, nil
+	}
+	var conv map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &conv); err != nil {
+		return Sample{}, fmt.Errorf("not a list of conversations nor one conversation: %w", err)
+	}
+	if isObject(conv["conversation"]) {
+		// One item of LoCoMo's list: {"sample_id": …, "conversation":
+		// {…}, "qa": […]}.
+		var s Sample
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return Sample{}, err
+		}
+		if s.SampleID == "" {
+			s.SampleID = id
+		}
+		return s, nil
+	}
+	var one struct {
+		Name any             `json:"name"` // a string, or whatever the file holds
+		QA   json.RawMessage `json:"qa"`
+	}
+	if err := json.Unmarshal(raw, &one); err != nil {
+		return Sample{}, err
+	}
+	if one.Name != nil && fmt.Sprint(one.Name) != "" {
+		id = fmt.Sprint(one.Name)
+	}
+	qa, dropped := readQA(one.QA)
+	delete(conv, "qa")
+	dropped = append(dropped, readableSessions(conv)...)
+	sessionDates(conv)
+	return Sample{SampleID: id, Conversation: conv, QA: qa, Dropped: dropped}, nil
 }
 
 type Turn struct {

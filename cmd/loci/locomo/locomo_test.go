@@ -600,6 +600,21 @@ func TestLoadReadsTheReferenceScriptsForms(t *testing.T) {
 	} else if ds, err := Drawers(s[0].Conversation); err != nil || len(ds) != 1 || ds[0].Content != "Ann: I adopted a greyhound named Pixel" {
 		t.Fatalf("its turns: %v, %v", ds, err)
 	}
+	// JSON Lines: a conversation a line, in any form; one unnamed is
+	// named by the file and its line.
+	lines := dir + "/chats.jsonl"
+	write(lines, `{"sample_id":"c","conversation":{"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"hi"}]},"qa":[]}
+{"session_1":[{"speaker":"Bo","dia_id":"D1:1","text":"hey"}],"qa":[]}
+`)
+	if s, err := Load(lines); err != nil || len(s) != 2 || s[0].SampleID != "c" || s[1].SampleID != lines+"#2" {
+		t.Fatalf("JSON Lines: %+v, %v", s, err)
+	}
+	broken := dir + "/broken.jsonl"
+	write(broken, `{"sample_id":"c","conversation":{},"qa":[]}
+{"session_1":[`)
+	if _, err := Load(broken); err == nil || !strings.Contains(err.Error(), broken) {
+		t.Errorf("a broken line: %v, want an error naming the file", err)
+	}
 	samples, err := Load(list, one)
 	if err != nil {
 		t.Fatal(err)
