@@ -33,7 +33,9 @@ type RememberOptions struct {
 	// at once). That drawer must be a text of a session (a note or a
 	// turn) stored no later than this one's event time; the text joins its
 	// session (Session, when given, must name the same one), borrows it
-	// as context, and a hit on one lifts the other (MetaReplyTo).
+	// as context, and a hit on the text lifts that drawer (MetaReplyTo;
+	// a hit on that drawer lifts the text when only replies to other
+	// messages come between them: Palace.neighbours).
 	ReplyTo string
 	// When is when the remembered event happened, where the face was told
 	// (zero: the date the text's header names, else now). It is the
