@@ -283,6 +283,22 @@ func cli(f cliFunc) func(ctx context.Context, env *cliEnv, args []string) int {
 	}
 }
 
+// subcommandHelp answers `loci CMD -h` (or --help, or help) for a command
+// whose first argument names a subcommand: the usage goes to stderr, as a
+// flag set's does, and the command exits 0 (flag.ErrHelp). nil when args
+// ask for no help.
+func subcommandHelp(env *cliEnv, args []string, usage string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintf(env.stderr, "Usage: %s\nA subcommand's flags: loci %s SUBCOMMAND -h\n", usage, strings.Fields(usage)[1])
+		return flag.ErrHelp
+	}
+	return nil
+}
+
 // formatArg finds --format's value in raw arguments.
 func formatArg(args []string) (string, bool) {
 	for i, a := range args {

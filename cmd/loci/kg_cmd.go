@@ -12,6 +12,9 @@ import (
 
 // kgCmd is `loci kg assert SUBJECT PREDICATE OBJECT | query SUBJECT [--as-of T] | history SUBJECT`.
 func kgCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	if err := subcommandHelp(env, args, "loci kg assert SUBJECT PREDICATE OBJECT|query SUBJECT [--as-of T]|history SUBJECT"); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 {
 		return nil, invalidArgs("missing subcommand", "Use `loci kg assert|query|history`")
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
-	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 )
 
 // TestMain lets the test binary stand in for the loci binary: with
@@ -25,4 +27,29 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	pgtest.Stop() // the team-palace tests' PostgreSQL server, if they started one
 	os.Exit(code)
+}
+
+// Every command answers -h, as `loci help` says it does: its usage and
+// exit code 0, nothing stored. A command of subcommands (palace, kg,
+// token) names them.
+func TestEveryCommandAnswersHelp(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for name := range commands {
+		_, stderr, code := runLociOnce(t, home, nil, "", name, "-h")
+		if code != 0 {
+			t.Errorf("loci %s -h exited %d: %s", name, code, stderr)
+		}
+	}
+	for _, name := range []string{"palace", "kg", "token"} {
+		for _, h := range []string{"-h", "--help", "help"} {
+			_, stderr, code := runLociOnce(t, home, nil, "", name, h)
+			if code != 0 || !strings.Contains(stderr, "Usage: loci "+name+" ") {
+				t.Errorf("loci %s %s exited %d with %q, want its subcommands' usage", name, h, code, stderr)
+			}
+		}
+	}
+	if entries, err := os.ReadDir(home); err != nil || len(entries) != 0 {
+		t.Errorf("asking for help wrote %v to the data dir (%v)", entries, err)
+	}
 }

@@ -14,6 +14,9 @@ import (
 
 // palaceCmd is `loci palace list|create|info|warm`.
 func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	if err := subcommandHelp(env, args, "loci palace list|create NAME [--description TEXT]|info [NAME]|warm [NAME]"); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 {
 		return nil, invalidArgs("missing subcommand", "Use `loci palace list|create NAME|info [NAME]|warm [NAME]`")
 	}

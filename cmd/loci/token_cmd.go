@@ -21,6 +21,9 @@ func init() {
 // tokens live in the store (a team's PostgreSQL catalog, or access.db in
 // a SQLite data dir), so every node of the team accepts them at once.
 func tokenCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
+	if err := subcommandHelp(env, args, "loci token create --user NAME [--scope read|write|admin] [--palace P1,P2|*]|list|revoke ID"); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return nil, invalidArgs("missing subcommand", "Use `loci token create --user NAME`, `loci token list` or `loci token revoke ID`")
 	}
