@@ -76,7 +76,7 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 	if o.Speaker != "" {
 		// Read from the call, not the label: a label in lower case is
 		// read back only after a header ("sam: " opens a note elsewhere).
-		m.Speaker = speakerName(o.Speaker)
+		m.Speaker = SpeakerName(o.Speaker)
 	}
 	when := cmp.Or(o.When, m.When)
 	if when.IsZero() {

@@ -236,9 +236,9 @@ func labelLen(s string, headed bool) int {
 // (RememberOptions.Speaker), as a session's name is bounded.
 const maxSpeakerBytes = 128
 
-// speakerName is a speaker as a label names it: a role ("User") in lower
+// SpeakerName is a speaker as a label names it: a role ("User") in lower
 // case, as a header's "[user]" is read, and a name as it is written.
-func speakerName(s string) string {
+func SpeakerName(s string) string {
 	if isRoleWord(s) {
 		return strings.ToLower(s)
 	}
@@ -259,7 +259,7 @@ func withLabel(text, speaker string) (string, error) {
 	if strings.ContainsRune(speaker, ':') {
 		return "", Invalidf("speaker %q contains a colon, which would end its label (\"%s: …\")", truncate(speaker, 40), truncate(speaker, 40))
 	}
-	sp := speakerName(speaker)
+	sp := SpeakerName(speaker)
 	m, body, _ := readHeaded(text)
 	if len(body) > len(sp) && body[len(sp)] == ':' && strings.EqualFold(body[:len(sp)], sp) {
 		return text, nil // "sam: …", which only a header makes a label

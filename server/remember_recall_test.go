@@ -257,6 +257,18 @@ func TestRememberNamesTheSpeaker(t *testing.T) {
 			Speaker  string `json:"speaker"`
 		} `json:"drawers"`
 	}
+	ps.callTool(t, 5, "memory_recall", map[string]any{"query": "adopted", "speaker": "Jolene"}, &recalled)
+	if len(recalled.Results) != 1 || recalled.Results[0].DrawerID != said.DrawerID {
+		t.Errorf("memory_recall of what Jolene said: %+v, want her text alone", recalled.Results)
+	}
+	ps.callTool(t, 6, "memory_recall", map[string]any{"query": "adopted", "speaker": "Pixel"}, &recalled)
+	if len(recalled.Results) != 0 {
+		t.Errorf("memory_recall of what nobody said: %+v, want nothing", recalled.Results)
+	}
+	ps.callTool(t, 7, "memory_list", map[string]any{"speaker": "Jolene"}, &listed)
+	if len(listed.Drawers) != 1 || listed.Drawers[0].DrawerID != said.DrawerID {
+		t.Errorf("memory_list of Jolene's texts: %+v", listed.Drawers)
+	}
 	ps.callTool(t, 4, "memory_list", map[string]any{"session": "chat"}, &listed)
 	speakers := map[string]string{}
 	for _, d := range listed.Drawers {
@@ -282,5 +294,11 @@ func TestRememberNamesTheSpeaker(t *testing.T) {
 	ps.callTool(t, 20, "memory_list", map[string]any{}, &listed)
 	if len(listed.Drawers) != 2 {
 		t.Errorf("after refused calls the palace holds %d drawers, want 2", len(listed.Drawers))
+	}
+	// A role is one speaker in any case: the label "user:" and "User".
+	ps.callTool(t, 21, "memory_remember", map[string]any{"text": "user: deploys go out on Fridays"}, &said)
+	ps.callTool(t, 22, "memory_list", map[string]any{"speaker": "User"}, &listed)
+	if said.Speaker != "user" || len(listed.Drawers) != 1 || listed.Drawers[0].DrawerID != said.DrawerID {
+		t.Errorf("the user's text answered speaker %q and memory_list of User gave %+v", said.Speaker, listed.Drawers)
 	}
 }

@@ -16,6 +16,7 @@ type memoryRecallParams struct {
 	Room            roomName    `json:"room" desc:"Only recall drawers of this room (optional)"`
 	Tag             tagName     `json:"tag" desc:"Only recall drawers carrying this tag (optional)"`
 	Session         sessionName `json:"session" desc:"Only recall drawers of this conversation (optional; memory_remember's session)"`
+	Speaker         speakerName `json:"speaker" desc:"Only recall what this speaker said (optional; a result's speaker, as memory_remember's speaker or the text's label names it)"`
 	MaxContentChars *int        `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length; for a long memory recall shows its opening line and the passage that matched."`
 }
 
@@ -67,7 +68,7 @@ func memoryRecall(ctx context.Context, s *Server, p memoryRecallParams, deep boo
 	if err != nil {
 		return memoryRecallResult{}, err
 	}
-	hits, err := pal.Recall(ctx, palace.RecallRequest{Query: p.Query, K: p.TopK, Deep: deep, Filter: filter(p.Room, p.Tag, p.Session)})
+	hits, err := pal.Recall(ctx, palace.RecallRequest{Query: p.Query, K: p.TopK, Deep: deep, Filter: filter(p.Room, p.Tag, p.Session, p.Speaker)})
 	if err != nil {
 		return memoryRecallResult{}, err
 	}

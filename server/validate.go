@@ -124,11 +124,15 @@ func tagStrings(tags []tagName) []string {
 	return out
 }
 
-// filter is the room and tag filter that recall and list tools share.
-func filter(room roomName, tag tagName, session sessionName) palace.Filter {
+// filter is the room, tag, session and speaker filter that recall and
+// list tools share.
+func filter(room roomName, tag tagName, session sessionName, speaker speakerName) palace.Filter {
 	f := palace.Filter{Room: string(room), SessionID: string(session)}
 	if tag != "" {
 		f.Tags = []string{string(tag)}
+	}
+	if speaker != "" {
+		f.Where = &palace.Pred{Field: "sender_id", Op: "eq", Value: palace.SpeakerName(string(speaker))}
 	}
 	return f
 }
