@@ -33,7 +33,8 @@ func TestCLIImportWhatsAppChat(t *testing.T) {
 		t.Fatalf("second import: %d %s", o.code, o.stdout)
 	}
 	o = runCLI(t, home, "json", "recall", "--all", "greyhound", "--palace", "chats")
-	if o.code != 0 || !strings.Contains(o.stdout, `"content":"Ana: we adopted a greyhound called Pixel"`) || !strings.Contains(o.stdout, `"timestamp":"2023-05-12T14:02:00Z"`) {
+	if o.code != 0 || !strings.Contains(o.stdout, `"content":"Ana: we adopted a greyhound called Pixel"`) || !strings.Contains(o.stdout, `"timestamp":"2023-05-12T14:02:00Z"`) ||
+		!strings.Contains(o.stdout, `"session":"whatsapp:Ana","speaker":"Ana"`) {
 		t.Fatalf("recall: %s", o.stdout)
 	}
 	notChat := filepath.Join(work, "notes.txt")

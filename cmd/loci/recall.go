@@ -32,6 +32,10 @@ type recallMemory struct {
 	Layer      int      `json:"layer"`
 	Importance float64  `json:"importance"`
 	Timestamp  string   `json:"timestamp"`
+	// Session and Speaker are the conversation the memory belongs to and
+	// who said it, where it has them, as memory_recall gives them.
+	Session string `json:"session,omitempty"`
+	Speaker string `json:"speaker,omitempty"`
 	// Passage and Excerpt are, for a long memory (indexed in passages),
 	// where the best-matching passage lies in content and its text, as
 	// memory_recall gives them.
@@ -111,7 +115,10 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			d := h.Drawer
 			m := recallMemory{ID: d.ID, Content: d.Content, Kind: d.Kind, Room: d.Room, Tags: d.Tags,
 				Score: float64(int64(h.Score*10000+0.5)) / 10000, Layer: h.Layer, Importance: d.Importance,
-				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00")}
+				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00"), Session: d.SessionID}
+			if len(d.SenderIDs) > 0 {
+				m.Speaker = d.SenderIDs[0]
+			}
 			if text, ok := h.Passage.Of(d.Content); ok {
 				m.Passage, m.Excerpt = h.Passage, text
 			}
