@@ -18,6 +18,9 @@ func Kernels() []string {
 	if useAVX2 {
 		ks = append(ks, "avx2-fma")
 	}
+	if useNEON {
+		ks = append(ks, "neon")
+	}
 	return append(ks, "generic")
 }
 
@@ -25,13 +28,13 @@ func Kernels() []string {
 // named kernel, and selects that kernel until restore is called. Tests
 // using it must not run in parallel.
 func NewForKernel(kernel string) (enc *Encoder, restore func()) {
-	oldAVX, old512, oldHalf, oldBF := useAVX2, useAVX512, halfPanels, bf16Panels
+	oldAVX, old512, oldHalf, oldBF, oldNEON := useAVX2, useAVX512, halfPanels, bf16Panels, useNEON
 	if kernel != "amx-bf16" {
 		bf16Panels = false
 	}
 	switch kernel {
 	case "generic":
-		useAVX2, useAVX512, halfPanels = false, false, false
+		useAVX2, useAVX512, halfPanels, useNEON = false, false, false, false
 	case "avx2-fma":
 		useAVX512, halfPanels = false, false
 	case "avx2-fma-f16c":
@@ -41,5 +44,5 @@ func NewForKernel(kernel string) (enc *Encoder, restore func()) {
 	}
 	enc = &Encoder{}
 	enc.once.Do(func() { enc.m, enc.err = loadModel(currentPanels()) })
-	return enc, func() { useAVX2, useAVX512, halfPanels, bf16Panels = oldAVX, old512, oldHalf, oldBF }
+	return enc, func() { useAVX2, useAVX512, halfPanels, bf16Panels, useNEON = oldAVX, old512, oldHalf, oldBF, oldNEON }
 }

@@ -262,6 +262,17 @@ func (d *dense) block(dst, src []float32, r0, r1, p0, p1 int) {
 	}
 }
 
+// checkTile panics (through the bounds checks) unless every element a
+// kernel touches is inside the slices.
+func checkTile(a []float32, lda, wlen, k int, c []float32, ldc int, init []float32, istride, rows int) {
+	_ = a[(rows-1)*lda+k-1]
+	if wlen < k*panelWidth {
+		panic("use: short weight panel")
+	}
+	_ = c[(rows-1)*ldc+panelWidth-1]
+	_ = init[(rows-1)*istride+panelWidth-1]
+}
+
 // tileGeneric computes rows x 16 outputs: c[i*ldc+j] = init[i*istride+j]
 // + sum_k a[i*lda+k] * w[k*16+j]. It is the portable kernel; init may
 // alias c.

@@ -19,6 +19,9 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // system saves its registers). Tests flip it.
 var useAVX512 = useAVX2 && cpu.X86.HasAVX512F
 
+// useNEON is false: NEON is arm64's (gemm_arm64.go).
+var useNEON = false
+
 // halfPanels keeps the weights in fp16 and widens them inside the kernel
 // (F16C), which halves the memory a query streams.
 var halfPanels = useAVX2 && hasF16C()
@@ -153,17 +156,6 @@ var (
 	zkerns32 = [...]kernFunc{nil, zkern1, zkern2, zkern3, zkern4, zkern5, zkern6}
 	zkerns16 = [...]kernFunc{nil, zhalf1, zhalf2, zhalf3, zhalf4, zhalf5, zhalf6}
 )
-
-// checkTile panics (through the bounds checks) unless every element a
-// kernel touches is inside the slices.
-func checkTile(a []float32, lda, wlen, k int, c []float32, ldc int, init []float32, istride, rows int) {
-	_ = a[(rows-1)*lda+k-1]
-	if wlen < k*panelWidth {
-		panic("use: short weight panel")
-	}
-	_ = c[(rows-1)*ldc+panelWidth-1]
-	_ = init[(rows-1)*istride+panelWidth-1]
-}
 
 // tile32 computes rows (1..6) x 16 outputs from fp32 weights.
 func tile32(a []float32, lda int, w []float32, k int, c []float32, ldc int, init []float32, istride, rows int) {

@@ -63,7 +63,7 @@ func (e *Encoder) LoadTime() time.Duration {
 }
 
 // Kernel names the matrix kernel in use: "amx-bf16", "avx512-f16c",
-// "avx512", "avx2-fma-f16c", "avx2-fma" or "generic".
+// "avx512", "avx2-fma-f16c", "avx2-fma", "neon" (arm64) or "generic".
 func Kernel() string { return kernelName }
 
 // ID implements embed.Embedder.
