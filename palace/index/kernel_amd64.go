@@ -16,6 +16,9 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // operating system saves its registers. Tests flip it.
 var useVNNI = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
 
+// useNEON is arm64's (kernel_arm64.go).
+var useNEON = false
+
 //go:noescape
 func dotAVX2(a, b *float32, n int) float32
 

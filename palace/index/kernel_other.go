@@ -1,8 +1,8 @@
-//go:build !amd64 || purego
+//go:build !(amd64 || arm64) || purego
 
 package index
 
-var useAVX2, useVNNI = false, false
+var useAVX2, useVNNI, useNEON = false, false, false
 
 func dot(a, b []float32) float32 { return dotGo(a, b) }
 

@@ -31,24 +31,28 @@ func TestKernelsMatchPureGo(t *testing.T) {
 }
 
 // eachKernel runs fn with each set of scan kernels this CPU has selected
-// in turn (pure Go, AVX2, AVX-512 VNNI), then restores the CPU's choice.
+// in turn (pure Go, AVX2, AVX-512 VNNI; NEON on arm64), then restores the
+// CPU's choice.
 func eachKernel(t *testing.T, fn func(kernel string)) {
 	type kernel struct {
-		name      string
-		avx, vnni bool
+		name            string
+		avx, vnni, neon bool
 	}
-	kernels := []kernel{{"go", false, false}}
+	kernels := []kernel{{name: "go"}}
 	if useAVX2 {
-		kernels = append(kernels, kernel{"avx2", true, false})
+		kernels = append(kernels, kernel{name: "avx2", avx: true})
 	}
 	if useVNNI {
-		kernels = append(kernels, kernel{"avx512-vnni", true, true})
-	} else {
+		kernels = append(kernels, kernel{name: "avx512-vnni", avx: true, vnni: true})
+	} else if !useNEON {
 		t.Log("no AVX-512 VNNI on this CPU: its kernel is not checked here")
 	}
-	defer func(avx, vnni bool) { useAVX2, useVNNI = avx, vnni }(useAVX2, useVNNI)
+	if useNEON {
+		kernels = append(kernels, kernel{name: "neon", neon: true})
+	}
+	defer func(avx, vnni, neon bool) { useAVX2, useVNNI, useNEON = avx, vnni, neon }(useAVX2, useVNNI, useNEON)
 	for _, k := range kernels {
-		useAVX2, useVNNI = k.avx, k.vnni
+		useAVX2, useVNNI, useNEON = k.avx, k.vnni, k.neon
 		fn(k.name)
 	}
 }
