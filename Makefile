@@ -48,7 +48,7 @@ test: build
 	$(GO) vet ./...
 	# The benchmarks and soak runs behind build tags are not run here; vet
 	# them so that they keep compiling.
-	$(GO) vet -tags 'sqlite_fts5 bench eval stdiobench dreambench hookbench soak' ./...
+	$(GO) vet -tags 'sqlite_fts5 bench eval stdiobench dreambench hookbench soak crosstest' ./...
 	# The packages with files for some systems only, type-checked for macOS
 	# on both its CPUs and for Windows (the rest needs cgo for SQLite: for
 	# Windows the whole binary is cross-compiled with MinGW-w64 and run under
@@ -61,6 +61,10 @@ test: build
 	TZ=UTC $(GO) test -count=1 -timeout 15m ./...
 	# The keyword tokenizer against SQLite FTS5's own (needs go-sqlite3 with FTS5).
 	$(GO) test -count=1 -tags sqlite_fts5 ./palace/bm25/
+	# The arm64 (NEON) kernels: these packages' tests built for linux/arm64
+	# and run under QEMU (palace/internal/crosstest). A step of its own, after
+	# the suite, so that emulation's load never meets the suite's timed tests.
+	$(GO) test -count=1 -tags crosstest -run '^TestKernelsOnArm64$$' ./palace/embed/use/ ./palace/index/
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SMOKE)
 
 # fuzz: every fuzz target for FUZZTIME (failing inputs land in testdata/fuzz).

@@ -1,4 +1,4 @@
-//go:build !arm64
+//go:build crosstest && !arm64
 
 package use_test
 

@@ -2,7 +2,10 @@
 // QEMU's user-mode emulator, so that the assembly kernels of a CPU this
 // machine is not (arm64's NEON, on an amd64 host) are checked by the same
 // tests as the native ones. Emulated code is checked for what it computes,
-// not for how fast it runs.
+// not for how fast it runs. The tests that call it are behind the
+// crosstest build tag, run by a step of `make test` of their own: an
+// emulator keeps both cores busy for a minute, which the suite's timed
+// tests must not share.
 package crosstest
 
 import (
