@@ -117,6 +117,18 @@ func dotsNibble(q *nibbleQuery, rows []int8, floor int64, idx, out []int32) int 
 	return m
 }
 
+// raw is floor as a bound on the products of the stored levels (level +
+// 8), which the assembly kernels compare before taking the offset out.
+func (q *nibbleQuery) raw(floor int64) int64 {
+	switch {
+	case floor <= math.MinInt32:
+		return math.MinInt64
+	case floor > math.MaxInt32:
+		return math.MaxInt64 // above every product
+	}
+	return floor + int64(q.corr)
+}
+
 // ScanKernel names the kernel of the int8 scan this CPU runs:
 // "avx512-vnni", "avx2" or "generic".
 func ScanKernel() string {

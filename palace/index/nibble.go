@@ -70,18 +70,6 @@ func prepareNibbles(qc []int8) *nibbleQuery {
 	return q
 }
 
-// raw is floor as a bound on the products of the stored levels (level +
-// 8), which the assembly kernels compare before taking the offset out.
-func (q *nibbleQuery) raw(floor int64) int64 {
-	switch {
-	case floor <= math.MinInt32:
-		return math.MinInt64
-	case floor > math.MaxInt32:
-		return math.MaxInt64 // above every product
-	}
-	return floor + int64(q.corr)
-}
-
 // dotsNibbleGo is dotsNibble in Go.
 func dotsNibbleGo(q *nibbleQuery, rows []int8, floor int64, idx, out []int32) int {
 	rb := len(q.padded) / 2
