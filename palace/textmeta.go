@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loci-mem/loci/palace/redact"
 )
 
 // A text written to memory on its own ("[D1:3] (8 May, 2023) Caroline: I
@@ -232,9 +234,45 @@ func labelLen(s string, headed bool) int {
 	return 0
 }
 
-// maxSpeakerBytes bounds a speaker's name given apart from the text
-// (RememberOptions.Speaker), as a session's name is bounded.
-const maxSpeakerBytes = 128
+// MaxSessionBytes bounds a session's name (RememberOptions.Session; the
+// REST API's session_id takes as many), and maxSpeakerBytes a speaker's
+// given apart from the text (RememberOptions.Speaker).
+const (
+	MaxSessionBytes = 128
+	maxSpeakerBytes = MaxSessionBytes
+)
+
+// CheckSessionName checks a session's name as a face was given it (what
+// names the argument in errors) and returns it trimmed ("": none): at most
+// MaxSessionBytes, no control character, and no credential, since it is
+// stored as it is.
+func CheckSessionName(what, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if err := CheckName(what, s, MaxSessionBytes); err != nil {
+		return "", err
+	}
+	if redact.Contains(s) {
+		return "", Invalidf("%s looks like a credential (an access token or key); choose a name without one", what)
+	}
+	return s, nil
+}
+
+// CheckSpeakerName checks a speaker's name as a face was given it (what
+// names the argument in errors) and returns it trimmed ("": none): a
+// session name's rules, and no colon, which would end its label.
+func CheckSpeakerName(what, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if err := CheckName(what, s, maxSpeakerBytes); err != nil {
+		return "", err
+	}
+	if strings.ContainsRune(s, ':') {
+		return "", Invalidf("%s contains a colon, which would end the speaker's label (\"name: …\"); leave it out", what)
+	}
+	if redact.Contains(s) {
+		return "", Invalidf("%s looks like a credential (an access token or key); give the speaker's name", what)
+	}
+	return s, nil
+}
 
 // SpeakerName is a speaker as a label names it: a role ("User") in lower
 // case, as a header's "[user]" is read, and a name as it is written.
@@ -253,11 +291,8 @@ func SpeakerName(s string) string {
 // speaker that a label could not hold (a colon, a control character) is
 // refused.
 func withLabel(text, speaker string) (string, error) {
-	if err := CheckName("speaker", speaker, maxSpeakerBytes); err != nil {
+	if _, err := CheckSpeakerName("speaker", speaker); err != nil {
 		return "", err
-	}
-	if strings.ContainsRune(speaker, ':') {
-		return "", Invalidf("speaker %q contains a colon, which would end its label (\"%s: …\")", truncate(speaker, 40), truncate(speaker, 40))
 	}
 	sp := SpeakerName(speaker)
 	m, body, _ := readHeaded(text)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/facts"
-	"github.com/loci-mem/loci/palace/redact"
 )
 
 // The MCP face's field validators: one type per kind of argument, used by
@@ -66,43 +65,24 @@ func (v *roomName) check(name string) error {
 	return palace.CheckName(name, string(*v), palace.MaxRoomBytes)
 }
 
-// sessionName names a conversation (a drawer's session): at most
-// maxSessionBytes, as the REST API's session_id, and no credential, since
-// it is stored as it is.
+// sessionName names a conversation (a drawer's session), by
+// palace.CheckSessionName's rules; blank is none.
 type sessionName string
 
-// maxSessionBytes bounds a session's name (the REST API's session_id
-// takes as many).
-const maxSessionBytes = 128
-
 func (v *sessionName) check(name string) error {
-	*v = sessionName(strings.TrimSpace(string(*v))) // blank: none
-	if err := palace.CheckName(name, string(*v), maxSessionBytes); err != nil {
-		return err
-	}
-	if redact.Contains(string(*v)) {
-		return argErrorf("'%s' looks like a credential (an access token or key); choose a name without one", name)
-	}
-	return nil
+	s, err := palace.CheckSessionName("'"+name+"'", string(*v))
+	*v = sessionName(s)
+	return err
 }
 
-// speakerName is who said a text: trimmed (blank: none), at most
-// maxSessionBytes like a session's name, no colon (it ends a label) and no
-// credential, since it is stored in the text's label.
+// speakerName is who said a text, by palace.CheckSpeakerName's rules;
+// blank is none.
 type speakerName string
 
 func (v *speakerName) check(name string) error {
-	*v = speakerName(strings.TrimSpace(string(*v)))
-	if err := palace.CheckName(name, string(*v), maxSessionBytes); err != nil {
-		return err
-	}
-	if strings.ContainsRune(string(*v), ':') {
-		return argErrorf("'%s' contains a colon, which would end the speaker's label (\"name: …\"); leave it out", name)
-	}
-	if redact.Contains(string(*v)) {
-		return argErrorf("'%s' looks like a credential (an access token or key); give the speaker's name", name)
-	}
-	return nil
+	s, err := palace.CheckSpeakerName("'"+name+"'", string(*v))
+	*v = speakerName(s)
+	return err
 }
 
 // tagName is a tag, as a filter or one of a drawer's tags.
