@@ -46,8 +46,8 @@ type RememberOptions struct {
 	// speaker its label names, if any). The text is stored as a line of
 	// a transcript, with the label after its header ("[D1:3] (8 May,
 	// 2023) Caroline: …"; withLabel), so that it is indexed, borrowed and
-	// shown as a labelled text is; a text that names another speaker is
-	// refused.
+	// shown as a labelled text is; a label the text opens with for someone
+	// else stays after it. A name CheckSpeakerName refuses is refused.
 	Speaker string
 }
 
@@ -66,11 +66,12 @@ func (p *Palace) Remember(ctx context.Context, text string, o RememberOptions) (
 	if kind == "" {
 		kind = KindNote
 	}
-	if o.Speaker = strings.TrimSpace(o.Speaker); o.Speaker != "" {
-		var err error
-		if text, err = withLabel(text, o.Speaker); err != nil {
-			return nil, err
-		}
+	var err error
+	if o.Speaker, err = CheckSpeakerName("speaker", o.Speaker); err != nil {
+		return nil, err
+	}
+	if o.Speaker != "" {
+		text = withLabel(text, o.Speaker)
 	}
 	m := ReadTextMeta(text)
 	if o.Speaker != "" {

@@ -1027,7 +1027,7 @@ func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]ne
 		}
 		prev = nil
 	}
-	speaker := speakerOf(d)
+	speaker := SpeakerOf(d)
 	for side, n := range []*Drawer{prev, next} {
 		at, lift, size := d, neighbourLift, 0
 		for steps := 0; n != nil && !apart(n, at) && steps < maxBorrowTurns; steps++ {
@@ -1043,7 +1043,7 @@ func (p *Palace) neighbours(ctx context.Context, d *Drawer, least float64) ([]ne
 			} else {
 				out = append(out, neighbour{n, lift})
 				size += len(n.Content)
-				if speaker == "" || speakerOf(n) != speaker || size >= turnContextBytes {
+				if speaker == "" || SpeakerOf(n) != speaker || size >= turnContextBytes {
 					break
 				}
 				if at, lift = n, lift*neighbourLift; lift < least {

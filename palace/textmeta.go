@@ -234,6 +234,16 @@ func labelLen(s string, headed bool) int {
 	return 0
 }
 
+// Epoch is the time of an epoch number as the faces take one: Unix
+// milliseconds, or seconds below 10^12 (10^12 ms is 2001, 10^12 s some
+// 30,000 years away), in UTC.
+func Epoch(n int64) time.Time {
+	if n < 1e12 && n > -1e12 {
+		return time.Unix(n, 0).UTC()
+	}
+	return time.UnixMilli(n).UTC()
+}
+
 // MaxSessionBytes bounds a session's name (RememberOptions.Session; the
 // REST API's session_id takes as many), and maxSpeakerBytes a speaker's
 // given apart from the text (RememberOptions.Speaker).
@@ -287,25 +297,21 @@ func SpeakerName(s string) string {
 // after the text's header ("[D1:3] (8 May, 2023) Caroline: …"), or text
 // as it is when its header or label names speaker already, in any case.
 // What the text opens with otherwise stays after the label: the call's
-// word is taken over what reads as a label ("Ana: Meeting notes: …"). A
-// speaker that a label could not hold (a colon, a control character) is
-// refused.
-func withLabel(text, speaker string) (string, error) {
-	if _, err := CheckSpeakerName("speaker", speaker); err != nil {
-		return "", err
-	}
+// word is taken over what reads as a label ("Ana: Meeting notes: …").
+// speaker is a name CheckSpeakerName passed.
+func withLabel(text, speaker string) string {
 	sp := SpeakerName(speaker)
 	m, body, _ := readHeaded(text)
 	if len(body) > len(sp) && body[len(sp)] == ':' && strings.EqualFold(body[:len(sp)], sp) {
-		return text, nil // "sam: …", which only a header makes a label
+		return text // "sam: …", which only a header makes a label
 	}
 	if strings.EqualFold(m.Speaker, sp) || body == "" {
-		return text, nil // labelled already, or a header alone
+		return text // labelled already, or a header alone
 	}
 	// body is the end of text, past any space after it (readHeaded).
 	trimmed := strings.TrimRightFunc(text, unicode.IsSpace)
 	at := len(trimmed) - len(body)
-	return trimmed[:at] + sp + ": " + body, nil
+	return trimmed[:at] + sp + ": " + body
 }
 
 func isRoleWord(s string) bool {

@@ -299,7 +299,7 @@ func pastTapbacks(earlier func() (*Drawer, error)) func() (*Drawer, error) {
 // without a speaker, one that answers nothing within reach, and a
 // speaker recorded by a chat role (nameWords).
 func addressee(d *Drawer, earlier func() (*Drawer, error)) ([]string, error) {
-	who := speakerOf(d)
+	who := SpeakerOf(d)
 	if who == "" {
 		return nil, nil
 	}
@@ -308,7 +308,7 @@ func addressee(d *Drawer, earlier func() (*Drawer, error)) ([]string, error) {
 		if err != nil || x == nil {
 			return nil, err
 		}
-		if s := speakerOf(x); s != who {
+		if s := SpeakerOf(x); s != who {
 			if s == "" {
 				return nil, nil
 			}
@@ -362,7 +362,7 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 	if left < minBorrowBytes {
 		return "", nil
 	}
-	who := speakerOf(d)
+	who := SpeakerOf(d)
 	// The earlier texts, newest first, at most maxBorrowTurns: each read
 	// from the store once however many passes below ask for it.
 	type said struct{ text, speaker string }
@@ -377,7 +377,7 @@ func borrowedContext(d *Drawer, earlier func() (*Drawer, error)) (string, error)
 					return
 				}
 				// As it is indexed: without the names it addressed.
-				read = append(read, said{unaddressed(saidText(x.Content), addressedBy(x)), speakerOf(x)})
+				read = append(read, said{unaddressed(saidText(x.Content), addressedBy(x)), SpeakerOf(x)})
 			}
 			if !yield(read[i]) {
 				return
@@ -521,8 +521,9 @@ func topicWords(own string, window []string) []string {
 	return out
 }
 
-// speakerOf is the first sender a drawer names ("" for none).
-func speakerOf(d *Drawer) string {
+// SpeakerOf is the first sender a drawer names ("" for none): who said
+// its text, as the faces show it.
+func SpeakerOf(d *Drawer) string {
 	if len(d.SenderIDs) == 0 {
 		return ""
 	}

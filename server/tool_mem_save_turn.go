@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/session"
 )
@@ -258,11 +259,7 @@ func (t *turnTime) decodeArg(name string, raw json.RawMessage) error {
 	if err != nil || x <= 0 || x != math.Trunc(x) || x > 1e15 {
 		return argErrorf("'%s' must be positive epoch milliseconds", name)
 	}
-	if x < 1e12 {
-		t.Time = time.Unix(int64(x), 0).UTC()
-	} else {
-		t.Time = time.UnixMilli(int64(x)).UTC()
-	}
+	t.Time = palace.Epoch(int64(x))
 	return nil
 }
 

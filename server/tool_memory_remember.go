@@ -57,5 +57,5 @@ func memoryRemember(ctx context.Context, s *Server, p memoryRememberParams) (mem
 	if err != nil {
 		return memoryRememberResult{}, err
 	}
-	return memoryRememberResult{DrawerID: d.ID, Palace: pal.Name(), Status: "stored", Room: d.Room, Session: d.SessionID, Speaker: speakerOf(d)}, nil
+	return memoryRememberResult{DrawerID: d.ID, Palace: pal.Name(), Status: "stored", Room: d.Room, Session: d.SessionID, Speaker: palace.SpeakerOf(d)}, nil
 }

@@ -167,16 +167,8 @@ func toDrawerJSON(d *palace.Drawer) drawerJSON {
 		Kind:       d.Kind,
 		Timestamp:  rfc3339(d.Timestamp),
 		Session:    d.SessionID,
-		Speaker:    speakerOf(d),
+		Speaker:    palace.SpeakerOf(d),
 	}
-}
-
-// speakerOf is the first sender a drawer names ("" for none).
-func speakerOf(d *palace.Drawer) string {
-	if len(d.SenderIDs) == 0 {
-		return ""
-	}
-	return d.SenderIDs[0]
 }
 
 // clip cuts j's content to n characters (0: none), saying so when it cuts

@@ -82,8 +82,8 @@ func noteCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if d.SessionID != "" {
 		data["session"] = d.SessionID
 	}
-	if len(d.SenderIDs) > 0 {
-		data["speaker"] = d.SenderIDs[0]
+	if sp := palace.SpeakerOf(d); sp != "" {
+		data["speaker"] = sp
 	}
 	return &result{data: data, text: func(w io.Writer) {
 		fmt.Fprintf(w, "stored %s in %s of palace %s\n", d.ID, d.Room, p.Name())
@@ -99,18 +99,15 @@ func flagError(flag string, err error) error {
 	return &cliError{Type: "invalid_args", Message: err.Error(), Detail: map[string]any{"flag": flag}}
 }
 
-// eventTime reads a time given as RFC 3339 or as epoch milliseconds (a
-// number under 10^12 is read as seconds, as mem_save_turn reads one).
+// eventTime reads a time given as RFC 3339 or as epoch milliseconds (or
+// seconds: palace.Epoch, as mem_save_turn reads one).
 func eventTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		switch {
-		case n <= 0 || n > 1e15:
+		if n <= 0 || n > 1e15 {
 			return time.Time{}, palace.Invalidf("--timestamp must be positive epoch milliseconds, got %d", n)
-		case n < 1e12:
-			return time.Unix(n, 0).UTC(), nil
 		}
-		return time.UnixMilli(n).UTC(), nil
+		return palace.Epoch(n), nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {

@@ -115,10 +115,7 @@ func recallCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 			d := h.Drawer
 			m := recallMemory{ID: d.ID, Content: d.Content, Kind: d.Kind, Room: d.Room, Tags: d.Tags,
 				Score: float64(int64(h.Score*10000+0.5)) / 10000, Layer: h.Layer, Importance: d.Importance,
-				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00"), Session: d.SessionID}
-			if len(d.SenderIDs) > 0 {
-				m.Speaker = d.SenderIDs[0]
-			}
+				Timestamp: d.Timestamp.UTC().Format("2006-01-02T15:04:05Z07:00"), Session: d.SessionID, Speaker: palace.SpeakerOf(d)}
 			if text, ok := h.Passage.Of(d.Content); ok {
 				m.Passage, m.Excerpt = h.Passage, text
 			}

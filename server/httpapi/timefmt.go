@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // LOCI_TIMEZONE works without a system zone database
+
+	"github.com/loci-mem/loci/palace"
 )
 
 // Timestamps (seed 001): epoch milliseconds in, with values below 10^12
@@ -12,15 +14,10 @@ import (
 // display time zone (LOCI_TIMEZONE, default UTC, shown as "Z"). A filter's
 // ISO string without an offset is read in the display time zone.
 
-// msThreshold separates seconds from milliseconds.
-const msThreshold = 1_000_000_000_000
-
-// fromEpoch reads an epoch number as ms, or as seconds below 10^12.
+// fromEpoch reads an epoch number as ms, or as seconds below 10^12
+// (palace.Epoch), in loc.
 func fromEpoch(n int64, loc *time.Location) time.Time {
-	if n < msThreshold && n > -msThreshold {
-		return time.Unix(n, 0).In(loc)
-	}
-	return time.UnixMilli(n).In(loc)
+	return palace.Epoch(n).In(loc)
 }
 
 // formatTime renders t in loc: RFC 3339 with "Z" for UTC or "+HH:MM",

@@ -516,17 +516,9 @@ func readDate(s string, order palace.DateOrder) time.Time {
 		return when
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && len(s) >= 9 && len(s) <= 13 {
-		return epoch(n)
+		return palace.Epoch(n)
 	}
 	return palace.ReadDate(s, order)
-}
-
-// epoch reads Unix seconds, or milliseconds (from 10^12 on).
-func epoch(n int64) time.Time {
-	if n >= 1e12 {
-		return time.UnixMilli(n).UTC()
-	}
-	return time.Unix(n, 0).UTC()
 }
 
 // timeFields are the fields a turn's own time may be in: LoCoMo-like
@@ -550,7 +542,7 @@ func turnTime(raw json.RawMessage, order palace.DateOrder) (time.Time, string) {
 			}
 		case float64:
 			if v >= 1e8 {
-				when := epoch(int64(v))
+				when := palace.Epoch(int64(v))
 				return when, when.Format(time.RFC3339)
 			}
 		}
