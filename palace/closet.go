@@ -38,7 +38,7 @@ func (p *Palace) closetBoost(ctx context.Context, query string, hits []Hit) []Hi
 	if len(hits) < 2 {
 		return hits
 	}
-	terms := queryTerms(query)
+	terms := searchedTerms(queryTerms(query), nil)
 	if len(terms) == 0 {
 		return hits
 	}

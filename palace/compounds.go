@@ -63,8 +63,8 @@ func compoundTerms(query string, terms []string, idx *bm25.Index, sp *spelling) 
 		df, _ := idx.DocFreq(toks[0])
 		return df > 0
 	}
-	// Only the words searched are read (a long query's words past its
-	// first maxQueryTerms are not), and the compounds asked for stay
+	// Only the words searched are read (a long query's rarest
+	// maxQueryTerms; searchedTerms), and the compounds asked for stay
 	// within the same bound.
 	searched := make(map[string]bool, len(terms))
 	for _, t := range terms {

@@ -1,21 +1,27 @@
 package palace
 
 import (
+	"math"
 	"os"
+	"sort"
 	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace/bm25"
 	"github.com/loci-mem/loci/palace/words"
 )
 
-// maxQueryTerms bounds the number of terms a query is searched with.
+// maxQueryTerms bounds the terms a query is searched with: a question
+// has a dozen words that are not stopwords at most, and a pasted
+// paragraph or a long prompt asked as a query is searched with the
+// maxQueryTerms the palace holds fewest texts of (searchedTerms).
 const maxQueryTerms = 48
 
 // queryTerms splits free text into lower-cased search terms (words, with
 // underscores kept inside identifiers), dropping duplicates and, unless
 // nothing else is left, stopwords, the words that ask about a
 // conversation rather than what it said (asking) and the frame "what
-// kind of" (kinds).
+// kind of" (kinds). It keeps them all, in the order they come;
+// searchedTerms bounds them.
 func queryTerms(text string) []string {
 	var kept, all []string
 	seen := map[string]bool{}
@@ -35,26 +41,89 @@ func queryTerms(text string) []string {
 	if len(kept) == 0 {
 		kept = all
 	}
-	// A word of Chinese, Japanese, Korean or Thai is searched by its
-	// characters and their pairs (palace/bm25, cjkPieces), so each of its
-	// characters counts as a term: a pasted paragraph is searched with its
-	// first 48 in any script.
-	budget := maxQueryTerms
-	for i, w := range kept {
-		cost := 1
-		if r, _ := utf8.DecodeRuneInString(w); bm25.CutInPieces(r) {
-			cost = utf8.RuneCountInString(w)
-		}
-		if cost > budget {
-			if cost > 1 && budget > 0 {
-				kept[i] = string([]rune(w)[:budget])
-				i++
-			}
-			return kept[:i]
-		}
-		budget -= cost
-	}
 	return kept
+}
+
+// termCost is what a term takes of a search's maxQueryTerms: one, or for
+// a word of Chinese, Japanese, Korean or Thai one for each of its
+// characters, since the index searches it by its characters and their
+// pairs (palace/bm25, cjkPieces).
+func termCost(w string) int {
+	if r, _ := utf8.DecodeRuneInString(w); bm25.CutInPieces(r) {
+		return utf8.RuneCountInString(w)
+	}
+	return 1
+}
+
+// searchedTerms bounds a query's terms to maxQueryTerms of cost. A query
+// within the bound (every question) is searched with all its terms. A
+// longer one keeps the terms the palace holds fewest texts of, by df (the
+// texts holding a term's rarest token; terms no text holds come last, as
+// they can match nothing), and among terms as rare the earlier: the words
+// that tell a long prompt's subject apart ("the error from
+// parseInvoiceLines") are never dropped for the common ones around them,
+// as IDF weighs them (query reduction by IDF; Bendersky and Croft 2008
+// and Kumaran and Carvalho 2009 measure it as a strong way to shorten
+// verbose queries). With df nil (no index to ask) it keeps the first.
+// A term that does not fit whole is passed over for the next that does;
+// the first word of characters passed over (only such a word costs more
+// than one) is cut to the characters that still fit at the end. The terms
+// kept stay in the query's order.
+func searchedTerms(terms []string, df func(term string) int) []string {
+	total := 0
+	for _, w := range terms {
+		total += termCost(w)
+	}
+	if total <= maxQueryTerms {
+		return terms
+	}
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	if df != nil {
+		rarity := make([]int, len(terms))
+		for i, w := range terms {
+			if rarity[i] = df(w); rarity[i] <= 0 {
+				rarity[i] = math.MaxInt
+			}
+		}
+		sort.SliceStable(order, func(a, b int) bool { return rarity[order[a]] < rarity[order[b]] })
+	}
+	keep := make([]bool, len(terms))
+	budget, over := maxQueryTerms, -1
+	for _, i := range order {
+		if cost := termCost(terms[i]); cost <= budget {
+			keep[i] = true
+			budget -= cost
+		} else if over < 0 && cost > 1 {
+			over = i
+		}
+	}
+	out := make([]string, 0, len(terms))
+	for i, w := range terms {
+		switch {
+		case keep[i]:
+			out = append(out, w)
+		case i == over && budget > 0:
+			out = append(out, string([]rune(w)[:budget]))
+		}
+	}
+	return out
+}
+
+// termDocFreq is df for searchedTerms over idx: the number of texts
+// holding a term's rarest token the index holds, or 0 when it holds none.
+func termDocFreq(idx *bm25.Index) func(string) int {
+	return func(term string) int {
+		least := 0
+		for _, tok := range bm25.AppendTokens(nil, term) {
+			if n, _ := idx.DocFreq(tok); n > 0 && (least == 0 || n < least) {
+				least = n
+			}
+		}
+		return least
+	}
 }
 
 // A question about a conversation names the act of conversing: "How does

@@ -214,11 +214,15 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A compound of the query written the other way in the
-			// palace is asked for too (compounds.go); the palace's words
-			// are known once its index is.
+			// A long query is searched with its rarest terms, and a
+			// compound of the query written the other way in the palace
+			// is asked for too (compounds.go); the palace's words are
+			// known once its index is.
 			if idx, err := p.kw.sync(ctx); err == nil {
+				terms = searchedTerms(terms, termDocFreq(idx))
 				terms = append(terms, compoundTerms(req.Query, terms, idx, p.lex)...)
+			} else {
+				terms = searchedTerms(terms, nil)
 			}
 			kw, kwScores, kwErr = p.keywordRank(ctx, terms, nil, nil, keep, allowed, depth)
 		}()

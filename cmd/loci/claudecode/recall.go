@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
 )
@@ -99,9 +100,33 @@ next:
 }
 
 // PromptSearch is the search the prompt hook runs for a prompt: the
-// first searchDepth (30) hybrid hits, not counted as accesses.
+// first searchDepth (30) hybrid hits, not counted as accesses. A prompt
+// longer than a query may be (a pasted file or log; palace.MaxQueryBytes)
+// is searched with its opening and its end, where a request about what is
+// pasted is written, rather than refused: the hook runs on every prompt,
+// and a refusal would recall nothing for it.
 func PromptSearch(prompt string) palace.SearchRequest {
-	return palace.SearchRequest{Query: prompt, K: searchDepth, NoAccess: true}
+	return palace.SearchRequest{Query: endsOf(prompt, palace.MaxQueryBytes), K: searchDepth, NoAccess: true}
+}
+
+// endsOf is s when it is at most limit bytes long, and otherwise its first
+// and last halves of that, each cut at a character's edge, joined by a
+// line holding an ellipsis.
+func endsOf(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	const gap = "\n…\n"
+	half := (limit - len(gap)) / 2
+	head := s[:half]
+	for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
+		head = head[:len(head)-1]
+	}
+	tail := s[len(s)-half:]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return head + gap + tail
 }
 
 // Choose is what the prompt hook injects for a prompt, given the hits of

@@ -213,6 +213,24 @@ func TestPromptSubmitShowsTheMatchedPassage(t *testing.T) {
 	}
 }
 
+// A prompt longer than a query may be (a pasted log, then the request) is
+// searched with its opening and its end, not refused: the memory the
+// request at its end asks about is injected.
+func TestPromptSubmitReadsAPromptLongerThanAQuery(t *testing.T) {
+	t.Parallel()
+	reg := mustRegistry(t)
+	answer := "We pinned the base image to alpine 3.19 in the Dockerfile after the nightly deploy broke."
+	mustStore(t, reg, &palace.Drawer{Kind: palace.KindTurn, SessionID: "earlier", Content: answer})
+	var log strings.Builder
+	for i := 0; log.Len() < 3*palace.MaxQueryBytes; i++ {
+		fmt.Fprintf(&log, "2026-02-09T03:%02d:%02dZ step %d copied artefact ✓ between stages\n", i/60%60, i%60, i)
+	}
+	prompt := "The nightly run printed this:\n" + log.String() + "\nWhich alpine base image did we pin in the Dockerfile?"
+	if ac := injected(t, reg, prompt); !strings.Contains(ac, answer) {
+		t.Errorf("a prompt of %d bytes recalled %q, want the note on the base image", len(prompt), ac)
+	}
+}
+
 // The Stop hook saves each exchange as a turn drawer and also records it in
 // the session buffer, whose episode retells the session. The prompt hook
 // injects the exchange, not the retelling; an episode recorded without
