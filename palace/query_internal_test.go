@@ -73,3 +73,41 @@ func TestSearchedTermsKeepTheRarest(t *testing.T) {
 		t.Errorf("a rare word of 50 characters between two words gives %q, want all three, it cut to %d characters", got, maxQueryTerms-2)
 	}
 }
+
+// Whatever a query holds, the terms searched cost at most maxQueryTerms,
+// come in the query's order, and are its terms, one of them perhaps cut;
+// a query within the bound is searched whole.
+func FuzzSearchedTerms(f *testing.F) {
+	f.Add("deploy 部署新版本部署新版本 release the redis cache", uint8(3))
+	f.Add(strings.Repeat("word ", 80)+"ฐานข้อมูล", uint8(7))
+	f.Fuzz(func(t *testing.T, query string, seed uint8) {
+		terms := queryTerms(query)
+		df := func(w string) int { return (len(w)*int(seed) + int(w[0])) % 7 }
+		got := searchedTerms(terms, df)
+		cost, cut := 0, 0
+		j := 0
+		for _, g := range got {
+			cost += termCost(g)
+			for j < len(terms) && terms[j] != g && !(termCost(terms[j]) > 1 && strings.HasPrefix(terms[j], g)) {
+				j++
+			}
+			if j == len(terms) {
+				t.Fatalf("%q is not a term of %q, in order", g, terms)
+			}
+			if terms[j] != g {
+				cut++
+			}
+			j++
+		}
+		if cost > maxQueryTerms || cut > 1 {
+			t.Fatalf("%d terms searched cost %d (%d cut)", len(got), cost, cut)
+		}
+		total := 0
+		for _, w := range terms {
+			total += termCost(w)
+		}
+		if total <= maxQueryTerms && !slices.Equal(got, terms) {
+			t.Fatalf("a query within the bound is searched with %q, not %q", got, terms)
+		}
+	})
+}
