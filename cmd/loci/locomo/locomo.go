@@ -681,6 +681,29 @@ func agentText(d *palace.Drawer, date string, withID bool) string {
 	return prefix + d.Content
 }
 
+// AgentTurn is a turn as the agent path stores it: the text written
+// through memory_remember and the LoCoMo session whose connection writes
+// it (an agent's session, one process or stream each).
+type AgentTurn struct {
+	DiaID, Session, Text string
+}
+
+// AgentTurns returns a conversation's turns as the agent path (PathAgent,
+// with the turns' ids) writes them, in order, for a face to store as an
+// agent does and be measured against the path's figures.
+func AgentTurns(conv map[string]json.RawMessage) ([]AgentTurn, error) {
+	ds, err := Drawers(conv)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AgentTurn, len(ds))
+	for i, d := range ds {
+		date, _ := d.Meta["date"].(string)
+		out[i] = AgentTurn{DiaID: d.Meta["dia_id"].(string), Session: d.SessionID, Text: agentText(d, date, true)}
+	}
+	return out, nil
+}
+
 // Drawers turns a conversation into turn drawers in session order,
 // each with its session's date string in meta "date", or its own time
 // where the turn carries one (turnTime).
@@ -2611,6 +2634,11 @@ type Options struct {
 	// conversations as rewritten, in LoCoMo's schema (for another tool,
 	// such as the plain BM25 script, to read the same data).
 	WriteData string
+	// Store is where the run keeps its palaces (palace.Config.Store):
+	// empty for SQLite files in a temporary directory removed afterwards,
+	// or the postgres:// URL of a database the run may fill, where its
+	// palaces (locomo-1, …) stay: a team palace measured as a local one.
+	Store string
 }
 
 // writeSamples writes the conversations want selects (all when it is
@@ -2797,7 +2825,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			if reg != nil {
 				reg.Close()
 			}
-			reg, err = palace.OpenRegistry(palace.Config{DataDir: home, Embedder: o.Embedder, Logger: zerolog.Nop(), Now: clock})
+			reg, err = palace.OpenRegistry(palace.Config{DataDir: home, Store: o.Store, Embedder: o.Embedder, Logger: zerolog.Nop(), Now: clock})
 			if err != nil {
 				return nil, 0, 0, err
 			}
