@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -21,13 +20,7 @@ import (
 // conversation's last day, the server as of today.
 func TestAgentFaceRecallsAsTheAgentPath(t *testing.T) {
 	t.Parallel()
-	data := locomo.DefaultDataPath()
-	if _, err := os.Stat(data); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data missing at %s", data)
-		}
-		t.Skipf("LoCoMo data not found at %s", data)
-	}
+	data := locomoData(t)
 	samples, err := locomo.Load(data)
 	if err != nil {
 		t.Fatal(err)

@@ -190,12 +190,7 @@ func TestPrintEvalLeavesOutAnEmptyHalf(t *testing.T) {
 // dates, read as the machine's wall clock, fall on the day before).
 func TestEvalFiguresAreTheSameInEveryZone(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(locomo.DefaultDataPath()); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data missing at %s", locomo.DefaultDataPath())
-		}
-		t.Skipf("LoCoMo data not found at %s", locomo.DefaultDataPath())
-	}
+	locomoData(t)
 	dir := t.TempDir()
 	ranked := func(tz string) string {
 		t.Helper()
@@ -211,4 +206,19 @@ func TestEvalFiguresAreTheSameInEveryZone(t *testing.T) {
 	if utc, ahead := ranked("UTC"), ranked("Pacific/Kiritimati"); utc != ahead {
 		t.Error("the agent path ranks LoCoMo's first conversation otherwise in Pacific/Kiritimati than in UTC")
 	}
+}
+
+// locomoData is the path of LoCoMo's data, which the evaluation tests
+// read: a test fails without it under CI and is skipped, saying so,
+// elsewhere.
+func locomoData(t *testing.T) string {
+	t.Helper()
+	data := locomo.DefaultDataPath()
+	if _, err := os.Stat(data); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("LoCoMo data missing at %s", data)
+		}
+		t.Skipf("LoCoMo data not found at %s", data)
+	}
+	return data
 }
