@@ -13,7 +13,7 @@ PREFIX  ?= $(HOME)/.local
 FUZZ_TARGETS := ./palace/redact:FuzzString ./palace/redact:FuzzJSON ./palace/bm25:FuzzTokenize ./palace/bm25:FuzzExpand \
                 ./server/httpapi:FuzzFilter ./server:FuzzNDJSON ./server:FuzzToolArgs \
                 ./cmd/loci/claudecode:FuzzTranscript ./palace/words:FuzzCaseParts ./palace/words:FuzzLegible ./palace/words:FuzzEachEmoji \
-                ./palace:FuzzTimeScan ./palace:FuzzExcerptWithin ./cmd/loci/chatexport:FuzzWhatsApp ./cmd/loci/chatexport:FuzzLINE ./cmd/loci/chatexport:FuzzJSONExports
+                ./palace:FuzzTimeScan ./palace:FuzzExcerptWithin ./palace:FuzzSearchedTerms ./cmd/loci/claudecode:FuzzEndsOf ./cmd/loci/chatexport:FuzzWhatsApp ./cmd/loci/chatexport:FuzzLINE ./cmd/loci/chatexport:FuzzJSONExports
 FUZZ_SMOKE   ?= 3s
 FUZZTIME     ?= 2m
 
