@@ -17,7 +17,9 @@ import (
 // session), then every question asked with memory_recall, gives the ten
 // drawers `loci eval locomo --path agent` ranks, in its order. Questions
 // that name a time are left out: the evaluation asks as of the
-// conversation's last day, the server as of today.
+// conversation's last day, the server as of today. The servers run the
+// default encoder (the suite's hash embedder is for golden files) and no
+// dreamer, which could consolidate the palace between the two.
 func TestAgentFaceRecallsAsTheAgentPath(t *testing.T) {
 	t.Parallel()
 	data := locomoData(t)
@@ -43,7 +45,7 @@ func TestAgentFaceRecallsAsTheAgentPath(t *testing.T) {
 		for end < len(turns) && turns[end].Session == turns[start].Session {
 			end++
 		}
-		p := startLoci(t, home, []string{"LOCI_EMBEDDER="}, "serve", "--palace", "conv1")
+		p := startLoci(t, home, []string{"LOCI_EMBEDDER=", "LOCI_DREAM=off"}, "serve", "--palace", "conv1")
 		p.initialize()
 		for _, tu := range turns[start:end] {
 			var r struct {
@@ -62,7 +64,7 @@ func TestAgentFaceRecallsAsTheAgentPath(t *testing.T) {
 		start = end
 	}
 
-	p := startLoci(t, home, []string{"LOCI_EMBEDDER="}, "serve", "--palace", "conv1")
+	p := startLoci(t, home, []string{"LOCI_EMBEDDER=", "LOCI_DREAM=off"}, "serve", "--palace", "conv1")
 	p.initialize()
 	asked, differ := 0, 0
 	for _, row := range rows {
