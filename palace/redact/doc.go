@@ -131,13 +131,14 @@
 // inside a query that also carries sv=.
 //
 // generic-secret: key=value, key: value, "key": "value" and key := value
-// where the key (case, '_', '-', '.' ignored) ends in password, passwd,
+// where the key (case, '_', '-', '.' ignored) ends in password, passwd, pwd,
 // passphrase, secret, token, apikey, secretkey, privatekey, signingkey,
 // authkey, accountkey (Azure's AccountKey=), accesskey, masterkey,
 // encryptionkey or secretkeybase (Rails), or is JSESSIONID or PHPSESSID
 // (session cookies; a session_id field names a conversation and stays),
-// auth or _auth (Docker's config.json, .npmrc), or "key" after api, secret,
-// private, access, signing, encryption or master and a space ("API key:").
+// auth or _auth (Docker's config.json, .npmrc), pass or pw after '_', '-'
+// or '.' (DB_PASS, MYSQL_PW), or "key" after api, secret, private, access,
+// signing, encryption or master and a space ("API key:").
 // A quoted value runs to its closing quote, so a password holding '&' or
 // '$' is redacted whole. Conservative by design: the value must be
 // high-entropy —
@@ -149,6 +150,23 @@
 // (x = tls13.NewEarlySecret(…)) nor an identifier ending in token, secret,
 // password, passwd or key (t.AccessToken = res.IDToken) — so max_tokens=4096
 // or token_type=bearer stay.
+//
+// Passwords are the exception, since people choose them: the value of a
+// password label (a key ending in password, passwd, pwd or passphrase, or
+// in pass or pw after '_', '-' or '.': DB_PASS, MYSQL_PW) is redacted when
+// it fails the entropy test too, from 4 characters, if it reads as nothing
+// else. Written as a literal (a whole quoted string, KEY=value with nothing
+// between, an environment variable's name before ':' as in a compose file)
+// letters alone are enough: POSTGRES_PASSWORD=[REDACTED], "password":
+// "[REDACTED]". After a space (password: …, password = …, "my password is
+// …", --password …, sshpass -p …, a .netrc line), where prose, code and
+// type annotations write a word, the value must hold a digit or a symbol
+// (password: [REDACTED] for hunter2; "the password is correct" stays).
+// Never a placeholder (${PW}, <password>, {{ vault_pw }}, ********,
+// YOUR_PASSWORD, yourpassword), a word of a schema or a setting (string,
+// null, required, true), a path, a name of code (pw_hash, cfg.Password,
+// hashedPw, sslpassword), a hex constant (0x115), another key=value, or an
+// unquoted value that code goes on after (f(password=pw1), Password: pw2,).
 //
 // Hidden secrets. A vendor-prefixed token also matches when glued to a
 // word by '-', '_', '.' or '/' (tag-AKIA…, x_ghp_…); a text whose secret is

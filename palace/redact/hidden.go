@@ -12,9 +12,9 @@ import "strings"
 //
 // Not caught, by design (each would redact ordinary text): a token split
 // by a space or a line break, base64- or otherwise re-encoded secrets,
-// secrets spelled out or in images, short PINs and low-entropy passwords
-// ("password is hunter2" passes when the value fails the entropy test, as
-// every labelled value must).
+// secrets spelled out or in images, and a password of letters alone given
+// in a sentence ("the password is swordfish" reads as "the password is
+// correct" does; passwords.go).
 
 // zeroWidth are the invisible characters stripped to reveal a secret.
 var zeroWidth = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"}
@@ -167,8 +167,10 @@ func coveredBy(spans []span, start, end int) bool {
 }
 
 // scanPhrase: a password given in a sentence — "password is X", "my
-// passphrase was X", "pwd is X" — when X passes the entropy test of
-// labelled passwords. It looks only where "pas" or "pwd" occurs.
+// passphrase was X", "pwd is X" — or on a command line or a .netrc line,
+// when X reads as a password (labelledPassword: in a sentence, a word
+// with a digit or a symbol, so "the password is correct" stays). It looks
+// only where "pas" or "pwd" occurs.
 func (r *Redactor) scanPhrase(s string, dst []span) []span {
 	var f wordFinder
 	for off := 0; ; {
@@ -205,15 +207,21 @@ func (r *Redactor) scanPhrase(s string, dst []span) []span {
 		}
 		// The value runs to the next space or quote (a password may hold
 		// '&' or '$'), less the punctuation that ends a sentence.
-		e := wordEnd(s, v, v)
-		for e > v && strings.IndexByte(".,;:!?)]}", s[e-1]) >= 0 {
-			e--
-		}
-		if val := s[v:e]; strongValue(val, 8) && !pathLike(val) && !maskedAt(s, e) {
+		e := trimSentenceEnd(s, v, wordEnd(s, v, v))
+		if val := s[v:e]; labelledPassword(val, pwSpaced) && !maskedAt(s, e) {
 			dst = r.add(dst, rGeneric, v, e, 0)
 			off = max(off, e)
 		}
 	}
+}
+
+// trimSentenceEnd is the end e of a value starting at v less the
+// punctuation that ends a sentence or a clause after it ("-p PASSWORD.").
+func trimSentenceEnd(s string, v, e int) int {
+	for e > v && strings.IndexByte(".,;:!?)]}", s[e-1]) >= 0 {
+		e--
+	}
+	return e
 }
 
 // afterLogin reports whether the word at k follows "login <name> ", as a

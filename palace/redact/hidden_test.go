@@ -48,7 +48,7 @@ func TestHiddenRulesLeaveProse(t *testing.T) {
 	for _, in := range []string{
 		"the password field is required",
 		"the password is wrong, try again",
-		"my password is hunter2",
+		"the password is correct",
 		"pin the version to 1.4.2",
 		"task-AKIRA went to Osaka",
 		"pwd is the current directory",

@@ -250,19 +250,21 @@ func (r *Redactor) passwordFlag(s string, u int, dst []span) []span {
 	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
 		line = line[i+1:]
 	}
-	v := u + 2
+	v, form := u+2, pwLiteral
 	switch {
 	case s[v] == ' ' && strings.Contains(line, "sshpass"):
 		v++
+		form = pwSpaced
 	case s[v] != ' ' && (strings.Contains(line, "mysql") || strings.Contains(line, "mariadb")):
 	default:
 		return dst
 	}
 	if isQuote(s[v]) {
 		v++
+		form = pwLiteral
 	}
-	e := wordEnd(s, v, v)
-	if val := s[v:e]; strongValue(val, 8) && !pathLike(val) && !maskedAt(s, e) {
+	e := trimSentenceEnd(s, v, wordEnd(s, v, v))
+	if val := s[v:e]; labelledPassword(val, form) && !maskedAt(s, e) {
 		dst = r.add(dst, rGeneric, v, e, 0)
 	}
 	return dst
@@ -313,6 +315,14 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 	}
 	switch s[j-1] | 0x20 { // last letter of every key suffix classifyKey knows
 	case 'd', 'e', 't', 'n', 'y', 'h':
+	case 's': // pass, after a separator
+		if j < 5 || !strings.EqualFold(s[j-4:j], "pass") {
+			return dst
+		}
+	case 'w': // pw, after a separator
+		if j < 3 || !strings.EqualFold(s[j-2:j], "pw") {
+			return dst
+		}
 	default:
 		return dst
 	}
@@ -334,14 +344,15 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
 		v++
 	}
-	quoted := false
+	var quote byte
 	if v < len(s) && (s[v] == '"' || s[v] == '\'' || s[v] == '`') {
+		quote = s[v]
 		v++
-		quoted = true
 	} else if v+1 < len(s) && s[v] == '\\' && s[v+1] == '"' {
+		quote = '"'
 		v += 2
-		quoted = true
 	}
+	quoted := quote != 0
 	if kind == kAuth {
 		return r.authorization(s, v, dst, m)
 	}
@@ -350,11 +361,12 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		e = wordEnd(s, v, e)
 	}
 	val := s[v:e]
-	if maskedAt(s, e) || !quoted && (e < len(s) && s[e] == '(' || namesSecret(val)) {
+	if maskedAt(s, e) || !quoted && (e < len(s) && s[e] == '(' || namesSecret(val) || kind == kPassword && namesLabel(val)) {
 		// Code, not a secret: an unquoted value followed by '(' is a call
 		// (earlySecret = tls13.NewEarlySecret(…)), and one that ends in
 		// the word of a label names a variable or constant
-		// (token.AccessToken = tokenRes.IDToken, X_TOKEN = C.X_TOKEN).
+		// (token.AccessToken = tokenRes.IDToken, X_TOKEN = C.X_TOKEN,
+		// FILTER_PASS = C.FILTER_PASS).
 		return dst
 	}
 	switch kind {
@@ -362,12 +374,16 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		if strongValue(val, 16) {
 			dst = r.add(dst, rAWSSecret, v, e, 0)
 		}
-	case kPassword, kSecret:
-		minLen := 16
-		if kind == kPassword {
-			minLen = 8
+	case kPassword:
+		form := pwForm(s, j, ke, sep, v, e, quote)
+		if namesLabel(val) {
+			form = pwStrong // a setting's name ("sslpassword"), not its value
 		}
-		if strongValue(val, minLen) && !pathLike(val) {
+		if labelledPassword(val, form) {
+			dst = r.add(dst, rGeneric, v, e, 0)
+		}
+	case kSecret:
+		if strongValue(val, 16) && !pathLike(val) {
 			dst = r.add(dst, rGeneric, v, e, 0)
 		}
 	}
@@ -439,6 +455,13 @@ func classifyKey(key string) int {
 		if keySuffix(key, "token") {
 			return kSecret
 		}
+	case 's', 'w':
+		// A password's short forms, as the last word of a longer key only
+		// (DB_PASS, smtp.pass, MYSQL_PW): "bypass", "compass" and a "pass"
+		// or "pw" of its own ("Boarding pass: A12") are not labels.
+		if sepSuffix(key, "pass") || sepSuffix(key, "pw") {
+			return kPassword
+		}
 	case 'h':
 		// Docker's config.json and .npmrc keep base64 user:password as
 		// "auth" / _auth.
@@ -506,4 +529,14 @@ func keySuffix(key, word string) bool {
 		j--
 	}
 	return true
+}
+
+// sepSuffix reports whether key ends in word after '_', '-' or '.', in any
+// case.
+func sepSuffix(key, word string) bool {
+	n := len(key) - len(word)
+	if n < 1 || !strings.EqualFold(key[n:], word) {
+		return false
+	}
+	return key[n-1] == '_' || key[n-1] == '-' || key[n-1] == '.'
 }
