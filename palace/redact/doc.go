@@ -101,9 +101,11 @@
 //     OAuth GOCSPX- and ya29., Square sq0atp-/sq0csp-, Mailgun key-, GitLab's
 //     other tokens (glptt-, gldt-, glrt-, glft-, glcbt-, glsoat-), Vault hvs./
 //     hvb./hvr., SendGrid SG., Doppler dp.pt./dp.st./dp.ct./dp.sa.,
-//     Terraform Cloud <id>.atlasv1. (the id kept) and Discord bot tokens
-//     (three dotted base64url parts; nothing kept). A prefix of four bytes or
-//     fewer must start a word.
+//     Terraform Cloud <id>.atlasv1. (the id kept), Discord bot tokens
+//     (three dotted base64url parts; nothing kept) and Telegram bot tokens
+//     (the bot's id of 8 to 10 digits, kept, ':' and 35 token characters:
+//     1234567890:[REDACTED]). A prefix of four bytes or fewer must start a
+//     word.
 //
 // Vendor tails must look generated: they contain a digit or both upper- and
 // lower-case letters, so sk-this-is-a-phrase or ghs_configuration stay.

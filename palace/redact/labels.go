@@ -166,8 +166,30 @@ func (r *Redactor) scanColon(s string, dst []span) []span {
 			continue
 		}
 		dst = r.userFlag(s, p, dst)
+		if p > 0 && isDigit(s[p-1]) {
+			dst = r.telegramToken(s, p, dst)
+		}
 		dst = r.assignment(s, p, dst, &m)
 	}
+}
+
+// telegramToken redacts the secret of a Telegram bot token, the colon at p:
+// the bot's id (8 to 10 digits, which the bot's public link shows, so it is
+// kept) and 35 generated characters: 1234567890:[REDACTED]. Nothing else
+// writes that many digits, a colon and that many characters glued together.
+func (r *Redactor) telegramToken(s string, p int, dst []span) []span {
+	d := p
+	for d > 0 && p-d <= 10 && isDigit(s[d-1]) {
+		d--
+	}
+	if n := p - d; n < 8 || n > 10 || !leftOK(s, d) && !(d >= 3 && s[d-3:d] == "bot" && leftOK(s, d-3)) {
+		return dst // the id starts a word, or follows "bot" as in the API's URLs (/bot<id>:<secret>/getMe)
+	}
+	e := spanClass(s, p+1, cTok)
+	if e-(p+1) != telegramSecret || !tokenish(s[p+1:e]) || maskedAt(s, e) {
+		return dst
+	}
+	return r.add(dst, rVendor, p+1, e, 0)
 }
 
 // urlPassword redacts the password of scheme://user:password@host.

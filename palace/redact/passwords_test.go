@@ -101,3 +101,29 @@ func quoteJSON(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// A Telegram bot token keeps the bot's id and loses its secret; a time, a
+// port or a ratio with a colon is no token.
+func TestTelegramBotTokens(t *testing.T) {
+	secret := "AA" + fakeTok(71, 33)
+	for _, tc := range []struct{ in, want string }{
+		{"TELEGRAM_TOKEN=7123456789:" + secret, "TELEGRAM_TOKEN=7123456789:[REDACTED]"},
+		{"bot 123456789:" + secret + " polls", "bot 123456789:[REDACTED] polls"},
+		{"https://api.telegram.org/bot12345678:" + secret + "/getMe", "https://api.telegram.org/bot12345678:[REDACTED]/getMe"},
+	} {
+		if got, n := String(tc.in); got != tc.want || n != 1 {
+			t.Errorf("String(%q)\n got %q (%d)\nwant %q", tc.in, got, n, tc.want)
+		}
+	}
+	for _, in := range []string{
+		"at 12:30:45 on 20240101:1200",
+		"1234567:" + secret,       // an id too short
+		"12345678:" + secret[:34], // a secret too short
+		"12345678:" + secret + "x",
+		"12345678:abcdefghijklmnopqrstuvwxyzabcdefghi", // no digit, one case: words
+	} {
+		if got, n := String(in); got != in || n != 0 {
+			t.Errorf("changed %q -> %q", in, got)
+		}
+	}
+}

@@ -14,6 +14,9 @@ const (
 	maxValue     = 1024 // longer runs are not treated as labelled values
 	maxKey       = 64
 	maxAuthority = 256
+	// telegramSecret is the length of a Telegram bot token's secret, after
+	// the bot's id and a colon.
+	telegramSecret = 35
 )
 
 // scanUnderscore: emk_, evt_, gh?_, github_pat_, loci_, npm_, hf_,
