@@ -40,6 +40,9 @@ func TestSecretsAbsentAtRest(t *testing.T) {
 	do := "dop" + "_v1_" + strings.Repeat("9f8e", 16)
 	netrc := "Zq7" + "Wx4" + "Pk9" + "Lm2"
 	palacetest.MustAdd(t, p, &palace.Drawer{Content: "droplets use " + do + "; machine h login ann password " + netrc})
+	// A password a person chose, which no entropy test catches.
+	weak := "marmalade"
+	palacetest.MustAdd(t, p, &palace.Drawer{Content: "environment:\n  POSTGRES_PASSWORD: " + weak + "\n"})
 	if err := reg.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +57,7 @@ func TestSecretsAbsentAtRest(t *testing.T) {
 		}
 		found++
 		stored = stored || bytes.Contains(b, []byte("deploy with ghp_[REDACTED]"))
-		for _, secret := range []string{token[4:], do[7:], netrc} {
+		for _, secret := range []string{token[4:], do[7:], netrc, weak} {
 			if bytes.Contains(b, []byte(secret)) {
 				t.Errorf("%s holds a secret (%.8s…)", path, secret)
 			}
