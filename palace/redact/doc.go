@@ -101,6 +101,9 @@
 //     OAuth GOCSPX- and ya29., Square sq0atp-/sq0csp-, Mailgun key-, GitLab's
 //     other tokens (glptt-, gldt-, glrt-, glft-, glcbt-, glsoat-), Vault hvs./
 //     hvb./hvr., SendGrid SG., Doppler dp.pt./dp.st./dp.ct./dp.sa.,
+//     LangSmith lsv2_pt_/lsv2_sk_, Pinecone pcsk_, Together AI tgp_v1_,
+//     Netlify nfp_, CircleCI CCIPAT_, Buildkite bkua_, Resend re_, Tavily
+//     tvly-, Heroku HRKU-, Mapbox sk.eyJ, Dropbox sl.,
 //     Terraform Cloud <id>.atlasv1. (the id kept), Discord bot tokens
 //     (three dotted base64url parts; nothing kept) and Telegram bot tokens
 //     (the bot's id of 8 to 10 digits, kept, ':' and 35 token characters:

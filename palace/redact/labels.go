@@ -383,12 +383,14 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		e = wordEnd(s, v, e)
 	}
 	val := s[v:e]
-	if maskedAt(s, e) || !quoted && (e < len(s) && s[e] == '(' || namesSecret(val) || kind == kPassword && namesLabel(val)) {
+	if maskedAt(s, e) || !quoted && (e < len(s) && s[e] == '(' || namesSecret(val) ||
+		kind == kPassword && namesLabel(val) && (identifier(val) || placeholder(val))) {
 		// Code, not a secret: an unquoted value followed by '(' is a call
 		// (earlySecret = tls13.NewEarlySecret(…)), and one that ends in
 		// the word of a label names a variable or constant
 		// (token.AccessToken = tokenRes.IDToken, X_TOKEN = C.X_TOKEN,
-		// FILTER_PASS = C.FILTER_PASS).
+		// FILTER_PASS = C.FILTER_PASS; a password such as Hunter2pass
+		// may end in one too).
 		return dst
 	}
 	switch kind {

@@ -14,9 +14,9 @@ import "strings"
 // The forms a password label's value is written in (pwForm).
 const (
 	// pwStrong: the value is read only by the entropy test, as every other
-	// labelled secret is: a value that code follows (",", ";", ")"), or a
-	// quoted value holding a space ("Enter your password" is a label's
-	// text).
+	// labelled secret is: a value that code follows (",", ")", or ";"
+	// after a space), or a quoted value holding a space ("Enter your
+	// password" is a label's text).
 	pwStrong = iota
 	// pwSpaced: after a space ("password: …", "password = …", "password
 	// is …", "--password …"), where YAML and INI write a password but
@@ -178,10 +178,12 @@ func pwForm(s string, ks, ke, sep, v, e int, quote byte) int {
 			return pwLiteral // the whole quoted string
 		}
 		return pwStrong
-	case e < len(s) && strings.IndexByte(",;)]}", s[e]) >= 0:
-		return pwStrong // an argument, a field or a statement of code
+	case e < len(s) && strings.IndexByte(",)]}", s[e]) >= 0:
+		return pwStrong // an argument or a field of code
 	case s[sep] == '=' && v == sep+1, envName(s[ks:ke]):
-		return pwLiteral
+		return pwLiteral // ";" may part a connection string's pairs
+	case e < len(s) && s[e] == ';':
+		return pwStrong // a statement of code
 	}
 	return pwSpaced
 }

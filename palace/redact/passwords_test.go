@@ -31,6 +31,8 @@ func TestPasswordsPeopleChoose(t *testing.T) {
 		{"mysql -u root -phunter2 shop", "mysql -u root -p[REDACTED] shop"},
 		{"sshpass -p 'sunshine' ssh host", "sshpass -p '[REDACTED]' ssh host"},
 		{"machine api.example.com login ana password pass1234", "machine api.example.com login ana password [REDACTED]"},
+		{"Server=tcp:x.example.net;User ID=admin;Password=Hunter2pass;", "Server=tcp:x.example.net;User ID=admin;Password=[REDACTED];"},
+		{"Data Source=db;Password=letmein;Pooling=true", "Data Source=db;Password=[REDACTED];Pooling=true"},
 	} {
 		got, n := String(tc.in)
 		if got != tc.want || n == 0 {
@@ -72,6 +74,7 @@ func TestPasswordLabelsLeaveCodeAndProse(t *testing.T) {
 		"Password: cfg.Password,",                     // a field of code
 		"connect(user=u, password=secret_pw)",         // an argument
 		"conn = connect(host=h, password=pw1)",        //
+		"password = hashed;",                          //
 		"user.password = newPass",                     //
 		"NL80211_ATTR_SAE_PASSWORD = 0x115",           // a constant
 		"ICMPV6_FILTER_PASS = C.ICMPV6_FILTER_PASS",   //

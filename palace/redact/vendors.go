@@ -58,6 +58,14 @@ var (
 		vendor{prefix: "figd_", class: cTok, min: 40},              // Figma
 		vendor{prefix: "ntn_", class: cAlnum, min: 40},             // Notion
 		vendor{prefix: "secret_", class: cAlnum, min: 43, max: 43}, // Notion (older)
+		vendor{prefix: "lsv2_pt_", class: cTok, min: 40},           // LangSmith
+		vendor{prefix: "lsv2_sk_", class: cTok, min: 40},           //
+		vendor{prefix: "pcsk_", class: cTok, min: 40},              // Pinecone
+		vendor{prefix: "tgp_v1_", class: cTok, min: 40},            // Together AI
+		vendor{prefix: "nfp_", class: cAlnum, min: 36},             // Netlify
+		vendor{prefix: "CCIPAT_", class: cTok, min: 40},            // CircleCI
+		vendor{prefix: "bkua_", class: cAlnum, min: 40, max: 40},   // Buildkite
+		vendor{prefix: "re_", class: cTok, min: 30},                // Resend
 	)
 	hyphenVendors = vendorsAt('-',
 		vendor{prefix: "pypi-AgEIcHlwaS5vcmc", class: cTok, min: 50}, // PyPI (macaroon)
@@ -78,6 +86,8 @@ var (
 		vendor{prefix: "glft-", class: cTok, min: 20},                //
 		vendor{prefix: "glcbt-", class: cTok, min: 20},               //
 		vendor{prefix: "glsoat-", class: cTok, min: 20},              //
+		vendor{prefix: "tvly-", class: cAlnum, min: 32},              // Tavily
+		vendor{prefix: "HRKU-", class: cTok, min: 40},                // Heroku
 	)
 	dotVendors = vendorsAt('.',
 		vendor{prefix: "hvs.", class: cTok, min: 24}, // HashiCorp Vault service, batch, recovery
@@ -89,6 +99,8 @@ var (
 		vendor{prefix: "dp.st.", class: cTok, min: 40},
 		vendor{prefix: "dp.ct.", class: cAlnum, min: 40},
 		vendor{prefix: "dp.sa.", class: cAlnum, min: 40},
+		vendor{prefix: "sk.eyJ", class: cTok, min: 60, dots: true}, // Mapbox secret token
+		vendor{prefix: "sl.", class: cTok, min: 100},               // Dropbox short-lived token
 	)
 )
 
