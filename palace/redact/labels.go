@@ -175,8 +175,8 @@ func (r *Redactor) scanColon(s string, dst []span) []span {
 
 // telegramToken redacts the secret of a Telegram bot token, the colon at p:
 // the bot's id (8 to 10 digits, which the bot's public link shows, so it is
-// kept) and 35 generated characters: 1234567890:[REDACTED]. Nothing else
-// writes that many digits, a colon and that many characters glued together.
+// kept) and 35 generated characters: 1234567890:[REDACTED]. A time, a port
+// or a ratio has neither that many digits nor that long a run after them.
 func (r *Redactor) telegramToken(s string, p int, dst []span) []span {
 	d := p
 	for d > 0 && p-d <= 10 && isDigit(s[d-1]) {
