@@ -64,9 +64,12 @@
 //
 // AWS (aws-access-key-id, aws-secret-access-key): AKIA, ASIA, AGPA, AIDA,
 // AROA, ANPA, ANVA or AIPA followed by exactly 16 of [A-Z0-9] → AKIA[REDACTED].
-// A secret access key is redacted only when labelled: a key ending in
+// A secret access key is redacted when labelled: a key ending in
 // secret_access_key / SecretAccessKey / aws_secret_key (case, '_', '-', '.'
-// ignored) followed by '=' or ':' and a high-entropy value (see below).
+// ignored) followed by '=' or ':' and a high-entropy value (see below); or
+// when it follows an AKIA or ASIA key id after at most 8 bytes of space,
+// commas, colons, bars or quotes, as exactly 40 generated-looking bytes of
+// base64 (a row of the console's credentials.csv, a pasted pair).
 //
 // Signed URLs (signed-url-param): the values of X-Amz-Signature,
 // X-Amz-Credential, X-Amz-Security-Token, X-Goog-Signature and

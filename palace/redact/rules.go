@@ -17,6 +17,10 @@ const (
 	// telegramSecret is the length of a Telegram bot token's secret, after
 	// the bot's id and a colon.
 	telegramSecret = 35
+	// awsSecretLen is the length of an AWS secret access key; awsPairGap
+	// bounds what may stand between it and its key id when no label does.
+	awsSecretLen = 40
+	awsPairGap   = 8
 )
 
 // scanUnderscore: emk_, evt_, gh?_, github_pat_, loci_, npm_, hf_,
@@ -301,7 +305,37 @@ func (r *Redactor) scanAWSKeyID(s string, dst []span) []span {
 		}
 		dst = r.add(dst, rAWSKeyID, i, e, 4)
 		off = e
+		if p := s[i : i+4]; p == "AKIA" || p == "ASIA" {
+			if st, se, ok := awsSecretAfter(s, e); ok {
+				dst = r.add(dst, rAWSSecret, st, se, 0)
+				off = se
+			}
+		}
 	}
+}
+
+// awsSecretAfter finds the secret access key that follows an access key id
+// ending at e with no label, as the console's credentials.csv writes a row
+// ("ana,,AKIA…,wJalr…,https://…") and a pasted pair often stands ("AKIA…
+// wJalr…"): after at most awsPairGap bytes of space, commas, colons, bars
+// or quotes, exactly 40 bytes of base64 that look generated. A labelled
+// secret is found by its label (aws_secret_access_key = …) anyway.
+func awsSecretAfter(s string, e int) (st, se int, ok bool) {
+	st = e
+	for st < len(s) && st-e < awsPairGap && strings.IndexByte(" \t\r\n,;:|\"'", s[st]) >= 0 {
+		st++
+	}
+	if st == e {
+		return 0, 0, false
+	}
+	se = st
+	for se < len(s) && se-st <= awsSecretLen && (class[s[se]]&cAlnum != 0 || s[se] == '/' || s[se] == '+') {
+		se++
+	}
+	if se-st != awsSecretLen || se < len(s) && class[s[se]]&cB64 != 0 || !tokenish(s[st:se]) {
+		return 0, 0, false
+	}
+	return st, se, true
 }
 
 // scanBearer: "Bearer <token>" outside an Authorization header. The anchor
