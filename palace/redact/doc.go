@@ -108,10 +108,13 @@
 //     Netlify nfp_, CircleCI CCIPAT_, Buildkite bkua_, Resend re_, Tavily
 //     tvly-, Heroku HRKU-, Mapbox sk.eyJ, Dropbox sl.,
 //     Terraform Cloud <id>.atlasv1. (the id kept), Discord bot tokens
-//     (three dotted base64url parts; nothing kept) and Telegram bot tokens
+//     (three dotted base64url parts; nothing kept), Telegram bot tokens
 //     (the bot's id of 8 to 10 digits, kept, ':' and 35 token characters:
-//     1234567890:[REDACTED]). A prefix of four bytes or fewer must start a
-//     word.
+//     1234567890:[REDACTED]), Atlassian API tokens (ATATT3 and 150 or more
+//     base64url bytes), Firebase Cloud Messaging server keys (AAAA and 7
+//     bytes, :APA91b and 100 or more; nothing kept) and Azure AD client
+//     secrets (3 bytes, a digit, Q~ and 31 to 34 more: 37 to 40 in all;
+//     nothing kept). A prefix of four bytes or fewer must start a word.
 //
 // Vendor tails must look generated: they contain a digit or both upper- and
 // lower-case letters, so sk-this-is-a-phrase or ghs_configuration stay.

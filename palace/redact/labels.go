@@ -169,6 +169,9 @@ func (r *Redactor) scanColon(s string, dst []span) []span {
 		if p > 0 && isDigit(s[p-1]) {
 			dst = r.telegramToken(s, p, dst)
 		}
+		if strings.HasPrefix(s[p:], fcmMarker) {
+			dst = r.fcmKey(s, p, dst)
+		}
 		dst = r.assignment(s, p, dst, &m)
 	}
 }
@@ -190,6 +193,21 @@ func (r *Redactor) telegramToken(s string, p int, dst []span) []span {
 		return dst
 	}
 	return r.add(dst, rVendor, p+1, e, 0)
+}
+
+// fcmKey redacts a Firebase Cloud Messaging server key, the colon at p
+// opening fcmMarker: an id of 11 bytes (AAAA and 7 more) before it and some
+// 134 bytes of base64url after. Nothing is kept.
+func (r *Redactor) fcmKey(s string, p int, dst []span) []span {
+	st := p - 11
+	if st < 0 || !strings.HasPrefix(s[st:], "AAAA") || spanClass(s, st, cTok) != p || !leftOK(s, st) {
+		return dst
+	}
+	e := spanClass(s, p+1, cTok)
+	if e-p-1 < fcmMin {
+		return dst
+	}
+	return r.add(dst, rVendor, st, e, 0)
 }
 
 // urlPassword redacts the password of scheme://user:password@host.

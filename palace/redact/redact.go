@@ -167,6 +167,7 @@ func (r *Redactor) spans(s string, dst []span) []span {
 	dst = r.scanAWSKeyID(s, dst)
 	dst = r.scanBearer(s, dst)
 	dst = r.scanWebhook(s, dst)
+	dst = r.scanTilde(s, dst)
 	dst = r.scanDot(s, dst)
 	if r.on(rGeneric) {
 		dst = r.scanPhrase(s, dst)

@@ -144,6 +144,10 @@ func positiveCases() []tcase {
 		{name: "heroku", in: "HEROKU=" + "HRKU" + "-" + fakeTok(68, 60), want: "HEROKU=HRKU-[REDACTED]"},
 		{name: "mapbox secret", in: "sk" + ".eyJ1IjoiYWJjIiwiYSI6I" + fakeTok(69, 20) + "." + fakeTok(70, 22), want: "sk.eyJ[REDACTED]"},
 		{name: "dropbox short-lived", in: "Bearer-less " + "sl" + "." + fakeTok(72, 138), want: "Bearer-less sl.[REDACTED]"},
+		{name: "azure client secret", in: `AZURE_SECRET_VALUE="` + "x7K" + "8Q~" + fakeTok(73, 29) + "_~" + `"`, want: `AZURE_SECRET_VALUE="[REDACTED]"`},
+		{name: "azure client secret in prose", in: "the new secret is " + "Ab3" + "4Q~" + fakeTok(74, 31) + ", rotate it", want: "the new secret is [REDACTED], rotate it"},
+		{name: "atlassian", in: "JIRA: " + "ATATT3" + "xFfGF0" + fakeTok(75, 170) + "=" + "A1B2C3D4", want: "JIRA: ATATT3[REDACTED]"},
+		{name: "firebase server key", in: "key=" + "AAAA" + fakeTok(76, 7) + ":APA91b" + fakeTok(77, 134), want: "key=[REDACTED]"},
 
 		// Labels beyond key=value.
 		{name: "azure storage", in: "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + fakeTok(44, 86) + "==;EndpointSuffix=core.windows.net",
@@ -198,6 +202,8 @@ func negativeCases() []string {
 		"func (s *Server) handle(evt_handler_for_click_events string) error { return nil }",
 		"evt_2024_01_15_deploy_log.txt", "var emk_handlerForClickEvents = 1", "emk_cache-key-for-session-42",
 		"re_compile_the_pattern_for_every_request_handler", "sl.is short", "tvly-is-a-prefix",
+		"cd ~/src && ls ~user/.config", "the FAQ~ish page", "x=1Q~2", "approx. 8Q~ what",
+		"ATATT3 is Atlassian's prefix", "AAAAbbbbccc:APA91b is short",
 		"pk_live_ is publishable", "npm_config_cache=/tmp/npm", "hf_hub_download(repo_id)", "AIzaSy too short",
 		"const skeleton = document.querySelector('.sk-loader'); let token = getToken();",
 		`token := os.Getenv("GITHUB_TOKEN")`,

@@ -21,6 +21,17 @@ const (
 	// bounds what may stand between it and its key id when no label does.
 	awsSecretLen = 40
 	awsPairGap   = 8
+	// atlassianPrefix opens an Atlassian API token; atlassianMin is the
+	// least its tail is taken at (the tokens have 186 bytes after it).
+	atlassianPrefix = "ATATT3"
+	atlassianMin    = 150
+	// fcmMarker follows the 11-byte id of a Firebase Cloud Messaging server
+	// key; fcmMin is the least its tail is taken at (some 134 bytes).
+	fcmMarker = ":APA91b"
+	fcmMin    = 100
+	// azureSecretMin and azureSecretMax bound an Azure AD client secret:
+	// 3 bytes, a digit, "Q~", then 31 to 34 bytes.
+	azureSecretMin, azureSecretMax = 37, 40
 )
 
 // scanUnderscore: emk_, evt_, gh?_, github_pat_, loci_, npm_, hf_,
@@ -280,6 +291,17 @@ func (r *Redactor) scanAWSKeyID(s string, dst []span) []span {
 		}
 		switch s[i : i+4] {
 		case "AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA":
+		case "ATAT":
+			// An Atlassian API token: ATATT3 and some 186 bytes of
+			// base64url and '='.
+			if strings.HasPrefix(s[i:], atlassianPrefix) && gluedOK(s, i) {
+				e := spanClass(s, i+len(atlassianPrefix), cB64)
+				if e-i-len(atlassianPrefix) >= atlassianMin && tokenish(s[i+len(atlassianPrefix):e]) {
+					dst = r.add(dst, rVendor, i, e, len(atlassianPrefix))
+				}
+				off = max(off, e)
+			}
+			continue
 		case "AIza":
 			if !gluedOK(s, i) {
 				continue
@@ -406,3 +428,34 @@ func (r *Redactor) scanWebhook(s string, dst []span) []span {
 		}
 	}
 }
+
+// scanTilde: an Azure AD (Entra ID) client secret, whose fourth and fifth
+// bytes after a digit are "Q~" (abc8Q~…, 37 to 40 bytes of letters,
+// digits, '_', '~', '.' and '-'). Nothing is kept: no part says what it
+// is. '~' is a rare byte, so the scan is cheap on prose and code alike.
+func (r *Redactor) scanTilde(s string, dst []span) []span {
+	for off := 0; ; {
+		k := strings.IndexByte(s[off:], '~')
+		if k < 0 {
+			return dst
+		}
+		p := off + k
+		off = p + 1
+		st := p - 5
+		if st < 0 || s[p-1] != 'Q' || !isDigit(s[p-2]) || !azureSecretByte(s[st]) ||
+			!azureSecretByte(s[st+1]) || !azureSecretByte(s[st+2]) || st > 0 && azureSecretByte(s[st-1]) {
+			continue
+		}
+		e := p + 1
+		for e < len(s) && e-st <= azureSecretMax && (azureSecretByte(s[e]) || s[e] == '-') {
+			e++
+		}
+		if n := e - st; n < azureSecretMin || n > azureSecretMax || !tokenish(s[p+1:e]) {
+			continue
+		}
+		dst = r.add(dst, rVendor, st, e, 0)
+		off = e
+	}
+}
+
+func azureSecretByte(c byte) bool { return class[c]&cWord != 0 || c == '~' || c == '.' }
