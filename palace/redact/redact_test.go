@@ -376,6 +376,7 @@ func TestLinearTime(t *testing.T) {
 		"password=", "token: ", "Authorization: ", "X-Amz-Signature=", "?Signature=REDACTED&",
 		"-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN ", "eyJ" + rep("a", 10) + ".", "Bearer ", "a://u:",
 		"emk_", "ghp_", "sk-", "xoxb-", "AIza", "glpat-", "hf_", "npm_", "sk_live_", "github_pat_", `\u0026`, "hooks.slack.com/services/", "AKIA", "=", ":", "_", "-",
+		"DB_PASS=", "PASSWORD: ", "my password is ", "ATATT3", "AAAAbbbbccc:APA91b", "12345678:", "x8Q~", "~", "AKIAAAAAAAAAAAAAAAAA ",
 	} {
 		small := run(strings.Repeat(unit, (1<<18)/len(unit)))
 		large := run(strings.Repeat(unit, (1<<20)/len(unit)))
