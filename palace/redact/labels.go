@@ -401,8 +401,11 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		e = wordEnd(s, v, e)
 	}
 	val := s[v:e]
+	// A password label's value that ends in a label's word names a setting
+	// ("sslpassword"), or, read as a name, a constant (C.FILTER_PASS).
+	named := kind == kPassword && namesLabel(val)
 	if maskedAt(s, e) || !quoted && (e < len(s) && s[e] == '(' || namesSecret(val) ||
-		kind == kPassword && namesLabel(val) && (identifier(val) || placeholder(val))) {
+		named && (identifier(val) || placeholder(val))) {
 		// Code, not a secret: an unquoted value followed by '(' is a call
 		// (earlySecret = tls13.NewEarlySecret(…)), and one that ends in
 		// the word of a label names a variable or constant
@@ -418,8 +421,8 @@ func (r *Redactor) assignment(s string, sep int, dst []span, m *memo) []span {
 		}
 	case kPassword:
 		form := pwForm(s, j, ke, sep, v, e, quote)
-		if namesLabel(val) {
-			form = pwStrong // a setting's name ("sslpassword"), not its value
+		if named {
+			form = pwStrong // read only by the entropy test (Hunter2pass)
 		}
 		if labelledPassword(val, form) {
 			dst = r.add(dst, rGeneric, v, e, 0)
@@ -529,7 +532,13 @@ func classifyKey(key string) int {
 // (token, secret, password, passwd, key), as identifiers do and generated
 // values do not.
 func namesSecret(v string) bool {
-	for _, w := range [...]string{"token", "secret", "password", "passwd", "key"} {
+	return endsInWord(v, "token", "secret", "password", "passwd", "key")
+}
+
+// endsInWord reports whether v ends in one of words after something else
+// (case, '_', '-' and '.' ignored, as keySuffix reads a key).
+func endsInWord(v string, words ...string) bool {
+	for _, w := range words {
 		if len(v) > len(w) && keySuffix(v, w) {
 			return true
 		}

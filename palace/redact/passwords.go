@@ -160,12 +160,7 @@ func hexNumber(v string) bool {
 // names of settings and constants do ("PGSSLPASSWORD": "sslpassword",
 // RuleURLPassword = "url-password"), and a weak password rarely does.
 func namesLabel(v string) bool {
-	for _, w := range [...]string{"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "key"} {
-		if len(v) > len(w) && keySuffix(v, w) {
-			return true
-		}
-	}
-	return false
+	return namesSecret(v) || endsInWord(v, "pwd", "pass", "passphrase")
 }
 
 // pwForm is the form of the value of a password label, key s[ks:ke], that
