@@ -86,3 +86,21 @@ func DowngradeProjection(path string, f *Flat) error {
 	old = le.AppendUint32(old, crc32.Checksum(old, castagnoli))
 	return os.WriteFile(path, old, 0o600)
 }
+
+// StoredRow returns copies of what f stores for key's row, live or
+// removed: its int8 codes, and its projection's codes (nil without one).
+func StoredRow(f *Flat, key uint64) (codes, proj []int8, ok bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	for row, k := range f.keys {
+		if k != key {
+			continue
+		}
+		codes = append([]int8(nil), f.codes.row(row)...)
+		if f.pj != nil && row < f.pj.codes.len() {
+			proj = append([]int8(nil), f.pj.codes.row(row)...)
+		}
+		return codes, proj, true
+	}
+	return nil, nil, false
+}

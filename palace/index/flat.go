@@ -65,6 +65,11 @@ type Flat struct {
 	// and dropped when the graph is rebuilt).
 	pj *projection
 
+	// erased are removed rows whose vectors must not be written again
+	// (Erase): while a graph exists removed rows stay stored, and a
+	// snapshot writes a live neighbour's vectors in their place.
+	erased map[int]bool
+
 	searches, scored atomic.Int64 // graph searches and the rows they scored
 }
 
@@ -143,6 +148,7 @@ func (f *Flat) put(key uint64, vec []float32) (int, bool) {
 	if n := len(f.free); n > 0 && f.g == nil {
 		row, f.free = f.free[n-1], f.free[:n-1]
 		f.keys[row], f.dead[row] = key, false
+		delete(f.erased, row)
 	} else {
 		row = len(f.keys)
 		f.keys = append(f.keys, key)
@@ -288,6 +294,53 @@ func (f *Flat) Remove(key uint64) {
 	}
 }
 
+// Erase removes key as Remove does, and makes sure no snapshot written
+// from now on holds its vector: a row that stays stored as a graph's
+// waypoint is written with a live neighbour's vectors instead (the
+// waypoint stays near where it was; the vector of an erased text leaves
+// the disk with the next snapshot). The vectors in memory are left as
+// they are: a mapped snapshot's pages are never written.
+func (f *Flat) Erase(key uint64) {
+	f.mu.RLock()
+	row, ok := f.rowOf[key]
+	f.mu.RUnlock()
+	if !ok {
+		return
+	}
+	f.Remove(key)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if row < len(f.keys) && f.dead[row] && f.keys[row] == key {
+		if f.erased == nil {
+			f.erased = map[int]bool{}
+		}
+		f.erased[row] = true
+	}
+}
+
+// stand is the row whose vectors a snapshot writes for row: row itself,
+// or for an erased row a live neighbour in the graph (any live row when
+// it has none), -1 when no row is live. Caller holds mu.
+func (f *Flat) stand(row int) int {
+	if !f.erased[row] {
+		return row
+	}
+	if f.g != nil && (row+1)*(f.g.m0+1) <= len(f.g.links0) {
+		nb := f.g.links(uint32(row), 0)
+		for _, r := range nb[1 : 1+nb[0]] {
+			if !f.dead[r] {
+				return int(r)
+			}
+		}
+	}
+	for r, d := range f.dead {
+		if !d {
+			return r
+		}
+	}
+	return -1
+}
+
 // compact drops free rows and shrinks the storage. Caller holds mu.
 func (f *Flat) compact() {
 	n := len(f.rowOf)
@@ -318,7 +371,7 @@ func (f *Flat) compact() {
 			data.push(f.data.row(row))
 		}
 	}
-	f.keys, f.dead, f.free = keys, dead, nil
+	f.keys, f.dead, f.free, f.erased = keys, dead, nil, nil
 	f.data, f.codes, f.scales, f.norms = data, codes, scales, norms
 	f.pj = nil     // its codes are by row; Calibrate builds it again
 	f.mapped = nil // nothing points into a mapped snapshot any more

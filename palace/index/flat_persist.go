@@ -162,15 +162,42 @@ func (f *Flat) writeSnapshot(w *bufio.Writer, meta SnapshotMeta) error {
 		}
 		w.Write(make([]byte, pad8(rows)))
 	}
+	// An erased row is written with the vectors of the row standing in
+	// for it (stand); with none live, as zeros.
 	if layout&layoutCodes != 0 {
-		live(func(row int) { le.PutUint32(b8[:4], math.Float32bits(f.scales[row])); w.Write(b8[:4]) })
-		live(func(row int) { le.PutUint32(b8[:4], math.Float32bits(f.norms[row])); w.Write(b8[:4]) })
-		live(func(row int) { w.Write(int8Bytes(f.codes.row(row))) })
+		zero := make([]int8, f.dim)
+		codes := func(row int) []int8 {
+			if r := f.stand(row); r >= 0 {
+				return f.codes.row(r)
+			}
+			return zero
+		}
+		scalar := func(v []float32) func(int) {
+			return func(row int) {
+				x := float32(0)
+				if r := f.stand(row); r >= 0 {
+					x = v[r]
+				}
+				le.PutUint32(b8[:4], math.Float32bits(x))
+				w.Write(b8[:4])
+			}
+		}
+		live(scalar(f.scales))
+		live(scalar(f.norms))
+		live(func(row int) { w.Write(int8Bytes(codes(row))) })
 		w.Write(make([]byte, pad8(rows*f.dim)))
 	}
 	if layout&layoutFloats != 0 {
 		var fb []byte
-		live(func(row int) { fb = appendFloats(fb[:0], f.data.row(row)); w.Write(fb) })
+		zero := make([]float32, f.dim)
+		live(func(row int) {
+			v := zero
+			if r := f.stand(row); r >= 0 {
+				v = f.data.row(r)
+			}
+			fb = appendFloats(fb[:0], v)
+			w.Write(fb)
+		})
 	}
 	if f.g != nil {
 		if layout&layoutFloats != 0 {
@@ -179,7 +206,7 @@ func (f *Flat) writeSnapshot(w *bufio.Writer, meta SnapshotMeta) error {
 		f.g.write(w)
 	}
 	if layout&layoutProj != 0 {
-		f.pj.write(w)
+		f.pj.write(w, f.stand)
 	}
 	return nil
 }

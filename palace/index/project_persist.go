@@ -26,7 +26,7 @@ import (
 // is passed over, and the projection is built again.
 
 // write writes the projection section. Caller holds the Flat's read lock.
-func (p *projection) write(w *bufio.Writer) {
+func (p *projection) write(w *bufio.Writer, stand func(row int) int) {
 	le := binary.LittleEndian
 	var b []byte
 	b = le.AppendUint32(b, uint32(p.dims))
@@ -43,8 +43,27 @@ func (p *projection) write(w *bufio.Writer) {
 	w.Write(appendFloats(fb, p.mean))
 	w.Write(appendFloats(fb, p.basis))
 	w.Write(appendFloats(fb, p.sd))
-	for _, blk := range p.codes.blocks {
-		w.Write(int8Bytes(blk))
+	zero := make([]int8, p.codes.dim)
+	for lo := 0; lo < p.codes.len(); {
+		blk := p.codes.blocks[lo>>rowBlockShift]
+		hi := min(p.codes.len(), lo+len(blk)/p.codes.dim)
+		clean := true
+		for row := lo; row < hi && clean; row++ {
+			clean = stand(row) == row
+		}
+		if clean {
+			w.Write(int8Bytes(p.codes.rows(lo, hi)))
+		} else {
+			for row := lo; row < hi; row++ { // erased rows: their stand-in's codes
+				switch r := stand(row); {
+				case r < 0:
+					w.Write(int8Bytes(zero))
+				default:
+					w.Write(int8Bytes(p.codes.row(r)))
+				}
+			}
+		}
+		lo = hi
 	}
 	w.Write(make([]byte, pad8(p.codes.len()*p.codes.dim)))
 }

@@ -78,6 +78,15 @@ type Store interface {
 	// Check verifies the store's own integrity (SQLite's quick_check;
 	// schema versions).
 	Check(ctx context.Context) (Integrity, error)
+	// Reclaim makes the space that erased rows held unreadable where the
+	// engine can: SQLite zeroes the space of deleted and rewritten rows
+	// as it frees it (secure_delete), and Reclaim checkpoints the
+	// write-ahead log and truncates it, so no older copy of a page is
+	// left in it. It reports false when other connections still read
+	// the log and it could not be truncated. PostgreSQL keeps old row
+	// versions until VACUUM: Reclaim cannot do that inside a shared
+	// database and reports false.
+	Reclaim(ctx context.Context) (bool, error)
 	// Close releases the palace.
 	Close() error
 }
@@ -103,6 +112,7 @@ type Tx interface {
 	Sessions() SessionWriter
 	Dream() DreamWriter
 	Triples() kg.Writer
+	Text() TextWriter
 	Commit() error
 	Rollback() error
 }

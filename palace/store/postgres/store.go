@@ -96,6 +96,12 @@ func (s *Store) Check(ctx context.Context) (store.Integrity, error) {
 	return in, err
 }
 
+// Reclaim does nothing and reports false: PostgreSQL keeps the old
+// versions of rewritten and deleted rows until VACUUM reclaims their space
+// (and a later write overwrites it), which is the database owner's to run
+// on a shared server (docs/team.md).
+func (s *Store) Reclaim(ctx context.Context) (bool, error) { return false, nil }
+
 // Close closes the palace's pool.
 func (s *Store) Close() error { return s.db.Close() }
 

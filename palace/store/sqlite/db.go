@@ -22,13 +22,16 @@ var migrationFS embed.FS
 
 // dsn builds the SQLite connection string for a palace file: WAL journal,
 // immediate write transactions (so concurrent writers queue on the busy
-// timeout instead of failing on lock upgrade), foreign keys on.
+// timeout instead of failing on lock upgrade), foreign keys on, and the
+// space of deleted and rewritten rows zeroed as it is freed (secure_delete),
+// so that text a palace erased does not linger in its free pages.
 func dsn(path string, sync string) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "15000")
 	q.Set("_txlock", "immediate")
 	q.Set("_foreign_keys", "on")
+	q.Set("_secure_delete", "on")
 	q.Set("_synchronous", sync)
 	q.Set("_cache_size", "-16000")
 	// Keep prepared statements per connection: preparing the recall path's

@@ -59,6 +59,7 @@ func (t *Tx) Facts() store.FactWriter       { return facts{t.c} }
 func (t *Tx) Sessions() store.SessionWriter { return sessions{t.c} }
 func (t *Tx) Dream() store.DreamWriter      { return dream{t.c} }
 func (t *Tx) Triples() kg.Writer            { return triples{t.c} }
+func (t *Tx) Text() store.TextWriter        { return texts{t.c} }
 
 // Commit commits, after the backend's hook.
 func (t *Tx) Commit() error {

@@ -49,6 +49,7 @@ func Run(t *testing.T, open Open) {
 		{"Transactions", testTransactions},
 		{"Writers", testWriters},
 		{"Tokens", testTokens},
+		{"Texts", testTexts},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
 	}
