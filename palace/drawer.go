@@ -118,7 +118,7 @@ func isBidiControl(r rune) bool {
 // validateDrawer checks and normalises a drawer before it is stored.
 func validateDrawer(d *Drawer) error {
 	d.Content = strings.TrimSpace(d.Content)
-	if d.Content == "" {
+	if d.Content == "" && !purged(d) { // a purged drawer's row keeps no text (erase.go)
 		return Invalidf("text is empty")
 	}
 	if !utf8.ValidString(d.Content) {

@@ -96,6 +96,12 @@ func (m *idMap) set(id, v int64) {
 	m.n++
 }
 
+// known reports whether m holds id.
+func (m *idMap) known(id int64) bool {
+	_, ok := m.get(id)
+	return ok
+}
+
 func (m *idMap) del(id int64) {
 	if m == nil {
 		return

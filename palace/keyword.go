@@ -170,6 +170,13 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 	start := time.Now()
 	idx, hw, err := bm25.LoadFile(k.snapshotPath(), ftsWeights...)
 	if err == nil {
+		// A snapshot written before an erasure holds its words (the
+		// vocabulary only grows): build again from the store.
+		if erased, eerr := k.p.erasedSeq(ctx); eerr != nil || erased > hw {
+			idx, err = nil, errErasedSince
+		}
+	}
+	if err == nil {
 		long := map[int64]int32{}
 		idx.Keys(func(key int64) {
 			if rid, p := splitKey(key); p > 0 {
@@ -181,7 +188,11 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 		k.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("keyword index loaded")
 		return nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	savedHW := int64(0)
+	switch {
+	case errors.Is(err, errErasedSince):
+		savedHW = -1 // write a snapshot without the erased words at once
+	case !errors.Is(err, fs.ErrNotExist):
 		k.p.log.Info().Err(err).Msg("keyword snapshot unusable; rebuilding from the store")
 	}
 	k.removeStaleSnapshots()
@@ -189,11 +200,15 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	k.idx, k.hw, k.savedHW, k.loaded = idx, hw, 0, false
+	k.idx, k.hw, k.savedHW, k.loaded = idx, hw, savedHW, false
 	k.ready.Store(true)
 	k.p.log.Debug().Dur("took", time.Since(start)).Int("drawers", idx.Len()).Msg("keyword index built")
 	return nil
 }
+
+// errErasedSince: the keyword snapshot predates the palace's latest
+// erasure.
+var errErasedSince = errors.New("text erased since the snapshot was written")
 
 // save writes the snapshot if enough changed since the last one (see
 // vectorState.snapshotDue). The mark is read before the index is written:
@@ -481,16 +496,26 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	if err != nil {
 		return nil, storeErr("keyword catch-up", err)
 	}
-	if maxSeq < k.hw {
-		// The store went backwards (restored from a backup): rebuild.
+	if maxSeq == k.hw {
+		return k.idx, nil
+	}
+	erased, err := k.p.erasedSeq(ctx)
+	if err != nil {
+		return nil, storeErr("keyword catch-up", err)
+	}
+	if maxSeq < k.hw || erased > k.hw {
+		// The store went backwards (restored from a backup), or text was
+		// erased since the index was built, whose words its vocabulary
+		// keeps: build it again, and after an erasure write its snapshot
+		// at once.
 		idx, hw, err := k.build(ctx)
 		if err != nil {
 			return nil, err
 		}
 		k.idx, k.hw, k.savedHW, k.loaded = idx, hw, 0, false
-		return k.idx, nil
-	}
-	if maxSeq == k.hw {
+		if erased > 0 && maxSeq >= erased {
+			k.savedHW = -1
+		}
 		return k.idx, nil
 	}
 	an := k.idx.Analyzer()

@@ -55,10 +55,19 @@ func ikey(vk uint64, p int) uint64 { return uint64(passageKey(int64(vk), p)) }
 
 // drop removes every index key of the drawer with vector key vk and
 // forgets it.
-func (v *vectorState) drop(vk uint64) {
-	v.idx.Remove(ikey(vk, 0))
+func (v *vectorState) drop(vk uint64) { v.dropWith(vk, v.idx.Remove) }
+
+// erase drops the drawer's keys so that no later snapshot holds their
+// vectors (index.Flat.Erase), and has the next SaveIndex write one.
+func (v *vectorState) erase(vk uint64) {
+	v.dropWith(vk, v.idx.Erase)
+	v.savedHW = -1
+}
+
+func (v *vectorState) dropWith(vk uint64, remove func(key uint64)) {
+	remove(ikey(vk, 0))
 	for p := 1; p <= int(v.long[vk]); p++ {
-		v.idx.Remove(ikey(vk, p))
+		remove(ikey(vk, p))
 	}
 	delete(v.long, vk)
 	if rid, ok := v.ridOf.get(int64(vk)); ok {
@@ -181,6 +190,12 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		v.idx, v.hw, v.savedHW, v.loaded = idx, hw, hw, true
 		if ridErr != nil {
 			v.p.log.Info().Err(ridErr).Msg("vector keys to drawers; resolving through the store")
+		} else if n := v.eraseOrphans(); n > 0 {
+			v.p.log.Debug().Int("keys", n).Msg("vector snapshot keys of no drawer in recall erased")
+			// A snapshot older than an erasure is written again at once.
+			if erased, err := v.p.erasedSeq(ctx); err == nil && erased > hw {
+				v.savedHW = -1
+			}
 		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
 	}
@@ -209,6 +224,13 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	err = v.p.st.Drawers().Changes(ctx, v.hw, store.ChangeFields{Vector: true}, func(c store.Change) error {
 		defer func() { v.hw = c.Seq }()
 		if c.VecKey == 0 {
+			// A changed text keeps its old vectors in recall until it is
+			// embedded again; a drawer out of recall whose vectors were
+			// cleared (purged, or its text changed) keeps none.
+			if old, ok := v.keyOf.get(c.RID); ok && c.Status != StatusActive {
+				batch.flush(v.idx)
+				v.erase(uint64(old))
+			}
 			return nil
 		}
 		vk := uint64(c.VecKey)
@@ -276,6 +298,26 @@ func (b *catchUpBatch) flush(idx *index.Flat) {
 
 // loadRIDs maps the vector keys of active drawers to their rows and back,
 // and notes the passage counts of long ones.
+// eraseOrphans erases the loaded snapshot's keys that no drawer in
+// recall holds now: vectors of drawers since changed, forgotten or purged.
+// Catching up cannot reach those whose key the store no longer records (a
+// purged drawer's, a text embedded again), and a purged text's vectors
+// must not be written again. It returns how many it erased. Caller holds
+// mu, with the maps loaded (the store's keys, read after the snapshot's
+// seq: a key it lacks is no drawer's in recall now).
+func (v *vectorState) eraseOrphans() int {
+	var gone []uint64
+	v.idx.Keys(func(key uint64) {
+		if vk, _ := splitKey(int64(key)); !v.ridOf.known(vk) {
+			gone = append(gone, key)
+		}
+	})
+	for _, key := range gone {
+		v.idx.Erase(key)
+	}
+	return len(gone)
+}
+
 func (v *vectorState) loadRIDs(ctx context.Context, hint int) (*idMap, *idMap, map[uint64]int32, error) {
 	ridOf, keyOf := newIDMap(hint), newIDMap(hint)
 	long := map[uint64]int32{}

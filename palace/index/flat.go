@@ -318,6 +318,17 @@ func (f *Flat) Erase(key uint64) {
 	}
 }
 
+// Keys calls fn with the key of every live row, in no particular order.
+func (f *Flat) Keys(fn func(key uint64)) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	for row, k := range f.keys {
+		if !f.dead[row] {
+			fn(k)
+		}
+	}
+}
+
 // stand is the row whose vectors a snapshot writes for row: row itself,
 // or for an erased row a live neighbour in the graph (any live row when
 // it has none), -1 when no row is live. Caller holds mu.

@@ -1,0 +1,297 @@
+package palace
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/loci-mem/loci/palace/store"
+)
+
+// Erasing for good. Forget hides a drawer and can be undone, so its row
+// keeps its text, its history keeps what changed, and the words and the
+// vector it gave the indexes stay in their snapshots. Two operations take
+// text off the disk instead:
+//
+//   - Purge erases one drawer (and the atomic facts extracted from it): its
+//     text, keywords, tags and meta, its vectors, the details of its
+//     history, its undo tokens and its room's closet.
+//   - Rescrub runs every stored text through Scrub again, so that secrets
+//     that an older redactor let through (its rules grow) leave the palace.
+//
+// Both then have the derived indexes forget the text (erasedSeq: the
+// keyword index is built again, so its vocabulary loses the words; the
+// vector index erases the rows, and a graph's waypoints are written with
+// a neighbour's vectors), write their snapshots at once, and reclaim the
+// store's space (Store.Reclaim: SQLite zeroes freed pages and truncates
+// its log). Other processes with the palace open do the same when they
+// catch up. What stays is what no program can take back: copies made
+// before (exports, backups, the file system's free blocks, a PostgreSQL
+// server's old row versions until VACUUM).
+
+// metaErasedSeq is the palace metadata key holding the seq of the latest
+// erasure: an index built before it may hold erased words and vectors.
+const metaErasedSeq = "erased_seq"
+
+// Purged is what Purge erased.
+type Purged struct {
+	// Drawers are the drawers erased: the one named, then the atomic
+	// facts extracted from it, as they are stored now (no text).
+	Drawers []*Drawer `json:"drawers"`
+	// History counts the rows of history erased: event details, dream
+	// changes, undo tokens and the room's closet.
+	History int64 `json:"history_rows"`
+	// Parent is the episode the drawer was extracted from, which still
+	// holds the conversation it came from ("" when none).
+	Parent string `json:"parent,omitempty"`
+	// Reclaimed reports that the store's freed space was zeroed and its
+	// log truncated (false on PostgreSQL, or when a reader held the log).
+	Reclaimed bool `json:"reclaimed"`
+}
+
+// Purge erases the drawer with that id (a drawer id, or a fact's mem-NNNN),
+// whatever its status, and the atomic facts extracted from it. The row
+// stays, deleted and empty (meta purged_at), so that the indexes of every
+// process see the change; nothing restores it. Purging a drawer that was
+// purged already fails with CodeNotFound.
+func (p *Palace) Purge(ctx context.Context, id string) (*Purged, error) {
+	d, err := p.Lookup(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if purged(d) {
+		return nil, NotFoundf("%s was purged already", p.DisplayID(d))
+	}
+	// The vector index learns the drawer's vector keys before they are
+	// cleared, so that catching up erases its rows.
+	if _, err := p.vec.sync(ctx); err != nil {
+		return nil, err
+	}
+	children, _, err := p.st.Drawers().List(ctx, store.ListQuery{Filter: Filter{Statuses: AnyStatus,
+		Where: &Pred{Field: "parent_id", Op: "eq", Value: d.ID}}, Order: store.OrderSeq, Limit: maxExtracted})
+	if err != nil {
+		return nil, storeErr("find the facts extracted from a drawer", err)
+	}
+	out := &Purged{Parent: d.ParentID}
+	err = p.Write(ctx, func(t *Tx) error {
+		out.Drawers, out.History = nil, 0
+		ids := []string{d.ID}
+		for _, c := range children {
+			ids = append(ids, c.ID)
+		}
+		var last int64
+		for _, id := range ids {
+			old, err := t.Get(id)
+			if err != nil {
+				return err
+			}
+			if purged(old) && id != d.ID {
+				continue
+			}
+			n, err := t.st.Text().EraseDrawer(t.ctx, old.ID, old.Room)
+			if err != nil {
+				return storeErr("erase a drawer's history", err)
+			}
+			out.History += n
+			nd := cloneDrawer(old)
+			nd.Content, nd.Keywords, nd.Tags = "", "", []string{}
+			nd.Meta = map[string]any{metaPurgedAt: t.now.UTC().Format(time.RFC3339)}
+			if eid, ok := old.Meta[MetaEngramID]; ok { // an identifier: the fact keeps its name
+				nd.Meta[MetaEngramID] = eid
+			}
+			nd.Status, nd.SupersededBy, nd.UpdatedAt = StatusDeleted, "", t.now
+			if err := t.Save(old, nd, Vectors{}, map[string]any{"purged": true}); err != nil {
+				return err
+			}
+			out.Drawers = append(out.Drawers, nd)
+			last = nd.Seq
+		}
+		return storeErr("record an erasure", t.st.Meta().Set(t.ctx, metaErasedSeq, strconv.FormatInt(last, 10)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Reclaimed, err = p.afterErasure(ctx)
+	return out, err
+}
+
+// maxExtracted bounds the atomic facts a purge erases with their episode:
+// an episode is a conversation's stretch, and extraction keeps a few
+// dozen facts of one at most.
+const maxExtracted = 10000
+
+// metaPurgedAt is the meta key of a purged drawer: when it was erased.
+const metaPurgedAt = "purged_at"
+
+// purged reports whether d is a purged drawer's row: deleted, no text,
+// and the time it was erased (an export of the palace carries them).
+func purged(d *Drawer) bool {
+	_, ok := d.Meta[metaPurgedAt]
+	return ok && d.Status == StatusDeleted && d.Content == ""
+}
+
+// Rescrubbed is what Rescrub found and changed.
+type Rescrubbed struct {
+	// Drawers counts the drawers read and Changed those whose text,
+	// keywords, tags, room or meta a rule now redacts.
+	Drawers int `json:"drawers"`
+	Changed int `json:"drawers_changed"`
+	// Rows counts, by text set (store.TextSets), the other rows changed.
+	Rows map[store.TextSet]int `json:"rows_changed"`
+	// Reclaimed: see Purged.
+	Reclaimed bool `json:"reclaimed"`
+	DryRun    bool `json:"dry_run,omitempty"`
+}
+
+// rescrubBatch is the rows one transaction of Rescrub rewrites: small
+// enough that other writers wait at most a few milliseconds.
+const rescrubBatch = 256
+
+// Rescrub runs Scrub again over everything the palace stores: every
+// drawer's fields (whatever its status; a changed text is re-embedded and
+// re-indexed), and every text set beside them. With dryRun it only counts.
+// progress, when not nil, is called after each batch of drawers with the
+// drawers read, of how many, and how many changed.
+func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, total, changed int)) (*Rescrubbed, error) {
+	out := &Rescrubbed{Rows: map[store.TextSet]int{}, DryRun: dryRun}
+	total, err := p.st.Drawers().Count(ctx, Filter{Statuses: AnyStatus})
+	if err != nil {
+		return nil, storeErr("count drawers", err)
+	}
+	if !dryRun {
+		if _, err := p.vec.sync(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var last int64
+	for {
+		var page []*Drawer
+		var err error
+		last, _, err = p.st.Drawers().Scan(ctx, store.ScanQuery{Filter: Filter{Statuses: AnyStatus},
+			AfterID: last, Limit: rescrubBatch}, func(d *store.Drawer, _ *store.Vector) error {
+			page = append(page, d)
+			return nil
+		})
+		if err != nil {
+			return nil, storeErr("read drawers", err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, d := range page {
+			out.Drawers++
+			if purged(d) || !needsScrub(d) {
+				continue
+			}
+			out.Changed++
+			if dryRun {
+				continue
+			}
+			if _, err := p.Update(ctx, d.ID, func(x *Drawer) error {
+				redactDrawer(x)
+				return nil
+			}); err != nil && !errors.Is(err, ErrNotFound) {
+				return nil, err
+			}
+		}
+		if progress != nil {
+			progress(out.Drawers, int(total), out.Changed)
+		}
+	}
+	scrubText := func(text string, isJSON bool) (string, bool) {
+		if isJSON {
+			clean, changed := ScrubJSON([]byte(text))
+			return string(clean), changed
+		}
+		clean, n := Scrub(text)
+		return clean, n > 0
+	}
+	for _, set := range store.TextSets {
+		after := ""
+		for {
+			var next string
+			var n int
+			err := p.Write(ctx, func(t *Tx) error {
+				var err error
+				next, n, err = t.st.Text().Rewrite(t.ctx, set, after, rescrubBatch, scrubText)
+				if err == nil && dryRun {
+					return errDryRun // counted; nothing is kept
+				}
+				return storeErr("rescrub "+string(set), err)
+			})
+			if err != nil && !errors.Is(err, errDryRun) {
+				return nil, err
+			}
+			out.Rows[set] += n
+			if next == "" {
+				break
+			}
+			after = next
+		}
+	}
+	if dryRun || out.Changed == 0 && rowsChanged(out.Rows) == 0 {
+		return out, nil
+	}
+	seq, err := p.st.Drawers().MaxSeq(ctx) // an index caught up to it has read every rewrite
+	if err == nil {
+		err = p.Write(ctx, func(t *Tx) error {
+			return storeErr("record an erasure", t.st.Meta().Set(t.ctx, metaErasedSeq, strconv.FormatInt(seq, 10)))
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Reclaimed, err = p.afterErasure(ctx)
+	return out, err
+}
+
+var errDryRun = errors.New("dry run")
+
+func rowsChanged(m map[store.TextSet]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// needsScrub reports whether redactDrawer would change any field of d.
+func needsScrub(d *Drawer) bool {
+	x := cloneDrawer(d)
+	redactDrawer(x)
+	return x.Redactions != d.Redactions
+}
+
+// afterErasure has this process's indexes forget what was erased and
+// writes their snapshots at once (other processes do the same when they
+// catch up), then reclaims the store's space.
+func (p *Palace) afterErasure(ctx context.Context) (bool, error) {
+	if _, err := p.kw.sync(ctx); err != nil {
+		return false, err
+	}
+	if _, err := p.vec.sync(ctx); err != nil {
+		return false, err
+	}
+	if err := p.SaveIndex(ctx); err != nil {
+		return false, err
+	}
+	ok, err := p.st.Reclaim(ctx)
+	if err != nil {
+		return false, storeErr("reclaim erased space", err)
+	}
+	return ok, nil
+}
+
+// erasedSeq is the seq of the palace's latest erasure (0: none).
+func (p *Palace) erasedSeq(ctx context.Context) (int64, error) {
+	v, ok, err := p.st.Meta().Get(ctx, metaErasedSeq)
+	if err != nil || !ok {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, nil // not ours to fail on: an unreadable mark is no erasure
+	}
+	return n, nil
+}

@@ -1,0 +1,183 @@
+package palace_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest"
+)
+
+// A purged memory leaves the disk: its text, tags and meta, the words its
+// text gave the keyword index, the atomic facts extracted from it, and
+// its history, in every file of the data dir, though another process had
+// the palace open with both indexes built from snapshots holding them.
+// Forgotten first, it can no longer be brought back; the memories around
+// it are still found by both rankers.
+func TestPurgeErasesFromDisk(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	reg := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
+	p := palacetest.MustCreate(t, reg, "p")
+	// Enough drawers that both indexes write snapshots.
+	var ds []*palace.Drawer
+	for i := range 1100 {
+		ds = append(ds, &palace.Drawer{Content: fmt.Sprintf("garden note %d about tomatoes and basil row %d", i, i%37)})
+	}
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	const secret, tagged, told = "quokkazanzibar", "tagquokka", "kestrelmarmot"
+	x := palacetest.MustAdd(t, p, &palace.Drawer{Content: "the cabin wifi key is " + secret + " written on the fridge",
+		Kind: palace.KindEpisode, Tags: []string{tagged}, Meta: map[string]any{"note": "from " + secret}})
+	fact := palacetest.MustAdd(t, p, &palace.Drawer{Content: "the cabin wifi key is " + told, Kind: palace.KindAtomicFact,
+		ParentID: x.ID})
+	hits := func(p *palace.Palace, q string, mode palace.Mode) []*palace.Drawer {
+		t.Helper()
+		hs, err := p.Search(ctx, palace.SearchRequest{Query: q, K: 5, Mode: mode, NoAccess: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*palace.Drawer
+		for _, h := range hs {
+			out = append(out, h.Drawer)
+		}
+		return out
+	}
+	if got := hits(p, secret, palace.ModeHybrid); len(got) == 0 || got[0].ID != x.ID {
+		t.Fatalf("the memory is not found before the purge: %v", got)
+	}
+	if err := p.SaveIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Another process, its indexes loaded from the snapshots.
+	reg2 := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
+	p2, err := reg2.Open(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(p2, secret, palace.ModeHybrid); len(got) == 0 || got[0].ID != x.ID {
+		t.Fatalf("the other process does not find the memory: %v", got)
+	}
+	onDisk := func() []string {
+		t.Helper()
+		var holding []string
+		err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+			if err != nil || info.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, w := range []string{secret, tagged, told} {
+				if bytes.Contains(b, []byte(w)) {
+					holding = append(holding, filepath.Base(path)+": "+w)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return holding
+	}
+	if held := onDisk(); len(held) == 0 {
+		t.Fatal("no file holds the memory before the purge: the check below could not fail")
+	}
+	vectorsFile := filepath.Join(dir, "palaces", "p", "vectors.idx")
+	oldVectors, err := os.ReadFile(vectorsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed := func(p *palace.Palace, what string) {
+		t.Helper()
+		keys, err := palace.IndexedVectorKeys(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) < 1000 {
+			t.Fatalf("%s: %d vectors indexed", what, len(keys))
+		}
+		for _, d := range []*palace.Drawer{x, fact} {
+			if keys[d.VecKey] {
+				t.Errorf("%s: the vector index holds a purged memory's vector", what)
+			}
+		}
+	}
+	if keys, err := palace.IndexedVectorKeys(ctx, p2); err != nil || !keys[x.VecKey] || x.VecKey == 0 {
+		t.Fatalf("the memory's vector is not indexed before the purge (key %d): %v", x.VecKey, err)
+	}
+
+	_, undo, err := p.Forget(ctx, x.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Purge(ctx, x.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Drawers) != 2 || out.Drawers[0].ID != x.ID || out.Drawers[1].ID != fact.ID || out.History == 0 || !out.Reclaimed {
+		t.Fatalf("purge: %+v", out)
+	}
+	if _, err := p.Purge(ctx, x.ID); !errors.Is(err, palace.ErrNotFound) {
+		t.Errorf("a second purge: %v, want not found", err)
+	}
+	if _, _, err := p.Undo(ctx, undo); err == nil {
+		t.Error("the forget's undo token still restores a purged memory")
+	}
+	for _, q := range []string{secret, told, "cabin wifi key fridge"} {
+		for _, pp := range []*palace.Palace{p, p2} {
+			for _, h := range hits(pp, q, palace.ModeHybrid) {
+				if h.ID == x.ID || h.ID == fact.ID {
+					t.Errorf("%q still finds a purged memory", q)
+				}
+			}
+		}
+	}
+	indexed(p, "the purging process")
+	indexed(p2, "another process")
+	for _, pp := range []*palace.Palace{p, p2} {
+		for _, mode := range []palace.Mode{palace.ModeKeyword, palace.ModeVector} {
+			if got := hits(pp, "garden note 17 about tomatoes", mode); len(got) == 0 {
+				t.Errorf("%s search finds nothing after the purge", mode)
+			}
+		}
+	}
+	if err := p2.SaveIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if held := onDisk(); len(held) > 0 {
+		t.Errorf("files still hold the purged memory: %q", held)
+	}
+	// A process that finds a vector snapshot written before the purge (a
+	// copy restored, a node that saved late) erases its rows on loading,
+	// and writes the snapshot again.
+	if err := os.WriteFile(vectorsFile, oldVectors, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reg3 := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
+	p3, err := reg3.Open(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed(p3, "a process loading an older snapshot")
+	if err := p3.SaveIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.ReadFile(vectorsFile); err != nil || bytes.Equal(now, oldVectors) {
+		t.Errorf("the snapshot older than the purge was not written again (%v)", err)
+	}
+}
