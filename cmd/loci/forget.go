@@ -11,15 +11,18 @@ import (
 )
 
 func init() {
-	commands["forget"] = command{"forget a fact (mem-NNNN) or any memory (drawer id); prints an undo token", cli(forgetCmd)}
+	commands["forget"] = command{"forget a fact (mem-NNNN) or any memory (drawer id); prints an undo token (--purge: erase it for good)", cli(forgetCmd)}
 }
 
-// forgetCmd is `loci forget ID`: ID is an engram id or a drawer id. The
-// memory leaves recall; `loci review undo TOKEN` brings it back.
+// forgetCmd is `loci forget [--purge] ID`: ID is an engram id or a drawer
+// id. The memory leaves recall; `loci review undo TOKEN` brings it back.
+// With --purge its text is erased from the palace for good (palace.Purge),
+// forgotten before or not.
 func forgetCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	fs := flag.NewFlagSet("forget", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
+	purge := fs.Bool("purge", false, "erase the memory's text, vectors and history from the palace for good (no undo), and the facts extracted from it")
 	pos, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, err
@@ -33,6 +36,9 @@ func forgetCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		return nil, err
 	}
 	defer done()
+	if *purge {
+		return purgeResult(ctx, p, id)
+	}
 	d, token, err := p.Forget(ctx, id)
 	if err != nil {
 		return nil, factError(err, id)
@@ -46,5 +52,34 @@ func forgetCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	}
 	return &result{data: data, text: func(w io.Writer) {
 		fmt.Fprintf(w, "forgot %s\nundo: loci review undo %s\n", shown, token)
+	}}, nil
+}
+
+// purgeResult erases the memory id for good and reports what went.
+func purgeResult(ctx context.Context, p *palace.Palace, id string) (*result, error) {
+	out, err := p.Purge(ctx, id)
+	if err != nil {
+		return nil, factError(err, id)
+	}
+	ids := make([]string, len(out.Drawers))
+	for i, d := range out.Drawers {
+		ids[i] = d.ID
+	}
+	data := map[string]any{"id": id, "drawer_id": ids[0], "purged": ids, "history_rows": out.History,
+		"reclaimed": out.Reclaimed, "palace": p.Name()}
+	if out.Parent != "" {
+		data["parent"] = out.Parent
+	}
+	return &result{data: data, text: func(w io.Writer) {
+		fmt.Fprintf(w, "purged %s: its text, vectors and history are erased (no undo)\n", id)
+		if n := len(ids) - 1; n > 0 {
+			fmt.Fprintf(w, "also purged the %d fact(s) extracted from it\n", n)
+		}
+		if out.Parent != "" {
+			fmt.Fprintf(w, "it was extracted from %s, which still holds the conversation: loci forget --purge %s\n", out.Parent, out.Parent)
+		}
+		if !out.Reclaimed {
+			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
+		}
 	}}, nil
 }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
+)
+
+// `loci forget --purge` and `loci scrub`, as real processes, on a SQLite
+// data dir and on a team palace in PostgreSQL: a purged memory is gone
+// from recall, from an export and from every file of the data dir; a
+// second purge, a purge without an ID and a scrub with an argument are
+// errors in the envelope's contract; a scrub of a palace stored by this
+// release finds nothing to change.
+func TestPurgeAndScrubCLI(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			env := append([]string{}, cliEnvVars...)
+			if backend == "postgres" {
+				env = append(env, "LOCI_STORE="+pgtest.URL(t))
+			}
+			run := func(args ...string) (cliEnvelope, string, int) {
+				t.Helper()
+				stdout, stderr, code := runLociOnce(t, home, env, "", append(args, "--palace", "p", "--format", "json")...)
+				var e cliEnvelope
+				if err := json.Unmarshal([]byte(stdout), &e); err != nil {
+					t.Fatalf("loci %v: %v\nstdout %s\nstderr %s", args, err, stdout, stderr)
+				}
+				if e.OK != (code == 0) || (code != 0 && (e.Error == nil || e.Error.Hint == "")) {
+					t.Fatalf("loci %v: exit %d with %s", args, code, stdout)
+				}
+				return e, stdout, code
+			}
+			export := func() string {
+				t.Helper()
+				stdout, stderr, code := runLociOnce(t, home, env, "", "export", "--palace", "p")
+				if code != 0 {
+					t.Fatalf("export: exit %d: %s", code, stderr)
+				}
+				return stdout
+			}
+			const marker = "quokkazanzibar"
+			if _, _, code := run("palace", "create", "p"); code != 0 {
+				t.Fatal("palace create failed")
+			}
+			for _, text := range []string{"the cabin wifi key is " + marker + " on the fridge", "the garden gate code changed in May"} {
+				if e, _, code := run("remember", text); code != 0 || e.Data["outcome"] == nil {
+					t.Fatalf("remember: %d %v", code, e.Data)
+				}
+			}
+			if out := export(); !strings.Contains(out, marker) {
+				t.Fatal("the memory is not in the export before the purge: the checks below could not fail")
+			}
+			e, out, code := run("forget", "--purge", "mem-0001")
+			if code != 0 || e.Data["drawer_id"] == "" || e.Data["history_rows"] == nil {
+				t.Fatalf("purge: %s", out)
+			}
+			if got := e.Data["reclaimed"]; got != (backend == "sqlite") {
+				t.Errorf("reclaimed = %v on %s", got, backend)
+			}
+			if e, _, code := run("forget", "--purge", "mem-0001"); code == 0 || e.Error.Type != "not_found" {
+				t.Errorf("a second purge: exit %d, %+v", code, e.Error)
+			}
+			if e, _, code := run("forget", "--purge"); code == 0 || e.Error.Type != "invalid_args" {
+				t.Errorf("a purge without an ID: exit %d, %+v", code, e.Error)
+			}
+			if out := export(); strings.Contains(out, marker) || !strings.Contains(out, "garden gate") {
+				t.Errorf("the export after the purge: %s", out)
+			}
+			if _, out, _ := run("review", "list", "--status", "all"); strings.Contains(out, marker) {
+				t.Errorf("the review list shows the purged text: %s", out)
+			}
+			for _, dry := range []bool{true, false} {
+				args := []string{"scrub"}
+				if dry {
+					args = append(args, "--dry-run")
+				}
+				e, out, code := run(args...)
+				if code != 0 || e.Data["drawers"] != float64(2) || e.Data["drawers_changed"] != float64(0) || e.Data["dry_run"] != dry {
+					t.Errorf("loci %v: %s", args, out)
+				}
+			}
+			if e, _, code := run("scrub", "extra"); code == 0 || e.Error.Type != "invalid_args" {
+				t.Errorf("scrub with an argument: exit %d", code)
+			}
+			err := filepath.Walk(home, func(path string, info os.FileInfo, err error) error {
+				if err != nil || info.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(path)
+				if err == nil && bytes.Contains(b, []byte(marker)) {
+					t.Errorf("%s holds the purged text", path)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
