@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/palacetest"
 )
 
@@ -179,5 +180,62 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 	}
 	if now, err := os.ReadFile(vectorsFile); err != nil || bytes.Equal(now, oldVectors) {
 		t.Errorf("the snapshot older than the purge was not written again (%v)", err)
+	}
+}
+
+// In a palace large enough for a graph, a memory forgotten and then
+// purged is a removed row the graph keeps as a waypoint: the purge has
+// every process mark such rows erased, so that no snapshot they write
+// holds their vectors (index.Flat.Erase; the snapshot's contents are
+// checked in package index).
+func TestPurgeErasesGraphWaypoints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := palace.Config{DataDir: dir, Graph: index.GraphConfig{Min: 500, M: 12, EfConstruction: 64}}
+	reg := palacetest.MustOpenRegistry(t, cfg)
+	p := palacetest.MustCreate(t, reg, "p")
+	var ds []*palace.Drawer
+	for i := range 800 {
+		ds = append(ds, &palace.Drawer{Content: fmt.Sprintf("harbour log %d: the ferry left pier %d at dawn", i, i%23)})
+	}
+	if err := p.AddMany(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	x := ds[123]
+	reg2 := palacetest.MustOpenRegistry(t, cfg)
+	p2, err := reg2.Open(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pp := range []*palace.Palace{p, p2} {
+		if _, err := pp.Search(ctx, palace.SearchRequest{Query: "ferry pier dawn", Mode: palace.ModeVector}); err != nil {
+			t.Fatal(err)
+		}
+		if st := pp.VectorIndexStats(); st.Graph == 0 {
+			t.Fatalf("no graph over %d rows: the test needs one", st.Live)
+		}
+	}
+	if _, _, err := p.Forget(ctx, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, pp := range []*palace.Palace{p, p2} { // the forget reaches both: a waypoint, not erased
+		if _, err := pp.Search(ctx, palace.SearchRequest{Query: "ferry pier dawn", Mode: palace.ModeVector}); err != nil {
+			t.Fatal(err)
+		}
+		if st := pp.VectorIndexStats(); st.Erased != 0 || st.Rows != st.Live+1 {
+			t.Fatalf("after the forget: %+v", st)
+		}
+	}
+	if _, err := p.Purge(ctx, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2.Search(ctx, palace.SearchRequest{Query: "ferry pier dawn", Mode: palace.ModeVector}); err != nil {
+		t.Fatal(err)
+	}
+	for i, pp := range []*palace.Palace{p, p2} {
+		if st := pp.VectorIndexStats(); st.Erased != 1 {
+			t.Errorf("process %d after the purge: %d waypoints erased, want the forgotten one (%+v)", i+1, st.Erased, st)
+		}
 	}
 }

@@ -42,6 +42,9 @@ type vectorState struct {
 	// has passage vectors.
 	long    map[uint64]int32
 	lastErr string
+	// erasedSeen is the latest erasure (its seq, erase.go) the index's
+	// removed rows were erased for.
+	erasedSeen int64
 	// calibration is the graph's last calibration in this process.
 	calibration *index.Calibration
 }
@@ -192,10 +195,9 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			v.p.log.Info().Err(ridErr).Msg("vector keys to drawers; resolving through the store")
 		} else if n := v.eraseOrphans(); n > 0 {
 			v.p.log.Debug().Int("keys", n).Msg("vector snapshot keys of no drawer in recall erased")
-			// A snapshot older than an erasure is written again at once.
-			if erased, err := v.p.erasedSeq(ctx); err == nil && erased > hw {
-				v.savedHW = -1
-			}
+		}
+		if err := v.eraseSince(ctx, hw); err != nil {
+			return nil, err
 		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
 	}
@@ -257,6 +259,9 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		return nil
 	})
 	batch.flush(v.idx)
+	if err == nil {
+		err = v.eraseSince(ctx, v.erasedSeen)
+	}
 	// The rows the batches' parallel builds left unreachable since the
 	// graph's last walk are linked again, once for the whole catch-up.
 	// A graph the catch-up built (the index grew past its threshold, or
@@ -296,8 +301,22 @@ func (b *catchUpBatch) flush(idx *index.Flat) {
 	}
 }
 
-// loadRIDs maps the vector keys of active drawers to their rows and back,
-// and notes the passage counts of long ones.
+// eraseSince erases every removed row the index keeps (a graph's
+// waypoints) when the palace erased text after seq, and has the next
+// SaveIndex write the snapshot. Caller holds mu.
+func (v *vectorState) eraseSince(ctx context.Context, seq int64) error {
+	erased, err := v.p.erasedSeq(ctx)
+	if err != nil {
+		return storeErr("index catch-up", err)
+	}
+	if erased > seq {
+		v.idx.EraseRemoved()
+		v.savedHW = -1
+	}
+	v.erasedSeen = max(v.erasedSeen, erased, seq)
+	return nil
+}
+
 // eraseOrphans erases the loaded snapshot's keys that no drawer in
 // recall holds now: vectors of drawers since changed, forgotten or purged.
 // Catching up cannot reach those whose key the store no longer records (a
@@ -318,6 +337,8 @@ func (v *vectorState) eraseOrphans() int {
 	return len(gone)
 }
 
+// loadRIDs maps the vector keys of active drawers to their rows and back,
+// and notes the passage counts of long ones.
 func (v *vectorState) loadRIDs(ctx context.Context, hint int) (*idMap, *idMap, map[uint64]int32, error) {
 	ridOf, keyOf := newIDMap(hint), newIDMap(hint)
 	long := map[uint64]int32{}

@@ -38,6 +38,9 @@ func TestErasedRowsLeaveTheSnapshot(t *testing.T) {
 	f.Erase(erased)
 	f.Remove(removed)
 	f.Erase(99999) // no such key: nothing happens
+	if st := f.Stats(); st.Erased != 1 || st.Live != n-2 {
+		t.Fatalf("stats after one erase and one removal: %+v", st)
+	}
 
 	path := filepath.Join(t.TempDir(), "v.idx")
 	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
@@ -97,4 +100,44 @@ func TestErasedRowsLeaveTheSnapshot(t *testing.T) {
 
 func int8s(v []int8) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+// After an erasure, EraseRemoved keeps the rows removed before it out of
+// later snapshots too (a memory forgotten, then purged): their codes are
+// in no snapshot written afterwards.
+func TestEraseRemovedKeepsEarlierRowsOut(t *testing.T) {
+	const n, d = 2000, 64
+	vecs := topicVecs(9, n, d, 20, 0.8)
+	f := projFlat(16)
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i + 1)
+	}
+	f.AddBatch(keys, vecs)
+	var gone [][]int8
+	for _, k := range []uint64{10, 500, 1500} {
+		c, _, _ := index.StoredRow(f, k)
+		gone = append(gone, c)
+		f.Remove(k)
+	}
+	if st := f.Stats(); st.Erased != 0 || st.Graph == 0 {
+		t.Fatalf("before EraseRemoved: %+v", st)
+	}
+	f.EraseRemoved()
+	if st := f.Stats(); st.Erased != 3 {
+		t.Fatalf("EraseRemoved marked %d rows, want the 3 removed", st.Erased)
+	}
+	path := filepath.Join(t.TempDir(), "v.idx")
+	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range gone {
+		if bytes.Contains(raw, int8s(c)) {
+			t.Errorf("removed row %d: its codes are in the snapshot", i)
+		}
+	}
 }

@@ -318,6 +318,22 @@ func (f *Flat) Erase(key uint64) {
 	}
 }
 
+// EraseRemoved marks every removed row that a graph keeps as a waypoint
+// as erased (see Erase): after a text was erased, the rows removed before
+// (a memory forgotten, then purged) must not be written again either.
+func (f *Flat) EraseRemoved() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for row, d := range f.dead {
+		if d {
+			if f.erased == nil {
+				f.erased = map[int]bool{}
+			}
+			f.erased[row] = true
+		}
+	}
+}
+
 // Keys calls fn with the key of every live row, in no particular order.
 func (f *Flat) Keys(fn func(key uint64)) {
 	f.mu.RLock()

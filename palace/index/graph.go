@@ -763,8 +763,11 @@ func (g *graph) bytes() int64 {
 
 // FlatStats describes a Flat index's storage and graph.
 type FlatStats struct {
-	Rows       int   `json:"rows"`        // stored rows, removed ones included
-	Live       int   `json:"live"`        // live keys
+	Rows int `json:"rows"` // stored rows, removed ones included
+	Live int `json:"live"` // live keys
+	// Erased counts the removed rows kept as waypoints whose vectors a
+	// snapshot writes a neighbour's in place of (Erase, EraseRemoved).
+	Erased     int   `json:"erased,omitempty"`
 	Graph      int   `json:"graph_nodes"` // rows in the graph (0: no graph)
 	GraphBytes int64 `json:"graph_bytes"`
 	CodeBytes  int64 `json:"code_bytes"`          // int8 codes, scales and norms
@@ -789,6 +792,9 @@ func (f *Flat) Stats() FlatStats {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	st := FlatStats{Rows: len(f.keys), Live: len(f.rowOf), Searches: f.searches.Load(), Scored: f.scored.Load()}
+	if f.g != nil {
+		st.Erased = len(f.erased)
+	}
 	if f.cfg.Int8 {
 		st.CodeBytes = int64(len(f.keys)) * int64(f.dim+8)
 	}
