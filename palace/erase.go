@@ -42,9 +42,11 @@ type Purged struct {
 	// History counts the rows of history erased: event details, dream
 	// changes, undo tokens and the room's closet.
 	History int64 `json:"history_rows"`
-	// Parent is the episode the drawer was extracted from, which still
-	// holds the conversation it came from ("" when none).
-	Parent string `json:"parent,omitempty"`
+	// Related are the drawers that may still say what it said: the
+	// episode it was extracted from (its conversation), and the drawer
+	// that superseded it (a duplicate the dreamer kept, or the fact's
+	// newer version). They are left as they are.
+	Related []string `json:"related,omitempty"`
 	// Reclaimed reports that the store's freed space was zeroed and its
 	// log truncated (false on PostgreSQL, or when a reader held the log).
 	Reclaimed bool `json:"reclaimed"`
@@ -73,7 +75,12 @@ func (p *Palace) Purge(ctx context.Context, id string) (*Purged, error) {
 	if err != nil {
 		return nil, storeErr("find the facts extracted from a drawer", err)
 	}
-	out := &Purged{Parent: d.ParentID}
+	out := &Purged{}
+	for _, id := range []string{d.ParentID, d.SupersededBy} {
+		if id != "" && id != d.ID {
+			out.Related = append(out.Related, id)
+		}
+	}
 	err = p.Write(ctx, func(t *Tx) error {
 		out.Drawers, out.History = nil, 0
 		ids := []string{d.ID}

@@ -127,6 +127,16 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 	if len(out.Drawers) != 2 || out.Drawers[0].ID != x.ID || out.Drawers[1].ID != fact.ID || out.History == 0 || !out.Reclaimed {
 		t.Fatalf("purge: %+v", out)
 	}
+	// A fact purged on its own names the episode it came from, which
+	// keeps its text.
+	y := palacetest.MustAdd(t, p, &palace.Drawer{Content: "the shed key hangs by the door", Kind: palace.KindEpisode})
+	yf := palacetest.MustAdd(t, p, &palace.Drawer{Content: "the shed key hangs by the door", Kind: palace.KindAtomicFact, ParentID: y.ID})
+	if out, err := p.Purge(ctx, yf.ID); err != nil || len(out.Drawers) != 1 || len(out.Related) != 1 || out.Related[0] != y.ID {
+		t.Errorf("a fact's purge: %+v %v", out, err)
+	}
+	if got, err := p.Get(ctx, y.ID); err != nil || got.Content == "" {
+		t.Errorf("the episode of a purged fact changed: %+v %v", got, err)
+	}
 	if _, err := p.Purge(ctx, x.ID); !errors.Is(err, palace.ErrNotFound) {
 		t.Errorf("a second purge: %v, want not found", err)
 	}

@@ -67,16 +67,16 @@ func purgeResult(ctx context.Context, p *palace.Palace, id string) (*result, err
 	}
 	data := map[string]any{"id": id, "drawer_id": ids[0], "purged": ids, "history_rows": out.History,
 		"reclaimed": out.Reclaimed, "palace": p.Name()}
-	if out.Parent != "" {
-		data["parent"] = out.Parent
+	if len(out.Related) > 0 {
+		data["related"] = out.Related
 	}
 	return &result{data: data, text: func(w io.Writer) {
 		fmt.Fprintf(w, "purged %s: its text, vectors and history are erased (no undo)\n", id)
 		if n := len(ids) - 1; n > 0 {
 			fmt.Fprintf(w, "also purged the %d fact(s) extracted from it\n", n)
 		}
-		if out.Parent != "" {
-			fmt.Fprintf(w, "it was extracted from %s, which still holds the conversation: loci forget --purge %s\n", out.Parent, out.Parent)
+		for _, r := range out.Related {
+			fmt.Fprintf(w, "%s may still say what it said (the episode it came from, or what superseded it): loci forget --purge %s\n", r, r)
 		}
 		if !out.Reclaimed {
 			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
