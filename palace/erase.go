@@ -88,12 +88,12 @@ func (p *Palace) Purge(ctx context.Context, id string) (*Purged, error) {
 			ids = append(ids, c.ID)
 		}
 		var last int64
-		for _, id := range ids {
-			old, err := t.Get(id)
+		for _, did := range ids {
+			old, err := t.Get(did)
 			if err != nil {
 				return err
 			}
-			if purged(old) && id != d.ID {
+			if purged(old) && did != d.ID {
 				continue
 			}
 			n, err := t.st.Text().EraseDrawer(t.ctx, old.ID, old.Room)

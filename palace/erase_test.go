@@ -66,29 +66,7 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 	if got := hits(p2, secret, palace.ModeHybrid); len(got) == 0 || got[0].ID != x.ID {
 		t.Fatalf("the other process does not find the memory: %v", got)
 	}
-	onDisk := func() []string {
-		t.Helper()
-		var holding []string
-		err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-			if err != nil || info.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			for _, w := range []string{secret, tagged, told} {
-				if bytes.Contains(b, []byte(w)) {
-					holding = append(holding, filepath.Base(path)+": "+w)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return holding
-	}
+	onDisk := func() []string { return palacetest.FilesHolding(t, dir, secret, tagged, told) }
 	if held := onDisk(); len(held) == 0 {
 		t.Fatal("no file holds the memory before the purge: the check below could not fail")
 	}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/loci-mem/loci/palace/palacetest"
 	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 )
 
@@ -91,18 +89,8 @@ func TestPurgeAndScrubCLI(t *testing.T) {
 			if e, _, code := run("scrub", "extra"); code == 0 || e.Error.Type != "invalid_args" {
 				t.Errorf("scrub with an argument: exit %d", code)
 			}
-			err := filepath.Walk(home, func(path string, info os.FileInfo, err error) error {
-				if err != nil || info.IsDir() {
-					return err
-				}
-				b, err := os.ReadFile(path)
-				if err == nil && bytes.Contains(b, []byte(marker)) {
-					t.Errorf("%s holds the purged text", path)
-				}
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
+			if held := palacetest.FilesHolding(t, home, marker); len(held) > 0 {
+				t.Errorf("files hold the purged text: %q", held)
 			}
 		})
 	}

@@ -42,14 +42,7 @@ func TestErasedRowsLeaveTheSnapshot(t *testing.T) {
 		t.Fatalf("stats after one erase and one removal: %+v", st)
 	}
 
-	path := filepath.Join(t.TempDir(), "v.idx")
-	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, raw := saved(t, f)
 	if bytes.Contains(raw, int8s(codes)) {
 		t.Error("the snapshot holds the erased row's codes")
 	}
@@ -98,6 +91,21 @@ func TestErasedRowsLeaveTheSnapshot(t *testing.T) {
 	}
 }
 
+// saved writes f's snapshot to a file of its own and returns the path and
+// the bytes written.
+func saved(t *testing.T, f *index.Flat) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "v.idx")
+	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, raw
+}
+
 func int8s(v []int8) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 }
@@ -127,14 +135,7 @@ func TestEraseRemovedKeepsEarlierRowsOut(t *testing.T) {
 	if st := f.Stats(); st.Erased != 3 {
 		t.Fatalf("EraseRemoved marked %d rows, want the 3 removed", st.Erased)
 	}
-	path := filepath.Join(t.TempDir(), "v.idx")
-	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, raw := saved(t, f)
 	for i, c := range gone {
 		if bytes.Contains(raw, int8s(c)) {
 			t.Errorf("removed row %d: its codes are in the snapshot", i)

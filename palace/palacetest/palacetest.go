@@ -138,3 +138,30 @@ func (s *Buffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// FilesHolding walks every file below dir and returns "name: needle" for
+// each file that holds one of needles, byte for byte: how tests look for
+// text that must not be on disk.
+func FilesHolding(tb testing.TB, dir string, needles ...string) []string {
+	tb.Helper()
+	var holding []string
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, n := range needles {
+			if bytes.Contains(b, []byte(n)) {
+				holding = append(holding, filepath.Base(path)+": "+n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return holding
+}
