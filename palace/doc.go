@@ -7,8 +7,9 @@
 // The core keeps drawers and recall; each other contract has a package of
 // its own, built on the core:
 //
-//	palace            drawers (write path, reads, forget/undo), recall (search,
-//	                  fusion, layers), the derived indexes' state, palaces (Registry)
+//	palace            drawers (write path, reads, forget/undo, erasing for good),
+//	                  recall (search, fusion, layers), the derived indexes' state,
+//	                  palaces (Registry)
 //	palace/store      the store boundary: the records a palace keeps and the
 //	                  interfaces a backend implements; the vocabulary is defined there
 //	palace/store/sqlstore  the SQL behind every reader and writer, once, through a
@@ -35,7 +36,9 @@
 // store whenever they are missing, stale or corrupt. Several processes —
 // or, with PostgreSQL, several machines — may open one palace at once; each
 // catches up with the others' writes from the change log's seq high-water
-// mark before it searches.
+// mark before it searches. An erasure (erase.go) is a write like any other
+// that also marks the palace: each process then drops the erased words
+// and vectors from its caches and writes their snapshots again.
 //
 // # Imports
 //
