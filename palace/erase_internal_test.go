@@ -147,6 +147,9 @@ func TestRescrubRedactsWhatOlderRulesMissed(t *testing.T) {
 		if !strings.Contains(got.Content+strings.Join(got.Tags, " "), "[REDACTED]") || got.Status != d.Status {
 			t.Errorf("drawer %d after the scrub: %q %v %s", i, got.Content, got.Tags, got.Status)
 		}
+		if got.Redactions <= d.Redactions {
+			t.Errorf("drawer %d: %d redactions recorded after the scrub, %d before", i, got.Redactions, d.Redactions)
+		}
 	}
 	if got, err := p.Get(ctx, plain.ID); err != nil || got.Content != plain.Content || got.Seq != plain.Seq {
 		t.Errorf("a drawer without a secret changed: %+v %v", got, err)

@@ -504,7 +504,9 @@ func (p *Palace) edit(ctx context.Context, old *Drawer, fn func(*Drawer) error) 
 	}
 	textChanged := d.Content != old.Content || d.Keywords != old.Keywords
 	if textChanged || !slices.Equal(d.Tags, old.Tags) || d.Room != old.Room {
-		d.Redactions = old.Redactions
+		// Counted from the stored count, plus what fn redacted itself
+		// (Rescrub's does); a fn cannot lower it.
+		d.Redactions = max(d.Redactions, old.Redactions)
 		redactDrawer(d)
 	}
 	var vec Vectors
