@@ -255,6 +255,9 @@ func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, t
 
 var errDryRun = errors.New("dry run")
 
+// RowsChanged is the rows changed over every text set.
+func (r *Rescrubbed) RowsChanged() int { return rowsChanged(r.Rows) }
+
 func rowsChanged(m map[store.TextSet]int) int {
 	n := 0
 	for _, c := range m {

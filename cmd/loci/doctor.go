@@ -165,6 +165,15 @@ func checkPalace(ctx context.Context, reg *palace.Registry, name string) []check
 	case idx.StaleVectors > 0:
 		out = append(out, check{label + " index", "warn", fmt.Sprintf("%d drawers lack a vector from %s", idx.StaleVectors, idx.Model), "The dreamer re-embeds them while `loci serve` runs; keyword search still finds them"})
 	}
+	// Secrets an older release stored as written, which today's rules
+	// catch (counted, never shown). A read-only palace cannot be asked.
+	if sc, err := p.Rescrub(ctx, true, nil); err == nil {
+		if other := sc.RowsChanged(); sc.Changed+other > 0 {
+			out = append(out, check{label + " secrets", "warn",
+				fmt.Sprintf("%d drawers and %d other rows hold secrets that this release's redactor catches (stored by an older one)", sc.Changed, other),
+				"Run `loci scrub --palace " + name + "` (SECURITY.md, \"Erasing for good\")"})
+		}
+	}
 	pending, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindFact}, Statuses: []string{palace.StatusPending}})
 	info, _ := p.Info(ctx)
 	if len(out) == 0 {

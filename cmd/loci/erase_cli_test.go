@@ -1,7 +1,9 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,7 +16,8 @@ import (
 // from recall, from an export and from every file of the data dir; a
 // second purge, a purge without an ID and a scrub with an argument are
 // errors in the envelope's contract; a scrub of a palace stored by this
-// release finds nothing to change.
+// release finds nothing to change, and one of a memory an older release
+// stored as written redacts it, which doctor pointed out.
 func TestPurgeAndScrubCLI(t *testing.T) {
 	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
@@ -89,8 +92,45 @@ func TestPurgeAndScrubCLI(t *testing.T) {
 			if e, _, code := run("scrub", "extra"); code == 0 || e.Error.Type != "invalid_args" {
 				t.Errorf("scrub with an argument: exit %d", code)
 			}
-			if held := palacetest.FilesHolding(t, home, marker); len(held) > 0 {
-				t.Errorf("files hold the purged text: %q", held)
+			if backend == "sqlite" {
+				// A memory as an older release stored it, before a rule
+				// caught weak passwords: doctor says so (without the
+				// secret), scrub redacts it, and doctor is content.
+				const weak = "marmalade77"
+				db, err := sql.Open("sqlite3", filepath.Join(home, "palaces", "p", "palace.db"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = db.Exec(`UPDATE drawers SET content = ? WHERE content LIKE '%garden gate%'`, "the garden gate code changed in May; DB_PASS="+weak)
+				db.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				secretsCheck := func() (found bool) {
+					t.Helper()
+					_, out, _ := run("doctor")
+					if strings.Contains(out, weak) {
+						t.Errorf("doctor printed the secret: %s", out)
+					}
+					return strings.Contains(out, `"palace p secrets"`) && strings.Contains(out, "loci scrub --palace p")
+				}
+				if !secretsCheck() {
+					t.Error("doctor does not warn of a secret stored by an older release")
+				}
+				if e, out, code := run("scrub"); code != 0 || e.Data["drawers_changed"] != float64(1) {
+					t.Errorf("scrub of the older memory: %s", out)
+				}
+				if secretsCheck() {
+					t.Error("doctor still warns after the scrub")
+				}
+				if out := export(); strings.Contains(out, weak) || !strings.Contains(out, "DB_PASS=[REDACTED]") {
+					t.Errorf("the export after the scrub: %s", out)
+				}
+			}
+			for _, n := range []string{marker, "marmalade77"} {
+				if held := palacetest.FilesHolding(t, home, n); len(held) > 0 {
+					t.Errorf("files hold a purged or scrubbed text: %q", held)
+				}
 			}
 		})
 	}

@@ -46,11 +46,10 @@ func scrubCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 		return nil, err
 	}
 	rows := map[string]int{}
-	other := 0
 	for _, set := range store.TextSets {
 		rows[string(set)] = out.Rows[set]
-		other += out.Rows[set]
 	}
+	other := out.RowsChanged()
 	data := map[string]any{"palace": p.Name(), "dry_run": out.DryRun, "drawers": out.Drawers,
 		"drawers_changed": out.Changed, "rows_changed": rows, "reclaimed": out.Reclaimed,
 		"took_ms": time.Since(start).Milliseconds()}
