@@ -54,6 +54,17 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 	if got := hits(p, secret, palace.ModeHybrid); len(got) == 0 || got[0].ID != x.ID {
 		t.Fatalf("the memory is not found before the purge: %v", got)
 	}
+	// A process whose indexes were built before any snapshot existed, so
+	// that its own are due; it saves them after the purge without having
+	// searched since.
+	reg4 := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
+	p4, err := reg4.Open(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(p4, secret, palace.ModeHybrid); len(got) == 0 {
+		t.Fatal("a late saver does not find the memory")
+	}
 	if err := p.SaveIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +150,12 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 			}
 		}
 	}
-	if err := p2.SaveIndex(ctx); err != nil {
+	for _, pp := range []*palace.Palace{p2, p4} {
+		if err := pp.SaveIndex(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := reg4.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := reg2.Close(); err != nil {

@@ -388,8 +388,19 @@ func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, o
 
 // SaveIndex writes the index snapshots (vectors and keywords) that changed
 // enough since the last ones. A snapshot is a cache: failing to write it
-// loses nothing.
+// loses nothing. A loaded index catches up first, so that a snapshot never
+// writes back what another process erased since this one last searched.
 func (p *Palace) SaveIndex(ctx context.Context) error {
+	if p.kw.ready.Load() {
+		if _, err := p.kw.sync(ctx); err != nil {
+			return err
+		}
+	}
+	if p.vec.isLoaded() {
+		if _, err := p.vec.sync(ctx); err != nil {
+			return err
+		}
+	}
 	kwErr := p.kw.save()
 	if kwErr != nil {
 		kwErr = internal("save keyword index", kwErr)
