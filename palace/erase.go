@@ -237,7 +237,7 @@ func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, t
 			after = next
 		}
 	}
-	if dryRun || out.Changed == 0 && rowsChanged(out.Rows) == 0 {
+	if dryRun || out.Changed == 0 && out.RowsChanged() == 0 {
 		return out, nil
 	}
 	seq, err := p.st.Drawers().MaxSeq(ctx) // an index caught up to it has read every rewrite
@@ -256,11 +256,9 @@ func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, t
 var errDryRun = errors.New("dry run")
 
 // RowsChanged is the rows changed over every text set.
-func (r *Rescrubbed) RowsChanged() int { return rowsChanged(r.Rows) }
-
-func rowsChanged(m map[store.TextSet]int) int {
+func (r *Rescrubbed) RowsChanged() int {
 	n := 0
-	for _, c := range m {
+	for _, c := range r.Rows {
 		n += c
 	}
 	return n
@@ -275,7 +273,9 @@ func needsScrub(d *Drawer) bool {
 
 // afterErasure has this process's indexes forget what was erased and
 // writes their snapshots at once (other processes do the same when they
-// catch up), then reclaims the store's space.
+// catch up), then reclaims the store's space. The indexes are loaded
+// first even when this process had not searched: SaveIndex writes only
+// loaded ones, and the snapshots on disk must lose the erased text now.
 func (p *Palace) afterErasure(ctx context.Context) (bool, error) {
 	if _, err := p.kw.sync(ctx); err != nil {
 		return false, err

@@ -154,7 +154,7 @@ func TestRescrubRedactsWhatOlderRulesMissed(t *testing.T) {
 	if got, err := p.Get(ctx, plain.ID); err != nil || got.Content != plain.Content || got.Seq != plain.Seq {
 		t.Errorf("a drawer without a secret changed: %+v %v", got, err)
 	}
-	if again, err := p.Rescrub(ctx, false, nil); err != nil || again.Changed != 0 || rowsChanged(again.Rows) != 0 {
+	if again, err := p.Rescrub(ctx, false, nil); err != nil || again.Changed != 0 || again.RowsChanged() != 0 {
 		t.Errorf("a second scrub: %+v %v", again, err)
 	}
 	if err := p.reg.Close(); err != nil {

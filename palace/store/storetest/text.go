@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,7 @@ func testTexts(t *testing.T, b store.Backend) {
 	}
 	for _, r := range before["events"] {
 		if strings.Contains(r, "drawer_id=m2") || strings.Contains(r, "drawer_id=m3") {
-			if !contains(got["events"], r) {
+			if !slices.Contains(got["events"], r) {
 				t.Errorf("an event of another drawer changed: %s", r)
 			}
 		}
@@ -147,13 +148,4 @@ func testTexts(t *testing.T, b store.Backend) {
 	if _, err := s.Reclaim(ctx); err != nil {
 		t.Errorf("Reclaim: %v", err)
 	}
-}
-
-func contains(rs []string, r string) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }
