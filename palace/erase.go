@@ -21,9 +21,10 @@ import (
 //     that an older redactor let through (its rules grow) leave the palace.
 //
 // Both then have the derived indexes forget the text (erasedSeq: the
-// keyword index is built again, so its vocabulary loses the words; the
-// vector index erases the rows, and a graph's waypoints are written with
-// a neighbour's vectors), write their snapshots at once, and reclaim the
+// keyword index catches up and erases, bm25.Index.Erase, so that its
+// vocabulary loses the words no drawer holds any more; the vector index
+// erases the rows, and a graph's waypoints are written with a
+// neighbour's vectors), write their snapshots at once, and reclaim the
 // store's space (Store.Reclaim: SQLite zeroes freed pages and truncates
 // its log). Other processes with the palace open do the same when they
 // catch up. What stays is what no program can take back: copies made

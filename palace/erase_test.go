@@ -86,6 +86,14 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keywordFiles, _ := filepath.Glob(filepath.Join(dir, "palaces", "p", "keywords*.bm25"))
+	if len(keywordFiles) != 1 {
+		t.Fatalf("keyword snapshots: %q", keywordFiles)
+	}
+	oldKeywords, err := os.ReadFile(keywordFiles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
 	indexed := func(p *palace.Palace, what string) {
 		t.Helper()
 		keys, err := palace.IndexedVectorKeys(ctx, p)
@@ -167,10 +175,14 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 	if held := onDisk(); len(held) > 0 {
 		t.Errorf("files still hold the purged memory: %q", held)
 	}
-	// A process that finds a vector snapshot written before the purge (a
-	// copy restored, a node that saved late) erases its rows on loading,
-	// and writes the snapshot again.
+	// A process that finds snapshots written before the purge (a copy
+	// restored, a node that saved late) erases the vectors' rows on
+	// loading and the words as it catches its keyword index up, and
+	// writes both snapshots again.
 	if err := os.WriteFile(vectorsFile, oldVectors, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keywordFiles[0], oldKeywords, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	reg3 := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
@@ -179,11 +191,20 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	indexed(p3, "a process loading an older snapshot")
+	if got := hits(p3, secret, palace.ModeKeyword); len(got) != 0 {
+		t.Errorf("a process loading an older keyword snapshot finds the purged memory: %v", got)
+	}
 	if err := p3.SaveIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if now, err := os.ReadFile(vectorsFile); err != nil || bytes.Equal(now, oldVectors) {
 		t.Errorf("the snapshot older than the purge was not written again (%v)", err)
+	}
+	if err := reg3.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if held := onDisk(); len(held) > 0 {
+		t.Errorf("files still hold the purged memory after a process loaded older snapshots: %q", held)
 	}
 }
 

@@ -168,14 +168,9 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
+	// A snapshot written before an erasure holds the erased words; sync
+	// erases them as it catches the index up.
 	idx, hw, err := bm25.LoadFile(k.snapshotPath(), ftsWeights...)
-	if err == nil {
-		// A snapshot written before an erasure holds its words (the
-		// vocabulary only grows): build again from the store.
-		if erased, eerr := k.p.erasedSeq(ctx); eerr != nil || erased > hw {
-			idx, err = nil, errErasedSince
-		}
-	}
 	if err == nil {
 		long := map[int64]int32{}
 		idx.Keys(func(key int64) {
@@ -188,11 +183,7 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 		k.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("keyword index loaded")
 		return nil
 	}
-	savedHW := int64(0)
-	switch {
-	case errors.Is(err, errErasedSince):
-		savedHW = -1 // write a snapshot without the erased words at once
-	case !errors.Is(err, fs.ErrNotExist):
+	if !errors.Is(err, fs.ErrNotExist) {
 		k.p.log.Info().Err(err).Msg("keyword snapshot unusable; rebuilding from the store")
 	}
 	k.removeStaleSnapshots()
@@ -200,15 +191,11 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	k.idx, k.hw, k.savedHW, k.loaded = idx, hw, savedHW, false
+	k.idx, k.hw, k.savedHW, k.loaded = idx, hw, 0, false
 	k.ready.Store(true)
 	k.p.log.Debug().Dur("took", time.Since(start)).Int("drawers", idx.Len()).Msg("keyword index built")
 	return nil
 }
-
-// errErasedSince: the keyword snapshot predates the palace's latest
-// erasure.
-var errErasedSince = errors.New("text erased since the snapshot was written")
 
 // save writes the snapshot if enough changed since the last one (see
 // vectorState.snapshotDue). The mark is read before the index is written:
@@ -503,21 +490,17 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 	if err != nil {
 		return nil, storeErr("keyword catch-up", err)
 	}
-	if maxSeq < k.hw || erased > k.hw {
-		// The store went backwards (restored from a backup), or text was
-		// erased since the index was built, whose words its vocabulary
-		// keeps: build it again, and after an erasure write its snapshot
-		// at once.
+	if maxSeq < k.hw {
+		// The store went backwards (restored from a backup): build the
+		// index again.
 		idx, hw, err := k.build(ctx)
 		if err != nil {
 			return nil, err
 		}
 		k.idx, k.hw, k.savedHW, k.loaded = idx, hw, 0, false
-		if erased > 0 && maxSeq >= erased {
-			k.savedHW = -1
-		}
 		return k.idx, nil
 	}
+	erasedSince := erased > k.hw
 	an := k.idx.Analyzer()
 	err = k.p.st.Drawers().Changes(ctx, k.hw, store.ChangeFields{Text: true}, func(c store.Change) error {
 		k.put(k.idx, c.RID, c.Status == StatusActive, analyze(an, c.Content, c.Keywords, c.Timestamp, episode{c.SessionID, c.Connection}, k.p.lex))
@@ -528,6 +511,16 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 		return nil, storeErr("keyword catch-up", err)
 	}
 	k.hw = max(k.hw, maxSeq)
+	if erasedSince {
+		// Text was erased since the index was last caught up: catching up
+		// took the erased drawers' words out of their lists, and Erase
+		// takes them out of the vocabulary, which otherwise only grows.
+		// The snapshot on disk may still hold them: write it at once.
+		start := time.Now()
+		dropped := k.idx.Erase()
+		k.savedHW = -1
+		k.p.log.Debug().Dur("took", time.Since(start)).Int("terms", dropped).Msg("keyword index erased")
+	}
 	return k.idx, nil
 }
 

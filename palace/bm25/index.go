@@ -287,15 +287,65 @@ func (x *Index) liveDocs() (remap []int32, live docArrays) {
 
 // keyTable returns the key directory of slots holding keys, all distinct.
 func keyTable(keys []int64) table {
-	t := table{e: make([]uint32, tableSize(len(keys))), used: len(keys)}
-	for s, key := range keys {
-		i := t.start(keyHash(key))
+	return fullTable(len(keys), func(s int) uint64 { return keyHash(keys[s]) })
+}
+
+// fullTable returns a table holding the values 1..n, value v+1 placed by
+// hash(v).
+func fullTable(n int, hash func(v int) uint64) table {
+	t := table{e: make([]uint32, tableSize(n)), used: n}
+	for v := range n {
+		i := t.start(hash(v))
 		for t.e[i] != 0 {
 			i = t.next(i)
 		}
-		t.e[i] = uint32(s + 1)
+		t.e[i] = uint32(v + 1)
 	}
 	return t
+}
+
+// Erase takes out every trace of the documents removed or replaced since
+// the index was built or last erased: their postings, as compaction does,
+// and the terms no document holds any more, which the dictionary
+// otherwise keeps for good (a term's id is never reused). A snapshot
+// written afterwards holds no word of those documents. It returns the
+// number of terms dropped. It costs a compaction: every list is rewritten.
+func (x *Index) Erase() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.gen++
+	x.compact()
+	kept := 0
+	for _, n := range x.postN {
+		if n > 0 {
+			kept++
+		}
+	}
+	dropped := len(x.postN) - kept
+	if dropped == 0 {
+		return 0
+	}
+	// The lists are one blob in id order and a dropped term's is empty,
+	// so the blob stays as it is and a kept term's list ends where it did.
+	text := make([]byte, 0, len(x.termText))
+	termOff := make([]uint64, 1, kept+1)
+	postOff := make([]uint64, 1, kept+1)
+	last := make([]uint32, 0, kept)
+	n := make([]uint32, 0, kept)
+	for id, c := range x.postN {
+		if c == 0 {
+			continue
+		}
+		text = append(text, x.termAt(int32(id))...)
+		termOff = append(termOff, uint64(len(text)))
+		postOff = append(postOff, x.postOff[id+1])
+		last = append(last, x.postLast[id])
+		n = append(n, c)
+	}
+	x.termText, x.termOff, x.postOff, x.postLast, x.postN = text, termOff, postOff, last, n
+	x.terms = fullTable(kept, func(id int) uint64 { return termHash(x.termAt(int32(id))) })
+	x.dropSnapshot()
+	return dropped
 }
 
 // Trim merges the posting lists' tails into their frozen parts, which
