@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -54,7 +55,9 @@ type Calibration struct {
 	// RecallLow is the lower confidence bound on Recall (calibrationZ),
 	// what has to reach the target.
 	RecallLow float64 `json:"recall_low"`
-	// Graph, Proj and Exact are the mean cost of one query in CPU time:
+	// Graph, Proj and Exact are the cost of one query in CPU time, the
+	// median of those timed side by side (pairedCosts) when one of the
+	// first two was in the running, else the mean of the width search:
 	// the graph search runs on one core, the projected and the exact
 	// scans are split across up to GOMAXPROCS cores (their wall time
 	// times the parts they ran in).
@@ -102,8 +105,8 @@ func (f *Flat) NeedsCalibration() bool {
 // upwards, doubling and then bisecting the last doubling, it measures the
 // mean share of the exact scan's top k returned and that mean's lower
 // confidence bound; for each the narrowest width whose bound reaches
-// target counts if its mean cost is under half the
-// scan's, both timed again side by side (pairedCosts), and the cheaper of
+// target counts if its cost is under half the scan's, both timed again
+// side by side (pairedCosts, medians), and the cheaper of
 // the two answers Search. When neither
 // qualifies Search scans. It takes the read lock one search at a time,
 // so searches and writes go on meanwhile. Without a graph it does
@@ -251,38 +254,62 @@ const pairedQueries = 30
 // of the width search: a load that pairedCosts does not see.
 var widthLoad func()
 
+// pairedStall, when set (by a test), runs inside the timing of the i-th
+// search of pairedCosts' method m (0 the scan, 1 the graph, 2 the
+// projection).
+var pairedStall func(m, i int)
+
 // pairedCosts times the exact scan, the graph at beam ef and the
 // projection with cand candidates (each when not 0) on every query in
 // turn, in an order that rotates from query to query, and returns the
-// mean wall time of one search each. Timed this way, load from elsewhere
-// that comes and goes weighs on the three alike.
+// median wall time of one search each. Timed this way, load from
+// elsewhere that comes and goes weighs on the three alike; and a stall
+// (the process descheduled, a collection) that falls on one search of
+// one of them moves no median, where it moved the mean: at 40,000 rows a
+// beam's 27 µs a query became a mean of 100 µs against the scan's 120 µs
+// on a loaded machine, which switched the graph off.
 func (f *Flat) pairedCosts(queries [][]float32, k, ef, cand int) (exact, graph, proj time.Duration) {
 	if len(queries) == 0 {
 		return 0, 0, 0
 	}
-	timed := func(search func()) time.Duration {
+	var times [3][]time.Duration
+	timed := func(m int, search func()) {
 		start := time.Now()
 		search()
-		return time.Since(start)
+		if pairedStall != nil {
+			pairedStall(m, len(times[m]))
+		}
+		times[m] = append(times[m], time.Since(start))
 	}
 	for i, q := range queries {
 		for j := range 3 {
-			switch (i + j) % 3 {
+			switch m := (i + j) % 3; m {
 			case 0:
-				exact += timed(func() { f.SearchExact(q, k, nil) })
+				timed(m, func() { f.SearchExact(q, k, nil) })
 			case 1:
 				if ef > 0 {
-					graph += timed(func() { f.SearchEf(q, k, ef, nil) })
+					timed(m, func() { f.SearchEf(q, k, ef, nil) })
 				}
 			case 2:
 				if cand > 0 {
-					proj += timed(func() { f.SearchCand(q, k, cand, nil) })
+					timed(m, func() { f.SearchCand(q, k, cand, nil) })
 				}
 			}
 		}
 	}
-	n := time.Duration(len(queries))
-	return exact / n, graph / n, proj / n
+	return median(times[0]), median(times[1]), median(times[2])
+}
+
+// median returns the median of ds (0 for none); it sorts ds.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	if n := len(ds); n%2 == 0 {
+		return (ds[n/2-1] + ds[n/2]) / 2
+	}
+	return ds[len(ds)/2]
 }
 
 // narrowest finds the narrowest width (a beam, a candidate count) whose

@@ -60,6 +60,14 @@ func LoadWidthSearch(load func()) (restore func()) {
 	return func() { widthLoad = nil }
 }
 
+// StallPairedSearch runs stall inside the timing of the i-th search of
+// method m (0 the scan, 1 the graph, 2 the projection) that Calibrate
+// times side by side, until the returned function is called.
+func StallPairedSearch(stall func(m, i int)) (restore func()) {
+	pairedStall = stall
+	return func() { pairedStall = nil }
+}
+
 // DowngradeProjection rewrites the projection section of the snapshot at
 // path (written by this build, for f) in the format before its codes were
 // 4-bit: the same header without the flag, the mean and basis, then a

@@ -311,6 +311,47 @@ func TestCalibrationTimesItsChoiceSideBySide(t *testing.T) {
 	}
 }
 
+// A stall that falls on one search (the process descheduled on a busy
+// machine, a collection) does not decide what answers: the costs timed
+// side by side are each one's median. Here the graph's first search in
+// that timing waits for a hundred scans' time; its mean over the 30
+// searches would be several times the scan's, and the scan would answer.
+func TestCalibrationPassesOverAStall(t *testing.T) {
+	const n = 20000
+	topics := topicVecs(21, n+100, 64, 60, 0.8)
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	scanned := graphFlat(index.Cosine, 1000)
+	scanned.AddBatch(keys, topics[:n])
+	start := time.Now()
+	for _, q := range topics[n : n+100] {
+		scanned.SearchExact(q, 10, nil)
+	}
+	stall := max(10*time.Millisecond, time.Since(start))
+	stalls := 0
+	defer index.StallPairedSearch(func(m, i int) {
+		if m == 1 && i == 0 {
+			stalls++
+			time.Sleep(stall)
+		}
+	})()
+	var c index.Calibration
+	for try := 0; try < 3 && (try == 0 || spoiled(c)); try++ {
+		f := graphFlat(index.Cosine, 1000)
+		f.AddBatch(keys, topics[:n])
+		c = f.Calibrate(topics[n:n+100], 10, index.CalibrationTarget)
+		t.Logf("try %d: %+v", try, c)
+	}
+	if stalls == 0 || stall/30 < c.Exact {
+		t.Fatalf("%d stalls of %v, the scan timed at %v: the stall would not have moved a mean past it", stalls, stall, c.Exact)
+	}
+	if c.Off || c.Use != "graph" || c.Graph >= stall/30 {
+		t.Fatalf("%+v, want the graph on, its cost the typical search's", c)
+	}
+}
+
 func TestGraphCalibration(t *testing.T) {
 	// Calibration times the graph against the scan, and a graph's search
 	// (chasing links) slows more than a scan when other work shares the
