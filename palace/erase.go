@@ -2,10 +2,12 @@ package palace
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
 
+	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -156,6 +158,89 @@ type Rescrubbed struct {
 // enough that other writers wait at most a few milliseconds.
 const rescrubBatch = 256
 
+// rewriteText passes every text of set to fn (store.TextWriter.Rewrite),
+// rescrubBatch rows a transaction, and returns how many rows fn changed;
+// with dryRun it only counts them.
+func (p *Palace) rewriteText(ctx context.Context, set store.TextSet, dryRun bool, fn func(text string, isJSON bool) (string, bool)) (int, error) {
+	changed, after := 0, ""
+	for {
+		var next string
+		var n int
+		err := p.Write(ctx, func(t *Tx) error {
+			var err error
+			next, n, err = t.st.Text().Rewrite(t.ctx, set, after, rescrubBatch, fn)
+			if err == nil && dryRun {
+				return errDryRun // counted; nothing is kept
+			}
+			return storeErr("rewrite "+string(set), err)
+		})
+		if err != nil && !errors.Is(err, errDryRun) {
+			return changed, err
+		}
+		changed += n
+		if next == "" {
+			return changed, nil
+		}
+		after = next
+	}
+}
+
+// PurgedFacts is what PurgeFacts erased.
+type PurgedFacts struct {
+	// Triples are the knowledge-graph triples erased, oldest first.
+	Triples []kg.Triple `json:"-"`
+	// Events counts the change-log entries whose details named them.
+	Events int `json:"events"`
+	// Reclaimed: see Purged.
+	Reclaimed bool `json:"reclaimed"`
+}
+
+// PurgeFacts erases knowledge-graph facts for good: every triple of
+// subject, or of (subject, predicate) when predicate is not "", active
+// and closed (kg.Graph.Purge), and the details of the change-log entries
+// that named them; then it reclaims the store's space as Purge does.
+// Retracting keeps a fact's history; this keeps nothing. ErrNotFound (as
+// kg.ErrNotFound) when there is no such triple.
+//
+// The log's details go first: were the process killed between the two
+// steps, the triples would still be there and a second purge would do
+// both again. No derived index holds triples, so nothing else is due.
+func (p *Palace) PurgeFacts(ctx context.Context, subject, predicate string) (*PurgedFacts, error) {
+	timeline, err := p.kg.Timeline(ctx, subject, predicate)
+	if err != nil {
+		return nil, err
+	}
+	if len(timeline) == 0 {
+		_, err := p.kg.Purge(ctx, subject, predicate) // ErrNotFound, worded by kg
+		return nil, err
+	}
+	named := map[[2]string]bool{}
+	for _, t := range timeline {
+		named[[2]string{t.Subject, t.Predicate}] = true
+	}
+	out := &PurgedFacts{}
+	out.Events, err = p.rewriteText(ctx, store.TextEvents, false, func(text string, isJSON bool) (string, bool) {
+		var d struct {
+			Subject   string `json:"subject"`
+			Predicate string `json:"predicate"`
+		}
+		if !isJSON || json.Unmarshal([]byte(text), &d) != nil || !named[[2]string{d.Subject, d.Predicate}] {
+			return text, false
+		}
+		return "{}", true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.Triples, err = p.kg.Purge(ctx, subject, predicate); err != nil {
+		return nil, err
+	}
+	if out.Reclaimed, err = p.st.Reclaim(ctx); err != nil {
+		return nil, storeErr("reclaim erased space", err)
+	}
+	return out, nil
+}
+
 // Rescrub runs Scrub again over everything the palace stores: every
 // drawer's fields (whatever its status; a changed text is re-embedded and
 // re-indexed), and every text set beside them. With dryRun it only counts.
@@ -216,27 +301,11 @@ func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, t
 		return clean, n > 0
 	}
 	for _, set := range store.TextSets {
-		after := ""
-		for {
-			var next string
-			var n int
-			err := p.Write(ctx, func(t *Tx) error {
-				var err error
-				next, n, err = t.st.Text().Rewrite(t.ctx, set, after, rescrubBatch, scrubText)
-				if err == nil && dryRun {
-					return errDryRun // counted; nothing is kept
-				}
-				return storeErr("rescrub "+string(set), err)
-			})
-			if err != nil && !errors.Is(err, errDryRun) {
-				return nil, err
-			}
-			out.Rows[set] += n
-			if next == "" {
-				break
-			}
-			after = next
+		n, err := p.rewriteText(ctx, set, dryRun, scrubText)
+		if err != nil {
+			return nil, err
 		}
+		out.Rows[set] += n
 	}
 	if dryRun || out.Changed == 0 && out.RowsChanged() == 0 {
 		return out, nil

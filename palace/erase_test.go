@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/palacetest"
@@ -262,5 +263,61 @@ func TestPurgeErasesGraphWaypoints(t *testing.T) {
 		if st := pp.VectorIndexStats(); st.Erased != 1 {
 			t.Errorf("process %d after the purge: %d waypoints erased, want the forgotten one (%+v)", i+1, st.Erased, st)
 		}
+	}
+}
+
+// Purging a knowledge-graph fact erases its whole timeline (the triple
+// retracted before it too), with the change log's details that named it,
+// from every file of the data dir; the subject's other facts, and their
+// log entries, stay.
+func TestPurgeFactsErasesTheTimeline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	reg := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
+	p := palacetest.MustCreate(t, reg, "p")
+	const subject, predicate, old, now = "fern-cabin", "wifi_passphrase", "quokkamarlin", "quokkaswordfish"
+	assert := func(pred, obj string) {
+		t.Helper()
+		tr, err := p.KG().Assert(ctx, kg.Assertion{Subject: subject, Predicate: pred, Object: obj, Provenance: "chat about " + obj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.LogEvent(ctx, "kg.asserted", map[string]any{"subject": tr.Subject, "predicate": tr.Predicate}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assert(predicate, old)
+	assert(predicate, now) // closes the first
+	assert("caretaker", "ana")
+	onDisk := func(words ...string) []string { return palacetest.FilesHolding(t, dir, words...) }
+	if held := onDisk(old, now, predicate); len(held) == 0 {
+		t.Fatal("no file holds the facts before the purge: the check below could not fail")
+	}
+
+	if _, err := p.PurgeFacts(ctx, subject, "alarm_code"); !errors.Is(err, kg.ErrNotFound) {
+		t.Errorf("purging a predicate the subject lacks: %v, want not found", err)
+	}
+	out, err := p.PurgeFacts(ctx, subject, predicate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Triples) != 2 || out.Triples[0].Object != old || out.Triples[1].Object != now || out.Events != 2 || !out.Reclaimed {
+		t.Fatalf("purge: %+v", out)
+	}
+	if hist, err := p.KG().History(ctx, subject); err != nil || len(hist) != 1 || hist[0].Object != "ana" {
+		t.Errorf("the subject's history after the purge: %+v, %v; want its other fact", hist, err)
+	}
+	if _, err := p.PurgeFacts(ctx, subject, predicate); !errors.Is(err, kg.ErrNotFound) {
+		t.Errorf("a second purge: %v, want not found", err)
+	}
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if held := onDisk(old, now, predicate); len(held) > 0 {
+		t.Errorf("files still hold the purged facts: %q", held)
+	}
+	if held := onDisk("caretaker"); len(held) == 0 {
+		t.Error("the subject's other fact left the disk too")
 	}
 }
