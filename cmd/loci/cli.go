@@ -209,6 +209,9 @@ func toCLIError(err error) *cliError {
 	if errors.Is(err, kg.ErrInvalid) {
 		return &cliError{Type: "invalid_args", Message: err.Error()}
 	}
+	if errors.Is(err, kg.ErrNotFound) {
+		return &cliError{Type: "not_found", Message: err.Error(), Hint: "Run `loci kg history SUBJECT` to see a subject's facts"}
+	}
 	var pe *palace.Error
 	if errors.As(err, &pe) {
 		switch pe.Code {

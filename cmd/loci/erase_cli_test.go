@@ -17,7 +17,8 @@ import (
 // second purge, a purge without an ID and a scrub with an argument are
 // errors in the envelope's contract; a scrub of a palace stored by this
 // release finds nothing to change, and one of a memory an older release
-// stored as written redacts it, which doctor pointed out.
+// stored as written redacts it, which doctor pointed out. `loci kg purge`
+// takes a fact's whole timeline off the disk in the same way.
 func TestPurgeAndScrubCLI(t *testing.T) {
 	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
@@ -127,7 +128,35 @@ func TestPurgeAndScrubCLI(t *testing.T) {
 					t.Errorf("the export after the scrub: %s", out)
 				}
 			}
-			for _, n := range []string{marker, "marmalade77"} {
+			// A knowledge-graph fact: its whole timeline goes, and the
+			// log's details that named it; the subject's other fact stays.
+			const oldKey, newKey = "wombatkey41", "wombatkey42"
+			for _, tr := range [][3]string{{"cabin", "alarm_code", oldKey}, {"cabin", "alarm_code", newKey}, {"cabin", "caretaker", "ana"}} {
+				if _, out, code := run("kg", "assert", tr[0], tr[1], tr[2]); code != 0 {
+					t.Fatalf("kg assert %v: %s", tr, out)
+				}
+			}
+			if out := export(); !strings.Contains(out, oldKey) || !strings.Contains(out, newKey) {
+				t.Fatal("the facts are not in the export before the purge: the checks below could not fail")
+			}
+			e, out, code = run("kg", "purge", "cabin", "alarm_code")
+			if code != 0 || e.Data["purged"] != float64(2) || e.Data["events"] != float64(2) || e.Data["predicate"] != "alarm_code" ||
+				strings.Contains(out, oldKey) || strings.Contains(out, newKey) {
+				t.Errorf("kg purge: exit %d: %s", code, out)
+			}
+			if e, _, code := run("kg", "purge", "cabin", "alarm_code"); code == 0 || e.Error.Type != "not_found" {
+				t.Errorf("a second kg purge: exit %d, %+v", code, e.Error)
+			}
+			if e, _, code := run("kg", "purge"); code == 0 || e.Error.Type != "invalid_args" {
+				t.Errorf("kg purge without a subject: exit %d, %+v", code, e.Error)
+			}
+			if _, out, _ := run("kg", "history", "cabin"); strings.Contains(out, "alarm_code") || !strings.Contains(out, "caretaker") {
+				t.Errorf("the subject's history after the purge: %s", out)
+			}
+			if out := export(); strings.Contains(out, oldKey) || strings.Contains(out, newKey) || !strings.Contains(out, "caretaker") {
+				t.Errorf("the export after the kg purge: %s", out)
+			}
+			for _, n := range []string{marker, "marmalade77", oldKey, newKey, "alarm_code"} {
 				if held := palacetest.FilesHolding(t, home, n); len(held) > 0 {
 					t.Errorf("files hold a purged or scrubbed text: %q", held)
 				}

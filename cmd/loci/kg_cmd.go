@@ -8,15 +8,17 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/kg"
+	"github.com/loci-mem/loci/palace"
 )
 
-// kgCmd is `loci kg assert SUBJECT PREDICATE OBJECT | query SUBJECT [--as-of T] | history SUBJECT`.
+// kgCmd is `loci kg assert SUBJECT PREDICATE OBJECT | query SUBJECT [--as-of T] | history SUBJECT
+// | purge SUBJECT [PREDICATE]`.
 func kgCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
-	if err := subcommandHelp(env, args, "loci kg assert SUBJECT PREDICATE OBJECT|query SUBJECT [--as-of T]|history SUBJECT"); err != nil {
+	if err := subcommandHelp(env, args, "loci kg assert SUBJECT PREDICATE OBJECT|query SUBJECT [--as-of T]|history SUBJECT|purge SUBJECT [PREDICATE]"); err != nil {
 		return nil, err
 	}
 	if len(args) == 0 {
-		return nil, invalidArgs("missing subcommand", "Use `loci kg assert|query|history`")
+		return nil, invalidArgs("missing subcommand", "Use `loci kg assert|query|history|purge`")
 	}
 	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("kg "+sub, flag.ContinueOnError)
@@ -85,9 +87,49 @@ func kgCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		}
 		return &result{data: map[string]any{"subject": pos[0], "triples": ts}, count: countOf(len(ts)),
 			text: func(w io.Writer) { printTriples(w, ts) }}, nil
+	case "purge":
+		if len(pos) < 1 || len(pos) > 2 {
+			return nil, invalidArgs("kg purge needs SUBJECT and may name a PREDICATE", "Quote values with spaces")
+		}
+		p, err := reg.Open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		predicate := ""
+		if len(pos) == 2 {
+			predicate = pos[1]
+		}
+		return kgPurgeResult(ctx, p, pos[0], predicate)
 	default:
-		return nil, invalidArgs("unknown subcommand kg "+sub, "Use assert, query or history")
+		return nil, invalidArgs("unknown subcommand kg "+sub, "Use assert, query, history or purge")
 	}
+}
+
+// kgPurgeResult erases the facts of subject (of subject and predicate)
+// for good and reports what went: how many, and their ids, never their
+// objects (what a purge is for should not reach the terminal again).
+func kgPurgeResult(ctx context.Context, p *palace.Palace, subject, predicate string) (*result, error) {
+	out, err := p.PurgeFacts(ctx, subject, predicate)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(out.Triples))
+	for i, t := range out.Triples {
+		ids[i] = t.ID
+	}
+	data := map[string]any{"palace": p.Name(), "subject": out.Triples[0].Subject, "purged": len(ids), "ids": ids,
+		"events": out.Events, "reclaimed": out.Reclaimed}
+	what := out.Triples[0].Subject
+	if predicate != "" {
+		data["predicate"] = out.Triples[0].Predicate
+		what += " " + out.Triples[0].Predicate
+	}
+	return &result{data: data, count: countOf(len(ids)), text: func(w io.Writer) {
+		fmt.Fprintf(w, "purged %d fact(s) of %s, their history included (no undo)\n", len(ids), what)
+		if !out.Reclaimed {
+			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
+		}
+	}}, nil
 }
 
 func printTriples(w io.Writer, ts []kg.Triple) {

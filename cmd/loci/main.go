@@ -37,7 +37,7 @@ var commands = map[string]command{}
 func init() {
 	commands["serve"] = command{"run the MCP server over stdio (and the HTTP companion with --http)", runServe}
 	commands["palace"] = command{"list, create and inspect palaces", cli(palaceCmd)}
-	commands["kg"] = command{"assert, query and show the history of knowledge-graph facts", cli(kgCmd)}
+	commands["kg"] = command{"assert, query and show the history of knowledge-graph facts; purge them for good", cli(kgCmd)}
 	commands["version"] = command{"print the version", cli(versionCmd)}
 }
 
