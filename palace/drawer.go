@@ -34,6 +34,11 @@ const (
 	KindSession    = store.KindSession
 )
 
+// ProfileID is the id of userID's profile drawer (KindProfile): what the
+// extraction of their conversations learned of them, merged into one
+// document (package session).
+func ProfileID(userID string) string { return userID + "_profile" }
+
 // Statuses of a drawer. Only active drawers are recalled.
 const (
 	StatusActive     = store.StatusActive

@@ -22,9 +22,6 @@ const EpisodeType = "Conversation"
 // stretch of buffered messages, seed 001's memory cell), "episode" for
 // atomic facts (whose ParentID is their episode).
 
-// ProfileID is the drawer id of a user's profile in a palace.
-func ProfileID(userID string) string { return userID + "_profile" }
-
 // extractionPlan is what one stretch becomes.
 type extractionPlan struct {
 	drawers  []*palace.Drawer // episodes, their atomic facts, agent cases
@@ -313,11 +310,11 @@ func (r Recorder) commitExtraction(ctx context.Context, sessionID string, stretc
 	}
 	var updates []pending
 	for _, pu := range plan.profiles {
-		cur, err := r.p.Get(ctx, ProfileID(pu.userID))
+		cur, err := r.p.Get(ctx, palace.ProfileID(pu.userID))
 		if errors.Is(err, palace.ErrNotFound) {
 			data := mergeProfile(nil, pu.data)
 			ds = append(ds, &palace.Drawer{
-				ID: ProfileID(pu.userID), Kind: palace.KindProfile, Content: renderProfile(pu.userID, data),
+				ID: palace.ProfileID(pu.userID), Kind: palace.KindProfile, Content: renderProfile(pu.userID, data),
 				UserID: pu.userID, SessionID: pu.sessionID, Timestamp: pu.at,
 				Meta: map[string]any{"profile_data": data},
 			})
@@ -371,7 +368,7 @@ func (r Recorder) commitExtraction(ctx context.Context, sessionID string, stretc
 // still the one it was computed from; otherwise the drawer is left without
 // a vector for the dreamer to re-embed.
 func mergeProfileTx(t *palace.Tx, u profileUpdate, base string, vec palace.Vectors) error {
-	cur, err := t.Get(ProfileID(u.userID))
+	cur, err := t.Get(palace.ProfileID(u.userID))
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func TestBoundaryDayChangeExtractsPreviousStretch(t *testing.T) {
 	if len(buf) != 1 || buf[0].Text != "Good morning, a new day." {
 		t.Fatalf("buffer after boundary = %+v", buf)
 	}
-	prof, err := p.Get(ctx, session.ProfileID("alice"))
+	prof, err := p.Get(ctx, palace.ProfileID("alice"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestBoundaryDayChangeExtractsPreviousStretch(t *testing.T) {
 	if _, err := session.Of(p).Flush(ctx, "s", session.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	prof, _ = p.Get(ctx, session.ProfileID("alice"))
+	prof, _ = p.Get(ctx, palace.ProfileID("alice"))
 	data = prof.Meta["profile_data"].(map[string]any)
 	if data["location"] != "Lisbon" || data["name"] != "Alice" {
 		t.Errorf("merged profile = %v", data)
@@ -441,11 +441,11 @@ func TestForgottenProfileStartsAfresh(t *testing.T) {
 		}
 	}
 	say("a", "I live in Lisbon.")
-	if _, _, err := p.Forget(ctx, session.ProfileID("alice")); err != nil {
+	if _, _, err := p.Forget(ctx, palace.ProfileID("alice")); err != nil {
 		t.Fatal(err)
 	}
 	say("b", "My name is Alice.")
-	prof, err := p.Get(ctx, session.ProfileID("alice"))
+	prof, err := p.Get(ctx, palace.ProfileID("alice"))
 	if err != nil {
 		t.Fatal(err)
 	}

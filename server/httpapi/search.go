@@ -158,7 +158,7 @@ func (a *API) search(ctx context.Context, body map[string]any) (any, error) {
 		}
 		data.Episodes = eps
 		if req.includeProfile {
-			prof, err := p.Get(ctx, session.ProfileID(req.userID))
+			prof, err := p.Get(ctx, palace.ProfileID(req.userID))
 			switch {
 			case err == nil && prof.Status == palace.StatusActive && prof.Kind == palace.KindProfile:
 				data.Profiles = []searchProfileItem{{profileItem: a.profileOf(prof, req.scope)}}
