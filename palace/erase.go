@@ -46,9 +46,11 @@ type Purged struct {
 	// changes, undo tokens and the room's closet.
 	History int64 `json:"history_rows"`
 	// Related are the drawers that may still say what it said: the
-	// episode it was extracted from (its conversation), and the drawer
-	// that superseded it (a duplicate the dreamer kept, or the fact's
-	// newer version). They are left as they are.
+	// episode it was extracted from (its conversation), the drawer that
+	// superseded it (a duplicate the dreamer kept, or the fact's newer
+	// version), and for an episode its user's profile, into which the
+	// extraction of that conversation may have merged what it said. They
+	// are left as they are.
 	Related []string `json:"related,omitempty"`
 	// Reclaimed reports that the store's freed space was zeroed and its
 	// log truncated (false on PostgreSQL, or when a reader held the log).
@@ -82,6 +84,15 @@ func (p *Palace) Purge(ctx context.Context, id string) (*Purged, error) {
 	for _, id := range []string{d.ParentID, d.SupersededBy} {
 		if id != "" && id != d.ID {
 			out.Related = append(out.Related, id)
+		}
+	}
+	if d.Kind == KindEpisode && d.UserID != "" {
+		prof, err := p.st.Drawers().Get(ctx, ProfileID(d.UserID))
+		switch {
+		case err == nil && prof.Kind == KindProfile && !purged(prof):
+			out.Related = append(out.Related, prof.ID)
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return nil, storeErr("find the user's profile", err)
 		}
 	}
 	err = p.Write(ctx, func(t *Tx) error {

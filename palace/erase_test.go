@@ -321,3 +321,32 @@ func TestPurgeFactsErasesTheTimeline(t *testing.T) {
 		t.Error("the subject's other fact left the disk too")
 	}
 }
+
+// An episode's purge names its user's profile among the drawers that may
+// still say what it said (extraction merges what a conversation taught
+// into it), while the profile is there to name.
+func TestPurgeNamesTheUsersProfile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{DataDir: t.TempDir()}), "p")
+	prof := palacetest.MustAdd(t, p, &palace.Drawer{ID: palace.ProfileID("ann"), Kind: palace.KindProfile, UserID: "ann",
+		Content: "ann: lives in Lisbon; has a cabin"})
+	episode := func(text string) *palace.Drawer {
+		return palacetest.MustAdd(t, p, &palace.Drawer{Content: text, Kind: palace.KindEpisode, UserID: "ann"})
+	}
+	first, second := episode("ann said the cabin's alarm code is 4417"), episode("ann moved to Porto")
+	note := palacetest.MustAdd(t, p, &palace.Drawer{Content: "a note of ann's", UserID: "ann"})
+	out, err := p.Purge(ctx, first.ID)
+	if err != nil || len(out.Related) != 1 || out.Related[0] != prof.ID {
+		t.Fatalf("an episode's purge: related %v, %v; want the user's profile", out.Related, err)
+	}
+	if out, err := p.Purge(ctx, note.ID); err != nil || len(out.Related) != 0 {
+		t.Errorf("a note's purge: related %v, %v; want none", out.Related, err)
+	}
+	if _, err := p.Purge(ctx, prof.ID); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := p.Purge(ctx, second.ID); err != nil || len(out.Related) != 0 {
+		t.Errorf("an episode's purge after its profile's: related %v, %v; want none", out.Related, err)
+	}
+}

@@ -76,7 +76,7 @@ func purgeResult(ctx context.Context, p *palace.Palace, id string) (*result, err
 			fmt.Fprintf(w, "also purged the %d fact(s) extracted from it\n", n)
 		}
 		for _, r := range out.Related {
-			fmt.Fprintf(w, "%s may still say what it said (the episode it came from, or what superseded it): loci forget --purge %s\n", r, r)
+			fmt.Fprintf(w, "%s may still say what it said (the episode it came from, what superseded it, or its user's profile): loci forget --purge %s\n", r, r)
 		}
 		if !out.Reclaimed {
 			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
