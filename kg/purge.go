@@ -7,13 +7,20 @@ import (
 
 // Timeline returns every triple of subject, or of (subject, predicate)
 // when predicate is not "", active and closed, oldest first: what Purge
-// would erase. An unknown subject yields an empty slice.
+// would erase. ErrNotFound when there is none, as Purge says it.
 func (g *Graph) Timeline(ctx context.Context, subject, predicate string) ([]Triple, error) {
 	subject, predicate, err := g.pair(subject, predicate)
 	if err != nil {
 		return nil, err
 	}
-	return wrap("kg timeline")(timeline(ctx, g.st.Triples(), subject, predicate))
+	ts, err := timeline(ctx, g.st.Triples(), subject, predicate)
+	if err != nil {
+		return nil, fmt.Errorf("kg timeline: %w", err)
+	}
+	if len(ts) == 0 {
+		return nil, noTriple(subject, predicate)
+	}
+	return ts, nil
 }
 
 // Purge erases subject's triples for good, or only those of (subject,
@@ -40,11 +47,7 @@ func (g *Graph) Purge(ctx context.Context, subject, predicate string) ([]Triple,
 		return nil, fmt.Errorf("kg purge: %w", err)
 	}
 	if len(gone) == 0 {
-		what := fmt.Sprintf("%q", subject)
-		if predicate != "" {
-			what += fmt.Sprintf(" %q", predicate)
-		}
-		return nil, fmt.Errorf("kg purge %s: no triple: %w", what, ErrNotFound)
+		return nil, noTriple(subject, predicate)
 	}
 	for _, t := range gone {
 		if err := tx.Delete(ctx, t.ID); err != nil {
@@ -55,6 +58,15 @@ func (g *Graph) Purge(ctx context.Context, subject, predicate string) ([]Triple,
 		return nil, fmt.Errorf("kg purge: commit: %w", err)
 	}
 	return gone, nil
+}
+
+// noTriple is the ErrNotFound of a subject, or a pair, without triples.
+func noTriple(subject, predicate string) error {
+	what := fmt.Sprintf("%q", subject)
+	if predicate != "" {
+		what += fmt.Sprintf(" %q", predicate)
+	}
+	return fmt.Errorf("kg purge %s: no triple: %w", what, ErrNotFound)
 }
 
 // pair validates and normalises a subject and an optional predicate.

@@ -34,6 +34,9 @@ func TestPurge(t *testing.T) {
 		if _, err := s.Purge(ctx, none.subject, none.predicate); !errors.Is(err, kg.ErrNotFound) {
 			t.Errorf("Purge(%q, %q) err = %v, want ErrNotFound", none.subject, none.predicate, err)
 		}
+		if _, err := s.Timeline(ctx, none.subject, none.predicate); !errors.Is(err, kg.ErrNotFound) {
+			t.Errorf("Timeline(%q, %q) err = %v, want ErrNotFound", none.subject, none.predicate, err)
+		}
 	}
 	if after := dump(t, db); !slices.Equal(before, after) {
 		t.Fatal("failed purges changed the table")

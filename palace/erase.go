@@ -217,12 +217,8 @@ type PurgedFacts struct {
 // steps, the triples would still be there and a second purge would do
 // both again. No derived index holds triples, so nothing else is due.
 func (p *Palace) PurgeFacts(ctx context.Context, subject, predicate string) (*PurgedFacts, error) {
-	timeline, err := p.kg.Timeline(ctx, subject, predicate)
+	timeline, err := p.kg.Timeline(ctx, subject, predicate) // ErrNotFound when there is none
 	if err != nil {
-		return nil, err
-	}
-	if len(timeline) == 0 {
-		_, err := p.kg.Purge(ctx, subject, predicate) // ErrNotFound, worded by kg
 		return nil, err
 	}
 	named := map[[2]string]bool{}
