@@ -61,13 +61,20 @@ type Purged struct {
 // whatever its status, and the atomic facts extracted from it. The row
 // stays, deleted and empty (meta purged_at), so that the indexes of every
 // process see the change; nothing restores it. Purging a drawer that was
-// purged already fails with CodeNotFound.
+// purged already fails with CodeNotFound, once it has finished what an
+// earlier purge killed midway left undone (the snapshots, the log).
 func (p *Palace) Purge(ctx context.Context, id string) (*Purged, error) {
 	d, err := p.Lookup(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if purged(d) {
+		// A purge killed after its transaction committed left this
+		// process's snapshots and the store's log to finish: asked again,
+		// it finishes them (nothing is due when the first one finished).
+		if _, err := p.afterErasure(ctx); err != nil {
+			return nil, err
+		}
 		return nil, NotFoundf("%s was purged already", p.DisplayID(d))
 	}
 	// The vector index learns the drawer's vector keys before they are
@@ -218,6 +225,13 @@ type PurgedFacts struct {
 // both again. No derived index holds triples, so nothing else is due.
 func (p *Palace) PurgeFacts(ctx context.Context, subject, predicate string) (*PurgedFacts, error) {
 	timeline, err := p.kg.Timeline(ctx, subject, predicate) // ErrNotFound when there is none
+	if errors.Is(err, kg.ErrNotFound) {
+		// Nothing to erase, or a purge killed before it reclaimed the
+		// store's space: that is finished here.
+		if _, rerr := p.st.Reclaim(ctx); rerr != nil {
+			return nil, storeErr("reclaim erased space", rerr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +264,10 @@ func (p *Palace) PurgeFacts(ctx context.Context, subject, predicate string) (*Pu
 
 // Rescrub runs Scrub again over everything the palace stores: every
 // drawer's fields (whatever its status; a changed text is re-embedded and
-// re-indexed), and every text set beside them. With dryRun it only counts.
+// re-indexed), and every text set beside them, then has the indexes
+// forget what any scrub rewrote, whether or not this one changed
+// anything (run again after a scrub was killed, it finishes it). With
+// dryRun it only counts.
 // progress, when not nil, is called after each batch of drawers with the
 // drawers read, of how many, and how many changed.
 func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, total, changed int)) (*Rescrubbed, error) {
@@ -288,10 +305,7 @@ func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, t
 			if dryRun {
 				continue
 			}
-			if _, err := p.Update(ctx, d.ID, func(x *Drawer) error {
-				redactDrawer(x)
-				return nil
-			}); err != nil && !errors.Is(err, ErrNotFound) {
+			if _, err := p.scrubDrawer(ctx, d.ID); err != nil && !errors.Is(err, ErrNotFound) {
 				return nil, err
 			}
 		}
@@ -314,20 +328,25 @@ func (p *Palace) Rescrub(ctx context.Context, dryRun bool, progress func(done, t
 		}
 		out.Rows[set] += n
 	}
-	if dryRun || out.Changed == 0 && out.RowsChanged() == 0 {
+	if dryRun {
 		return out, nil
 	}
-	seq, err := p.st.Drawers().MaxSeq(ctx) // an index caught up to it has read every rewrite
-	if err == nil {
-		err = p.Write(ctx, func(t *Tx) error {
-			return storeErr("record an erasure", t.st.Meta().Set(t.ctx, metaErasedSeq, strconv.FormatInt(seq, 10)))
-		})
-	}
-	if err != nil {
-		return nil, err
-	}
+	// Finished even when this scrub changed nothing: run again after one
+	// was killed midway, it finds nothing left to redact, and the
+	// snapshots and the log may still hold what that one redacted.
 	out.Reclaimed, err = p.afterErasure(ctx)
 	return out, err
+}
+
+// scrubDrawer redacts the drawer with that id again, recording the
+// erasure in the same transaction: an index that catches up across the
+// change, in any process and whenever this scrub is killed, erases the
+// words the old text gave it.
+func (p *Palace) scrubDrawer(ctx context.Context, id string) (*Drawer, error) {
+	return p.update(ctx, id, func(x *Drawer) error {
+		redactDrawer(x)
+		return nil
+	}, true)
 }
 
 var errDryRun = errors.New("dry run")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,28 +78,7 @@ func TestRescrubRedactsWhatOlderRulesMissed(t *testing.T) {
 	if err := p.SaveIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	files := func() (holding []string) {
-		t.Helper()
-		err := filepath.Walk(p.Dir(), func(path string, info os.FileInfo, err error) error {
-			if err != nil || info.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			for _, s := range secrets {
-				if bytes.Contains(b, []byte(s)) {
-					holding = append(holding, filepath.Base(path)+": "+s[:6])
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return holding
-	}
+	files := func() []string { return filesHolding(t, p.Dir(), secrets...) }
 	if len(files()) == 0 {
 		t.Fatal("no file holds the secrets before the scrub: the check below could not fail")
 	}
@@ -162,5 +142,96 @@ func TestRescrubRedactsWhatOlderRulesMissed(t *testing.T) {
 	}
 	if held := files(); len(held) > 0 {
 		t.Errorf("files still hold secrets after the scrub: %q", held)
+	}
+}
+
+// filesHolding names the files under dir holding any of secrets (the
+// file and the secret's first six bytes, never the secret).
+func filesHolding(t *testing.T, dir string, secrets ...string) (holding []string) {
+	t.Helper()
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, s := range secrets {
+			if bytes.Contains(b, []byte(s)) {
+				holding = append(holding, filepath.Base(path)+": "+s[:6])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return holding
+}
+
+// A scrub killed after it had redacted a drawer: another process whose
+// index held the drawer's words drops them as it catches up, though the
+// scrub never finished; run again in a third process, the scrub finds
+// nothing to redact and still takes them off the disk (the log).
+func TestRescrubKilledMidway(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newTestPalace(t)
+	const weak = "marmalade77"
+	d := &Drawer{Content: "staging db: POSTGRES_PASSWORD=" + weak}
+	if err := p.Prepare(d); err != nil {
+		t.Fatal(err)
+	}
+	d.Content = "staging db: POSTGRES_PASSWORD=" + weak // as an older release stored it
+	err := p.Write(ctx, func(t *Tx) error { return t.Insert(d, p.Embed(ctx, []*Drawer{d})[0], nil) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := func() *Palace {
+		t.Helper()
+		reg, err := OpenRegistry(Config{DataDir: p.reg.cfg.DataDir, Embedder: p.emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { reg.Close() })
+		o, err := reg.Open(ctx, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	p2 := other()
+	if _, err := p2.kw.sync(ctx); err != nil { // its index reads the password
+		t.Fatal(err)
+	}
+	if _, err := p.scrubDrawer(ctx, d.ID); err != nil { // then the scrub is killed
+		t.Fatal(err)
+	}
+	if _, err := p2.kw.sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p2.kw.savedHW = -1 // a snapshot due, as a busy process's would be
+	if err := p2.SaveIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	inKeywords := func() bool {
+		return slices.ContainsFunc(filesHolding(t, p.Dir(), weak), func(f string) bool { return strings.HasPrefix(f, "keywords") })
+	}
+	if _, err := os.Stat(p2.kw.snapshotPath()); err != nil {
+		t.Fatalf("the other process wrote no keyword snapshot: %v", err)
+	}
+	if inKeywords() {
+		t.Error("the other process's keyword snapshot holds the password the scrub redacted")
+	}
+	if held := filesHolding(t, p.Dir(), weak); len(held) == 0 {
+		t.Fatal("no file holds the password before the second scrub: the check below could not fail")
+	}
+	out, err := other().Rescrub(ctx, false, nil)
+	if err != nil || out.Changed != 0 {
+		t.Fatalf("the second scrub: %+v %v", out, err)
+	}
+	if held := filesHolding(t, p.Dir(), weak); len(held) > 0 {
+		t.Errorf("files still hold the password after the second scrub: %q", held)
 	}
 }

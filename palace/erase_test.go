@@ -176,16 +176,64 @@ func TestPurgeErasesFromDisk(t *testing.T) {
 	if held := onDisk(); len(held) > 0 {
 		t.Errorf("files still hold the purged memory: %q", held)
 	}
+	restoreOld := func() {
+		t.Helper()
+		if err := os.WriteFile(vectorsFile, oldVectors, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(keywordFiles[0], oldKeywords, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A purge killed after its transaction committed leaves the snapshots
+	// as they were (restored here). Asked again, the purge is not found,
+	// and has written both anew though its process never searched; a
+	// scrub, which finds nothing to redact, does the same.
+	for _, again := range []struct {
+		name string
+		run  func(p *palace.Palace) error
+	}{
+		{"a second purge", func(p *palace.Palace) error {
+			if _, err := p.Purge(ctx, x.ID); !errors.Is(err, palace.ErrNotFound) {
+				return fmt.Errorf("got %v, want not found", err)
+			}
+			return nil
+		}},
+		{"a scrub", func(p *palace.Palace) error {
+			out, err := p.Rescrub(ctx, false, nil)
+			if err == nil && out.Changed != 0 {
+				err = fmt.Errorf("it changed %d drawers", out.Changed)
+			}
+			return err
+		}},
+	} {
+		restoreOld()
+		if held := onDisk(); len(held) == 0 {
+			t.Fatal("the restored snapshots hold nothing: the check below could not fail")
+		}
+		regK := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
+		pK, err := regK.Open(ctx, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := again.run(pK); err != nil {
+			t.Errorf("%s after a killed purge: %v", again.name, err)
+		}
+		if held := onDisk(); len(held) > 0 {
+			t.Errorf("%s after a killed purge left files holding the memory: %q", again.name, held)
+		}
+		if now, err := os.ReadFile(vectorsFile); err != nil || bytes.Equal(now, oldVectors) {
+			t.Errorf("%s after a killed purge left the vector snapshot as it was (%v)", again.name, err)
+		}
+		if err := regK.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// A process that finds snapshots written before the purge (a copy
 	// restored, a node that saved late) erases the vectors' rows on
 	// loading and the words as it catches its keyword index up, and
 	// writes both snapshots again.
-	if err := os.WriteFile(vectorsFile, oldVectors, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keywordFiles[0], oldKeywords, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	restoreOld()
 	reg3 := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir})
 	p3, err := reg3.Open(ctx, "p")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -542,6 +543,13 @@ func (v Vectors) encode() *store.Vector {
 // or from active moves it into or out of recall. If the drawer changes
 // between the read and the write, the update is retried on the new state.
 func (p *Palace) Update(ctx context.Context, id string, fn func(*Drawer) error) (*Drawer, error) {
+	return p.update(ctx, id, fn, false)
+}
+
+// update is Update; with erases, the transaction also records an erasure
+// at the drawer's new seq (metaErasedSeq), so that every index catching
+// up across the change drops the words the old text gave it (Rescrub).
+func (p *Palace) update(ctx context.Context, id string, fn func(*Drawer) error, erases bool) (*Drawer, error) {
 	for attempt := 0; ; attempt++ {
 		old, err := p.Get(ctx, id)
 		if err != nil {
@@ -563,7 +571,10 @@ func (p *Palace) Update(ctx context.Context, id string, fn func(*Drawer) error) 
 				return errStale // someone else wrote it between our read and our lock
 			}
 			d.UpdatedAt = t.now
-			return t.Save(old, d, vec, nil)
+			if err := t.Save(old, d, vec, nil); err != nil || !erases {
+				return err
+			}
+			return storeErr("record an erasure", t.st.Meta().Set(t.ctx, metaErasedSeq, strconv.FormatInt(d.Seq, 10)))
 		})
 		if errors.Is(err, errStale) && attempt < 5 {
 			continue
