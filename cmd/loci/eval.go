@@ -375,11 +375,20 @@ func printEval(w io.Writer, report map[string]any, ks []int) {
 		for _, g := range gs {
 			fmt.Fprintf(w, "%-16s %5d", g.Name, g.N)
 			for _, k := range ks {
-				fmt.Fprintf(w, "  %7.3f %7.3f %8.3f", g.Metrics[fmt.Sprintf("any@%d", k)], g.Metrics[fmt.Sprintf("all@%d", k)], g.Metrics[fmt.Sprintf("frac@%d", k)])
+				fmt.Fprintf(w, "  %7s %7s %8s", metricText(g, "any", k), metricText(g, "all", k), metricText(g, "frac", k))
 			}
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// metricText is a group's metric at k as a report prints it: "-" for a
+// group with no question, whose 0 would read as a miss of every one.
+func metricText(g locomo.Group, metric string, k int) string {
+	if g.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", g.Metrics[fmt.Sprintf("%s@%d", metric, k)])
 }
 
 // halfIsEmpty reports whether a half's groups count no question.
@@ -473,7 +482,7 @@ func variantReport(rows []locomo.Row, variants []locomo.Variant, ks []int, embID
 			}
 			fmt.Fprintf(w, "%-8s %-10s %-18s", pa, l.Variant.Method, fu)
 			for _, g := range []locomo.Group{l.Conv1_5, l.Conv6_, l.All, l.NoWord1_5, l.NoWord6_} {
-				fmt.Fprintf(w, " | any@%d %.3f frac@%d %.3f", k, g.Metrics[fmt.Sprintf("any@%d", k)], k, g.Metrics[fmt.Sprintf("frac@%d", k)])
+				fmt.Fprintf(w, " | any@%d %5s frac@%d %5s", k, metricText(g, "any", k), k, metricText(g, "frac", k))
 			}
 			fmt.Fprintln(w)
 		}

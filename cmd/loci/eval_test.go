@@ -169,7 +169,8 @@ func twoQuestions(t *testing.T, dir string) string {
 }
 
 // The text report leaves out a half of the conversations that holds no
-// question (a file of fewer than six), rather than print it as zeros.
+// question (a file of fewer than six), rather than print it as zeros, and
+// prints a category without questions as "-", not as a recall of 0.
 func TestPrintEvalLeavesOutAnEmptyHalf(t *testing.T) {
 	ks := []int{10}
 	rows := []locomo.Row{{Sample: 1, Category: 4, Gold: []string{"D1:1"}, Top: []string{"D1:1"}}}
@@ -180,6 +181,20 @@ func TestPrintEvalLeavesOutAnEmptyHalf(t *testing.T) {
 	if out := b.String(); !strings.Contains(out, "[all]") || !strings.Contains(out, "[conversations_1_5]") ||
 		strings.Contains(out, "[conversations_6_10]") {
 		t.Errorf("report:\n%s", out)
+	}
+	emptyRows := 0
+	for _, line := range strings.Split(b.String(), "\n") {
+		empty := strings.HasPrefix(line, "1 multi-hop")
+		if empty {
+			emptyRows++
+		}
+		if strings.HasPrefix(line, "4 single-hop") && !strings.Contains(line, "1.000") ||
+			empty && (strings.Contains(line, "0.000") || strings.Count(line, " -") != 3) {
+			t.Errorf("row %q", line)
+		}
+	}
+	if emptyRows != 2 { // in [all] and [conversations_1_5]
+		t.Errorf("%d rows of a category without questions, want 2:\n%s", emptyRows, b.String())
 	}
 }
 
