@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loci-mem/loci/kg"
@@ -157,6 +159,64 @@ const metaPurgedAt = "purged_at"
 func purged(d *Drawer) bool {
 	_, ok := d.Meta[metaPurgedAt]
 	return ok && d.Status == StatusDeleted && d.Content == ""
+}
+
+// PurgedMessages is what PurgeMessages erased.
+type PurgedMessages struct {
+	// Messages counts the buffered messages erased.
+	Messages int64 `json:"messages"`
+	// Reclaimed: see Purged.
+	Reclaimed bool `json:"reclaimed"`
+}
+
+// PurgeMessages erases for good the messages a conversation session has
+// buffered for extraction (seed 001's /add, mem_save_turn, the hooks) and
+// not yet turned into memories, with the error its last failed extraction
+// recorded, then reclaims the store's space as Purge does. Once extracted,
+// they are an episode and its facts, which Purge erases; an extraction
+// running meanwhile finds its stretch gone and writes nothing. A session
+// with nothing buffered is ErrNotFound (after reclaiming, which finishes a
+// purge killed before it had).
+func (p *Palace) PurgeMessages(ctx context.Context, sessionID string) (*PurgedMessages, error) {
+	if strings.TrimSpace(sessionID) == "" {
+		return nil, Invalidf("session id is empty")
+	}
+	out := &PurgedMessages{}
+	err := p.Write(ctx, func(t *Tx) error {
+		out.Messages = 0
+		st := t.st.Sessions()
+		rows, err := st.Messages(t.ctx, sessionID)
+		if err != nil {
+			return storeErr("read a session's buffer", err)
+		}
+		done := map[int64]bool{}
+		for _, b := range rows {
+			if done[b.Stretch] {
+				continue
+			}
+			done[b.Stretch] = true
+			n, err := st.DeleteStretch(t.ctx, sessionID, b.Stretch)
+			if err != nil {
+				return storeErr("erase a session's buffer", err)
+			}
+			out.Messages += n
+		}
+		if out.Messages == 0 {
+			return nil
+		}
+		return storeErr("erase a session's last error", st.ClearFailures(t.ctx, sessionID))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.Reclaimed, err = p.st.Reclaim(ctx); err != nil {
+		return nil, storeErr("reclaim erased space", err)
+	}
+	if out.Messages == 0 {
+		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("session %q has no message waiting for extraction", sessionID),
+			Hint: "`loci stats` lists the sessions whose messages wait; once extracted, they are memories that `loci forget --purge ID` erases"}
+	}
+	return out, nil
 }
 
 // Rescrubbed is what Rescrub found and changed.

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/palacetest"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 )
 
@@ -162,5 +168,61 @@ func TestPurgeAndScrubCLI(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// `loci forget --purge --session ID`, as a real process: the messages a
+// conversation session buffered for extraction are counted by `loci
+// stats` and erased from every file of the data dir; another session's
+// stay; a second purge is not_found, and --session without --purge, or
+// beside an ID, is invalid_args.
+func TestPurgeMessagesCLI(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	const said = "quokkazanzibar"
+	run := func(args ...string) (cliEnvelope, int) {
+		t.Helper()
+		stdout, stderr, code := runLociOnce(t, home, cliEnvVars, "", append(args, "--palace", "p", "--format", "json")...)
+		var e cliEnvelope
+		if err := json.Unmarshal([]byte(stdout), &e); err != nil {
+			t.Fatalf("loci %v: %v\nstdout %s\nstderr %s", args, err, stdout, stderr)
+		}
+		return e, code
+	}
+	if _, code := run("palace", "create", "p"); code != 0 {
+		t.Fatal("palace create failed")
+	}
+	withPalace(t, home, "p", func(p *palace.Palace) {
+		ctx := context.Background()
+		for sid, text := range map[string]string{"s-1": "my locker code is " + said, "s-2": "the garden gate is green"} {
+			msgs := []extract.Message{{Role: "user", SenderID: "ann", Text: text, Timestamp: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}}
+			if _, err := session.Of(p).Append(ctx, sid, msgs, session.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if e, code := run("stats"); code != 0 || fmt.Sprint(e.Data["buffered_messages"]) != "map[s-1:1 s-2:1]" {
+		t.Errorf("stats: exit %d, buffered %v", code, e.Data["buffered_messages"])
+	}
+	if held := palacetest.FilesHolding(t, home, said); len(held) == 0 {
+		t.Fatal("no file holds the buffered message before the purge: the check below could not fail")
+	}
+	if e, code := run("forget", "--session", "s-1"); code != 2 || e.Error.Type != "invalid_args" {
+		t.Errorf("--session without --purge: exit %d, %+v", code, e.Error)
+	}
+	if e, code := run("forget", "--purge", "--session", "s-1", "mem-0001"); code != 2 || e.Error.Type != "invalid_args" {
+		t.Errorf("--session beside an ID: exit %d, %+v", code, e.Error)
+	}
+	if e, code := run("forget", "--purge", "--session", "s-1"); code != 0 || e.Data["messages"] != float64(1) || e.Data["session_id"] != "s-1" || e.Data["reclaimed"] != true {
+		t.Errorf("purge: exit %d, %v", code, e.Data)
+	}
+	if held := palacetest.FilesHolding(t, home, said); len(held) > 0 {
+		t.Errorf("files still hold the purged message: %q", held)
+	}
+	if e, code := run("forget", "--purge", "--session", "s-1"); code != 1 || e.Error.Type != "not_found" || !strings.Contains(e.Error.Hint, "loci stats") {
+		t.Errorf("a second purge: exit %d, %+v", code, e.Error)
+	}
+	if e, _ := run("stats"); fmt.Sprint(e.Data["buffered_messages"]) != "map[s-2:1]" {
+		t.Errorf("stats after the purge: buffered %v", e.Data["buffered_messages"])
 	}
 }

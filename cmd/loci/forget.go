@@ -17,15 +17,29 @@ func init() {
 // forgetCmd is `loci forget [--purge] ID`: ID is an engram id or a drawer
 // id. The memory leaves recall; `loci review undo TOKEN` brings it back.
 // With --purge its text is erased from the palace for good (palace.Purge),
-// forgotten before or not.
+// forgotten before or not. `loci forget --purge --session SESSION_ID`
+// erases the messages of a conversation session still waiting for
+// extraction (palace.PurgeMessages).
 func forgetCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	fs := flag.NewFlagSet("forget", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
 	purge := fs.Bool("purge", false, "erase the memory's text, vectors and history from the palace for good (no undo), and the facts extracted from it")
+	session := fs.String("session", "", "with --purge and no ID: erase the messages this conversation session has buffered and not yet extracted into memories")
 	pos, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, err
+	}
+	if *session != "" {
+		if !*purge || len(pos) != 0 {
+			return nil, invalidArgs("--session goes with --purge and no ID", "Use `loci forget --purge --session SESSION_ID` (buffered messages are erased for good; there is no undo to forget them with)")
+		}
+		p, _, done, err := cliPalace(ctx, env, c, false)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return purgeMessagesResult(ctx, p, *session)
 	}
 	if len(pos) != 1 {
 		return nil, invalidArgs("forget needs exactly one ID", "Use `loci forget mem-0042` or `loci forget DRAWER_ID`")
@@ -78,6 +92,22 @@ func purgeResult(ctx context.Context, p *palace.Palace, id string) (*result, err
 		for _, r := range out.Related {
 			fmt.Fprintf(w, "%s may still say what it said (the episode it came from, what superseded it, or its user's profile): loci forget --purge %s\n", r, r)
 		}
+		if !out.Reclaimed {
+			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
+		}
+	}}, nil
+}
+
+// purgeMessagesResult erases the messages session has buffered for
+// extraction and reports how many went (never what they said).
+func purgeMessagesResult(ctx context.Context, p *palace.Palace, session string) (*result, error) {
+	out, err := p.PurgeMessages(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{"session_id": session, "messages": out.Messages, "reclaimed": out.Reclaimed, "palace": p.Name()}
+	return &result{data: data, text: func(w io.Writer) {
+		fmt.Fprintf(w, "purged %d message(s) of session %s that were waiting for extraction (no undo)\n", out.Messages, session)
 		if !out.Reclaimed {
 			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
 		}

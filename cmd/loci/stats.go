@@ -29,6 +29,9 @@ type palaceStats struct {
 	ByKind   map[string]int64 `json:"by_kind"`
 	ByRoom   map[string]int64 `json:"by_room"`
 	Pending  int64            `json:"pending_review"`
+	// Buffered counts, by session id, the conversation messages waiting
+	// for extraction (`loci forget --purge --session` erases them).
+	Buffered map[string]int   `json:"buffered_messages"`
 	Triples  int64            `json:"kg_active_triples"`
 	Growth   statsGrowth      `json:"growth"`
 	TopTags  []store.TagCount `json:"top_tags"`
@@ -101,6 +104,9 @@ func gatherStats(ctx context.Context, p *palace.Palace, days int, now time.Time)
 		return nil, err
 	}
 	st.Pending = pending
+	if st.Buffered, err = p.BufferedCounts(ctx); err != nil {
+		return nil, err
+	}
 	buckets, err := p.Activity(ctx, 24*time.Hour)
 	if err != nil {
 		return nil, err
@@ -186,6 +192,21 @@ func printStats(w io.Writer, st *palaceStats) {
 	counts("statuses", st.ByStatus, same)
 	if st.Pending > 0 {
 		fmt.Fprintf(w, "  %-9s %s fact(s) await review (`loci review`)\n", "review", thousands(int(st.Pending)))
+	}
+	if len(st.Buffered) > 0 {
+		ids := slices.Sorted(maps.Keys(st.Buffered))
+		n := 0
+		for _, id := range ids {
+			n += st.Buffered[id]
+		}
+		shown := make([]string, 0, 5)
+		for _, id := range ids[:min(len(ids), 5)] {
+			shown = append(shown, fmt.Sprintf("%s %d", termSafe(id), st.Buffered[id]))
+		}
+		if len(ids) > 5 {
+			shown = append(shown, "…")
+		}
+		fmt.Fprintf(w, "  %-9s %s message(s) of %d session(s) wait for extraction: %s\n", "buffered", thousands(n), len(ids), strings.Join(shown, ", "))
 	}
 	fmt.Fprintf(w, "  %-9s %s active triples\n", "graph", thousands(int(st.Triples)))
 	fmt.Fprintf(w, "  %-9s %s in the last day, %s in 7 days, %s in 30 days\n", "added", thousands(int(st.Growth.Day)),

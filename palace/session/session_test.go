@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -237,10 +238,12 @@ func TestBufferRedactsSecrets(t *testing.T) {
 	}
 }
 
-// failing is an extractor that fails until told otherwise.
+// failing is an extractor that fails until told otherwise, saying why
+// ("model unavailable" unless set).
 type failing struct {
 	mu   sync.Mutex
 	fail bool
+	why  string
 }
 
 func (f *failing) Name() string { return "failing" }
@@ -248,7 +251,7 @@ func (f *failing) Extract(ctx context.Context, owner string, agent bool, msgs []
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail {
-		return extract.Result{}, errors.New("model unavailable")
+		return extract.Result{}, errors.New(cmp.Or(f.why, "model unavailable"))
 	}
 	return extract.Heuristic().Extract(ctx, owner, agent, msgs)
 }
@@ -513,5 +516,71 @@ func TestRestatedFactIsMerged(t *testing.T) {
 	hist, err := p.History(ctx, merged.ID)
 	if err != nil || len(hist) != 2 {
 		t.Fatalf("history of the merged fact: %d events, %v", len(hist), err)
+	}
+}
+
+// A session's messages waiting for extraction are erased for good: the
+// closed stretch a failed extraction left and the open one, and the error
+// that failure recorded, from every file of the data dir; another
+// session's buffer stays, a flush afterwards writes nothing, and a second
+// purge, or one without a session id, is an error that changes nothing.
+func TestPurgeMessagesErasesTheBuffer(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const said, quoted = "quokkazanzibar", "kestrelmarmot"
+	ext := &failing{fail: true, why: "the model choked on " + quoted}
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Extractor: ext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, err := reg.OpenOrCreate(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := session.Of(p)
+	if _, err := rec.Append(ctx, "s", userMsgs("my locker code is "+said, "I use Go."), session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Flush(ctx, "s", session.Options{}); err == nil {
+		t.Fatal("flush with a failing extractor succeeded")
+	}
+	if _, err := rec.Append(ctx, "s", []extract.Message{{Role: "user", Text: "later, " + said + " again", Timestamp: day0.Add(48 * time.Hour)}}, session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Append(ctx, "other", userMsgs("the garden gate is green"), session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if held := palacetest.FilesHolding(t, dir, said, quoted); len(held) < 2 {
+		t.Fatalf("the data dir holds %q before the purge: the check below could not fail", held)
+	}
+	out, err := p.PurgeMessages(ctx, "s")
+	if err != nil || out.Messages != 3 || !out.Reclaimed {
+		t.Fatalf("purge = %+v, %v; want 3 messages, reclaimed", out, err)
+	}
+	if held := palacetest.FilesHolding(t, dir, said, quoted); len(held) > 0 {
+		t.Errorf("files still hold the purged messages: %q", held)
+	}
+	if buf, err := rec.Messages(ctx, "s"); err != nil || len(buf) != 0 {
+		t.Errorf("session s still buffers %d messages (%v)", len(buf), err)
+	}
+	if buf, err := rec.Messages(ctx, "other"); err != nil || len(buf) != 1 {
+		t.Errorf("another session's buffer: %d messages (%v), want 1", len(buf), err)
+	}
+	ext.fail = false
+	if res, err := rec.Flush(ctx, "s", session.Options{}); err != nil || len(res.DrawerIDs) != 0 {
+		t.Errorf("a flush after the purge: %+v, %v", res, err)
+	}
+	if n, _ := p.Count(ctx, palace.Filter{}); n != 0 {
+		t.Errorf("%d memories after the purge", n)
+	}
+	if _, err := p.PurgeMessages(ctx, "s"); !errors.Is(err, palace.ErrNotFound) {
+		t.Errorf("a second purge: %v, want not found", err)
+	}
+	if _, err := p.PurgeMessages(ctx, " "); !errors.Is(err, palace.ErrInvalid) {
+		t.Errorf("a purge without a session id: %v, want invalid", err)
+	}
+	if buf, _ := rec.Messages(ctx, "other"); len(buf) != 1 {
+		t.Errorf("the failed purges changed another session's buffer: %d messages", len(buf))
 	}
 }
