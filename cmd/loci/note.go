@@ -42,6 +42,10 @@ func noteCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		if err != nil {
 			return nil, asIOError(err)
 		}
+		if len(b) > palace.MaxContentBytes { // only the limit and a byte were read
+			return nil, invalidArgs(fmt.Sprintf("stdin holds more than %d bytes, the limit of a memory", palace.MaxContentBytes),
+				"Split the text into several notes")
+		}
 		text = string(b)
 	}
 	if strings.TrimSpace(text) == "" {

@@ -49,6 +49,11 @@ func TestCLINoteStoresAMemory(t *testing.T) {
 			t.Errorf("%v: %d %s", c.args, o.code, o.stdout)
 		}
 	}
+	// Stdin past the limit of a memory says so, not the size of what was read of it.
+	stdout, _, code = runLociOnce(t, home, cliEnvVars, strings.Repeat("a", 5<<20), "note", "-", "--palace", "q", "--format", "json")
+	if code != 2 || !strings.Contains(stdout, "stdin holds more than 4194304 bytes") {
+		t.Errorf("note of 5 MiB from stdin: %d %s", code, stdout)
+	}
 	o = runCLI(t, home, "json", "recall", "--all", "hi deploy greyhound", "--palace", "q", "--limit", "50")
 	if n := strings.Count(o.stdout, `"id":`); n != 2 {
 		t.Errorf("after the refused notes recall finds %d memories, want 2: %s", n, o.stdout)
