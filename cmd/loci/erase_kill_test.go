@@ -13,21 +13,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/palacetest"
 )
 
-// `loci forget --purge` and `loci scrub`, killed with SIGKILL at moments
+// `loci forget --purge`, `loci kg purge` and `loci scrub`, killed with SIGKILL at moments
 // spread over the time an uninterrupted run takes, then run again to the
 // end: afterwards no file of the data dir holds what they erase (the
 // index snapshots and SQLite's log included), and every other memory is
-// still there. A purge killed after its transaction committed is not
-// found the second time, and must still have finished.
+// still there. A purge killed after it committed is not found the second
+// time, and must still have finished.
 func TestErasureKilledAndRunAgain(t *testing.T) {
 	t.Parallel()
 	const (
 		marker = "quokkazanzibar" // the memory a purge erases
 		weak   = "marmalade77"    // a password an older release stored as written
+		alarm  = "pelicanhalyard" // a knowledge-graph fact's object
 		others = 1100             // enough drawers that both indexes keep snapshots
 		rounds = 24               // kills per command
 	)
@@ -54,6 +56,11 @@ func TestErasureKilledAndRunAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		target = ds[others].ID
+		for _, obj := range []string{alarm, alarm + "2"} { // a timeline of two
+			if _, err := p.KG().Assert(ctx, kg.Assertion{Subject: "cabin", Predicate: "alarm_code", Object: obj}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		// The last memory as an older release stored it, before a rule
 		// caught weak passwords; its indexes built from that text.
 		db, err := sql.Open("sqlite3", filepath.Join(template, "palaces", "p", "palace.db"))
@@ -72,15 +79,16 @@ func TestErasureKilledAndRunAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
-	if held := palacetest.FilesHolding(t, template, marker, weak); len(held) < 2 {
+	if held := palacetest.FilesHolding(t, template, marker, weak, alarm); len(held) < 3 {
 		t.Fatalf("the snapshots do not hold the texts before the erasures (%q): the checks below could not fail", held)
 	}
 	command := map[string][]string{
 		"purge": {"forget", "--purge", target, "--palace", "p", "--format", "json"},
+		"kg":    {"kg", "purge", "cabin", "--palace", "p", "--format", "json"},
 		"scrub": {"scrub", "--palace", "p", "--format", "json"},
 	}
-	needle := map[string]string{"purge": marker, "scrub": weak}
-	for _, name := range []string{"purge", "scrub"} {
+	needle := map[string]string{"purge": marker, "kg": alarm, "scrub": weak}
+	for _, name := range []string{"purge", "kg", "scrub"} {
 		t.Run(name, func(t *testing.T) {
 			args := command[name]
 			start := func(home string) *exec.Cmd {
@@ -113,7 +121,7 @@ func TestErasureKilledAndRunAgain(t *testing.T) {
 				if err := json.Unmarshal([]byte(stdout), &e); err != nil {
 					t.Fatalf("round %d: run again: %v\nstdout %s\nstderr %s", round, err, stdout, stderr)
 				}
-				if code != 0 && (name != "purge" || e.Error == nil || e.Error.Type != "not_found") {
+				if code != 0 && (name == "scrub" || e.Error == nil || e.Error.Type != "not_found") {
 					t.Errorf("round %d: run again: exit %d, %s", round, code, stdout)
 				}
 				if held := palacetest.FilesHolding(t, home, needle[name]); len(held) > 0 {
@@ -133,8 +141,8 @@ func TestErasureKilledAndRunAgain(t *testing.T) {
 				})
 			}
 			t.Logf("%s: %d rounds killed over %v, %d of them finished before the kill", name, rounds, whole, finishedFirst)
-			if name == "purge" {
-				t.Logf("purge: %d of the rounds killed had committed (not found when run again)", committed)
+			if name != "scrub" {
+				t.Logf("%s: %d of the rounds killed had committed (not found when run again)", name, committed)
 			}
 		})
 	}
