@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -213,8 +214,27 @@ func TestPurgeMessagesCLI(t *testing.T) {
 	if e, code := run("forget", "--purge", "--session", "s-1", "mem-0001"); code != 2 || e.Error.Type != "invalid_args" {
 		t.Errorf("--session beside an ID: exit %d, %+v", code, e.Error)
 	}
-	if e, code := run("forget", "--purge", "--session", "s-1"); code != 0 || e.Data["messages"] != float64(1) || e.Data["session_id"] != "s-1" || e.Data["reclaimed"] != true {
+	if e, code := run("forget", "--purge", "--session", "s-1"); code != 0 || e.Data["messages"] != float64(1) || e.Data["session_id"] != "s-1" || e.Data["reclaimed"] != true || e.Data["debug_log"] != nil {
 		t.Errorf("purge: exit %d, %v", code, e.Data)
+	}
+	// With the hooks' debug log on disk (LOCI_DEBUG=1), which no erasure
+	// rewrites, the result names it and the text says to delete it.
+	debugLog := filepath.Join(home, "logs", "hooks.log")
+	if err := os.MkdirAll(filepath.Dir(debugLog), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(debugLog, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if e, code := run("forget", "--purge", "--session", "s-2"); code != 0 || e.Data["debug_log"] != debugLog {
+		t.Errorf("purge beside a debug log: exit %d, %v", code, e.Data)
+	}
+	if _, code := run("kg", "assert", "cabin", "alarm_code", "1234"); code != 0 {
+		t.Fatal("kg assert failed")
+	}
+	if stdout, _, code := runLociOnce(t, home, cliEnvVars, "", "kg", "purge", "cabin", "--palace", "p", "--format", "text"); code != 0 ||
+		!strings.Contains(stdout, "delete "+debugLog) {
+		t.Errorf("kg purge beside a debug log: exit %d, %s", code, stdout)
 	}
 	if held := palacetest.FilesHolding(t, home, said); len(held) > 0 {
 		t.Errorf("files still hold the purged message: %q", held)
@@ -222,7 +242,7 @@ func TestPurgeMessagesCLI(t *testing.T) {
 	if e, code := run("forget", "--purge", "--session", "s-1"); code != 1 || e.Error.Type != "not_found" || !strings.Contains(e.Error.Hint, "loci stats") {
 		t.Errorf("a second purge: exit %d, %+v", code, e.Error)
 	}
-	if e, _ := run("stats"); fmt.Sprint(e.Data["buffered_messages"]) != "map[s-2:1]" {
-		t.Errorf("stats after the purge: buffered %v", e.Data["buffered_messages"])
+	if e, _ := run("stats"); fmt.Sprint(e.Data["buffered_messages"]) != "map[]" {
+		t.Errorf("stats after the purges: buffered %v", e.Data["buffered_messages"])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/facts"
@@ -84,6 +85,7 @@ func purgeResult(ctx context.Context, p *palace.Palace, id string) (*result, err
 	if len(out.Related) > 0 {
 		data["related"] = out.Related
 	}
+	notes := erasureNotes(p, data)
 	return &result{data: data, text: func(w io.Writer) {
 		fmt.Fprintf(w, "purged %s: its text, vectors and history are erased (no undo)\n", id)
 		if n := len(ids) - 1; n > 0 {
@@ -92,9 +94,7 @@ func purgeResult(ctx context.Context, p *palace.Palace, id string) (*result, err
 		for _, r := range out.Related {
 			fmt.Fprintf(w, "%s may still say what it said (the episode it came from, what superseded it, or its user's profile): loci forget --purge %s\n", r, r)
 		}
-		if !out.Reclaimed {
-			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
-		}
+		notes(w, out.Reclaimed)
 	}}, nil
 }
 
@@ -106,10 +106,29 @@ func purgeMessagesResult(ctx context.Context, p *palace.Palace, session string) 
 		return nil, err
 	}
 	data := map[string]any{"session_id": session, "messages": out.Messages, "reclaimed": out.Reclaimed, "palace": p.Name()}
+	notes := erasureNotes(p, data)
 	return &result{data: data, text: func(w io.Writer) {
-		fmt.Fprintf(w, "purged %d message(s) of session %s that were waiting for extraction (no undo)\n", out.Messages, session)
-		if !out.Reclaimed {
+		fmt.Fprintf(w, "purged %d message(s) of session %s that were waiting for extraction (no undo)\n", out.Messages, termSafe(session))
+		notes(w, out.Reclaimed)
+	}}, nil
+}
+
+// erasureNotes adds to an erasure's result what it could not reach: the
+// hooks' debug log (LOCI_DEBUG=1), which keeps what they read and
+// injected, as debug_log when it exists; and prints both notes.
+func erasureNotes(p *palace.Palace, data map[string]any) func(w io.Writer, reclaimed bool) {
+	path, err := hookLogPath(p.Registry().DataDir())
+	if _, serr := os.Stat(path); err != nil || serr != nil {
+		path = ""
+	} else {
+		data["debug_log"] = path
+	}
+	return func(w io.Writer, reclaimed bool) {
+		if !reclaimed {
 			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
 		}
-	}}, nil
+		if path != "" {
+			fmt.Fprintf(w, "the hooks' debug log may hold it too (LOCI_DEBUG=1): delete %s\n", termSafe(path))
+		}
+	}
 }

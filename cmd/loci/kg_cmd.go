@@ -124,11 +124,10 @@ func kgPurgeResult(ctx context.Context, p *palace.Palace, subject, predicate str
 		data["predicate"] = out.Triples[0].Predicate
 		what += " " + out.Triples[0].Predicate
 	}
+	notes := erasureNotes(p, data)
 	return &result{data: data, count: countOf(len(ids)), text: func(w io.Writer) {
 		fmt.Fprintf(w, "purged %d fact(s) of %s, their history included (no undo)\n", len(ids), what)
-		if !out.Reclaimed {
-			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
-		}
+		notes(w, out.Reclaimed)
 	}}, nil
 }
 

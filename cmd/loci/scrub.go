@@ -53,6 +53,7 @@ func scrubCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 	data := map[string]any{"palace": p.Name(), "dry_run": out.DryRun, "drawers": out.Drawers,
 		"drawers_changed": out.Changed, "rows_changed": rows, "reclaimed": out.Reclaimed,
 		"took_ms": time.Since(start).Milliseconds()}
+	notes := erasureNotes(p, data)
 	return &result{data: data, text: func(w io.Writer) {
 		verb := "redacted"
 		if out.DryRun {
@@ -65,8 +66,8 @@ func scrubCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) 
 				fmt.Fprintf(w, "  %-15s %d\n", set, n)
 			}
 		}
-		if !out.DryRun && out.Changed+other > 0 && !out.Reclaimed {
-			fmt.Fprintln(w, "the store's old copies are not overwritten yet (see SECURITY.md, \"Erasing for good\")")
+		if !out.DryRun && out.Changed+other > 0 {
+			notes(w, out.Reclaimed)
 		}
 	}}, nil
 }
