@@ -1,15 +1,14 @@
 package palace
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loci-mem/loci/kg"
+	"github.com/loci-mem/loci/palace/palacetest/ondisk"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -147,27 +146,14 @@ func TestRescrubRedactsWhatOlderRulesMissed(t *testing.T) {
 
 // filesHolding names the files under dir holding any of secrets (the
 // file and the secret's first six bytes, never the secret).
-func filesHolding(t *testing.T, dir string, secrets ...string) (holding []string) {
+func filesHolding(t *testing.T, dir string, secrets ...string) []string {
 	t.Helper()
-	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, s := range secrets {
-			if bytes.Contains(b, []byte(s)) {
-				holding = append(holding, filepath.Base(path)+": "+s[:6])
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	held := ondisk.FilesHolding(t, dir, secrets...)
+	for i, h := range held {
+		name, secret, _ := strings.Cut(h, ": ")
+		held[i] = name + ": " + secret[:min(6, len(secret))]
 	}
-	return holding
+	return held
 }
 
 // A scrub killed after it had redacted a drawer: another process whose

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/palacetest/ondisk"
 )
 
 // MustOpenRegistry opens a registry on cfg with a temporary data dir (when
@@ -141,27 +142,8 @@ func (s *Buffer) String() string {
 
 // FilesHolding walks every file below dir and returns "name: needle" for
 // each file that holds one of needles, byte for byte: how tests look for
-// text that must not be on disk.
+// text that must not be on disk (ondisk.FilesHolding).
 func FilesHolding(tb testing.TB, dir string, needles ...string) []string {
 	tb.Helper()
-	var holding []string
-	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, n := range needles {
-			if bytes.Contains(b, []byte(n)) {
-				holding = append(holding, filepath.Base(path)+": "+n)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return holding
+	return ondisk.FilesHolding(tb, dir, needles...)
 }
