@@ -213,6 +213,14 @@ func (p *Palace) BufferedCounts(ctx context.Context) (map[string]int, error) {
 	return m, storeErr("list session buffers", err)
 }
 
+// ExtractionFailures lists the sessions whose extraction failed since it
+// last succeeded (an LLM provider out of reach, say): their messages wait
+// in the buffer until a retry succeeds.
+func (p *Palace) ExtractionFailures(ctx context.Context) ([]store.SessionFailure, error) {
+	fs, err := p.st.Sessions().Failures(ctx)
+	return fs, storeErr("list failed extractions", err)
+}
+
 // Meta returns a value of the palace's metadata ("" when unset).
 func (p *Palace) Meta(ctx context.Context, key string) (string, error) {
 	v, _, err := p.st.Meta().Get(ctx, key)

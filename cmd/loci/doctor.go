@@ -174,6 +174,9 @@ func checkPalace(ctx context.Context, reg *palace.Registry, name string) []check
 				"Run `loci scrub --palace " + name + "` (SECURITY.md, \"Erasing for good\")"})
 		}
 	}
+	if c, ok := checkExtraction(ctx, p); ok {
+		out = append(out, c)
+	}
 	pending, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindFact}, Statuses: []string{palace.StatusPending}})
 	info, _ := p.Info(ctx)
 	if len(out) == 0 {
@@ -183,6 +186,28 @@ func checkPalace(ctx context.Context, reg *palace.Registry, name string) []check
 		out = append(out, check{label + " review", "warn", fmt.Sprintf("%d facts wait for review", pending), "Run `loci review list --palace " + name + "`"})
 	}
 	return out
+}
+
+// checkExtraction warns of sessions whose extraction keeps failing: their
+// messages wait in the buffer, unsearchable as memories, until a retry
+// succeeds. It names the session tried most often and its last error.
+func checkExtraction(ctx context.Context, p *palace.Palace) (check, bool) {
+	fails, err := p.ExtractionFailures(ctx)
+	if err != nil || len(fails) == 0 {
+		return check{}, false
+	}
+	bufs, _ := p.BufferedCounts(ctx)
+	worst, waiting := fails[0], 0
+	for _, f := range fails {
+		waiting += bufs[f.SessionID]
+		if f.Attempts > worst.Attempts {
+			worst = f
+		}
+	}
+	return check{"palace " + p.Name() + " extraction", "warn",
+		fmt.Sprintf("extraction failed for %d session(s), whose %d message(s) wait in the buffer; session %s: %d attempt(s), the last: %s",
+			len(fails), waiting, termSafe(worst.SessionID), worst.Attempts, termSafe(palace.Truncate(worst.LastError, 200))),
+		"Check the extractor's model (LOCI_LLM_BASE_URL, LOCI_LLM_MODEL); the session's next message or flush (/add, /flush, mem_save_turn, the hooks) retries. `loci forget --purge --session ID` erases messages that should not be kept"}, true
 }
 
 func doctorResult(env *cliEnv, dataDir string, checks []check) (*result, error) {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed/use"
+	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/palacetest"
+	"github.com/loci-mem/loci/palace/session"
 )
 
 func TestDoctor(t *testing.T) {
@@ -174,5 +179,61 @@ func TestCLIImportRejectsDamagedFiles(t *testing.T) {
 	// --on-conflict fail refuses a second import.
 	if o := runCLI(t, home, "json", "import", filepath.Join(work, "src.jsonl"), "--palace", "dst", "--on-conflict", "fail"); o.code != 1 || o.env.Error.Type != "conflict" {
 		t.Fatalf("second import with fail: %d %s", o.code, o.stdout)
+	}
+}
+
+// failingExtractor stands in for an LLM provider out of reach.
+type failingExtractor struct{}
+
+func (failingExtractor) Name() string { return "llm:unreachable" }
+func (failingExtractor) Extract(context.Context, string, bool, []extract.Message) (extract.Result, error) {
+	return extract.Result{}, errors.New("llm: dial tcp 127.0.0.1:9: connection refused")
+}
+func (failingExtractor) Facts(context.Context, []extract.Message) ([]extract.Fact, error) {
+	return nil, nil
+}
+
+// Doctor warns of a session whose extraction keeps failing (its messages
+// wait, unsearchable as memories), naming the last error; once the
+// messages are purged, the warning is gone.
+func TestDoctorWarnsOfFailedExtraction(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	func() {
+		ctx := context.Background()
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: home, Extractor: failingExtractor{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer reg.Close()
+		p, err := reg.OpenOrCreate(ctx, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+		msgs := []extract.Message{{Role: "user", SenderID: "ann", Text: "we moved the standup to 10", Timestamp: at},
+			{Role: "assistant", Text: "noted", Timestamp: at.Add(time.Second)}}
+		if _, err := session.Of(p).Append(ctx, "standup", msgs, session.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := session.Of(p).Flush(ctx, "standup", session.Options{}); err == nil {
+				t.Fatal("a flush with the extractor down succeeded")
+			}
+		}
+	}()
+	o := runCLI(t, home, "json", "doctor", "--palace", "p")
+	checks, _ := json.Marshal(o.env.Data["checks"])
+	if o.code != 0 || !strings.Contains(string(checks), `"name":"palace p extraction","status":"warn"`) ||
+		!strings.Contains(string(checks), "extraction failed for 1 session(s), whose 2 message(s) wait in the buffer; session standup: 2 attempt(s)") ||
+		!strings.Contains(string(checks), "connection refused") {
+		t.Fatalf("doctor: %d %s", o.code, checks)
+	}
+	if o := runCLI(t, home, "json", "forget", "--purge", "--session", "standup", "--palace", "p"); o.code != 0 {
+		t.Fatalf("purge: %s", o.stdout)
+	}
+	o = runCLI(t, home, "json", "doctor", "--palace", "p")
+	if checks, _ := json.Marshal(o.env.Data["checks"]); o.code != 0 || strings.Contains(string(checks), "extraction") {
+		t.Errorf("doctor after the purge: %d %s", o.code, checks)
 	}
 }

@@ -42,6 +42,17 @@ type SessionReader interface {
 	Counts(ctx context.Context) (map[string]int, error)
 	// Count is how many messages the session has buffered.
 	Count(ctx context.Context, sessionID string) (int, error)
+	// Failures lists the sessions whose last extraction failed (attempts
+	// since the last success above 0), by session id.
+	Failures(ctx context.Context) ([]SessionFailure, error)
+}
+
+// SessionFailure is a session whose extraction keeps failing: how many
+// attempts failed since its last success, and the last one's error.
+type SessionFailure struct {
+	SessionID string
+	Attempts  int
+	LastError string
 }
 
 // SessionWriter writes session buffers and seed 001's id counters.

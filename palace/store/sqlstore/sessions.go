@@ -91,6 +91,23 @@ func (s sessions) Counts(ctx context.Context) (map[string]int, error) {
 	return out, rows.Err()
 }
 
+func (s sessions) Failures(ctx context.Context) ([]store.SessionFailure, error) {
+	rows, err := s.c.QueryContext(ctx, `SELECT session_id, attempts, last_error FROM session_state WHERE attempts > 0 ORDER BY session_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list failed extractions: %w", err)
+	}
+	defer rows.Close()
+	var out []store.SessionFailure
+	for rows.Next() {
+		var f store.SessionFailure
+		if err := rows.Scan(&f.SessionID, &f.Attempts, &f.LastError); err != nil {
+			return nil, fmt.Errorf("list failed extractions: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
 func (s sessions) Count(ctx context.Context, sessionID string) (int, error) {
 	var n int
 	err := s.c.QueryRowContext(ctx, `SELECT count(*) FROM session_buffer WHERE session_id = ?`, sessionID).Scan(&n)

@@ -788,11 +788,23 @@ func testSessions(t *testing.T, b store.Backend) {
 		if err != nil || n != 2 {
 			return fmt.Errorf("deleted %d: %v", n, err)
 		}
-		if err := tx.Sessions().NoteFailure(ctx, "s1", "boom"); err != nil {
+		if err := tx.Sessions().SetOpenStretch(ctx, "s2", 0, at(9)); err != nil {
 			return err
 		}
-		return tx.Sessions().ClearFailures(ctx, "s1")
+		for _, sid := range []string{"s1", "s2", "s2"} {
+			if err := tx.Sessions().NoteFailure(ctx, sid, "boom "+sid); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+	fails, err := r.Failures(ctx)
+	must(t, err)
+	equal(t, "failures", fails, []store.SessionFailure{{SessionID: "s1", Attempts: 1, LastError: "boom s1"}, {SessionID: "s2", Attempts: 2, LastError: "boom s2"}})
+	write(t, s, func(tx store.Tx) error { return tx.Sessions().ClearFailures(ctx, "s1") })
+	fails, err = r.Failures(ctx)
+	must(t, err)
+	equal(t, "failures after a success", fails, []store.SessionFailure{{SessionID: "s2", Attempts: 2, LastError: "boom s2"}})
 	c, err := r.Count(ctx, "s1")
 	must(t, err)
 	equal(t, "left in s1", c, 1)
