@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -216,10 +217,20 @@ func TestServerErrorHidesDetails(t *testing.T) {
 	if !strings.Contains(e.log.String(), "database on fire") {
 		t.Errorf("the cause is not in the log: %s", e.log.String())
 	}
-	// Nothing was lost: the message is still buffered.
+	// Nothing was lost: the message is still buffered, and /metrics counts
+	// the session whose extraction fails.
 	msgs, _ := session.Of(e.palace("default")).Messages(context.Background(), "s")
 	if len(msgs) != 1 {
 		t.Errorf("%d buffered after a failed flush, want 1", len(msgs))
+	}
+	resp, err := http.Get(e.srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := `loci_palace_extraction_failing_sessions{palace="default"} 1`; !strings.Contains(string(body), want) {
+		t.Errorf("/metrics lacks %q", want)
 	}
 }
 

@@ -225,6 +225,7 @@ func writePalaceMetrics(ctx context.Context, b *strings.Builder, reg *palace.Reg
 		name    string
 		kinds   map[string]int64
 		buf     int64
+		failed  int
 		lag     int64
 		dreams  map[string]int64
 		lastSeq int64
@@ -241,6 +242,9 @@ func writePalaceMetrics(ctx context.Context, b *strings.Builder, reg *palace.Reg
 				r.buf += int64(n)
 			}
 		}
+		if fails, err := p.ExtractionFailures(ctx); err == nil {
+			r.failed = len(fails)
+		}
 		r.lag, _ = p.IndexLag(ctx)
 		if counts, err := p.CountEvents(ctx, dreamlog.EventFinished, "status"); err == nil {
 			r.dreams = counts
@@ -256,6 +260,10 @@ func writePalaceMetrics(ctx context.Context, b *strings.Builder, reg *palace.Reg
 	header(b, "loci_palace_session_buffered_messages", "gauge", "Messages waiting in session buffers.")
 	for _, r := range rows {
 		fmt.Fprintf(b, "loci_palace_session_buffered_messages%s %d\n", labels("palace", r.name), r.buf)
+	}
+	header(b, "loci_palace_extraction_failing_sessions", "gauge", "Sessions whose extraction failed since it last succeeded (their messages wait in the buffer).")
+	for _, r := range rows {
+		fmt.Fprintf(b, "loci_palace_extraction_failing_sessions%s %d\n", labels("palace", r.name), r.failed)
 	}
 	header(b, "loci_palace_index_lag", "gauge", "Drawer changes the in-memory vector index has not replayed yet.")
 	for _, r := range rows {
