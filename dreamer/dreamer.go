@@ -8,6 +8,7 @@ import (
 
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/rs/zerolog"
 )
 
@@ -162,8 +163,10 @@ func (m *Manager) due(ctx context.Context, p *palace.Palace) (bool, string, erro
 
 // Maintain is the routine pass: flush batched access statistics, queue
 // the vectors a stopped process left unmade (once; palace.ResumeEmbedding),
-// calibrate the vector index when it asks for it, and save the index
-// snapshot if it changed. Calibration (palace.CalibrateIndex) is index
+// extract the conversations that have gone quiet (session.FlushQuiet: a
+// client need not call /flush for a conversation's last stretch to become
+// memories), calibrate the vector index when it asks for it, and save the
+// index snapshot if it changed. Calibration (palace.CalibrateIndex) is index
 // upkeep, not consolidation, so it runs here too and not only in the
 // index pass: with the scheduled passes off (LOCI_DREAM=off) a graph or
 // projection would otherwise stay held off, and every search scan, for
@@ -176,12 +179,16 @@ func Maintain(ctx context.Context, p *palace.Palace) error {
 	if _, err := p.ResumeEmbedding(ctx); err != nil {
 		return err
 	}
+	_, quiet := session.Of(p).FlushQuiet(ctx) // a failed extraction must not hold the index upkeep back
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if p.IndexInfo().Loaded {
 		if _, err := p.CalibrateIndex(ctx); err != nil {
-			return err
+			return errors.Join(quiet, err)
 		}
 	}
-	return p.SaveIndex(ctx)
+	return errors.Join(quiet, p.SaveIndex(ctx))
 }
 
 // Close stops every dreamer goroutine and waits for them, at most

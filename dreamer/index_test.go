@@ -8,11 +8,14 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/index"
+	"github.com/loci-mem/loci/palace/session"
 	"github.com/loci-mem/loci/palace/store"
 )
 
@@ -249,5 +252,43 @@ func TestMaintainResumesEmbedding(t *testing.T) {
 	}
 	if got, err := p.Get(ctx, d.ID); err != nil || got.Model == "" {
 		t.Fatalf("maintenance left the drawer without a vector: %q %v", got.Model, err)
+	}
+}
+
+// Maintenance extracts a conversation that has gone quiet, which its
+// client never flushed (session.FlushQuiet): its messages become an
+// episode without another call.
+func TestMaintainExtractsQuietConversations(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 5, 28, 9, 0, 0, 0, time.UTC)
+	now := at
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(64), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	p, err := reg.Create(ctx, "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []extract.Message{{Role: "user", SenderID: "ann", Text: "I moved to Lisbon last spring and I work at a bakery.", Timestamp: at}}
+	if _, err := session.Of(p).Append(ctx, "chat", msgs, session.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := dreamer.Maintain(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if buf, _ := session.Of(p).Messages(ctx, "chat"); len(buf) != 1 {
+		t.Fatalf("maintenance extracted a conversation still going on: %d buffered", len(buf))
+	}
+	now = at.Add(3 * time.Hour)
+	if err := dreamer.Maintain(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if buf, _ := session.Of(p).Messages(ctx, "chat"); len(buf) != 0 {
+		t.Errorf("maintenance left a quiet conversation buffered: %d messages", len(buf))
+	}
+	if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n != 1 {
+		t.Errorf("%d episodes after maintenance, want 1", n)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -216,6 +218,77 @@ func (r Recorder) Flush(ctx context.Context, sessionID string, opt Options) (Res
 	}
 	res.Buffered, err = r.count(ctx, sessionID)
 	return res, err
+}
+
+// FlushQuiet extracts the conversations that have gone quiet: sessions
+// to which nothing has arrived for the boundary detector's gap
+// (Boundaries.MaxGap) by the palace's clock, and whose next message,
+// were it sent now, would start a new stretch by the detector's own rule
+// (an LLM detector is bound only by the calendar day). Their open
+// stretch is complete, so it is extracted now rather than when the
+// session's next message comes, which for a conversation that ended is
+// never: a client that never calls /flush (it is optional) would leave
+// each conversation's last stretch unsearchable as memories. A session
+// whose extraction failed since it last succeeded is left to its
+// client's next call, as loci doctor says. It returns how many sessions
+// it extracted, and the extractions that failed.
+func (r Recorder) FlushQuiet(ctx context.Context) (int, error) {
+	st := r.p.Store().Sessions()
+	counts, err := st.Counts(ctx)
+	if err != nil || len(counts) == 0 {
+		return 0, palace.StoreError("list session buffers", err)
+	}
+	fails, err := st.Failures(ctx)
+	if err != nil {
+		return 0, palace.StoreError("list failed extractions", err)
+	}
+	failing := map[string]bool{}
+	for _, f := range fails {
+		failing[f.SessionID] = true
+	}
+	starts := boundaries
+	if _, ok := r.extractor().(extract.BoundaryDetector); ok {
+		starts.MaxGap = 0 // the model decides, but a new day always starts a stretch
+	}
+	now := r.p.Now()
+	flushed, errs := 0, []error(nil)
+	for _, id := range slices.Sorted(maps.Keys(counts)) {
+		if failing[id] {
+			continue
+		}
+		rows, err := st.Messages(ctx, id)
+		if err != nil || len(rows) == 0 {
+			if err != nil {
+				return flushed, palace.StoreError("read session buffer", err)
+			}
+			continue
+		}
+		var arrived time.Time
+		for _, b := range rows {
+			if b.AddedAt.After(arrived) {
+				arrived = b.AddedAt
+			}
+		}
+		var last extract.Message // decoded: its time keeps the zone days are read in
+		if err := json.Unmarshal(rows[len(rows)-1].Message, &last); err != nil {
+			return flushed, palace.StoreError("decode buffered message", err)
+		}
+		if now.Sub(arrived) <= boundaries.MaxGap || !starts.Starts(last, extract.Message{Timestamp: now}) {
+			continue
+		}
+		if _, err := r.Flush(ctx, id, Options{}); err != nil {
+			if errors.Is(err, store.ErrReadOnly) {
+				return flushed, nil // a palace this process cannot write: another one extracts
+			}
+			if ctx.Err() != nil {
+				return flushed, err
+			}
+			errs = append(errs, err) // recorded as the session's failure; the others go on
+			continue
+		}
+		flushed++
+	}
+	return flushed, errors.Join(errs...)
 }
 
 // decode turns buffered rows into messages.

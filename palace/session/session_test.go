@@ -584,3 +584,93 @@ func TestPurgeMessagesErasesTheBuffer(t *testing.T) {
 		t.Errorf("the failed purges changed another session's buffer: %d messages", len(buf))
 	}
 }
+
+// detecting is the heuristic extractor with a boundary detector of its
+// own, as the LLM extractor has: it never starts a stretch by itself.
+type detecting struct{ failing }
+
+func (*detecting) Boundary(context.Context, []extract.Message, extract.Message) (bool, error) {
+	return false, nil
+}
+
+// A conversation to which nothing has arrived for the boundary gap, and
+// whose next message would start a new stretch, is extracted by
+// FlushQuiet though its client never flushed it; one still talking, one
+// whose messages are dated long ago but arrived a minute ago, and one
+// whose extraction failed are left as they are. With a boundary detector
+// of the extractor's own, only a new day closes a quiet conversation.
+func TestFlushQuietExtractsEndedConversations(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		ext    interface{ extract.Extractor }
+		closes time.Duration // the quiet after which the conversation is extracted
+	}{
+		{"heuristic", &failing{}, 2*time.Hour + time.Minute},
+		{"detector", &detecting{}, 12*time.Hour + 31*time.Minute}, // day0 is 11:30:36 UTC: just past midnight
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := day0
+			reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Extractor: tc.ext, Now: func() time.Time { return now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer reg.Close()
+			p, err := reg.OpenOrCreate(ctx, "r")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := session.Of(p)
+			if _, err := rec.Append(ctx, "ended", userMsgs("I love climbing in Yosemite every spring.", "I bike to work most days."), session.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			setFail := func(v bool) {
+				switch x := tc.ext.(type) {
+				case *failing:
+					x.fail = v
+				case *detecting:
+					x.fail = v
+				}
+			}
+			setFail(true)
+			if _, err := rec.Append(ctx, "failed", userMsgs("My favorite coffee shop is Blue Bottle."), session.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rec.Flush(ctx, "failed", session.Options{}); err == nil {
+				t.Fatal("a flush with the extractor down succeeded")
+			}
+			setFail(false)
+			quiet := func(at time.Duration) int {
+				t.Helper()
+				now = day0.Add(at)
+				n, err := rec.FlushQuiet(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if n := quiet(tc.closes - 2*time.Minute); n != 0 {
+				t.Errorf("%d conversations extracted before they went quiet", n)
+			}
+			// Dated long ago, arrived just now: a client loading history.
+			old := []extract.Message{{Role: "user", SenderID: "bo", Text: "We adopted a cat called Miso.", Timestamp: day0.AddDate(-3, 0, 0)}}
+			if _, err := rec.Append(ctx, "history", old, session.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if n := quiet(tc.closes); n != 1 {
+				t.Errorf("%d conversations extracted once quiet, want 1 (the ended one)", n)
+			}
+			if buf, _ := rec.Messages(ctx, "ended"); len(buf) != 0 {
+				t.Errorf("the ended conversation still buffers %d messages", len(buf))
+			}
+			if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n != 1 {
+				t.Errorf("%d episodes, want the ended conversation's one", n)
+			}
+			for sid, want := range map[string]int{"history": 1, "failed": 1} {
+				if buf, _ := rec.Messages(ctx, sid); len(buf) != want {
+					t.Errorf("session %s buffers %d messages, want %d", sid, len(buf), want)
+				}
+			}
+		})
+	}
+}
