@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -234,9 +232,10 @@ func (r Recorder) Flush(ctx context.Context, sessionID string, opt Options) (Res
 // it extracted, and the extractions that failed.
 func (r Recorder) FlushQuiet(ctx context.Context) (int, error) {
 	st := r.p.Store().Sessions()
-	counts, err := st.Counts(ctx)
-	if err != nil || len(counts) == 0 {
-		return 0, palace.StoreError("list session buffers", err)
+	now := r.p.Now()
+	quiet, err := st.Quiet(ctx, now.Add(-boundaries.MaxGap))
+	if err != nil || len(quiet) == 0 {
+		return 0, palace.StoreError("list quiet sessions", err)
 	}
 	fails, err := st.Failures(ctx)
 	if err != nil {
@@ -250,30 +249,23 @@ func (r Recorder) FlushQuiet(ctx context.Context) (int, error) {
 	if _, ok := r.extractor().(extract.BoundaryDetector); ok {
 		starts.MaxGap = 0 // the model decides, but a new day always starts a stretch
 	}
-	now := r.p.Now()
 	flushed, errs := 0, []error(nil)
-	for _, id := range slices.Sorted(maps.Keys(counts)) {
+	for _, id := range quiet {
 		if failing[id] {
 			continue
 		}
 		rows, err := st.Messages(ctx, id)
-		if err != nil || len(rows) == 0 {
-			if err != nil {
-				return flushed, palace.StoreError("read session buffer", err)
-			}
-			continue
+		if err != nil {
+			return flushed, palace.StoreError("read session buffer", err)
 		}
-		var arrived time.Time
-		for _, b := range rows {
-			if b.AddedAt.After(arrived) {
-				arrived = b.AddedAt
-			}
+		if len(rows) == 0 { // extracted since it was listed
+			continue
 		}
 		var last extract.Message // decoded: its time keeps the zone days are read in
 		if err := json.Unmarshal(rows[len(rows)-1].Message, &last); err != nil {
 			return flushed, palace.StoreError("decode buffered message", err)
 		}
-		if now.Sub(arrived) <= boundaries.MaxGap || !starts.Starts(last, extract.Message{Timestamp: now}) {
+		if !starts.Starts(last, extract.Message{Timestamp: now}) {
 			continue
 		}
 		if _, err := r.Flush(ctx, id, Options{}); err != nil {

@@ -42,6 +42,9 @@ type SessionReader interface {
 	Counts(ctx context.Context) (map[string]int, error)
 	// Count is how many messages the session has buffered.
 	Count(ctx context.Context, sessionID string) (int, error)
+	// Quiet lists, by id, the sessions with buffered messages of which
+	// the latest arrived (AddedAt) before before.
+	Quiet(ctx context.Context, before time.Time) ([]string, error)
 	// Failures lists the sessions whose last extraction failed (attempts
 	// since the last success above 0), by session id.
 	Failures(ctx context.Context) ([]SessionFailure, error)

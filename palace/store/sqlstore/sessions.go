@@ -91,6 +91,24 @@ func (s sessions) Counts(ctx context.Context) (map[string]int, error) {
 	return out, rows.Err()
 }
 
+func (s sessions) Quiet(ctx context.Context, before time.Time) ([]string, error) {
+	rows, err := s.c.QueryContext(ctx, `SELECT session_id FROM session_buffer GROUP BY session_id HAVING max(added_at) < ? ORDER BY session_id`,
+		before.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("list quiet sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list quiet sessions: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 func (s sessions) Failures(ctx context.Context) ([]store.SessionFailure, error) {
 	rows, err := s.c.QueryContext(ctx, `SELECT session_id, attempts, last_error FROM session_state WHERE attempts > 0 ORDER BY session_id`)
 	if err != nil {

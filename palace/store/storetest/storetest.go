@@ -783,6 +783,14 @@ func testSessions(t *testing.T, b store.Backend) {
 	counts, err := r.Counts(ctx)
 	must(t, err)
 	equal(t, "counts", counts, map[string]int{"s1": 3, "s2": 1})
+	for _, c := range []struct {
+		before time.Time
+		want   []string
+	}{{at(0), nil}, {at(3), []string{"s1"}}, {at(4), []string{"s1", "s2"}}} {
+		quiet, err := r.Quiet(ctx, c.before)
+		must(t, err)
+		equal(t, fmt.Sprintf("quiet before %v", c.before), quiet, c.want)
+	}
 	write(t, s, func(tx store.Tx) error {
 		n, err := tx.Sessions().DeleteStretch(ctx, "s1", 0)
 		if err != nil || n != 2 {
