@@ -529,15 +529,7 @@ func TestPurgeMessagesErasesTheBuffer(t *testing.T) {
 	dir := t.TempDir()
 	const said, quoted = "quokkazanzibar", "kestrelmarmot"
 	ext := &failing{fail: true, why: "the model choked on " + quoted}
-	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Extractor: ext})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reg.Close()
-	p, err := reg.OpenOrCreate(ctx, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir, Extractor: ext}), "r")
 	rec := session.Of(p)
 	if _, err := rec.Append(ctx, "s", userMsgs("my locker code is "+said, "I use Go."), session.Options{}); err != nil {
 		t.Fatal(err)
@@ -611,15 +603,7 @@ func TestFlushQuietExtractsEndedConversations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			now := day0
-			reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Extractor: tc.ext, Now: func() time.Time { return now }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer reg.Close()
-			p, err := reg.OpenOrCreate(ctx, "r")
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := palacetest.MustCreate(t, palacetest.MustOpenRegistry(t, palace.Config{Extractor: tc.ext, Now: func() time.Time { return now }}), "r")
 			rec := session.Of(p)
 			if _, err := rec.Append(ctx, "ended", userMsgs("I love climbing in Yosemite every spring.", "I bike to work most days."), session.Options{}); err != nil {
 				t.Fatal(err)
