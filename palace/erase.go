@@ -137,7 +137,7 @@ func (p *Palace) Purge(ctx context.Context, id string) (*Purged, error) {
 			out.Drawers = append(out.Drawers, nd)
 			last = nd.Seq
 		}
-		return storeErr("record an erasure", t.st.Meta().Set(t.ctx, metaErasedSeq, strconv.FormatInt(last, 10)))
+		return t.recordErasure(last)
 	})
 	if err != nil {
 		return nil, err
@@ -185,17 +185,16 @@ func (p *Palace) PurgeMessages(ctx context.Context, sessionID string) (*PurgedMe
 	err := p.Write(ctx, func(t *Tx) error {
 		out.Messages = 0
 		st := t.st.Sessions()
-		rows, err := st.Messages(t.ctx, sessionID)
+		stretches, err := st.ClosedStretches(t.ctx, sessionID)
 		if err != nil {
 			return storeErr("read a session's buffer", err)
 		}
-		done := map[int64]bool{}
-		for _, b := range rows {
-			if done[b.Stretch] {
-				continue
-			}
-			done[b.Stretch] = true
-			n, err := st.DeleteStretch(t.ctx, sessionID, b.Stretch)
+		open, err := st.OpenStretch(t.ctx, sessionID)
+		if err != nil {
+			return storeErr("read a session's buffer", err)
+		}
+		for _, s := range append(stretches, open) {
+			n, err := st.DeleteStretch(t.ctx, sessionID, s)
 			if err != nil {
 				return storeErr("erase a session's buffer", err)
 			}
@@ -209,8 +208,8 @@ func (p *Palace) PurgeMessages(ctx context.Context, sessionID string) (*PurgedMe
 	if err != nil {
 		return nil, err
 	}
-	if out.Reclaimed, err = p.st.Reclaim(ctx); err != nil {
-		return nil, storeErr("reclaim erased space", err)
+	if out.Reclaimed, err = p.reclaim(ctx); err != nil {
+		return nil, err
 	}
 	if out.Messages == 0 {
 		return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("session %q has no message waiting for extraction", sessionID),
@@ -288,8 +287,8 @@ func (p *Palace) PurgeFacts(ctx context.Context, subject, predicate string) (*Pu
 	if errors.Is(err, kg.ErrNotFound) {
 		// Nothing to erase, or a purge killed before it reclaimed the
 		// store's space: that is finished here.
-		if _, rerr := p.st.Reclaim(ctx); rerr != nil {
-			return nil, storeErr("reclaim erased space", rerr)
+		if _, rerr := p.reclaim(ctx); rerr != nil {
+			return nil, rerr
 		}
 	}
 	if err != nil {
@@ -316,8 +315,8 @@ func (p *Palace) PurgeFacts(ctx context.Context, subject, predicate string) (*Pu
 	if out.Triples, err = p.kg.Purge(ctx, subject, predicate); err != nil {
 		return nil, err
 	}
-	if out.Reclaimed, err = p.st.Reclaim(ctx); err != nil {
-		return nil, storeErr("reclaim erased space", err)
+	if out.Reclaimed, err = p.reclaim(ctx); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -442,11 +441,21 @@ func (p *Palace) afterErasure(ctx context.Context) (bool, error) {
 	if err := p.SaveIndex(ctx); err != nil {
 		return false, err
 	}
+	return p.reclaim(ctx)
+}
+
+// reclaim has the store zero the space an erasure freed and truncate its
+// log (Store.Reclaim); false when it could not (PostgreSQL, a reader).
+func (p *Palace) reclaim(ctx context.Context) (bool, error) {
 	ok, err := p.st.Reclaim(ctx)
-	if err != nil {
-		return false, storeErr("reclaim erased space", err)
-	}
-	return ok, nil
+	return ok, storeErr("reclaim erased space", err)
+}
+
+// recordErasure marks, in the transaction that erases text, the seq at
+// which it did (metaErasedSeq): an index that catches up across it
+// erases the words the text gave it (keywordState.sync).
+func (t *Tx) recordErasure(seq int64) error {
+	return storeErr("record an erasure", t.st.Meta().Set(t.ctx, metaErasedSeq, strconv.FormatInt(seq, 10)))
 }
 
 // erasedSeq is the seq of the palace's latest erasure (0: none).

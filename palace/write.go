@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -574,7 +573,7 @@ func (p *Palace) update(ctx context.Context, id string, fn func(*Drawer) error, 
 			if err := t.Save(old, d, vec, nil); err != nil || !erases {
 				return err
 			}
-			return storeErr("record an erasure", t.st.Meta().Set(t.ctx, metaErasedSeq, strconv.FormatInt(d.Seq, 10)))
+			return t.recordErasure(d.Seq)
 		})
 		if errors.Is(err, errStale) && attempt < 5 {
 			continue
