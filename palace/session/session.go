@@ -76,8 +76,20 @@ func Of(p *palace.Palace) Recorder { return Recorder{p} }
 
 func (r Recorder) extractor() extract.Extractor { return r.p.Registry().Extractor() }
 
+// extractionLease is how long a hold on a session's extraction lasts
+// unless renewed (a bound). The holder renews it every third of that for
+// as long as its model takes, so the lease ends early only when its
+// holder was killed: the session then waits this long for another
+// process's maintenance.
+const extractionLease = 2 * time.Minute
+
+// holderToken tells this process's leases from those of other processes
+// and nodes; each palace handle adds its address.
+var holderToken = uuid.NewString()
+
 // sessionLocks serialises work on one session within a process (other
-// processes, and other nodes, are kept honest by the transactions).
+// processes, and other nodes, are kept honest by the transactions and by
+// the extraction lease).
 var sessionLocks sync.Map // palace + "\x00" + session id -> *sync.Mutex
 
 func (r Recorder) lock(sessionID string) func() {
@@ -183,7 +195,7 @@ func (r Recorder) Append(ctx context.Context, sessionID string, msgs []extract.M
 		n, err := r.count(ctx, sessionID)
 		return Result{Status: Accumulated, Duplicate: true, Buffered: n, DrawerIDs: []string{}}, err
 	}
-	res, err := r.extractClosed(ctx, sessionID, opt)
+	res, err := r.extractClosed(ctx, sessionID, opt, false)
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, err
@@ -202,6 +214,12 @@ func (r Recorder) Append(ctx context.Context, sessionID string, msgs []extract.M
 // drawers. A failed extraction returns the error and leaves the buffer as
 // it was.
 func (r Recorder) Flush(ctx context.Context, sessionID string, opt Options) (Result, error) {
+	return r.flush(ctx, sessionID, opt, false)
+}
+
+// flush is Flush; quiet, for FlushQuiet, leaves the session alone
+// (errLeased) while another process or node holds its extraction.
+func (r Recorder) flush(ctx context.Context, sessionID string, opt Options, quiet bool) (Result, error) {
 	if err := validateSessionID(sessionID); err != nil {
 		return Result{}, err
 	}
@@ -210,7 +228,7 @@ func (r Recorder) Flush(ctx context.Context, sessionID string, opt Options) (Res
 	if err := r.closeOpenStretch(ctx, sessionID); err != nil {
 		return Result{}, err
 	}
-	res, err := r.extractClosed(ctx, sessionID, opt)
+	res, err := r.extractClosed(ctx, sessionID, opt, quiet)
 	if err != nil {
 		return res, err
 	}
@@ -228,8 +246,11 @@ func (r Recorder) Flush(ctx context.Context, sessionID string, opt Options) (Res
 // never: a client that never calls /flush (it is optional) would leave
 // each conversation's last stretch unsearchable as memories. A session
 // whose extraction failed since it last succeeded is left to its
-// client's next call, as loci doctor says. It returns how many sessions
-// it extracted, and the extractions that failed.
+// client's next call, as loci doctor says, and one that another process
+// or node is extracting (it holds the session's extraction lease) is left
+// to it: processes sharing a palace do not each call the model for the
+// same messages. It returns how many sessions it extracted, and the
+// extractions that failed.
 func (r Recorder) FlushQuiet(ctx context.Context) (int, error) {
 	st := r.p.Store().Sessions()
 	now := r.p.Now()
@@ -268,7 +289,10 @@ func (r Recorder) FlushQuiet(ctx context.Context) (int, error) {
 		if !starts.Starts(last, extract.Message{Timestamp: now}) {
 			continue
 		}
-		if _, err := r.Flush(ctx, id, Options{}); err != nil {
+		if _, err := r.flush(ctx, id, Options{}, true); err != nil {
+			if errors.Is(err, errLeased) {
+				continue
+			}
 			if errors.Is(err, store.ErrReadOnly) {
 				return flushed, nil // a palace this process cannot write: another one extracts
 			}
@@ -440,13 +464,32 @@ func (r Recorder) closeOpenStretch(ctx context.Context, sessionID string) error 
 	})
 }
 
+// errLeased means another process or node holds the session's
+// extraction.
+var errLeased = errors.New("another process is extracting the session")
+
 // extractClosed extracts every closed stretch of the session, oldest first,
-// stopping at the first failure.
-func (r Recorder) extractClosed(ctx context.Context, sessionID string, opt Options) (Result, error) {
+// stopping at the first failure. It holds the session's extraction lease
+// while it works, when no one else does; with quiet it leaves a session
+// someone else holds (errLeased), and without it, a client's own call,
+// it goes on: the other's work and its own are the same, and the one
+// that commits second finds the stretch gone and writes nothing.
+func (r Recorder) extractClosed(ctx context.Context, sessionID string, opt Options, quiet bool) (Result, error) {
 	res := Result{Status: Accumulated, DrawerIDs: []string{}}
 	stretches, err := r.p.Store().Sessions().ClosedStretches(ctx, sessionID)
 	if err != nil {
 		return res, palace.StoreError("read session buffer", err)
+	}
+	if len(stretches) == 0 {
+		return res, nil
+	}
+	release, held, err := r.hold(ctx, sessionID)
+	if err != nil {
+		return res, err
+	}
+	defer release()
+	if !held && quiet {
+		return res, errLeased
 	}
 	for _, s := range stretches {
 		ids, done, err := r.extractStretch(ctx, sessionID, s, opt)
@@ -460,6 +503,48 @@ func (r Recorder) extractClosed(ctx context.Context, sessionID string, opt Optio
 		}
 	}
 	return res, nil
+}
+
+// hold takes the session's extraction lease and renews it until release
+// is called, which gives it up. held is false, and release does nothing,
+// when another process or node holds it.
+func (r Recorder) hold(ctx context.Context, sessionID string) (release func(), held bool, err error) {
+	holder := fmt.Sprintf("%s/%p", holderToken, r.p)
+	lease := func(ctx context.Context) (ok bool, err error) {
+		err = r.p.Write(ctx, func(t *palace.Tx) error {
+			ok, err = t.Store().Sessions().Lease(ctx, sessionID, holder, t.Now(), t.Now().Add(extractionLease))
+			return palace.StoreError("lease session extraction", err)
+		})
+		return ok, err
+	}
+	if held, err = lease(ctx); err != nil || !held {
+		return func() {}, false, err
+	}
+	stop := make(chan struct{})
+	var renewing sync.WaitGroup
+	renewing.Go(func() {
+		tick := time.NewTicker(extractionLease / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				// A renewal that fails lets another process in once the
+				// lease ends: at worst both extract, as without a lease.
+				_, _ = lease(ctx)
+			}
+		}
+	})
+	return func() {
+		close(stop)
+		renewing.Wait()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = r.p.Write(rctx, func(t *palace.Tx) error { // unreleased, it ends on its own
+			return t.Store().Sessions().Release(rctx, sessionID, holder)
+		})
+	}, true, nil
 }
 
 func (r Recorder) noteFailure(sessionID string, err error) {

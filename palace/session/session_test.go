@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +17,14 @@ import (
 	"github.com/loci-mem/loci/palace/extract"
 	"github.com/loci-mem/loci/palace/palacetest"
 	"github.com/loci-mem/loci/palace/session"
+	"github.com/loci-mem/loci/palace/store/postgres/pgtest"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop() // the team-palace test's PostgreSQL server, if it started one
+	os.Exit(code)
+}
 
 var day0 = time.Date(2026, 5, 28, 11, 30, 36, 0, time.UTC)
 
@@ -656,5 +665,146 @@ func TestFlushQuietExtractsEndedConversations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// blocking extracts as the heuristic extractor does once let go: until
+// then its calls wait, the first of them saying so on entered.
+type blocking struct {
+	entered, letGo chan struct{}
+	once           sync.Once
+}
+
+func (b *blocking) Name() string { return "blocking" }
+func (b *blocking) Extract(ctx context.Context, owner string, agent bool, msgs []extract.Message) (extract.Result, error) {
+	b.once.Do(func() { close(b.entered) })
+	select {
+	case <-b.letGo:
+	case <-ctx.Done():
+		return extract.Result{}, ctx.Err()
+	}
+	return extract.Heuristic().Extract(ctx, owner, agent, msgs)
+}
+func (b *blocking) Facts(context.Context, []extract.Message) ([]extract.Fact, error) { return nil, nil }
+
+// counting extracts as the heuristic extractor does and counts its calls.
+type counting struct{ calls atomic.Int32 }
+
+func (c *counting) Name() string { return "counting" }
+func (c *counting) Extract(ctx context.Context, owner string, agent bool, msgs []extract.Message) (extract.Result, error) {
+	c.calls.Add(1)
+	return extract.Heuristic().Extract(ctx, owner, agent, msgs)
+}
+func (c *counting) Facts(context.Context, []extract.Message) ([]extract.Fact, error) { return nil, nil }
+
+// Two processes' maintenance on one palace (here two registries on one
+// data dir) extract a quiet conversation once: while one is extracting
+// it, a model call that can take a minute, the other leaves it alone
+// instead of calling its own model for the same messages. A holder
+// killed midway holds the conversation back only until its lease ends.
+// Two nodes of a team palace (PostgreSQL) likewise.
+func TestFlushQuietLeavesASessionAnotherIsExtracting(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		testFlushQuietLease(t, func() palace.Config { return palace.Config{DataDir: dir} })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url := pgtest.URL(t)
+		testFlushQuietLease(t, func() palace.Config { return palace.Config{DataDir: t.TempDir(), Store: url} })
+	})
+}
+
+func testFlushQuietLease(t *testing.T, node func() palace.Config) {
+	ctx := context.Background()
+	clock := &palacetest.Clock{}
+	slow := &blocking{entered: make(chan struct{}), letGo: make(chan struct{})}
+	other := &counting{}
+	open := func(ext extract.Extractor) *palace.Palace {
+		cfg := node()
+		cfg.Extractor, cfg.Now = ext, clock.Now
+		reg, err := palace.OpenRegistry(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { reg.Close() })
+		p, err := reg.OpenOrCreate(ctx, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := session.Of(open(slow)), session.Of(open(other))
+	said := func(rec session.Recorder, sid string, texts ...string) {
+		t.Helper()
+		msgs := make([]extract.Message, len(texts))
+		for i, text := range texts {
+			msgs[i] = extract.Message{Role: "user", SenderID: "alice", Text: text, Timestamp: clock.Now().Add(time.Duration(i) * time.Second)}
+		}
+		if _, err := rec.Append(ctx, sid, msgs, session.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flushQuiet := func(rec session.Recorder) int {
+		t.Helper()
+		n, err := rec.FlushQuiet(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	said(a, "ended", "I love climbing in Yosemite every spring.", "I bike to work most days.")
+	clock.Advance(2*time.Hour + time.Minute)
+	done := make(chan int)
+	go func() {
+		n, err := a.FlushQuiet(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- n
+	}()
+	<-slow.entered
+	if n := flushQuiet(b); n != 0 || other.calls.Load() != 0 {
+		t.Errorf("while another process extracted the conversation, this one extracted %d and called its model %d times", n, other.calls.Load())
+	}
+	close(slow.letGo)
+	if n := <-done; n != 1 {
+		t.Errorf("the process holding the lease extracted %d conversations, want 1", n)
+	}
+	if buf, _ := b.Messages(ctx, "ended"); len(buf) != 0 {
+		t.Errorf("%d messages still buffered", len(buf))
+	}
+
+	// A holder killed while extracting leaves its lease behind.
+	said(b, "next", "My sister moved to Lisbon last month.")
+	clock.Advance(2*time.Hour + time.Minute)
+	p := open(other)
+	if err := p.Write(ctx, func(tx *palace.Tx) error {
+		ok, err := tx.Store().Sessions().Lease(ctx, "next", "killed", tx.Now(), tx.Now().Add(session.ExtractionLease))
+		if err == nil && !ok {
+			err = errors.New("lease not taken")
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(session.ExtractionLease - time.Second)
+	if n := flushQuiet(b); n != 0 {
+		t.Errorf("%d extracted under another's lease", n)
+	}
+	clock.Advance(time.Second)
+	if n := flushQuiet(b); n != 1 || other.calls.Load() != 1 {
+		t.Errorf("once the lease ran out: %d extracted, %d model calls; want 1 and 1", n, other.calls.Load())
+	}
+	// A client's own flush does not wait for a lease.
+	said(b, "asked", "We booked the cabin for June.")
+	if err := p.Write(ctx, func(tx *palace.Tx) error {
+		_, err := tx.Store().Sessions().Lease(ctx, "asked", "killed", tx.Now(), tx.Now().Add(session.ExtractionLease))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.Flush(ctx, "asked", session.Options{}); err != nil || res.Status != session.Extracted {
+		t.Errorf("a flush under another's lease: %+v, %v", res, err)
 	}
 }

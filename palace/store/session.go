@@ -74,6 +74,16 @@ type SessionWriter interface {
 	// Reserve adds n to the counter named prefix and returns its new
 	// value (the last of the n numbers reserved).
 	Reserve(ctx context.Context, prefix string, n int) (int64, error)
+	// Lease takes the session's extraction for holder until until, or
+	// renews holder's lease, unless another holder's lease runs past at.
+	// It reports whether holder has the lease. Several processes and nodes
+	// share a palace's sessions, and an extraction may call a model for a
+	// minute; the lease lets the others leave it to the one extracting. A
+	// session that has no state (nothing ever buffered) is never leased.
+	Lease(ctx context.Context, sessionID, holder string, at, until time.Time) (bool, error)
+	// Release ends holder's lease on the session's extraction (nothing
+	// when another holds it).
+	Release(ctx context.Context, sessionID, holder string) error
 	// Claim records a request key (a client's idempotency key) at at and
 	// reports whether it is new; a key seen before is not recorded again.
 	// Keys older than forget are dropped first, so the table stays small.

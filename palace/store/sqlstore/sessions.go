@@ -169,6 +169,26 @@ func (s sessions) ClearFailures(ctx context.Context, sessionID string) error {
 	return err
 }
 
+func (s sessions) Lease(ctx context.Context, sessionID, holder string, at, until time.Time) (bool, error) {
+	res, err := s.c.ExecContext(ctx, `UPDATE session_state SET lease_holder = ?, lease_until = ?
+		WHERE session_id = ? AND (lease_until <= ? OR lease_holder = ?)`,
+		holder, until.UnixMilli(), sessionID, at.UnixMilli(), holder)
+	if err != nil {
+		return false, fmt.Errorf("lease session extraction: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (s sessions) Release(ctx context.Context, sessionID, holder string) error {
+	_, err := s.c.ExecContext(ctx, `UPDATE session_state SET lease_holder = '', lease_until = 0
+		WHERE session_id = ? AND lease_holder = ?`, sessionID, holder)
+	if err != nil {
+		return fmt.Errorf("release session extraction: %w", err)
+	}
+	return nil
+}
+
 func (s sessions) Reserve(ctx context.Context, prefix string, n int) (int64, error) {
 	var last int64
 	err := s.c.QueryRowContext(ctx, `INSERT INTO id_counters (prefix, n) VALUES (?, ?)

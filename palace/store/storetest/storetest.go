@@ -17,6 +17,7 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -816,6 +817,39 @@ func testSessions(t *testing.T, b store.Backend) {
 	c, err := r.Count(ctx, "s1")
 	must(t, err)
 	equal(t, "left in s1", c, 1)
+
+	// Extraction leases: one holder at a time, renewed by its holder,
+	// taken over once it has run out, released only by its holder.
+	for i, l := range []struct {
+		session, holder string
+		at, until       int
+		want            bool
+	}{
+		{"s1", "a", 10, 20, true},
+		{"s1", "b", 15, 25, false}, // a's runs past 15
+		{"s1", "a", 15, 30, true},  // renewed
+		{"s1", "b", 29, 40, false},
+		{"s2", "b", 29, 40, true},       // another session
+		{"s1", "b", 30, 40, true},       // a's ran out at 30
+		{"never", "a", 30, 40, false},   // nothing buffered, ever
+		{"release s1", "b", 0, 0, true}, // by its holder
+		{"s1", "a", 31, 50, true},
+		{"release s2", "a", 0, 0, true}, // not a's: nothing happens
+		{"s2", "a", 31, 50, false},
+	} {
+		var got bool
+		write(t, s, func(tx store.Tx) (err error) {
+			if sid, ok := strings.CutPrefix(l.session, "release "); ok {
+				got = true
+				return tx.Sessions().Release(ctx, sid, l.holder)
+			}
+			got, err = tx.Sessions().Lease(ctx, l.session, l.holder, at(l.at), at(l.until))
+			return err
+		})
+		if got != l.want {
+			t.Errorf("lease %d (%s by %s at %d): %v, want %v", i, l.session, l.holder, l.at, got, l.want)
+		}
+	}
 	var a, b2 int64
 	write(t, s, func(tx store.Tx) (err error) {
 		if a, err = tx.Sessions().Reserve(ctx, "ep", 3); err != nil {

@@ -1,0 +1,4 @@
+package session
+
+// ExtractionLease is extractionLease, for the tests.
+const ExtractionLease = extractionLease
