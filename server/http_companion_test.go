@@ -322,3 +322,76 @@ func TestGracefulShutdownDrainsAndEndsStreams(t *testing.T) {
 		t.Error("still accepting connections after shutdown")
 	}
 }
+
+// What the streamable HTTP transport refuses is refused as a JSON-RPC
+// error, with the specification's status codes, where mcp-go would answer
+// in plain text: a body that is not JSON, a message other than initialize
+// without a session id (400), with an unknown one (404: initialize again),
+// or with a protocol version the server does not speak, and a listening
+// stream asked for without a session. The request's id is echoed when
+// there is one.
+func TestMCPOverHTTPRefusesWithJSONRPCErrors(t *testing.T) {
+	t.Parallel()
+	c := startCompanion(t, palace.Config{}, "")
+	u := c.url + "/mcp"
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("initialize returned no session id")
+	}
+	list := `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`
+	client := &http.Client{Timeout: 10 * time.Second} // a stream opened by mistake fails the case, not the run
+	for _, tc := range []struct {
+		name, method, ctype, body string
+		hdr                       map[string]string
+		status                    int
+		id, says                  string
+	}{
+		{"not JSON", http.MethodPost, "text/plain", list, map[string]string{"Mcp-Session-Id": sid}, http.StatusUnsupportedMediaType, "null", "Content-Type: application/json"},
+		{"no content type", http.MethodPost, "", list, map[string]string{"Mcp-Session-Id": sid}, http.StatusUnsupportedMediaType, "null", "Content-Type: application/json"},
+		{"no session", http.MethodPost, "application/json", list, nil, http.StatusBadRequest, "7", "Mcp-Session-Id header is required"},
+		{"unknown session", http.MethodPost, "application/json", list, map[string]string{"Mcp-Session-Id": "made-up"}, http.StatusNotFound, "7", "send initialize for a new one"},
+		{"notification without a session", http.MethodPost, "application/json", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, http.StatusBadRequest, "null", "Mcp-Session-Id header is required"},
+		{"protocol version", http.MethodPost, "application/json", list, map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"}, http.StatusBadRequest, "7", `unsupported MCP-Protocol-Version "1999-01-01"; supported: `},
+		{"stream without a session", http.MethodGet, "", "", nil, http.StatusBadRequest, "null", "Mcp-Session-Id header is required"},
+		{"stream of an unknown session", http.MethodGet, "", "", map[string]string{"Mcp-Session-Id": "made-up"}, http.StatusNotFound, "null", "send initialize for a new one"},
+	} {
+		req, _ := http.NewRequest(tc.method, u, strings.NewReader(tc.body))
+		if tc.ctype != "" {
+			req.Header.Set("Content-Type", tc.ctype)
+		}
+		for k, v := range tc.hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var rpc struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" ||
+			json.Unmarshal(b, &rpc) != nil || rpc.JSONRPC != "2.0" || string(rpc.ID) != tc.id ||
+			rpc.Error.Code != -32600 || !strings.Contains(rpc.Error.Message, tc.says) {
+			t.Errorf("%s: %d %s %s; want %d and a JSON-RPC error (id %s) saying %q", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"), b, tc.status, tc.id, tc.says)
+		}
+	}
+	// The session itself still works.
+	if code, body := postJSON(t, u, list, map[string]string{"Mcp-Session-Id": sid}); code != http.StatusOK || !strings.Contains(body, "memory_recall") {
+		t.Errorf("tools/list in the session: %d %s", code, body)
+	}
+}

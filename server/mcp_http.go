@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -141,17 +143,35 @@ func newSSEFront(s *Server, sse *mcpserver.SSEServer) *mcpFront {
 func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.s.sessions.heldByOther(f.session(r), holder(r.Context())) {
 		// Someone else's session (an SSE session, or a streamable one with
-		// its GET stream open): answered as mcp-go answers an unknown
-		// session, so that the id is not confirmed to whoever does not
-		// hold it.
+		// its GET stream open): answered as an unknown session is, so that
+		// the id is not confirmed to whoever does not hold it.
 		if f.sse != nil {
 			writeRPC(w, http.StatusBadRequest, f.s.encodeError(nil, codeInvalidParams, "Invalid session ID"))
 		} else {
-			http.Error(w, "Invalid session ID", http.StatusNotFound)
+			writeRPC(w, http.StatusNotFound, f.s.encodeError(nil, codeInvalidRequest, errUnknownSession))
 		}
 		return
 	}
-	if r.Method != http.MethodPost || !f.transportAccepts(r) {
+	if r.Method == http.MethodGet && f.sse == nil && f.transportAccepts(r) {
+		// The listening stream of a session: mcp-go would open one for
+		// any id, or none, and make the session up.
+		if status, msg := f.refuseSession(r); status != 0 {
+			writeRPC(w, status, f.s.encodeError(nil, codeInvalidRequest, msg))
+			return
+		}
+	}
+	if r.Method != http.MethodPost {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	if f.sse == nil {
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeRPC(w, http.StatusUnsupportedMediaType, f.s.encodeError(nil, codeInvalidRequest,
+				"Invalid Request: the body must be a JSON-RPC message sent as Content-Type: application/json"))
+			return
+		}
+	}
+	if !f.transportAccepts(r) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -170,6 +190,14 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case m == nil || modern(r, m):
 		f.next.ServeHTTP(w, r)
 		return
+	}
+	if f.sse == nil && m.Method != "initialize" {
+		if status, msg := f.refuseSession(r); status != 0 {
+			writeRPC(w, status, f.s.encodeError(m.ID, codeInvalidRequest, msg))
+			return
+		}
+	}
+	switch {
 	case m.isNotification():
 		if m.Method == "notifications/cancelled" {
 			f.cancel(r.Context(), f.session(r), m.Params.RequestID)
@@ -182,9 +210,6 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if m.Method == "initialize" {
 			sid = f.sessions.Generate()
 			w.Header().Set(mcpserver.HeaderKeySessionID, sid)
-		} else if ended, err := f.sessions.Validate(sid); err != nil || ended {
-			f.next.ServeHTTP(w, r) // the transport answers 404
-			return
 		}
 	}
 	if f.sse == nil { // streamable HTTP: the answer is the response
@@ -206,21 +231,39 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// transportAccepts reports whether the transport would hand a POST to its
-// server; when not, it answers the request itself (a bad content type, an
-// unknown or ended session, an unsupported protocol version).
+// transportAccepts reports whether a POST is this front's to answer: on
+// SSE, one for a session whose stream is open (the transport answers the
+// others); on streamable HTTP, any but those of protocol revision
+// 2026-07-28 by their header, which go to mcp-go whole.
 func (f *mcpFront) transportAccepts(r *http.Request) bool {
 	if f.sse != nil {
 		return f.s.sessions.has(r.URL.Query().Get("sessionId"))
 	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return false
+	return !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+}
+
+// errUnknownSession answers a session id the transport does not know.
+const errUnknownSession = "Invalid Request: unknown or ended session (Mcp-Session-Id); send initialize for a new one"
+
+// refuseSession checks a streamable HTTP message other than initialize as
+// the transport would (the specification's status codes: 400 for a
+// missing session id or protocol version the server does not speak, 404
+// for an unknown or ended session, which tells the client to initialize
+// again), so that the answer is a JSON-RPC error rather than the
+// transport's plain text. status is 0 when the message may go on.
+func (f *mcpFront) refuseSession(r *http.Request) (status int, msg string) {
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsValidProtocolVersion(v) {
+		return http.StatusBadRequest, "Invalid Request: unsupported MCP-Protocol-Version " + strconv.Quote(palace.Truncate(v, 64)) +
+			"; supported: " + strings.Join(mcp.ValidProtocolVersions, ", ")
 	}
-	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
-		return false
+	sid := f.session(r)
+	if sid == "" {
+		return http.StatusBadRequest, "Invalid Request: the Mcp-Session-Id header is required; send initialize first and echo the id it returns"
 	}
-	return true
+	if ended, err := f.sessions.Validate(sid); err != nil || ended {
+		return http.StatusNotFound, errUnknownSession
+	}
+	return 0, ""
 }
 
 // session is the transport session a request belongs to.
