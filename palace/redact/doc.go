@@ -101,7 +101,8 @@
 //     pscale_pw_, RubyGems rubygems_, Figma figd_, Notion ntn_/secret_, PyPI
 //     pypi-AgEIcHlwaS5vcmc, age AGE-SECRET-KEY-1, Postman PMAK-, New Relic
 //     NRAK-, Pulumi pul-, xAI xai-, Perplexity pplx-, NVIDIA nvapi-, Google
-//     OAuth GOCSPX- and ya29., Square sq0atp-/sq0csp-, Mailgun key-, GitLab's
+//     OAuth GOCSPX-, ya29. and refresh tokens 1//0 (at least 30 token
+//     characters after it), Square sq0atp-/sq0csp-, Mailgun key-, GitLab's
 //     other tokens (glptt-, gldt-, glrt-, glft-, glcbt-, glsoat-), Vault hvs./
 //     hvb./hvr., SendGrid SG., Doppler dp.pt./dp.st./dp.ct./dp.sa.,
 //     LangSmith lsv2_pt_/lsv2_sk_, Pinecone pcsk_, Together AI tgp_v1_,

@@ -166,7 +166,7 @@ func (r *Redactor) spans(s string, dst []span) []span {
 	dst = r.scanJWT(s, dst)
 	dst = r.scanAWSKeyID(s, dst)
 	dst = r.scanBearer(s, dst)
-	dst = r.scanWebhook(s, dst)
+	dst = r.scanSlash(s, dst)
 	dst = r.scanTilde(s, dst)
 	dst = r.scanDot(s, dst)
 	if r.on(rGeneric) {

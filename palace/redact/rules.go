@@ -386,11 +386,14 @@ func (r *Redactor) scanBearer(s string, dst []span) []span {
 	}
 }
 
-// scanWebhook: the secret path of a chat webhook URL —
+// scanSlash: what turns on a '/'. The secret path of a chat webhook URL —
 // hooks.slack.com/services/…, /workflows/…, /triggers/… (slack-webhook) and
 // discord.com/api/webhooks/… or discordapp.com/api/webhooks/…
-// (discord-webhook). The host and the path's fixed part stay.
-func (r *Redactor) scanWebhook(s string, dst []span) []span {
+// (discord-webhook); the host and the path's fixed part stay. And a
+// Google OAuth refresh token (vendor-token), 1//0 and its tail, which
+// stands unlabelled in a pasted token response or a gcloud credentials
+// file as often as under "refresh_token"; "1//0" stays.
+func (r *Redactor) scanSlash(s string, dst []span) []span {
 	const slack = "hooks.slack.com"
 	for off := 0; ; {
 		k := strings.IndexByte(s[off:], '/')
@@ -399,6 +402,11 @@ func (r *Redactor) scanWebhook(s string, dst []span) []span {
 		}
 		p := off + k
 		off = p + 1
+		if st, e, ok := googleRefreshToken(s, p); ok {
+			dst = r.add(dst, rVendor, st, e, len(googleRefresh))
+			off = e
+			continue
+		}
 		id := rSlackWebhook
 		switch {
 		case p >= len(slack) && s[p-len(slack):p] == slack:
@@ -427,6 +435,25 @@ func (r *Redactor) scanWebhook(s string, dst []span) []span {
 			off = e
 		}
 	}
+}
+
+// googleRefresh is how a Google OAuth refresh token begins.
+const googleRefresh = "1//0"
+
+// googleRefreshToken: 1//0 at a word's start, its first '/' at p, and at
+// least 30 generated-looking token bytes (the tokens Google issues have
+// about 100).
+func googleRefreshToken(s string, p int) (st, e int, ok bool) {
+	st = p - 1
+	if st < 0 || !strings.HasPrefix(s[st:], googleRefresh) || !leftOK(s, st) {
+		return 0, 0, false
+	}
+	t := st + len(googleRefresh)
+	e = spanClass(s, t, cTok)
+	if e-t < 30 || !tokenish(s[t:e]) || maskedAt(s, e) {
+		return 0, 0, false
+	}
+	return st, e, true
 }
 
 // scanTilde: an Azure AD (Entra ID) client secret, whose fourth and fifth
