@@ -327,9 +327,10 @@ func TestGracefulShutdownDrainsAndEndsStreams(t *testing.T) {
 // error, with the specification's status codes, where mcp-go would answer
 // in plain text: a body that is not JSON, a message other than initialize
 // without a session id (400), with an unknown one (404: initialize again),
-// or with a protocol version the server does not speak, and a listening
-// stream asked for without a session. The request's id is echoed when
-// there is one.
+// or with a protocol version the server does not speak, a listening
+// stream or a session's end asked for without a session, and a method the
+// transport does not take (405). The request's id is echoed when there is
+// one.
 func TestMCPOverHTTPRefusesWithJSONRPCErrors(t *testing.T) {
 	t.Parallel()
 	c := startCompanion(t, palace.Config{}, "")
@@ -361,6 +362,9 @@ func TestMCPOverHTTPRefusesWithJSONRPCErrors(t *testing.T) {
 		{"protocol version", http.MethodPost, "application/json", list, map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"}, http.StatusBadRequest, "7", `unsupported MCP-Protocol-Version "1999-01-01"; supported: `},
 		{"stream without a session", http.MethodGet, "", "", nil, http.StatusBadRequest, "null", "Mcp-Session-Id header is required"},
 		{"stream of an unknown session", http.MethodGet, "", "", map[string]string{"Mcp-Session-Id": "made-up"}, http.StatusNotFound, "null", "send initialize for a new one"},
+		{"end without a session", http.MethodDelete, "", "", nil, http.StatusBadRequest, "null", "Mcp-Session-Id header is required"},
+		{"end of an unknown session", http.MethodDelete, "", "", map[string]string{"Mcp-Session-Id": "made-up"}, http.StatusNotFound, "null", "send initialize for a new one"},
+		{"another method", http.MethodPut, "application/json", list, map[string]string{"Mcp-Session-Id": sid}, http.StatusMethodNotAllowed, "null", "takes POST, and GET and DELETE"},
 	} {
 		req, _ := http.NewRequest(tc.method, u, strings.NewReader(tc.body))
 		if tc.ctype != "" {

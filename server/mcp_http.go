@@ -152,11 +152,21 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if r.Method == http.MethodGet && f.sse == nil && f.transportAccepts(r) {
-		// The listening stream of a session: mcp-go would open one for
-		// any id, or none, and make the session up.
-		if status, msg := f.refuseSession(r); status != 0 {
-			writeRPC(w, status, f.s.encodeError(nil, codeInvalidRequest, msg))
+	if f.sse == nil && f.transportAccepts(r) {
+		switch r.Method {
+		case http.MethodPost:
+		case http.MethodGet, http.MethodDelete:
+			// A session's listening stream, or its end: mcp-go would
+			// open a stream for any id, or none, making the session up,
+			// and end none without saying so.
+			if status, msg := f.refuseSession(r); status != 0 {
+				writeRPC(w, status, f.s.encodeError(nil, codeInvalidRequest, msg))
+				return
+			}
+		default:
+			w.Header().Set("Allow", "GET, POST, DELETE")
+			writeRPC(w, http.StatusMethodNotAllowed, f.s.encodeError(nil, codeInvalidRequest,
+				"Invalid Request: MCP over streamable HTTP takes POST, and GET and DELETE for a session"))
 			return
 		}
 	}
