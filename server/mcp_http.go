@@ -153,35 +153,15 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f.sse == nil && f.transportAccepts(r) {
-		switch r.Method {
-		case http.MethodPost:
-		case http.MethodGet, http.MethodDelete:
-			// A session's listening stream, or its end: mcp-go would
-			// open a stream for any id, or none, making the session up,
-			// and end none without saying so.
-			if status, msg := f.refuseSession(r); status != 0 {
-				writeRPC(w, status, f.s.encodeError(nil, codeInvalidRequest, msg))
-				return
+		if status, msg := f.refuseRequest(r); status != 0 {
+			if status == http.StatusMethodNotAllowed {
+				w.Header().Set("Allow", "GET, POST, DELETE")
 			}
-		default:
-			w.Header().Set("Allow", "GET, POST, DELETE")
-			writeRPC(w, http.StatusMethodNotAllowed, f.s.encodeError(nil, codeInvalidRequest,
-				"Invalid Request: MCP over streamable HTTP takes POST, and GET and DELETE for a session"))
+			writeRPC(w, status, f.s.encodeError(nil, codeInvalidRequest, msg))
 			return
 		}
 	}
-	if r.Method != http.MethodPost {
-		f.next.ServeHTTP(w, r)
-		return
-	}
-	if f.sse == nil {
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			writeRPC(w, http.StatusUnsupportedMediaType, f.s.encodeError(nil, codeInvalidRequest,
-				"Invalid Request: the body must be a JSON-RPC message sent as Content-Type: application/json"))
-			return
-		}
-	}
-	if !f.transportAccepts(r) {
+	if r.Method != http.MethodPost || !f.transportAccepts(r) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -201,28 +181,25 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
+	sid := f.session(r)
 	if f.sse == nil && m.Method != "initialize" {
 		if status, msg := f.refuseSession(r); status != 0 {
 			writeRPC(w, status, f.s.encodeError(m.ID, codeInvalidRequest, msg))
 			return
 		}
 	}
-	switch {
-	case m.isNotification():
+	if m.isNotification() {
 		if m.Method == "notifications/cancelled" {
-			f.cancel(r.Context(), f.session(r), m.Params.RequestID)
+			f.cancel(r.Context(), sid, m.Params.RequestID)
 		}
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	sid := f.session(r)
-	if f.sse == nil {
+	if f.sse == nil { // streamable HTTP: the answer is the response
 		if m.Method == "initialize" {
 			sid = f.sessions.Generate()
 			w.Header().Set(mcpserver.HeaderKeySessionID, sid)
 		}
-	}
-	if f.sse == nil { // streamable HTTP: the answer is the response
 		ctx, done := f.track(r.Context(), sid, m.ID)
 		resp := f.s.respond(ctx, m)
 		if done() {
@@ -241,15 +218,35 @@ func (f *mcpFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// transportAccepts reports whether a POST is this front's to answer: on
-// SSE, one for a session whose stream is open (the transport answers the
-// others); on streamable HTTP, any but those of protocol revision
-// 2026-07-28 by their header, which go to mcp-go whole.
+// transportAccepts reports whether a request is this front's to check
+// and a POST its to answer: on SSE, one for a session whose stream is
+// open (the transport answers the others); on streamable HTTP, any but
+// those of protocol revision 2026-07-28 by their header, which go to
+// mcp-go whole.
 func (f *mcpFront) transportAccepts(r *http.Request) bool {
 	if f.sse != nil {
 		return f.s.sessions.has(r.URL.Query().Get("sessionId"))
 	}
 	return !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+}
+
+// refuseRequest checks a streamable HTTP request before its body is read:
+// a method the transport does not take (405), a POST whose body is not
+// JSON (415), a listening stream (GET) or a session's end (DELETE) without
+// a session the transport knows (refuseSession; mcp-go would open a stream
+// for any id, or none, making the session up, and end none without saying
+// so). status is 0 when the request may go on.
+func (f *mcpFront) refuseRequest(r *http.Request) (status int, msg string) {
+	switch r.Method {
+	case http.MethodPost:
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			return http.StatusUnsupportedMediaType, "Invalid Request: the body must be a JSON-RPC message sent as Content-Type: application/json"
+		}
+		return 0, ""
+	case http.MethodGet, http.MethodDelete:
+		return f.refuseSession(r)
+	}
+	return http.StatusMethodNotAllowed, "Invalid Request: MCP over streamable HTTP takes POST, and GET and DELETE for a session"
 }
 
 // errUnknownSession answers a session id the transport does not know.
