@@ -71,7 +71,7 @@ func (p *Palace) embedderMismatch(ctx context.Context) error {
 		}
 		return &Error{Code: CodeConflict, Message: fmt.Sprintf(
 			"palace %q was embedded with %s (%s-d) but this process embeds with %s (%d-d), so it cannot rank by vectors; "+
-				"run `loci reembed --palace %s` to re-embed it with %s, or configure %s again (LOCI_EMBEDDER, LOCI_EMBED_MODEL)",
+				"run `loci reembed --palace %s` to re-embed it with %s, or configure %s again (LOCI_EMBEDDER, LOCI_EMBED_MODEL, LOCI_EMBED_DOCUMENT_PREFIX)",
 			p.name, recID, recDim, id, dim, p.name, id, recID),
 			Hint: fmt.Sprintf("Run `loci reembed --palace %s`; keyword search (mode keyword) still works meanwhile", p.name)}
 	}

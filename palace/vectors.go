@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/store"
 )
@@ -539,13 +540,15 @@ func (c *queryCache) put(key string, vec []float32) {
 	}
 }
 
-// embedQuery embeds a query, using the cache.
+// embedQuery embeds a query, using the cache. An asymmetric model reads it
+// with its query prompt (embed.Queries), where stored texts get the
+// document prompt.
 func (p *Palace) embedQuery(ctx context.Context, text string) ([]float32, error) {
 	key := p.emb.ID() + "\x00" + text
 	if v, ok := p.qcache.get(key); ok {
 		return v, nil
 	}
-	vs, err := p.emb.Embed(ctx, []string{text})
+	vs, err := embed.Queries(ctx, p.emb, []string{text})
 	if err != nil {
 		return nil, err
 	}

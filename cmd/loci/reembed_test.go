@@ -1,21 +1,26 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 )
 
 // embedStub is a local stand-in for an OpenAI-compatible embedding engine
-// (Ollama, vLLM, a hosted API): it answers /v1/embeddings with vectors of
-// dim dimensions derived from the words of each input, and records the size
-// of every batch it was sent.
+// (Ollama, vLLM, a hosted API): it answers /v1/embeddings for model (by
+// default "stub-embed") with vectors of dim dimensions derived from the
+// words of each input, and records every input and the size of every batch
+// it was sent.
 type embedStub struct {
+	model   string
 	mu      sync.Mutex
 	batches []int
+	inputs  []string
 }
 
 func (s *embedStub) serve(t *testing.T, dim int) *httptest.Server {
@@ -24,12 +29,13 @@ func (s *embedStub) serve(t *testing.T, dim int) *httptest.Server {
 			Model string   `json:"model"`
 			Input []string `json:"input"`
 		}
-		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "stub-embed" {
+		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != cmp.Or(s.model, "stub-embed") {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
 		s.mu.Lock()
 		s.batches = append(s.batches, len(req.Input))
+		s.inputs = append(s.inputs, req.Input...)
 		s.mu.Unlock()
 		type item struct {
 			Index     int       `json:"index"`
@@ -100,5 +106,62 @@ func TestReembedOntoAnEmbeddingEngine(t *testing.T) {
 	stdout, _, code = runLociOnce(t, home, engine, "", "recall", "--palace", "p", "--format", "json", "when do we deploy")
 	if code != 0 || !strings.Contains(stdout, "Tuesdays") {
 		t.Fatalf("recall after reembed: exit %d\n%s", code, stdout)
+	}
+}
+
+// sent returns the inputs the stub has been sent so far and forgets them.
+func (s *embedStub) sent() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := s.inputs
+	s.inputs = nil
+	return in
+}
+
+// An asymmetric model served by an engine reads what is stored after its
+// document prompt and what is searched with after its query prompt, as its
+// card asks (nomic-embed-text: "search_document: " and "search_query: ").
+// The document prompt is part of the palace's embedder, so changing it
+// asks for `loci reembed`; the environment can turn both off.
+func TestAnEmbeddingEngineReadsItsModelsPrompts(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	stub := embedStub{model: "nomic-embed-text:v1.5"}
+	srv := stub.serve(t, 32)
+	engine := append([]string{"LOCI_EMBEDDER=openai", "LOCI_EMBED_BASE_URL=" + srv.URL + "/v1", "LOCI_EMBED_MODEL=nomic-embed-text:v1.5"}, cliEnvVars...)
+	if _, stderr, code := runLociOnce(t, home, engine, "", "note", "--palace", "p", "--format", "json", "We deploy on Tuesdays after the smoke tests"); code != 0 {
+		t.Fatalf("note: exit %d: %s", code, stderr)
+	}
+	stored := stub.sent()
+	if !slices.ContainsFunc(stored, func(s string) bool {
+		return strings.HasPrefix(s, "search_document: ") && strings.Contains(s, "We deploy on Tuesdays")
+	}) {
+		t.Errorf("the stored text was sent as %q, want it after \"search_document: \"", stored)
+	}
+	stdout, _, code := runLociOnce(t, home, engine, "", "recall", "--all", "--palace", "p", "--format", "json", "when do we deploy")
+	if code != 0 || !strings.Contains(stdout, "Tuesdays") {
+		t.Fatalf("recall: exit %d\n%s", code, stdout)
+	}
+	if asked := stub.sent(); !slices.Contains(asked, "search_query: when do we deploy") {
+		t.Errorf("the query was sent as %q, want \"search_query: when do we deploy\"", asked)
+	}
+
+	bare := append(slices.Clone(engine), "LOCI_EMBED_QUERY_PREFIX=", "LOCI_EMBED_DOCUMENT_PREFIX=")
+	stdout, _, code = runLociOnce(t, home, bare, "", "recall", "--all", "--palace", "p", "--format", "json", "when do we deploy")
+	var env cliEnvelope
+	if err := json.Unmarshal([]byte(stdout), &env); err != nil || code != 1 || env.Error == nil || env.Error.Type != "conflict" ||
+		!strings.Contains(env.Error.Hint, "loci reembed --palace p") {
+		t.Fatalf("recall with the document prompt turned off: exit %d, want a conflict naming loci reembed:\n%s", code, stdout)
+	}
+	if stdout, stderr, code := runLociOnce(t, home, bare, "", "reembed", "--palace", "p", "--format", "json"); code != 0 {
+		t.Fatalf("reembed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stub.sent()
+	stdout, _, code = runLociOnce(t, home, bare, "", "recall", "--all", "--palace", "p", "--format", "json", "when do we deploy")
+	if code != 0 || !strings.Contains(stdout, "Tuesdays") {
+		t.Fatalf("recall after reembed: exit %d\n%s", code, stdout)
+	}
+	if asked := stub.sent(); !slices.Contains(asked, "when do we deploy") {
+		t.Errorf("with the prompts turned off the query was sent as %q, want it as typed", asked)
 	}
 }

@@ -21,7 +21,10 @@ type Concat struct {
 	dim     int
 }
 
-var _ Embedder = (*Concat)(nil)
+var (
+	_ Embedder      = (*Concat)(nil)
+	_ QueryEmbedder = (*Concat)(nil)
+)
 
 // NewConcat returns the weighted concatenation of parts; weights must be
 // positive, one per part. Its ID is "concat(<id>*<w>,...)" with the
@@ -68,6 +71,18 @@ func (c *Concat) LanguageShare() float64 {
 // vector keeps the other parts' contributions and is renormalised, so the
 // result is a unit vector unless every part is zero.
 func (c *Concat) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return c.join(ctx, texts, false)
+}
+
+// EmbedQueries implements QueryEmbedder: each part embeds the texts as it
+// embeds queries (Queries).
+func (c *Concat) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
+	return c.join(ctx, texts, true)
+}
+
+// join embeds texts with every part, concurrently, as queries or as texts
+// to store, and lays the parts' vectors end to end.
+func (c *Concat) join(ctx context.Context, texts []string, queries bool) ([][]float32, error) {
 	res := make([][][]float32, len(c.parts))
 	errs := make([]error, len(c.parts))
 	var wg sync.WaitGroup
@@ -75,7 +90,11 @@ func (c *Concat) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[i], errs[i] = p.Embed(ctx, texts)
+			if queries {
+				res[i], errs[i] = Queries(ctx, p, texts)
+			} else {
+				res[i], errs[i] = p.Embed(ctx, texts)
+			}
 		}()
 	}
 	wg.Wait()

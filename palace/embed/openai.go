@@ -3,6 +3,8 @@ package embed
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +29,10 @@ type OpenAIConfig struct {
 	// Dim declares the vector length. When 0 it is learnt from the first
 	// response (Dim makes a one-word request if asked before any Embed).
 	Dim int
+	// Prompts go before every query and every stored text. NewOpenAIFromEnv
+	// sets them from the model's name (KnownPrompts) unless the environment
+	// names them.
+	Prompts Prompts
 	// Batch is the most texts sent in one request (default 64).
 	Batch int
 	// Timeout bounds each HTTP request (default 30s).
@@ -41,6 +47,10 @@ const (
 	EnvEmbedModel   = "LOCI_EMBED_MODEL"
 	EnvEmbedAPIKey  = "LOCI_EMBED_API_KEY"
 	EnvEmbedDim     = "LOCI_EMBED_DIM"
+	// The prompts before queries and stored texts; set, even empty, they
+	// replace those KnownPrompts gives the model.
+	EnvEmbedQueryPrefix    = "LOCI_EMBED_QUERY_PREFIX"
+	EnvEmbedDocumentPrefix = "LOCI_EMBED_DOCUMENT_PREFIX"
 )
 
 // ErrNotConfigured is returned when the remote provider lacks settings.
@@ -57,15 +67,26 @@ type OpenAI struct {
 	dim int
 }
 
-var _ Embedder = (*OpenAI)(nil)
+var (
+	_ Embedder      = (*OpenAI)(nil)
+	_ QueryEmbedder = (*OpenAI)(nil)
+)
 
 // NewOpenAIFromEnv configures the provider from LOCI_EMBED_BASE_URL,
-// LOCI_EMBED_MODEL, LOCI_EMBED_API_KEY and optionally LOCI_EMBED_DIM.
+// LOCI_EMBED_MODEL, LOCI_EMBED_API_KEY and optionally LOCI_EMBED_DIM,
+// LOCI_EMBED_QUERY_PREFIX and LOCI_EMBED_DOCUMENT_PREFIX.
 func NewOpenAIFromEnv() (*OpenAI, error) {
 	cfg := OpenAIConfig{
 		BaseURL: os.Getenv(EnvEmbedBaseURL),
 		Model:   os.Getenv(EnvEmbedModel),
 		APIKey:  os.Getenv(EnvEmbedAPIKey),
+	}
+	cfg.Prompts, _ = KnownPrompts(cfg.Model)
+	if s, ok := os.LookupEnv(EnvEmbedQueryPrefix); ok {
+		cfg.Prompts.Query = s
+	}
+	if s, ok := os.LookupEnv(EnvEmbedDocumentPrefix); ok {
+		cfg.Prompts.Document = s
 	}
 	if s := os.Getenv(EnvEmbedDim); s != "" {
 		d, err := strconv.Atoi(s)
@@ -104,8 +125,21 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 }
 
 // ID is "openai/<model>", so vectors of different remote models are never
-// compared.
-func (o *OpenAI) ID() string { return "openai/" + o.cfg.Model }
+// compared. A document prompt changes every stored vector, so it is part
+// of the ID too, as "+doc-" and the first 8 hex digits of its SHA-256
+// (a record holds no spaces): changing it asks for `loci reembed`, as a
+// change of model does. The query prompt changes no stored vector.
+func (o *OpenAI) ID() string {
+	id := "openai/" + o.cfg.Model
+	if d := o.cfg.Prompts.Document; d != "" {
+		sum := sha256.Sum256([]byte(d))
+		id += "+doc-" + hex.EncodeToString(sum[:4])
+	}
+	return id
+}
+
+// Prompts returns the prompts sent before queries and stored texts.
+func (o *OpenAI) Prompts() Prompts { return o.cfg.Prompts }
 
 // Dim implements Embedder. Without a declared dimension it is learnt from
 // the first response, making a probe request if needed; it is 0 if that
@@ -142,9 +176,20 @@ type openAIResponse struct {
 	} `json:"error"`
 }
 
-// Embed implements Embedder. Blank texts get zero vectors without a
-// request; the rest are sent in batches of at most Batch.
+// Embed implements Embedder: texts to store, each after the document
+// prompt. Blank texts get zero vectors without a request; the rest are sent
+// in batches of at most Batch.
 func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return o.embed(ctx, texts, o.cfg.Prompts.Document)
+}
+
+// EmbedQueries implements QueryEmbedder: texts to search with, each after
+// the query prompt.
+func (o *OpenAI) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
+	return o.embed(ctx, texts, o.cfg.Prompts.Query)
+}
+
+func (o *OpenAI) embed(ctx context.Context, texts []string, prompt string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	var pending []int
 	for i, t := range texts {
@@ -158,7 +203,7 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		pending = pending[n:]
 		in := make([]string, n)
 		for j, i := range idx {
-			in[j] = texts[i]
+			in[j] = prompt + texts[i]
 		}
 		vs, err := o.request(ctx, in)
 		if err != nil {
