@@ -9,8 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/embed/use"
 	"github.com/loci-mem/loci/palace/index"
 	"github.com/loci-mem/loci/palace/redact"
@@ -73,8 +76,10 @@ func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 	}
 	if emb, err := configuredEmbedder(); err != nil {
 		add("embedder", "fail", err.Error(), "Check LOCI_EMBEDDER")
+	} else if err := probeEmbedder(ctx, emb); err != nil {
+		add("embedder", "fail", err.Error(), "Check that the engine at "+embed.EnvEmbedBaseURL+" answers and serves "+embed.EnvEmbedModel+" (and "+embed.EnvEmbedDim+", if set)")
 	} else {
-		add("embedder", "ok", fmt.Sprintf("%s (%d dimensions)", emb.ID(), emb.Dim()), "")
+		add("embedder", "ok", fmt.Sprintf("%s (%d dimensions%s)", emb.ID(), emb.Dim(), promptsNote(emb)), "")
 	}
 
 	// With a store server, the data dir only caches indexes: what matters
@@ -233,4 +238,45 @@ func doctorResult(env *cliEnv, dataDir string, checks []check) (*result, error) 
 			Hint: "See the hints of the failed checks", Detail: map[string]any{"checks": checks, "data_dir": dataDir}}
 	}
 	return &result{data: map[string]any{"healthy": true, "data_dir": dataDir, "checks": checks}, count: countOf(len(checks)), text: show}, nil
+}
+
+// probeEmbedder embeds one text, as a write would: an engine that does not
+// answer, or answers with vectors of another length than the one declared,
+// fails here rather than at the first memory stored.
+func probeEmbedder(ctx context.Context, e embed.Embedder) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	vs, err := e.Embed(ctx, []string{"loci doctor"})
+	if err != nil {
+		return err
+	}
+	if len(vs) != 1 || len(vs[0]) != e.Dim() || e.Dim() == 0 {
+		n := 0
+		if len(vs) == 1 {
+			n = len(vs[0])
+		}
+		return fmt.Errorf("embedder %s made a %d-dimension vector, but declares %d dimensions", e.ID(), n, e.Dim())
+	}
+	return nil
+}
+
+// promptsNote says which prompts an embedder sends before searches and
+// stored texts ("; searches after \"search_query: \", …"), or nothing when
+// it sends none.
+func promptsNote(e embed.Embedder) string {
+	pe, ok := e.(interface{ Prompts() embed.Prompts })
+	if !ok {
+		return ""
+	}
+	p := pe.Prompts()
+	var parts []string
+	for _, side := range []struct{ what, prompt string }{{"searches", p.Query}, {"stored texts", p.Document}} {
+		if side.prompt != "" {
+			parts = append(parts, fmt.Sprintf("%s after %q", side.what, side.prompt))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ")
 }

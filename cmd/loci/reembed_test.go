@@ -132,6 +132,15 @@ func TestAnEmbeddingEngineReadsItsModelsPrompts(t *testing.T) {
 	if _, stderr, code := runLociOnce(t, home, engine, "", "note", "--palace", "p", "--format", "json", "We deploy on Tuesdays after the smoke tests"); code != 0 {
 		t.Fatalf("note: exit %d: %s", code, stderr)
 	}
+	// doctor says what the engine is sent.
+	if stdout, stderr, code := runLociOnce(t, home, engine, "", "doctor", "--format", "text"); !strings.Contains(stdout, `searches after "search_query: ", stored texts after "search_document: "`) {
+		t.Errorf("doctor (exit %d) does not name the prompts:\n%s\n%s", code, stdout, stderr)
+	}
+	// and fails when the engine does not answer.
+	gone := append(slices.Clone(engine), "LOCI_EMBED_BASE_URL="+srv.URL+"/gone/v1")
+	if stdout, stderr, code := runLociOnce(t, home, gone, "", "doctor", "--format", "text"); code == 0 || !strings.Contains(stdout+stderr, "fail  embedder") {
+		t.Errorf("doctor with an engine that does not answer: exit %d, want a failed embedder check:\n%s\n%s", code, stdout, stderr)
+	}
 	stored := stub.sent()
 	if !slices.ContainsFunc(stored, func(s string) bool {
 		return strings.HasPrefix(s, "search_document: ") && strings.Contains(s, "We deploy on Tuesdays")
