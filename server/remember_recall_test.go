@@ -261,11 +261,15 @@ func TestRememberNamesTheSpeaker(t *testing.T) {
 	if len(recalled.Results) != 1 || recalled.Results[0].DrawerID != said.DrawerID {
 		t.Errorf("memory_recall of what Jolene said: %+v, want her text alone", recalled.Results)
 	}
+	ps.callTool(t, 8, "memory_recall", map[string]any{"query": "adopted", "speaker": "jolene"}, &recalled)
+	if len(recalled.Results) != 1 || recalled.Results[0].DrawerID != said.DrawerID {
+		t.Errorf("memory_recall of what jolene said, typed in lower case: %+v, want Jolene's text", recalled.Results)
+	}
 	ps.callTool(t, 6, "memory_recall", map[string]any{"query": "adopted", "speaker": "Pixel"}, &recalled)
 	if len(recalled.Results) != 0 {
 		t.Errorf("memory_recall of what nobody said: %+v, want nothing", recalled.Results)
 	}
-	ps.callTool(t, 7, "memory_list", map[string]any{"speaker": "Jolene"}, &listed)
+	ps.callTool(t, 7, "memory_list", map[string]any{"speaker": "JOLENE"}, &listed)
 	if len(listed.Drawers) != 1 || listed.Drawers[0].DrawerID != said.DrawerID {
 		t.Errorf("memory_list of Jolene's texts: %+v", listed.Drawers)
 	}

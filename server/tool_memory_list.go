@@ -12,7 +12,7 @@ type memoryListParams struct {
 	Room            roomName    `json:"room" desc:"Filter by room type (Frontend, Backend, Testing, Planning, Documentation, Research, Configuration, Meetings, General, or custom)"`
 	Tag             tagName     `json:"tag" desc:"Filter by tag"`
 	Session         sessionName `json:"session" desc:"Filter by conversation (memory_remember's session)"`
-	Speaker         speakerName `json:"speaker" desc:"Filter by who said the text (a drawer's speaker)"`
+	Speaker         speakerName `json:"speaker" desc:"Filter by who said the text (a drawer's speaker; letters in either case)"`
 	Limit           *int        `json:"limit" min:"1" max:"1000" desc:"Max results (default 50)"`
 	MaxContentChars *int        `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length."`
 }

@@ -16,7 +16,7 @@ type memoryRecallParams struct {
 	Room            roomName    `json:"room" desc:"Only recall drawers of this room (optional)"`
 	Tag             tagName     `json:"tag" desc:"Only recall drawers carrying this tag (optional)"`
 	Session         sessionName `json:"session" desc:"Only recall drawers of this conversation (optional; memory_remember's session)"`
-	Speaker         speakerName `json:"speaker" desc:"Only recall what this speaker said (optional; a result's speaker, as memory_remember's speaker or the text's label names it)"`
+	Speaker         speakerName `json:"speaker" desc:"Only recall what this speaker said (optional; a result's speaker, as memory_remember's speaker or the text's label names it; letters in either case)"`
 	MaxContentChars *int        `json:"max_content_chars" min:"0" desc:"Cut each memory's content to at most this many characters (0: whole). A memory cut has content_truncated true and content_chars, its whole length; for a long memory recall shows its opening line and the passage that matched."`
 }
 

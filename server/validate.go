@@ -105,14 +105,15 @@ func tagStrings(tags []tagName) []string {
 }
 
 // filter is the room, tag, session and speaker filter that recall and
-// list tools share.
+// list tools share. A speaker is matched in either case ("caroline" is
+// the Caroline a label names), as a person or a model types a name.
 func filter(room roomName, tag tagName, session sessionName, speaker speakerName) palace.Filter {
 	f := palace.Filter{Room: string(room), SessionID: string(session)}
 	if tag != "" {
 		f.Tags = []string{string(tag)}
 	}
 	if speaker != "" {
-		f.Where = &palace.Pred{Field: "sender_id", Op: "eq", Value: palace.SpeakerName(string(speaker))}
+		f.Where = &palace.Pred{Field: "sender_id", Op: "eq", Value: palace.SpeakerName(string(speaker)), Fold: true}
 	}
 	return f
 }

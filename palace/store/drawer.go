@@ -142,12 +142,18 @@ func (f Filter) ActiveOnly() bool {
 // Ops: eq, ne, in, nin, gt, gte, lt, lte, contains (substring for text
 // fields). Time fields take time.Time values; membership fields accept eq,
 // ne, in and nin.
+//
+// Fold, on a membership field, compares the letters A to Z in either
+// case ("caroline" is a member of ["Caroline"]); other letters compare as
+// they are, on every backend alike. No face's filter language sets it:
+// the MCP tools' speaker argument does.
 type Pred struct {
 	And   []Pred
 	Or    []Pred
 	Field string
 	Op    string
 	Value any
+	Fold  bool
 }
 
 // Orders of ListQuery.

@@ -67,6 +67,10 @@ func (dialect) MetaValue(v any) (string, any) {
 
 func (dialect) Contains(col string) string { return "strpos(" + col + ", CAST(? AS text)) > 0" }
 
+// FoldASCII is lower() in the C collation, which folds ASCII letters alone
+// whatever the database's locale, as SQLite's lower() does.
+func (dialect) FoldASCII(expr string) string { return `lower(` + expr + ` COLLATE "C")` }
+
 func (dialect) PairList(a, b string) string { return "string_agg(" + a + " || ' ' || " + b + ", ' ')" }
 
 // Loaded runs ANALYZE: without statistics, the planner's guesses for a

@@ -21,6 +21,10 @@ func (dialect) Contains(col string) string {
 	return "instr(" + col + ", ?) > 0"
 }
 
+// FoldASCII is lower(), which folds ASCII letters alone in a SQLite built
+// without ICU, as this one is.
+func (dialect) FoldASCII(expr string) string { return "lower(" + expr + ")" }
+
 // IndexedBy: SQLite's planner needs the hint on the paths measured to
 // matter (the comments at each query say by how much).
 func (dialect) IndexedBy(name string) string {

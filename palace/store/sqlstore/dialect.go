@@ -44,6 +44,9 @@ type Dialect interface {
 	// Contains is a condition with one placeholder: text column col
 	// contains the argument.
 	Contains(col string) string
+	// FoldASCII is text expression expr with the letters A to Z in lower
+	// case and every other character as it is.
+	FoldASCII(expr string) string
 	// PairList is an aggregate of two integer columns into one string:
 	// "a1 b1 a2 b2 …" (NULL when no rows).
 	PairList(a, b string) string

@@ -125,6 +125,9 @@ func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 	if p.Field == "" {
 		return "", nil, store.Invalidf("filter node has no field")
 	}
+	if p.Fold && arrayCols[p.Field] == "" {
+		return "", nil, store.Invalidf("a folded comparison is for tag and sender_id, not %q", p.Field)
+	}
 	switch {
 	case strings.HasPrefix(p.Field, "meta."):
 		key := strings.TrimPrefix(p.Field, "meta.")
@@ -140,8 +143,15 @@ func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 	case scalarCols[p.Field] != "":
 		return compareExpr(dl, scalarCols[p.Field], p, valueScalar)
 	case arrayCols[p.Field] != "":
-		col := arrayCols[p.Field]
-		member := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE je.value = ?)"
+		col, elem := arrayCols[p.Field], "je.value"
+		if p.Fold {
+			elem = dl.FoldASCII(elem)
+			var err error
+			if p.Value, err = foldValue(p.Value); err != nil {
+				return "", nil, err
+			}
+		}
+		member := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE " + elem + " = ?)"
 		switch p.Op {
 		case "eq", "contains":
 			return member, []any{p.Value}, checkScalar(p)
@@ -152,7 +162,7 @@ func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 			if err != nil {
 				return "", nil, err
 			}
-			c := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE je.value IN (" + placeholders(len(vals)) + "))"
+			c := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE " + elem + " IN (" + placeholders(len(vals)) + "))"
 			if p.Op == "nin" {
 				c = "NOT " + c
 			}
@@ -163,6 +173,42 @@ func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 	default:
 		return "", nil, store.Invalidf("unknown filter field %q", p.Field)
 	}
+}
+
+// foldValue is v, a string or a list of them, with the letters A to Z in
+// lower case, as Dialect.FoldASCII reads a column; other values are left
+// for the operator's own checks to refuse.
+func foldValue(v any) (any, error) {
+	fold := func(s string) string {
+		b := []byte(s)
+		for i, c := range b {
+			if 'A' <= c && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
+	switch x := v.(type) {
+	case string:
+		return fold(x), nil
+	case []string:
+		out := make([]string, len(x))
+		for i, s := range x {
+			out[i] = fold(s)
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, store.Invalidf("a folded comparison needs strings, got %T", e)
+			}
+			out[i] = fold(s)
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 type valueKind int

@@ -386,6 +386,7 @@ func testFilters(t *testing.T, b store.Backend) {
 	ds[0].Room, ds[3].Room = "Ops", "Ops"
 	ds[1].Kind, ds[4].Kind = store.KindTurn, store.KindFact
 	ds[2].UserID, ds[2].SenderIDs = "u7", []string{"ann", "cy"}
+	ds[4].SenderIDs = []string{"Cy", "Élodie"}
 	ds[3].Content = "The Quick brown fox"
 	ds[5].Status = store.StatusPending
 	insert(t, s, ds...)
@@ -408,6 +409,11 @@ func testFilters(t *testing.T, b store.Backend) {
 		{"tag nin", where("tag", "nin", []any{"red"}), []string{"f3", "f4", "f5"}},
 		{"tag ne", where("tag", "ne", "red"), []string{"f3", "f4", "f5"}},
 		{"sender", where("sender_id", "eq", "cy"), []string{"f3"}},
+		{"sender folded", folded("sender_id", "eq", "CY"), []string{"f3", "f5"}},
+		{"sender folded, other letters as they are", folded("sender_id", "eq", "ÉLODIE"), []string{"f5"}},
+		{"sender folded, a non-ASCII capital kept", folded("sender_id", "eq", "élodie"), []string{}},
+		{"sender folded in", folded("sender_id", "in", []any{"nobody", "cY"}), []string{"f3", "f5"}},
+		{"sender folded ne", folded("sender_id", "ne", "CY"), []string{"f1", "f2", "f4"}},
 		{"importance gte", where("importance", "gte", 0.4), []string{"f4", "f5"}},
 		{"content contains (case-sensitive)", where("content", "contains", "Quick"), []string{"f4"}},
 		{"content contains, other case", where("content", "contains", "quick"), []string{}},
@@ -447,6 +453,8 @@ func testFilters(t *testing.T, b store.Backend) {
 		where("tag", "in", []any{}),
 		where("timestamp", "gt", "yesterday"),
 		where("importance", "gt", math.NaN()),
+		folded("room", "eq", "ops"),
+		folded("sender_id", "in", []any{"cy", 7}),
 	} {
 		if _, err := r.Count(ctx, bad); !isInvalid(err) {
 			t.Errorf("filter %+v: %v, want an InvalidError", bad.Where, err)
@@ -456,6 +464,11 @@ func testFilters(t *testing.T, b store.Backend) {
 
 func where(field, op string, v any) store.Filter {
 	return store.Filter{Where: &store.Pred{Field: field, Op: op, Value: v}}
+}
+
+// folded is where with the letters A to Z compared in either case.
+func folded(field, op string, v any) store.Filter {
+	return store.Filter{Where: &store.Pred{Field: field, Op: op, Value: v, Fold: true}}
 }
 
 // keyVectors is what KeyVectors gives each ref (nil: nothing), copied
