@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // OpenAIConfig configures a remote OpenAI-compatible /v1/embeddings
@@ -63,8 +64,9 @@ type OpenAI struct {
 	url    string
 	client *http.Client
 
-	mu  sync.Mutex
-	dim int
+	mu    sync.Mutex
+	dim   int
+	cutAt int // see send
 }
 
 var (
@@ -205,7 +207,7 @@ func (o *OpenAI) embed(ctx context.Context, texts []string, prompt string) ([][]
 		for j, i := range idx {
 			in[j] = prompt + texts[i]
 		}
-		vs, err := o.request(ctx, in)
+		vs, err := o.send(ctx, in)
 		if err != nil {
 			return nil, err
 		}
@@ -237,30 +239,143 @@ func retryable(code int) bool {
 		code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout
 }
 
-func (o *OpenAI) request(ctx context.Context, in []string) ([][]float32, error) {
+// minInputCut is the shortest a refused text is cut to (bytes, prompt
+// included): a model whose context cannot hold 512 bytes of text is not
+// one an engine serves for retrieval, so a refusal of so short a text is
+// taken for what its message says, not for a text too long.
+const minInputCut = 512
+
+// send embeds one batch. An engine refuses a batch whole when one of its
+// texts is longer than the model's context (Ollama since 0.13.5 whatever
+// its truncate option says, vLLM, llama.cpp's server, OpenAI's API past
+// 8,191 tokens), and how many bytes a context holds depends on the model
+// and the text (code and markup take a token for every few characters).
+// So a refused batch is halved until the texts the engine takes are
+// embedded and the one it does not is alone; that text is cut to half its
+// length, at a character boundary, until the engine takes it, and texts
+// sent later are cut to that length first (cutAt). A text is cut only for
+// its vector: the drawer keeps it whole, and a long one is found by its
+// passages, each well within any context. A refusal that is not about
+// length, or of texts no longer than minInputCut, is returned as it is.
+func (o *OpenAI) send(ctx context.Context, in []string) ([][]float32, error) {
+	in = o.cut(in)
+	vs, code, err := o.request(ctx, in)
+	if err == nil || !refusedAsTooLong(code, err) || longest(in) <= minInputCut {
+		return vs, err
+	}
+	if len(in) > 1 {
+		h := len(in) / 2
+		a, err := o.send(ctx, in[:h])
+		if err != nil {
+			return nil, err
+		}
+		b, err := o.send(ctx, in[h:])
+		if err != nil {
+			return nil, err
+		}
+		return append(a, b...), nil
+	}
+	for t := in[0]; len(t) > minInputCut; {
+		t = cutUTF8(t, max(len(t)/2, minInputCut))
+		vs, code, err = o.request(ctx, []string{t})
+		if err == nil {
+			o.mu.Lock()
+			if o.cutAt == 0 || len(t) < o.cutAt {
+				o.cutAt = len(t)
+			}
+			o.mu.Unlock()
+			return vs, nil
+		}
+		if !refusedAsTooLong(code, err) {
+			break
+		}
+	}
+	return nil, err
+}
+
+// cut returns in with every text longer than the length an earlier
+// refusal taught (cutAt) cut to it; in itself when none is.
+func (o *OpenAI) cut(in []string) []string {
+	o.mu.Lock()
+	at := o.cutAt
+	o.mu.Unlock()
+	if at == 0 || longest(in) <= at {
+		return in
+	}
+	out := make([]string, len(in))
+	for i, t := range in {
+		out[i] = cutUTF8(t, at)
+	}
+	return out
+}
+
+// CutAt is the length in bytes, prompt included, that texts are cut to
+// before they are sent, learnt from the engine's refusals (0: none yet).
+func (o *OpenAI) CutAt() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.cutAt
+}
+
+// refusedAsTooLong reports whether a failed request may have been refused
+// for a text longer than the model's context: a client error on the
+// request's content (400, 413, 422), or a server error whose message says
+// so (llama.cpp's server answers 500 "input is too large to process").
+func refusedAsTooLong(code int, err error) bool {
+	switch code {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return true
+	case http.StatusInternalServerError:
+		msg := strings.ToLower(err.Error())
+		for _, w := range []string{"too large", "too long", "context length", "maximum context", "exceeds"} {
+			if strings.Contains(msg, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func longest(in []string) int {
+	n := 0
+	for _, t := range in {
+		n = max(n, len(t))
+	}
+	return n
+}
+
+// cutUTF8 is s cut to at most n bytes, at the start of a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// request posts one batch, retrying statuses that say to come back later;
+// code is the last answer's HTTP status (0: none came).
+func (o *OpenAI) request(ctx context.Context, in []string) (vs [][]float32, code int, err error) {
 	body, err := json.Marshal(openAIRequest{Model: o.cfg.Model, Input: in, EncodingFormat: "float"})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, code, ctx.Err()
 			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
 			}
 		}
-		vs, code, err := o.post(ctx, body, len(in))
-		if err == nil {
-			return vs, nil
-		}
-		lastErr = err
-		if !retryable(code) || ctx.Err() != nil {
+		vs, code, err = o.post(ctx, body, len(in))
+		if err == nil || !retryable(code) || ctx.Err() != nil {
 			break
 		}
 	}
-	return nil, lastErr
+	return vs, code, err
 }
 
 func (o *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, int, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace/embed"
 )
@@ -168,5 +170,118 @@ func TestRegistry(t *testing.T) {
 	// Without palace/embed/builtin linked, Default falls back to hash.
 	if got := embed.Default().ID(); got != embed.HashID {
 		t.Errorf("Default().ID() = %q without builtin, want %q", got, embed.HashID)
+	}
+}
+
+// refusing serves /v1/embeddings as an engine whose model holds limit
+// bytes: a batch holding a longer input is refused whole with status code
+// and message, as Ollama, vLLM and llama.cpp's server refuse one. Every
+// input's vector is [its length, 1] (sent): the provider scales it to unit
+// length, and sent reads the length back. It counts requests.
+func refusing(t *testing.T, limit, code int, message string, requests *atomic.Int32) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var data []item
+		for i, in := range req.Input {
+			if len(in) > limit {
+				w.WriteHeader(code)
+				json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message}})
+				return
+			}
+			data = append(data, item{i, []float32{float32(len(in)), 1}})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func sent(v []float32) int { return int(math.Round(float64(v[0] / v[1]))) }
+
+func TestOpenAICutsWhatTheModelCannotHold(t *testing.T) {
+	ctx := context.Background()
+	var n atomic.Int32
+	srv := refusing(t, 2000, http.StatusBadRequest, "the input length exceeds the context length", &n)
+	e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, 40)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("a short text, number %d", i)
+	}
+	long := strings.Repeat("héllo wörld ", 1000) // 14,000 bytes, two-byte letters among them
+	texts[23] = long
+	vs, err := e.Embed(ctx, texts)
+	if err != nil {
+		t.Fatalf("a batch with a text longer than the model holds: %v", err)
+	}
+	for i, v := range vs {
+		if i != 23 && sent(v) != len(texts[i]) {
+			t.Errorf("text %d: vector of a %d-byte text, want its own %d bytes", i, sent(v), len(texts[i]))
+		}
+	}
+	cut := e.CutAt()
+	if cut < 1000 || cut > 2000 || sent(vs[23]) != cut {
+		t.Errorf("the long text was sent as %d bytes, CutAt %d; want it cut to half the model's 2,000 bytes or more", sent(vs[23]), cut)
+	}
+	if !utf8.ValidString(long[:cut]) {
+		t.Errorf("cut inside a character at %d", cut)
+	}
+	if got := n.Load(); got > 20 {
+		t.Errorf("%d requests for one refused text among 40; want the batch halved, not each text sent alone", got)
+	}
+
+	// What a refusal taught holds for later texts: one request.
+	n.Store(0)
+	if vs, err := e.Embed(ctx, []string{long + long}); err != nil || n.Load() != 1 || sent(vs[0]) != cut {
+		t.Errorf("a later long text: %v, %d requests, %v sent; want one request of %d bytes", err, n.Load(), vs, cut)
+	}
+
+	// llama.cpp's server says it with a 500.
+	var m atomic.Int32
+	srv = refusing(t, 3000, http.StatusInternalServerError, "input is too large to process. increase the physical batch size", &m)
+	e, _ = embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2})
+	if _, err := e.Embed(ctx, []string{long}); err != nil || e.CutAt() > 3000 {
+		t.Errorf("a 500 that says the input is too large: %v, cut at %d", err, e.CutAt())
+	}
+}
+
+func TestOpenAIRefusalsNotAboutLength(t *testing.T) {
+	ctx := context.Background()
+	long := strings.Repeat("word ", 4000)
+	for _, c := range []struct {
+		name    string
+		code    int
+		message string
+		texts   []string
+		most    int32
+	}{
+		// Short texts refused: the refusal is about something else.
+		{"short texts", http.StatusBadRequest, "invalid model", []string{"one", "two", "three"}, 1},
+		// Refused at any length: halving stops at minInputCut and says why.
+		{"every length", http.StatusBadRequest, "invalid model", []string{long, "two", long, "four"}, 20},
+		// A 500 that says nothing of length is not halved (nor retried).
+		{"a server error", http.StatusInternalServerError, "out of memory", []string{long}, 1},
+	} {
+		var n atomic.Int32
+		srv := refusing(t, 0, c.code, c.message, &n)
+		e, _ := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2})
+		_, err := e.Embed(ctx, c.texts)
+		if err == nil || !strings.Contains(err.Error(), c.message) || n.Load() > c.most || e.CutAt() != 0 {
+			t.Errorf("%s: %v after %d requests, cut at %d; want the engine's error within %d requests", c.name, err, n.Load(), e.CutAt(), c.most)
+		}
 	}
 }
