@@ -3,8 +3,10 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,9 +17,10 @@ import (
 // (Ollama, vLLM, a hosted API): it answers /v1/embeddings for model (by
 // default "stub-embed") with vectors of dim dimensions derived from the
 // words of each input, and records every input and the size of every batch
-// it was sent.
+// it took.
 type embedStub struct {
 	model   string
+	limit   int // >0: a batch with a longer input is refused, as Ollama refuses one
 	mu      sync.Mutex
 	batches []int
 	inputs  []string
@@ -32,6 +35,13 @@ func (s *embedStub) serve(t *testing.T, dim int) *httptest.Server {
 		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != cmp.Or(s.model, "stub-embed") {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
+		}
+		for _, in := range req.Input {
+			if s.limit > 0 && len(in) > s.limit {
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write([]byte(`{"error":"the input length exceeds the context length"}`))
+				return
+			}
 		}
 		s.mu.Lock()
 		s.batches = append(s.batches, len(req.Input))
@@ -172,5 +182,54 @@ func TestAnEmbeddingEngineReadsItsModelsPrompts(t *testing.T) {
 	}
 	if asked := stub.sent(); !slices.Contains(asked, "when do we deploy") {
 		t.Errorf("with the prompts turned off the query was sent as %q, want it as typed", asked)
+	}
+}
+
+// An engine whose model holds fewer bytes than a pasted file refuses the
+// batch that carries it. Every drawer of an import still gets its vectors,
+// the pasted file's whole-text vector from its start, and the file is
+// found by a phrase from its end.
+func TestAnEmbeddingEngineThatRefusesLongTexts(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	stub := embedStub{limit: 1500}
+	srv := stub.serve(t, 32)
+	engine := append([]string{"LOCI_EMBEDDER=openai", "LOCI_EMBED_BASE_URL=" + srv.URL + "/v1", "LOCI_EMBED_MODEL=stub-embed"}, cliEnvVars...)
+	var lines []string
+	for i := range 300 {
+		lines = append(lines, fmt.Sprintf("line %d of the deploy log: step %d finished without warnings", i, i))
+	}
+	pasted := "Here is the deploy log I was looking at:\n" + strings.Join(lines, "\n") + "\nthe canary rollback hook fired at the very end"
+	hashEnv := append([]string{"LOCI_EMBEDDER=hash"}, cliEnvVars...)
+	for _, text := range []string{"We deploy on Tuesdays after the smoke tests", pasted, "The gateway validates JWT tokens"} {
+		if _, stderr, code := runLociOnce(t, home, hashEnv, text, "note", "--palace", "src", "--format", "json", "-"); code != 0 {
+			t.Fatalf("note: exit %d: %s", code, stderr)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "src.jsonl")
+	if _, stderr, code := runLociOnce(t, home, hashEnv, "", "export", "--palace", "src", "--out", file); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	// The import embeds the three drawers in one batch.
+	if stdout, stderr, code := runLociOnce(t, home, engine, "", "import", file, "--palace", "p", "--format", "json"); code != 0 {
+		t.Fatalf("import: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code := runLociOnce(t, home, engine, "", "stats", "--palace", "p", "--format", "json")
+	var stats struct {
+		Data struct {
+			Index struct {
+				Vector struct {
+					Live         int `json:"live"`
+					StaleVectors int `json:"stale_vectors"`
+				} `json:"vector"`
+			} `json:"index"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &stats); err != nil || code != 0 || stats.Data.Index.Vector.StaleVectors != 0 || stats.Data.Index.Vector.Live < 3 {
+		t.Fatalf("stats: exit %d, %+v; want every drawer with its vectors\n%s\n%s", code, stats.Data.Index.Vector, stdout, stderr)
+	}
+	stdout, _, code = runLociOnce(t, home, engine, "", "recall", "--all", "--palace", "p", "--format", "json", "did the canary rollback hook fire")
+	if code != 0 || !strings.Contains(stdout, "Here is the deploy log") {
+		t.Fatalf("recall of the pasted log's last line: exit %d\n%s", code, stdout)
 	}
 }
