@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -173,15 +174,26 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// refusing serves /v1/embeddings as an engine whose model holds limit
-// bytes: a batch holding a longer input is refused whole with status code
-// and message, as Ollama, vLLM and llama.cpp's server refuse one. Every
-// input's vector is [its length, 1] (sent): the provider scales it to unit
-// length, and sent reads the length back. It counts requests.
-func refusing(t *testing.T, limit, code int, message string, requests *atomic.Int32) *httptest.Server {
+// engine serves /v1/embeddings as an engine would, for the tests of what
+// the provider sends. Every input's vector is [its length, 1]: the
+// provider scales it to unit length, and sent reads the length back. It
+// keeps every input it embeds and counts requests. With limit > 0, a batch
+// holding a longer input is refused whole with code and message, as
+// Ollama, vLLM and llama.cpp's server refuse one; with limit < 0, every
+// batch is.
+type engine struct {
+	limit    int
+	code     int
+	message  string
+	requests atomic.Int32
+	mu       sync.Mutex
+	inputs   []string
+}
+
+func (e *engine) serve(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
+		e.requests.Add(1)
 		var req struct {
 			Input []string `json:"input"`
 		}
@@ -195,25 +207,38 @@ func refusing(t *testing.T, limit, code int, message string, requests *atomic.In
 		}
 		var data []item
 		for i, in := range req.Input {
-			if len(in) > limit {
-				w.WriteHeader(code)
-				json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message}})
+			if e.limit < 0 || e.limit > 0 && len(in) > e.limit {
+				w.WriteHeader(e.code)
+				json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": e.message}})
 				return
 			}
 			data = append(data, item{i, []float32{float32(len(in)), 1}})
 		}
+		e.mu.Lock()
+		e.inputs = append(e.inputs, req.Input...)
+		e.mu.Unlock()
 		json.NewEncoder(w).Encode(map[string]any{"data": data})
 	}))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
+// take returns the inputs embedded since the last call.
+func (e *engine) take() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in := e.inputs
+	e.inputs = nil
+	return in
+}
+
 func sent(v []float32) int { return int(math.Round(float64(v[0] / v[1]))) }
 
 func TestOpenAICutsWhatTheModelCannotHold(t *testing.T) {
 	ctx := context.Background()
-	var n atomic.Int32
-	srv := refusing(t, 2000, http.StatusBadRequest, "the input length exceeds the context length", &n)
+	eng := &engine{limit: 2000, code: http.StatusBadRequest, message: "the input length exceeds the context length"}
+	srv := eng.serve(t)
+	n := &eng.requests
 	e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -251,8 +276,7 @@ func TestOpenAICutsWhatTheModelCannotHold(t *testing.T) {
 	}
 
 	// llama.cpp's server says it with a 500.
-	var m atomic.Int32
-	srv = refusing(t, 3000, http.StatusInternalServerError, "input is too large to process. increase the physical batch size", &m)
+	srv = (&engine{limit: 3000, code: http.StatusInternalServerError, message: "input is too large to process. increase the physical batch size"}).serve(t)
 	e, _ = embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2})
 	if _, err := e.Embed(ctx, []string{long}); err != nil || e.CutAt() > 3000 {
 		t.Errorf("a 500 that says the input is too large: %v, cut at %d", err, e.CutAt())
@@ -276,12 +300,12 @@ func TestOpenAIRefusalsNotAboutLength(t *testing.T) {
 		// A 500 that says nothing of length is not halved (nor retried).
 		{"a server error", http.StatusInternalServerError, "out of memory", []string{long}, 1},
 	} {
-		var n atomic.Int32
-		srv := refusing(t, 0, c.code, c.message, &n)
+		eng := &engine{limit: -1, code: c.code, message: c.message}
+		srv := eng.serve(t)
 		e, _ := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2})
 		_, err := e.Embed(ctx, c.texts)
-		if err == nil || !strings.Contains(err.Error(), c.message) || n.Load() > c.most || e.CutAt() != 0 {
-			t.Errorf("%s: %v after %d requests, cut at %d; want the engine's error within %d requests", c.name, err, n.Load(), e.CutAt(), c.most)
+		if n := eng.requests.Load(); err == nil || !strings.Contains(err.Error(), c.message) || n > c.most || e.CutAt() != 0 {
+			t.Errorf("%s: %v after %d requests, cut at %d; want the engine's error within %d requests", c.name, err, n, e.CutAt(), c.most)
 		}
 	}
 }

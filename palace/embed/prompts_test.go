@@ -2,12 +2,8 @@ package embed_test
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loci-mem/loci/palace/embed"
@@ -58,48 +54,8 @@ func TestKnownPromptsByTheNamesEnginesGive(t *testing.T) {
 	}
 }
 
-// recorder serves /v1/embeddings and keeps every input it is sent.
-type recorder struct {
-	mu     sync.Mutex
-	inputs []string
-}
-
-func (r *recorder) serve(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var body struct {
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		r.inputs = append(r.inputs, body.Input...)
-		r.mu.Unlock()
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		data := make([]item, len(body.Input))
-		for i, s := range body.Input {
-			data[i] = item{i, []float32{float32(len(s)), 1, 0, 0}}
-		}
-		json.NewEncoder(w).Encode(map[string]any{"data": data})
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func (r *recorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	in := r.inputs
-	r.inputs = nil
-	return in
-}
-
 func TestOpenAISendsEachSideWithItsPrompt(t *testing.T) {
-	var rec recorder
+	rec := &engine{}
 	srv := rec.serve(t)
 	ctx := context.Background()
 	t.Setenv("LOCI_EMBED_BASE_URL", srv.URL+"/v1")
@@ -163,9 +119,9 @@ func TestOpenAISendsEachSideWithItsPrompt(t *testing.T) {
 }
 
 func TestConcatEmbedsQueriesThroughItsParts(t *testing.T) {
-	var rec recorder
+	rec := &engine{}
 	srv := rec.serve(t)
-	remote, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 4,
+	remote, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", Dim: 2,
 		Prompts: embed.Prompts{Query: "query: ", Document: "d: "}})
 	if err != nil {
 		t.Fatal(err)
