@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,7 +42,8 @@ type Palace struct {
 
 	stopFollow context.CancelFunc
 	following  sync.WaitGroup
-	later      laterEmbeds // long texts' vectors, made in the background
+	later      laterEmbeds  // long texts' vectors, made in the background
+	cutLogged  atomic.Int64 // the engine's cut last logged (noteEngineCut)
 
 	closeOnce sync.Once
 	closeErr  error

@@ -549,6 +549,7 @@ func (p *Palace) embedQuery(ctx context.Context, text string) ([]float32, error)
 		return v, nil
 	}
 	vs, err := embed.Queries(ctx, p.emb, []string{text})
+	p.noteEngineCut()
 	if err != nil {
 		return nil, err
 	}

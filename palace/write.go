@@ -487,7 +487,23 @@ func (p *Palace) embedDistinct(ctx context.Context, texts []string) [][]float32 
 		}(lo, texts[lo:hi])
 	}
 	wg.Wait()
+	p.noteEngineCut()
 	return out
+}
+
+// noteEngineCut logs, once for each length, that the embedding engine
+// refused texts longer than its model holds, so that longer ones are now
+// cut to that length for their vectors (embed.OpenAI.CutAt): a user who
+// meant the model to read whole texts learns that it does not.
+func (p *Palace) noteEngineCut() {
+	c, ok := p.emb.(interface{ CutAt() int })
+	if !ok {
+		return
+	}
+	if n := int64(c.CutAt()); n > 0 && p.cutLogged.Swap(n) != n {
+		p.log.Warn().Int64("bytes", n).Str("embedder", p.emb.ID()).
+			Msg("the embedding engine refused texts longer than its model holds: longer texts are cut to this length for their vectors (their keywords and passages still cover all of them)")
+	}
 }
 
 // edit applies fn to a copy of old and checks the result: identity kept,

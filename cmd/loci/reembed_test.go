@@ -187,8 +187,8 @@ func TestAnEmbeddingEngineReadsItsModelsPrompts(t *testing.T) {
 
 // An engine whose model holds fewer bytes than a pasted file refuses the
 // batch that carries it. Every drawer of an import still gets its vectors,
-// the pasted file's whole-text vector from its start, and the file is
-// found by a phrase from its end.
+// the pasted file's whole-text vector from its start, the log says so, and
+// the file is found by a phrase from its end.
 func TestAnEmbeddingEngineThatRefusesLongTexts(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -211,10 +211,14 @@ func TestAnEmbeddingEngineThatRefusesLongTexts(t *testing.T) {
 		t.Fatalf("export: exit %d: %s", code, stderr)
 	}
 	// The import embeds the three drawers in one batch.
-	if stdout, stderr, code := runLociOnce(t, home, engine, "", "import", file, "--palace", "p", "--format", "json"); code != 0 {
+	stdout, stderr, code := runLociOnce(t, home, engine, "", "import", file, "--palace", "p", "--format", "json")
+	if code != 0 {
 		t.Fatalf("import: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	stdout, stderr, code := runLociOnce(t, home, engine, "", "stats", "--palace", "p", "--format", "json")
+	if !strings.Contains(stderr, "the embedding engine refused texts longer than its model holds") {
+		t.Errorf("the import's log does not say that a text was cut for its vector:\n%s", stderr)
+	}
+	stdout, stderr, code = runLociOnce(t, home, engine, "", "stats", "--palace", "p", "--format", "json")
 	var stats struct {
 		Data struct {
 			Index struct {
