@@ -143,72 +143,58 @@ func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 	case scalarCols[p.Field] != "":
 		return compareExpr(dl, scalarCols[p.Field], p, valueScalar)
 	case arrayCols[p.Field] != "":
-		col, elem := arrayCols[p.Field], "je.value"
-		if p.Fold {
-			elem = dl.FoldASCII(elem)
-			var err error
-			if p.Value, err = foldValue(p.Value); err != nil {
+		var args []any
+		switch p.Op {
+		case "eq", "contains", "ne":
+			if err := checkScalar(p); err != nil {
 				return "", nil, err
 			}
-		}
-		member := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE " + elem + " = ?)"
-		switch p.Op {
-		case "eq", "contains":
-			return member, []any{p.Value}, checkScalar(p)
-		case "ne":
-			return "NOT " + member, []any{p.Value}, checkScalar(p)
+			args = []any{p.Value}
 		case "in", "nin":
 			vals, err := listValue(p)
 			if err != nil {
 				return "", nil, err
 			}
-			c := "EXISTS (SELECT 1 FROM " + dl.JSONEach(col, "je") + " WHERE " + elem + " IN (" + placeholders(len(vals)) + "))"
-			if p.Op == "nin" {
-				c = "NOT " + c
-			}
-			return c, vals, nil
+			args = vals
 		default:
 			return "", nil, store.Invalidf("operator %q is not supported for %s", p.Op, p.Field)
 		}
+		elem := "je.value"
+		if p.Fold {
+			elem = dl.FoldASCII(elem)
+			var err error
+			if args, err = foldArgs(args); err != nil {
+				return "", nil, err
+			}
+		}
+		c := "EXISTS (SELECT 1 FROM " + dl.JSONEach(arrayCols[p.Field], "je") + " WHERE " + elem + " IN (" + placeholders(len(args)) + "))"
+		if p.Op == "ne" || p.Op == "nin" {
+			c = "NOT " + c
+		}
+		return c, args, nil
 	default:
 		return "", nil, store.Invalidf("unknown filter field %q", p.Field)
 	}
 }
 
-// foldValue is v, a string or a list of them, with the letters A to Z in
-// lower case, as Dialect.FoldASCII reads a column; other values are left
-// for the operator's own checks to refuse.
-func foldValue(v any) (any, error) {
-	fold := func(s string) string {
+// foldArgs is args, which must be strings, with the letters A to Z in
+// lower case, as Dialect.FoldASCII reads a column.
+func foldArgs(args []any) ([]any, error) {
+	out := make([]any, len(args))
+	for i, a := range args {
+		s, ok := a.(string)
+		if !ok {
+			return nil, store.Invalidf("a folded comparison needs strings, got %T", a)
+		}
 		b := []byte(s)
-		for i, c := range b {
+		for j, c := range b {
 			if 'A' <= c && c <= 'Z' {
-				b[i] = c + 'a' - 'A'
+				b[j] = c + 'a' - 'A'
 			}
 		}
-		return string(b)
+		out[i] = string(b)
 	}
-	switch x := v.(type) {
-	case string:
-		return fold(x), nil
-	case []string:
-		out := make([]string, len(x))
-		for i, s := range x {
-			out[i] = fold(s)
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, store.Invalidf("a folded comparison needs strings, got %T", e)
-			}
-			out[i] = fold(s)
-		}
-		return out, nil
-	}
-	return v, nil
+	return out, nil
 }
 
 type valueKind int
