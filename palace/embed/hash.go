@@ -35,6 +35,16 @@ type Hash struct {
 
 var _ Embedder = (*Hash)(nil)
 
+// Lexical reports whether e's cosine measures the words and character
+// trigrams two texts share rather than what they say, as the hash
+// embedder's does. Where a face keeps a hit that shares no word with the
+// query for its cosine alone, such an embedder's cosine keeps nothing,
+// and the prompt hook judges its hits by their words.
+func Lexical(e Embedder) bool {
+	id := e.ID()
+	return id == HashID || strings.HasPrefix(id, HashID+"/")
+}
+
 // NewHash returns a feature-hashing embedder of the given dimension; a
 // dimension below 1 means HashDim.
 func NewHash(dim int) Embedder {

@@ -93,3 +93,27 @@ func BenchmarkHashSentence(b *testing.B) {
 		}
 	}
 }
+
+func TestLexical(t *testing.T) {
+	for _, c := range []struct {
+		e    embed.Embedder
+		want bool
+	}{
+		{embed.NewHash(0), true},
+		{embed.NewHash(64), true},
+		{named{embed.NewHash(0), "hash-v10"}, false},
+		{named{embed.NewHash(0), "openai/hash-like"}, false},
+	} {
+		if got := embed.Lexical(c.e); got != c.want {
+			t.Errorf("Lexical(%s) = %v", c.e.ID(), got)
+		}
+	}
+}
+
+// named is an embedder under another ID.
+type named struct {
+	embed.Embedder
+	id string
+}
+
+func (n named) ID() string { return n.id }

@@ -93,3 +93,24 @@ func BenchmarkDefaultQuery(b *testing.B) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }
+
+// TestKnownScales measures the built-in encoders' scales again: the values
+// embed.KnownScale gives are those MeasureScale finds, within 5e-4 (the
+// kernels of other CPUs round USE-lite's sums a little differently).
+func TestKnownScales(t *testing.T) {
+	for _, name := range []string{"hash", "glove", "use-lite", "hybrid"} {
+		e, err := embed.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := embed.MeasureScale(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, ok := embed.KnownScale(e.ID())
+		t.Logf("%s: measured %s, known %s", name, got, want)
+		if !ok || math.Abs(got.Mean-want.Mean) > 5e-4 || math.Abs(got.SD-want.SD) > 5e-4 {
+			t.Errorf("%s: measured scale %s, embed.KnownScale has %s (%v)", name, got, want, ok)
+		}
+	}
+}
