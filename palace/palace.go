@@ -44,6 +44,7 @@ type Palace struct {
 	following  sync.WaitGroup
 	later      laterEmbeds  // long texts' vectors, made in the background
 	cutLogged  atomic.Int64 // the engine's cut last logged (noteEngineCut)
+	scale      scaleState   // the embedder's cosine scale (scale.go)
 
 	closeOnce sync.Once
 	closeErr  error

@@ -20,7 +20,9 @@ var recallFiles = []string{
 	"timeq.go", "typos.go", "closet.go", "passages.go", "address.go",
 	"query.go", "keyword.go", "vecindex.go", "legible.go", "compounds.go",
 	"bm25/index.go", "embed/glove/glove.go", "embed/builtin/builtin.go",
-	"facts/recall.go",
+	"facts/recall.go", "scale.go",
+	// The scales the cosine floors are stated on and carried to.
+	"embed/scale.go:HashScale,GloVeScale,USELiteScale,HybridScale",
 	// How sure the approximate vector index must be of its recall.
 	"index/calibrate.go:CalibrationTarget,calibrationZ",
 	// The faces that choose among the palace's results: only the names
@@ -31,9 +33,10 @@ var recallFiles = []string{
 }
 
 // recallVars are parameters kept in variables: BM25's (so they round at
-// run time as FTS5's do), the keyword fields' weights, the fusion default
-// and the encoder's mix.
-var recallVars = map[string]bool{"k1": true, "b": true, "ftsWeights": true, "DefaultFusion": true, "HybridWeights": true}
+// run time as FTS5's do), the keyword fields' weights, the fusion default,
+// the encoder's mix and the built-in encoders' cosine scales.
+var recallVars = map[string]bool{"k1": true, "b": true, "ftsWeights": true, "DefaultFusion": true, "HybridWeights": true,
+	"HashScale": true, "GloVeScale": true, "USELiteScale": true, "HybridScale": true}
 
 func TestEveryRecallParameterIsAccounted(t *testing.T) {
 	code := map[string]string{} // name -> value as written

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/facts"
 )
 
@@ -17,7 +18,9 @@ import (
 // break out of its item, and no internal ids except engram ids.
 
 // memMinCosine is the vector similarity at which a memory that shares no
-// search term with the query still counts as relevant in mem_* results.
+// search term with the query still counts as relevant in mem_* results,
+// on the default encoder's scale (embed.HybridScale; carried to another
+// embedder's by Palace.CosineFloor), and lenient as facts.MinFactCosine is.
 const memMinCosine = 0.35
 
 // memoryChars is about how much of one memory the markdown shows, as much
@@ -159,9 +162,10 @@ func relevantHits(ctx context.Context, p *palace.Palace, query string, k int, wh
 	if err != nil {
 		return nil, err
 	}
+	floor := p.CosineFloor(ctx, memMinCosine, embed.HybridScale)
 	out := hits[:0]
 	for _, h := range hits {
-		if facts.RelevantHit(h, memMinCosine) {
+		if facts.RelevantHit(h, floor) {
 			out = append(out, h)
 		}
 	}

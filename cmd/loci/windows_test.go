@@ -204,7 +204,9 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	hookLine := settings.Hooks["UserPromptSubmit"][0].Hooks[0].Command
 	os.WriteFile(filepath.Join(dir, "hook.bat"), []byte("@"+hookLine+"\r\n"), 0o600)
 	cwd, _ := json.Marshal(`Z:` + strings.ReplaceAll(dir, "/", `\`)) // Wine's drive Z: is /
-	prompt := `{"session_id":"s1","cwd":` + string(cwd) + `,"hook_event_name":"UserPromptSubmit","prompt":"which day of the week do we deploy?"}`
+	// The note holds half the prompt's words: enough for the hybrid search,
+	// and for the keyword search the hook falls back to on a loaded machine.
+	prompt := `{"session_id":"s1","cwd":` + string(cwd) + `,"hook_event_name":"UserPromptSubmit","prompt":"which day do we deploy?"}`
 	out, errs, err := w.runIn(dir, strings.NewReader(prompt), "cmd", "/c", "hook.bat")
 	if err != nil || !strings.Contains(out, "We deploy on Tuesdays") {
 		t.Fatalf("cmd.exe running the hook command %s: %v\nstdout: %s\nstderr: %s", hookLine, err, out, errs)

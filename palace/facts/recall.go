@@ -2,6 +2,7 @@ package facts
 
 import (
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
 
 	"context"
 	"math"
@@ -11,14 +12,23 @@ import (
 )
 
 // MinFactCosine is the vector similarity at which a fact that shares no
-// search term with the query still counts as a match in Recall.
+// search term with the query still counts as a match in Recall, on the
+// default encoder's scale (embed.HybridScale): with another embedder it is
+// the cosine as far above what unrelated texts score (Palace.CosineFloor).
+// It is lenient on purpose. The default encoder barely tells a paraphrase
+// from an unrelated fact ("which package manager do I like" scores "I
+// prefer pnpm over npm" below a fact about a sister in Porto), and a
+// caller who asks for facts can pass over one too many, but not use one
+// that was left out. The prompt hook, which nobody asks, is strict.
 const MinFactCosine = 0.5
 
 // RelevantHit reports whether a search hit is a real match rather than
 // the tail of a ranking: it matched at least one query term (BM25), or its
-// vector similarity is at least minCosine.
+// vector similarity is at least minCosine. A cosine of 0 was not computed
+// (a hit lifted beside another), and matches no floor, however low a
+// floor carried to another embedder's scale is.
 func RelevantHit(h palace.Hit, minCosine float64) bool {
-	return h.KeywordRank > 0 || h.Cosine >= minCosine
+	return h.KeywordRank > 0 || (h.Cosine != 0 && h.Cosine >= minCosine)
 }
 
 // recencyHalfLife weighs how fast a fact's recency fades in the no-query
@@ -89,11 +99,12 @@ func (q Queue) Recall(ctx context.Context, query string, limit int) ([]Fact, err
 	if err != nil {
 		return nil, err
 	}
+	floor := q.p.CosineFloor(ctx, MinFactCosine, embed.HybridScale)
 	for _, h := range hits {
 		if len(out) == limit {
 			break
 		}
-		if RelevantHit(h, MinFactCosine) && fresh(h.Drawer) {
+		if RelevantHit(h, floor) && fresh(h.Drawer) {
 			out = append(out, FromDrawer(h.Drawer))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
 )
 
 // searchDepth is how many hybrid-search hits the relevance threshold
@@ -23,6 +24,13 @@ const searchDepth = 30
 // coverage and cosine. With the built-in hash embedder (lexical flag), whose
 // cosine measures shared character trigrams rather than meaning, relevance
 // is the coverage alone.
+//
+// The cosine is on USE-lite's scale (embed.USELiteScale), the one
+// DefaultMinRelevance was chosen on; Choose carries the palace's cosines
+// onto it. The default encoder scores unrelated texts 0.29 higher on
+// average, and with its cosines as they are, the calibration's prompts
+// got unrelated memories: two of the six about nothing stored, and one
+// about the frontend two beside its own (README.md).
 //
 // The fused Hit.Score is not used: reciprocal-rank fusion scores ranks, so
 // the best of a set of unrelated memories still scores near 1. Neither is
@@ -132,20 +140,31 @@ func endsOf(s string, limit int) string {
 // Choose is what the prompt hook injects for a prompt, given the hits of
 // PromptSearch: nothing for a prompt under MinPromptWords words; else the
 // hits outside the current session (sessionID; its own turns are already
-// in Claude's context), chosen by Select with p's embedder.
-func Choose(p *palace.Palace, prompt, sessionID string, found []palace.Hit, min float64, max int) []Recalled {
+// in Claude's context), chosen by Select with p's embedder, their cosines
+// carried onto USE-lite's scale (see Relevance).
+func Choose(ctx context.Context, p *palace.Palace, prompt, sessionID string, found []palace.Hit, min float64, max int) []Recalled {
 	if CountWords(prompt) < MinPromptWords {
 		return nil
 	}
+	onScale := p.CosineOn(ctx, embed.USELiteScale)
 	// Dropped after the search rather than filtered in it: a filter would
 	// make the vector side enumerate every allowed drawer first.
 	hits := make([]palace.Hit, 0, len(found))
+	measured := false // whether the search measured any cosine
 	for _, h := range found {
 		if sessionID == "" || h.Drawer.SessionID != sessionID {
+			if h.Cosine != 0 { // 0: not computed
+				h.Cosine, measured = onScale(h.Cosine), true
+			}
 			hits = append(hits, h)
 		}
 	}
-	lexical := strings.HasPrefix(p.Embedder().ID(), "hash")
+	// A search that measured no cosine (keyword search alone: the hook's
+	// way out of a slow hybrid search, or a palace whose vectors are
+	// another embedder's) is judged by words alone, as a lexical
+	// embedder's is: averaged with cosines of 0, a memory holding half the
+	// prompt's words would score 0.25.
+	lexical := embed.Lexical(p.Embedder()) || !measured
 	return Select(prompt, hits, lexical, min, max)
 }
 
@@ -168,7 +187,7 @@ func (r *Runner) PromptSubmit(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return FailOpen(), err
 	}
-	picked := Choose(p, prompt, in.SessionID, found, r.cfg.MinRelevance, r.cfg.MaxRecall)
+	picked := Choose(ctx, p, prompt, in.SessionID, found, r.cfg.MinRelevance, r.cfg.MaxRecall)
 	r.log.Debug().Int("hits", len(found)).Int("picked", len(picked)).Float64("min_relevance", r.cfg.MinRelevance).Msg("recall")
 	if len(picked) == 0 {
 		return FailOpen(), nil

@@ -9,6 +9,8 @@ import (
 
 	hooks "github.com/loci-mem/loci/cmd/loci/claudecode"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/embed/glove"
 	"github.com/loci-mem/loci/palace/embed/use"
 )
 
@@ -29,32 +31,57 @@ var calibration = []string{
 	"The dashboard shows request latency p99 per region from Prometheus.",
 }
 
-// TestSelectCalibration checks which memories clear the default threshold.
-// With the hash embedder five of the six prompts about a stored memory
-// recall exactly it ("authentication tokens" shares only "tokens" with
-// the JWT note and is missed); the prompts about nothing stored recall
-// nothing.
+// TestSelectCalibration checks which memories clear the default threshold,
+// chosen with USE-lite. With the hash embedder five of the six prompts
+// about a stored memory recall exactly it ("authentication tokens" shares
+// only "tokens" with the JWT note and is missed); the prompts about
+// nothing stored recall nothing. With the default encoder and with GloVe,
+// whose cosines between unrelated texts run 0.29 and 0.42 higher than
+// USE-lite's, the same holds because Choose carries their cosines onto
+// USE-lite's scale; with their cosines as they were, two of the six
+// prompts about nothing stored had memories injected ("add a unit test for
+// the parser" recalled the flaky upload test), and related prompts got
+// unrelated memories beside their own (one with the default encoder, two
+// with GloVe).
 func TestSelectCalibration(t *testing.T) {
 	t.Parallel()
-	t.Run("hash", func(t *testing.T) {
-		calibrate(t, mustRegistry(t), true, []int{4, 6, 5, 10, 3, -1})
-	})
-	// With a sentence encoder the mean of coverage and cosine also finds
-	// the "authentication tokens" prompt, and still nothing unrelated.
-	t.Run("use-lite", func(t *testing.T) {
-		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: use.New()})
+	with := func(t *testing.T, e embed.Embedder) *palace.Registry {
+		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: e})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { reg.Close() })
-		calibrate(t, reg, false, []int{4, 6, 5, 10, 3, 0})
+		return reg
+	}
+	t.Run("hash", func(t *testing.T) {
+		calibrate(t, mustRegistry(t), []int{4, 6, 5, 10, 3, -1})
+	})
+	// With a sentence encoder the mean of coverage and cosine also finds
+	// the "authentication tokens" prompt, and still nothing unrelated.
+	t.Run("use-lite", func(t *testing.T) {
+		calibrate(t, with(t, use.New()), []int{4, 6, 5, 10, 3, 0})
+	})
+	t.Run("glove", func(t *testing.T) {
+		calibrate(t, with(t, glove.New()), []int{4, 6, 5, 10, 3, -1})
+	})
+	// The default encoder, built as palace/embed/builtin builds it (that
+	// package's init would make it every test's default embedder).
+	t.Run("default", func(t *testing.T) {
+		hybrid, err := embed.NewConcat([]embed.Embedder{embed.NewHash(embed.HashDim), glove.New(), use.New()}, []float64{0.15, 0.70, 0.15})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := embed.KnownScale(hybrid.ID()); s != embed.HybridScale {
+			t.Fatalf("%s is not the default encoder", hybrid.ID())
+		}
+		calibrate(t, with(t, hybrid), []int{4, 6, 5, 10, 3, -1})
 	})
 }
 
 // calibrate stores the calibration memories and checks what each prompt
-// recalls. positives[i] is the memory the i-th prompt about a stored
-// memory must recall alone (-1: nothing).
-func calibrate(t *testing.T, reg *palace.Registry, lexical bool, positives []int) {
+// recalls, as the hook chooses (Choose). positives[i] is the memory the
+// i-th prompt about a stored memory must recall alone (-1: nothing).
+func calibrate(t *testing.T, reg *palace.Registry, positives []int) {
 	ctx := context.Background()
 	p, err := reg.OpenOrCreate(ctx, "cal")
 	if err != nil {
@@ -89,12 +116,12 @@ func calibrate(t *testing.T, reg *palace.Registry, lexical bool, positives []int
 	}
 	for _, c := range cases {
 		t.Run(c.prompt, func(t *testing.T) {
-			hits, err := p.Search(ctx, palace.SearchRequest{Query: c.prompt, K: 20, NoAccess: true})
+			hits, err := p.Search(ctx, hooks.PromptSearch(c.prompt))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []int
-			for _, r := range hooks.Select(c.prompt, hits, lexical, hooks.DefaultMinRelevance, hooks.DefaultMaxRecall) {
+			for _, r := range hooks.Choose(ctx, p, c.prompt, "", hits, hooks.DefaultMinRelevance, hooks.DefaultMaxRecall) {
 				for i, m := range calibration {
 					if r.Drawer.Content == m {
 						got = append(got, i)
@@ -228,5 +255,39 @@ func TestSelectJudgesRepeatsByWhatIsShown(t *testing.T) {
 	}
 	if strings.Contains(got[0].Shown(), "cold-storage") {
 		t.Fatal("the case does not test it: the excerpt shows the turn")
+	}
+}
+
+// When the hybrid search is slow the hook searches by keywords alone, and
+// those hits have no cosine: they are judged by the prompt's words they
+// hold, not by the mean of that and a cosine of 0, which had left out a
+// memory holding half of them.
+func TestChooseJudgesAKeywordSearchByItsWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Embedder: use.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.OpenOrCreate(ctx, "kw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"We deploy on Tuesdays", "The cafeteria closes at three"} {
+		if err := p.Add(ctx, &palace.Drawer{Content: m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const prompt = "which day do we deploy?" // "day" and "deploy": the note holds half
+	req := hooks.PromptSearch(prompt)
+	req.Mode = palace.ModeKeyword
+	hits, err := p.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := hooks.Choose(ctx, p, prompt, "", hits, hooks.DefaultMinRelevance, hooks.DefaultMaxRecall)
+	if len(got) != 1 || got[0].Drawer.Content != "We deploy on Tuesdays" || got[0].Relevance != 0.5 {
+		t.Errorf("chose %+v, want the deploy note at relevance 0.5", got)
 	}
 }

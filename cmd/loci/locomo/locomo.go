@@ -2987,7 +2987,7 @@ func ask(ctx context.Context, p *palace.Palace, how, question string, k int, v V
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, r := range claudecode.Choose(p, question, "", found, claudecode.DefaultMinRelevance, claudecode.DefaultMaxRecall) {
+		for _, r := range claudecode.Choose(ctx, p, question, "", found, claudecode.DefaultMinRelevance, claudecode.DefaultMaxRecall) {
 			out = append(out, r.Drawer)
 			shown = append(shown, r.Shown())
 		}
