@@ -98,6 +98,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	tapbacks := fs.Float64("tapbacks", 0, "rewrite the conversations after the other rewrites of the text and before --slow-replies: this share (0-1) of the turns is followed by the other speaker's reaction as a text of its own, as a phone that cannot show iMessage's tapbacks receives them (\"Loved “I got the job!”\"; evidence stays on the turns; 0: off)")
 	slowReplies := fs.Float64("slow-replies", 0, "rewrite the conversations last: every turn gets a time of its own, minutes after the one before, and this share (0-1) of the replies (turns of another speaker) come 45 minutes to 10 hours later, as people answer in a messaging app (texts and evidence unchanged; 0: off)")
 	askHow := fs.String("ask", locomo.AskRecall, "how the questions are asked: recall (memory_recall's first k) or hook (as the Claude Code prompt hook chooses what to inject: its search, its relevance threshold, at most five memories)")
+	foreign := fs.Bool("foreign-questions", false, "ask each conversation the questions of the next one in the file (the last the first's), whose answers it does not hold, and report how many got anything back and how much, instead of recall: the prompts about nothing stored that the faces which leave out weak matches (--ask hook, --path facts) should answer with nothing")
 	haystack := fs.Int("haystack", 0, "rewrite the conversations first: each gains the sessions of the N conversations after it in the file, their speakers renamed to its own and their dates moved into its span, so a question must be found in a palace N+1 times as large (its evidence unchanged; 0: off)")
 	interleave := fs.Bool("interleave", false, "rewrite the conversations, after the rewrites of the turns' text: every two consecutive sessions are held at once, the second's turns sent between the first's, one for one, on the first's date, as a group chat or a team's channel holds two conversations at a time (a turn keeps its dia_id, whose session number --path slack writes as the turn's thread; evidence unchanged; the second session's date is lost)")
 	oneThread := fs.Bool("one-thread", false, "rewrite the conversations first: every session's turns become one thread (session_1), each turn carrying its session's date as its own time (a chat app's export; evidence unchanged; with --no-dates, without the times)")
@@ -245,12 +246,15 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	if bySession && (*matrix || *askHow != locomo.AskRecall) {
 		return nil, invalidArgs("--path "+*path+" is measured by session, with memory_recall's ranking", "Leave out --matrix and --ask; compare it with --method plain-bm25 --path "+*path)
 	}
+	if *foreign && (*matrix || *fusionList != "" || mode == locomo.MethodPlainBM25 || bySession) {
+		return nil, invalidArgs("--foreign-questions counts what one face returns", "Leave out --matrix, --fusion and --method plain-bm25, and use a path that stores turns or facts")
+	}
 	if *noIDs && !slices.Contains(agentPaths, *path) && !*matrix {
 		return nil, invalidArgs("--no-ids applies to the agent paths", "Add --path agent, agent-session or agent-reply (or --matrix, whose agent runs it changes)")
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, Interleave: *interleave, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, MediaLinks: *mediaLinks, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CrossedReplies: *crossedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, Interleave: *interleave, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, MediaLinks: *mediaLinks, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CrossedReplies: *crossedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, ForeignQuestions: *foreign, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}
@@ -327,6 +331,18 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 		report["conversations_1_5"] = locomo.Groups(split(1, 5), ks)
 		report["conversations_6_10"] = locomo.Groups(split(6, 10), ks)
 	}
+	if *foreign {
+		// Recall has no meaning here: what came back is the measure.
+		for _, key := range []string{"all", "conversations_1_5", "conversations_6_10"} {
+			delete(report, key)
+		}
+		returned := map[string]locomo.Returned{"all": locomo.CountReturned(rows)}
+		if len(samples) == 0 {
+			returned["conversations_1_5"] = locomo.CountReturned(split(1, 5))
+			returned["conversations_6_10"] = locomo.CountReturned(split(6, 10))
+		}
+		report["foreign_questions"] = returned
+	}
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rows, "", " ")
 		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
@@ -362,6 +378,15 @@ func parseRange(s string) ([]int, error) {
 func printEval(w io.Writer, report map[string]any, ks []int) {
 	fmt.Fprintf(w, "LoCoMo  method=%v  embedder=%v  questions=%v  turns=%v  ingest=%vs\n",
 		report["method"], report["embedder"], report["questions"], report["turns"], report["ingest_seconds"])
+	if returned, ok := report["foreign_questions"].(map[string]locomo.Returned); ok {
+		fmt.Fprintf(w, "\nquestions of another conversation: what came back\n%-20s %9s %9s %7s %14s\n", "conversations", "questions", "answered", "share", "mean returned")
+		for _, key := range []string{"all", "conversations_1_5", "conversations_6_10"} {
+			if r, ok := returned[key]; ok && r.Questions > 0 {
+				fmt.Fprintf(w, "%-20s %9d %9d %7.3f %14.2f\n", key, r.Questions, r.Answered, r.Share, r.Mean)
+			}
+		}
+		return
+	}
 	for _, key := range []string{"all", "conversations_1_5", "conversations_6_10"} {
 		gs, ok := report[key].([]locomo.Group)
 		if !ok || (key != "all" && halfIsEmpty(gs)) {

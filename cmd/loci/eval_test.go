@@ -237,3 +237,52 @@ func locomoData(t *testing.T) string {
 	}
 	return data
 }
+
+// --foreign-questions asks each conversation the other's questions, whose
+// answers it does not hold, and reports what came back instead of recall:
+// memory_recall always returns its k, the prompt hook nothing for
+// questions that share no word with the texts it has.
+func TestEvalForeignQuestions(t *testing.T) {
+	t.Parallel()
+	home, dir := t.TempDir(), t.TempDir()
+	data := filepath.Join(dir, "two.json")
+	if err := os.WriteFile(data, []byte(`[{"sample_id":"pets","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I adopted a grey cat called Pixel."},
+		{"speaker":"Bo","dia_id":"D1:2","text":"Lovely! I planted tomatoes in the garden."}]},
+		"qa":[{"question":"What is the name of Ann's cat?","category":4,"evidence":["D1:1"]},
+		{"question":"What did Bo plant?","category":4,"evidence":["D1:2"]},
+		{"question":"Is this unanswerable?","category":5}]},
+	{"sample_id":"billing","conversation":{"speaker_a":"Cy","speaker_b":"Di",
+		"session_1":[{"speaker":"Cy","dia_id":"D1:1","text":"We moved the billing database to PostgreSQL 16 last night."},
+		{"speaker":"Di","dia_id":"D1:2","text":"The invoice export now runs at two in the morning."}]},
+		"qa":[{"question":"Which database does billing use now?","category":4,"evidence":["D1:1"]},
+		{"question":"When does the invoice export run?","category":4,"evidence":["D2:9"]}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	returned := func(o cliOut) map[string]any {
+		t.Helper()
+		fq, _ := o.env.Data["foreign_questions"].(map[string]any)
+		all, _ := fq["all"].(map[string]any)
+		if o.code != 0 || all == nil || o.env.Data["all"] != nil {
+			t.Fatalf("exit %d, want a report of what came back and no recall: %s%s", o.code, o.stdout, o.stderr)
+		}
+		return all
+	}
+	// Four questions with evidence are asked, the one without is not;
+	// "D2:9" names no turn of either conversation, and is asked all the same.
+	all := returned(runCLI(t, home, "json", "eval", "locomo", "--data", data, "--foreign-questions", "--k", "5"))
+	if all["questions"] != 4.0 || all["answered"] != 4.0 || all["mean_returned"] != 2.0 {
+		t.Errorf("memory_recall: %v, want 4 questions, each given both turns", all)
+	}
+	all = returned(runCLI(t, home, "json", "eval", "locomo", "--data", data, "--foreign-questions", "--ask", "hook", "--k", "5"))
+	if all["questions"] != 4.0 || all["answered"] != 0.0 {
+		t.Errorf("the prompt hook: %v, want nothing injected for 4 questions", all)
+	}
+	if o := runCLI(t, home, "json", "eval", "locomo", "--data", data, "--foreign-questions", "--matrix"); o.code == 0 || o.env.Error == nil || o.env.Error.Type != "invalid_args" {
+		t.Errorf("--foreign-questions --matrix: exit %d %s", o.code, o.stdout)
+	}
+	one := twoQuestions(t, dir)
+	if o := runCLI(t, home, "json", "eval", "locomo", "--data", one, "--foreign-questions"); o.code == 0 || o.env.Error == nil || !strings.Contains(o.env.Error.Message, "two conversations or more") {
+		t.Errorf("--foreign-questions of one conversation: exit %d %s", o.code, o.stdout)
+	}
+}

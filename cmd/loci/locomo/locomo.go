@@ -1733,6 +1733,76 @@ func Interleave(s *Sample) error {
 	return nil
 }
 
+// ForeignQuestions gives each conversation the questions of the one after
+// it in the file (the last the first's), which it holds no answer to: the
+// prompts about nothing stored that a face which leaves out weak matches
+// (the prompt hook, the recall tool) should answer with nothing, asked of
+// a palace as full as any. No recall is measured on them (Returned counts
+// what came back instead): a question that had evidence names the
+// conversation's first turn as its evidence, only so that it is asked,
+// and the questions without evidence stay unasked.
+func ForeignQuestions(samples []Sample) error {
+	if len(samples) < 2 {
+		return fmt.Errorf("--foreign-questions needs two conversations or more; the data has %d", len(samples))
+	}
+	qas := make([][]QA, len(samples))
+	for i := range samples {
+		qas[i] = samples[(i+1)%len(samples)].QA
+	}
+	for i := range samples {
+		first := ""
+		for _, num := range sessionNumbers(samples[i].Conversation) {
+			var turns []struct {
+				DiaID string `json:"dia_id"`
+			}
+			_ = json.Unmarshal(samples[i].Conversation[fmt.Sprintf("session_%d", num)], &turns)
+			if len(turns) > 0 && turns[0].DiaID != "" {
+				first = turns[0].DiaID
+				break
+			}
+		}
+		if first == "" {
+			return fmt.Errorf("%s: no turn has a dia_id", samples[i].SampleID)
+		}
+		asked := make([]QA, len(qas[i]))
+		for j, qa := range qas[i] {
+			if len(normEvidence(qa.Evidence)) > 0 {
+				qa.Evidence = Evidence{first}
+			}
+			asked[j] = qa
+		}
+		samples[i].QA = asked
+	}
+	return nil
+}
+
+// Returned says how much a face gave back for a set of questions: how
+// many got anything, and how many items a question on average.
+type Returned struct {
+	Questions int     `json:"questions"`
+	Answered  int     `json:"answered"`
+	Share     float64 `json:"answered_share"`
+	Mean      float64 `json:"mean_returned"`
+}
+
+// CountReturned counts what rows got back.
+func CountReturned(rows []Row) Returned {
+	var r Returned
+	total := 0
+	for _, row := range rows {
+		r.Questions++
+		if len(row.Top) > 0 {
+			r.Answered++
+		}
+		total += len(row.Top)
+	}
+	if r.Questions > 0 {
+		r.Share = float64(r.Answered) / float64(r.Questions)
+		r.Mean = float64(total) / float64(r.Questions)
+	}
+	return r
+}
+
 // Haystack makes every conversation longer with talk that answers none of
 // its questions, as a chat of many months holds far more than the part a
 // question is about: each conversation gains the sessions of the n
@@ -2630,6 +2700,9 @@ type Options struct {
 	// Haystack, above 0, gives every conversation the sessions of that
 	// many others (Haystack), before every other rewrite.
 	Haystack int
+	// ForeignQuestions asks each conversation the questions of the next
+	// (ForeignQuestions), after every rewrite.
+	ForeignQuestions bool
 	// WriteData, when set, names a file that receives the selected
 	// conversations as rewritten, in LoCoMo's schema (for another tool,
 	// such as the plain BM25 script, to read the same data).
@@ -2704,6 +2777,11 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 			if err := r.rewrite(&samples[i]); err != nil {
 				return nil, 0, 0, &DataError{Err: fmt.Errorf("%s: %w", samples[i].SampleID, err)}
 			}
+		}
+	}
+	if o.ForeignQuestions {
+		if err := ForeignQuestions(samples); err != nil {
+			return nil, 0, 0, &DataError{err, "Give --foreign-questions a file of two conversations or more"}
 		}
 	}
 	want := map[int]bool{}
