@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/loci-mem/loci/palace/embed"
 )
 
 // embedStub is a local stand-in for an OpenAI-compatible embedding engine
@@ -235,5 +237,38 @@ func TestAnEmbeddingEngineThatRefusesLongTexts(t *testing.T) {
 	stdout, _, code = runLociOnce(t, home, engine, "", "recall", "--all", "--palace", "p", "--format", "json", "did the canary rollback hook fire")
 	if code != 0 || !strings.Contains(stdout, "Here is the deploy log") {
 		t.Fatalf("recall of the pasted log's last line: exit %d\n%s", code, stdout)
+	}
+}
+
+// A model behind an engine places its cosines where it will; the prompt
+// hook reads them on the scale its threshold was chosen on. The engine's
+// scale is measured by the first hook that needs it (the 64 sentences of
+// embed.ScaleTexts, as searches and as stored texts) and recorded in the
+// palace, so the next hook, a process of its own, sends the engine its
+// prompt alone.
+func TestAnEngineModelsCosineScaleIsMeasuredOnce(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	stub := embedStub{model: "nomic-embed-text"}
+	srv := stub.serve(t, 32)
+	engine := append([]string{"LOCI_EMBEDDER=openai", "LOCI_EMBED_BASE_URL=" + srv.URL + "/v1", "LOCI_EMBED_MODEL=nomic-embed-text"}, cliEnvVars...)
+	if _, stderr, code := runLociOnce(t, home, engine, "", "note", "--palace", "proj", "--format", "json", "We deploy on Tuesdays after the smoke tests"); code != 0 {
+		t.Fatalf("note: exit %d: %s", code, stderr)
+	}
+	sentence := "search_query: " + embed.ScaleTexts()[0]
+	in := `{"session_id":"s","cwd":"` + t.TempDir() + `","hook_event_name":"UserPromptSubmit","prompt":"when do we deploy after the smoke tests?"}`
+	for i, want := range []bool{true, false} {
+		stub.sent()
+		out, stderr, code := runLociOnce(t, home, append(slices.Clone(engine), "LOCI_PALACE=proj"), in, "hook", "prompt-submit", "--budget", "30s")
+		if code != 0 || !strings.Contains(out, "We deploy on Tuesdays") {
+			t.Fatalf("hook %d: exit %d, want the note injected:\n%s\n%s", i+1, code, out, stderr)
+		}
+		sent := stub.sent()
+		if got := slices.Contains(sent, sentence); got != want {
+			t.Errorf("hook %d sent the engine %d texts; measured the scale: %v, want %v", i+1, len(sent), got, want)
+		}
+		if !slices.Contains(sent, "search_query: when do we deploy after the smoke tests?") {
+			t.Errorf("hook %d did not send its prompt", i+1)
+		}
 	}
 }
