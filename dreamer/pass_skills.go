@@ -88,7 +88,16 @@ func runSkills(ctx context.Context, e *passEnv) error {
 	if err != nil {
 		return err
 	}
-	thr := e.s.skillCosine(e.p.Embedder().ID())
+	thr, measured := e.s.skillCosine(e.p.Embedder().ID())
+	if !measured {
+		thr = defaultSkillCosine
+		if t, ok := lookupThreshold(e.s.SkillCosines, hybridID); ok {
+			thr = t
+		}
+		if sc, ok := e.p.CosineScale(ctx); ok {
+			thr = embed.Translate(thr, embed.HybridScale, sc)
+		}
+	}
 	agents := make([]string, 0, len(byAgent))
 	for a := range byAgent {
 		agents = append(agents, a)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/palace/embed"
 )
 
 func agentCase(tb testing.TB, p *palace.Palace, agent, intent, approach string, quality float64) *palace.Drawer {
@@ -121,4 +122,44 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// engineModel stands for a model behind an engine, which no threshold was
+// measured for: the hash embedder under another name.
+type engineModel struct{ embed.Embedder }
+
+func (engineModel) ID() string { return "openai/stand-in" }
+
+// An embedder whose clustering threshold was never measured gets the
+// default encoder's carried to its own cosine scale, and clusters the
+// cases as the embedder it stands for does (hash, measured at 0.40); the
+// default's 0.75 as it is made none.
+func TestSkillsClusterWithAnUnmeasuredEmbedder(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Now: clk.Now, Embedder: engineModel{embed.NewHash(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.OpenOrCreate(context.Background(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each family's cases are worded apart: the hash embedder puts them
+	// 0.74 and 0.68 apart on average, the families 0.32 at most.
+	for _, c := range [][2]string{
+		{"Deploy the web service to staging with docker compose", "build the docker image, push it to the registry, run docker compose up on staging"},
+		{"Deploy the api service to staging", "build the image, push it to the registry, start it on staging with compose"},
+		{"Ship the worker to the staging servers", "push a fresh docker image to the registry and bring compose up"},
+		{"Write a SQL migration adding an index to the orders table", "write the up and down SQL migration files, run them against a copy of the database"},
+		{"Add a column to the users table with a migration", "write up and down SQL files and test them on a copy of the database"},
+		{"Create an SQL migration for the invoices table", "write the migration, then run it against a database copy first"},
+		{"Summarise the meeting notes of the weekly sync", "read the notes and list the decisions"},
+	} {
+		agentCase(t, p, "bot", c[0], c[1], 0.8)
+	}
+	if pr := passReport(t, dream(t, p, clk, "skills"), "skills"); len(pr.Skills) != 2 {
+		t.Fatalf("skills %+v, want two (deploy and sql)", pr.Skills)
+	}
 }
