@@ -40,7 +40,13 @@ func openPalace(tb testing.TB, clk *clock) *palace.Palace {
 
 func openPalaceIn(tb testing.TB, dir string, clk *clock) *palace.Palace {
 	tb.Helper()
-	reg, err := palace.OpenRegistry(palace.Config{DataDir: dir, Now: clk.Now})
+	return openPalaceWith(tb, palace.Config{DataDir: dir, Now: clk.Now})
+}
+
+// openPalaceWith opens palace "test" of a registry on cfg.
+func openPalaceWith(tb testing.TB, cfg palace.Config) *palace.Palace {
+	tb.Helper()
+	reg, err := palace.OpenRegistry(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -33,16 +33,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func twoNodes(t *testing.T, clk *clock) (*palace.Palace, *palace.Palace) {
 	url := pgtest.URL(t)
 	open := func() *palace.Palace {
-		reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Store: url, Now: clk.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { reg.Close() })
-		p, err := reg.OpenOrCreate(context.Background(), "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return openPalaceWith(t, palace.Config{DataDir: t.TempDir(), Store: url, Now: clk.Now})
 	}
 	return open(), open()
 }

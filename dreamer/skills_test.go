@@ -137,15 +137,7 @@ func (engineModel) ID() string { return "openai/stand-in" }
 func TestSkillsClusterWithAnUnmeasuredEmbedder(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
-	reg, err := palace.OpenRegistry(palace.Config{DataDir: t.TempDir(), Now: clk.Now, Embedder: engineModel{embed.NewHash(0)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.OpenOrCreate(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := openPalaceWith(t, palace.Config{DataDir: t.TempDir(), Now: clk.Now, Embedder: engineModel{embed.NewHash(0)}})
 	// Each family's cases are worded apart: the hash embedder puts them
 	// 0.74 and 0.68 apart on average, the families 0.32 at most.
 	for _, c := range [][2]string{
