@@ -13,8 +13,9 @@ import (
 // do with each other. Embedders differ here far more than in what they
 // rank first. Between the same unrelated sentences the built-in default
 // gives 0.47 on average, USE-lite 0.18 and GloVe 0.60; remote models
-// differ as much (some are known for cosines of 0.7 between strangers,
-// others for 0.1). So a cosine threshold chosen with one embedder means
+// differ as much (E5's model card warns that its cosines mostly lie
+// between 0.7 and 1, unrelated texts included). So a cosine threshold
+// chosen with one embedder means
 // nothing with another, and a threshold says whose cosines it was chosen
 // on: Translate carries it to another embedder's scale, as so many
 // standard deviations above what unrelated texts score.
