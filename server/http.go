@@ -166,8 +166,11 @@ func (h *HTTP) guard(next http.Handler) http.Handler {
 		start := time.Now()
 		r, user, status, msg := h.authenticate(r)
 		if status != 0 {
-			if status == http.StatusUnauthorized {
+			switch status {
+			case http.StatusUnauthorized:
 				w.Header().Set("WWW-Authenticate", "Bearer")
+			case http.StatusServiceUnavailable: // the store holding the tokens is away
+				w.Header().Set("Retry-After", "1")
 			}
 			http.Error(w, msg, status)
 			h.logRequest(r, user, status, start)

@@ -39,17 +39,25 @@ type tokenGate struct {
 // required reports whether the store holds a user token that is not
 // revoked. A store it cannot read counts as holding one: fail closed.
 func (g *tokenGate) required(ctx context.Context) bool {
+	exist, err := g.check(ctx)
+	return exist || err != nil
+}
+
+// check reports whether the store holds a user token that is not
+// revoked, or why it cannot tell. Only an answer is kept for
+// tokensRecheck: while the store cannot be read, each request asks again.
+func (g *tokenGate) check(ctx context.Context) (bool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if time.Since(g.at) < tokensRecheck {
-		return g.exist
+		return g.exist, nil
 	}
 	exist, err := g.reg.HasTokens(ctx)
 	if err != nil {
-		exist = true
+		return false, err
 	}
 	g.exist, g.at = exist, time.Now()
-	return exist
+	return exist, nil
 }
 
 // authenticate decides who r acts for. It returns r with the caller in
@@ -59,20 +67,42 @@ func (h *HTTP) authenticate(r *http.Request) (*http.Request, string, int, string
 	if r.URL.Path == "/health" || hub.IsPublicPath(r.URL.Path) {
 		return r, "", 0, ""
 	}
-	if h.cfg.Token == "" && !h.gate.required(r.Context()) {
-		return r, "", 0, ""
+	if h.cfg.Token == "" {
+		need, err := h.gate.check(r.Context())
+		switch {
+		case err != nil && !hasBearer(r):
+			// Fail closed, and say why: whether a token is needed is
+			// written in the store, which cannot be read. A 401 would tell
+			// a client that never needed a token to go and find one.
+			if errors.Is(err, palace.ErrUnavailable) {
+				return r, "", http.StatusServiceUnavailable, unavailableMessage
+			}
+			h.cfg.Logger.Error().Err(err).Msg("read whether user tokens exist")
+			return r, "", http.StatusInternalServerError, "internal error; see the server log"
+		case err == nil && !need:
+			return r, "", 0, ""
+		}
 	}
 	return h.authenticateToken(r)
+}
+
+// unavailableMessage is the answer to a request the store's outage stops.
+const unavailableMessage = "the memory store cannot be reached; retry"
+
+// hasBearer reports whether r carries a bearer token.
+func hasBearer(r *http.Request) bool {
+	scheme, _, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	return ok && strings.EqualFold(scheme, "Bearer")
 }
 
 // authenticateToken checks r's bearer token, as authenticate does for
 // every route that needs one.
 func (h *HTTP) authenticateToken(r *http.Request) (*http.Request, string, int, string) {
-	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+	if !hasBearer(r) {
 		return r, "", http.StatusUnauthorized, "missing bearer token"
 	}
+	_, got, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	got = strings.TrimSpace(got)
 	if h.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(h.cfg.Token)) == 1 {
 		return r, "owner", 0, ""
@@ -82,7 +112,7 @@ func (h *HTTP) authenticateToken(r *http.Request) (*http.Request, string, int, s
 	case errors.Is(err, palace.ErrBadToken):
 		return r, "", http.StatusUnauthorized, "missing or wrong bearer token"
 	case errors.Is(err, palace.ErrUnavailable):
-		return r, "", http.StatusServiceUnavailable, "the memory store cannot be reached; retry"
+		return r, "", http.StatusServiceUnavailable, unavailableMessage
 	case err != nil:
 		h.cfg.Logger.Error().Err(err).Msg("authenticate")
 		return r, "", http.StatusInternalServerError, "internal error; see the server log"

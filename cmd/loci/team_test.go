@@ -271,8 +271,12 @@ func TestTeamPalaceSurvivesKillAndRestart(t *testing.T) {
 
 	// PostgreSQL restarts: while it is down, calls fail with a clear
 	// error; afterwards both nodes work again without being restarted.
+	// The write waits until the node must read again whether user tokens
+	// exist (it keeps the answer 2 s): a store it cannot read means it
+	// cannot tell, which once came back as 401 "missing bearer token".
 	var downErr error
 	pgtest.Restart(t, func() {
+		time.Sleep(2500 * time.Millisecond)
 		_, downErr = b.remember("written while the store is down " + token(8))
 	})
 	if downErr == nil || !strings.Contains(strings.ToLower(downErr.Error()), "unavailable") {
