@@ -2781,7 +2781,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 	}
 	if o.ForeignQuestions {
 		if err := ForeignQuestions(samples); err != nil {
-			return nil, 0, 0, &DataError{err, "Give --foreign-questions a file of two conversations or more"}
+			return nil, 0, 0, &DataError{err, "Give --foreign-questions a file of two conversations or more, whose turns carry a dia_id"}
 		}
 	}
 	want := map[int]bool{}
