@@ -88,7 +88,7 @@ var defaultSkillCosines = map[string]float64{
 	"hash-v1":           0.40,
 	"glove-100d-sif-v1": 0.88,
 	"use-lite-v1":       0.65,
-	hybridID:            0.75,
+	hybridID:            defaultSkillCosine,
 }
 
 // DefaultSettings returns the settings used for zero fields.

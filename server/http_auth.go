@@ -69,53 +69,57 @@ func (h *HTTP) authenticate(r *http.Request) (*http.Request, string, int, string
 	}
 	if h.cfg.Token == "" {
 		need, err := h.gate.check(r.Context())
-		switch {
-		case err != nil && !hasBearer(r):
+		if _, has := bearer(r); err != nil && !has {
 			// Fail closed, and say why: whether a token is needed is
 			// written in the store, which cannot be read. A 401 would tell
 			// a client that never needed a token to go and find one.
-			if errors.Is(err, palace.ErrUnavailable) {
-				return r, "", http.StatusServiceUnavailable, unavailableMessage
-			}
-			h.cfg.Logger.Error().Err(err).Msg("read whether user tokens exist")
-			return r, "", http.StatusInternalServerError, "internal error; see the server log"
-		case err == nil && !need:
+			status, msg := h.storeFailure(err, "read whether user tokens exist")
+			return r, "", status, msg
+		}
+		if err == nil && !need {
 			return r, "", 0, ""
 		}
 	}
 	return h.authenticateToken(r)
 }
 
-// unavailableMessage is the answer to a request the store's outage stops.
-const unavailableMessage = "the memory store cannot be reached; retry"
+// bearer returns r's bearer token, and whether it carries one. The scheme
+// is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
+func bearer(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
+}
 
-// hasBearer reports whether r carries a bearer token.
-func hasBearer(r *http.Request) bool {
-	scheme, _, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	return ok && strings.EqualFold(scheme, "Bearer")
+// storeFailure is the answer to a request that a failure of the store
+// stops: 503 while it cannot be reached, else 500, logged as op.
+func (h *HTTP) storeFailure(err error, op string) (int, string) {
+	if errors.Is(err, palace.ErrUnavailable) {
+		return http.StatusServiceUnavailable, "the memory store cannot be reached; retry"
+	}
+	h.cfg.Logger.Error().Err(err).Msg(op)
+	return http.StatusInternalServerError, "internal error; see the server log"
 }
 
 // authenticateToken checks r's bearer token, as authenticate does for
 // every route that needs one.
 func (h *HTTP) authenticateToken(r *http.Request) (*http.Request, string, int, string) {
-	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
-	if !hasBearer(r) {
+	got, ok := bearer(r)
+	if !ok {
 		return r, "", http.StatusUnauthorized, "missing bearer token"
 	}
-	_, got, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	got = strings.TrimSpace(got)
 	if h.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(h.cfg.Token)) == 1 {
 		return r, "owner", 0, ""
 	}
 	c, err := h.cfg.Server.reg.Authenticate(r.Context(), got)
-	switch {
-	case errors.Is(err, palace.ErrBadToken):
+	if errors.Is(err, palace.ErrBadToken) {
 		return r, "", http.StatusUnauthorized, "missing or wrong bearer token"
-	case errors.Is(err, palace.ErrUnavailable):
-		return r, "", http.StatusServiceUnavailable, unavailableMessage
-	case err != nil:
-		h.cfg.Logger.Error().Err(err).Msg("authenticate")
-		return r, "", http.StatusInternalServerError, "internal error; see the server log"
+	}
+	if err != nil {
+		status, msg := h.storeFailure(err, "authenticate")
+		return r, "", status, msg
 	}
 	return r.WithContext(palace.WithCaller(r.Context(), c)), c.User, 0, ""
 }
