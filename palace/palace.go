@@ -45,6 +45,7 @@ type Palace struct {
 	later      laterEmbeds  // long texts' vectors, made in the background
 	cutLogged  atomic.Int64 // the engine's cut last logged (noteEngineCut)
 	scale      scaleState   // the embedder's cosine scale (scale.go)
+	restated   scaleState   // its scale of restatements (scale.go)
 
 	closeOnce sync.Once
 	closeErr  error

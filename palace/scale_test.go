@@ -94,6 +94,47 @@ func TestAnEmbeddersScaleIsMeasuredOnceAndRecorded(t *testing.T) {
 	}
 }
 
+// The scale of restatements is measured and recorded the same way, with
+// one call, under its own key: each scale is measured when first needed.
+func TestAnEmbeddersRestatementsAreMeasuredOnceAndRecorded(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	model := &engineModel{Embedder: embed.NewHash(embed.HashDim)}
+	reg := palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir, Embedder: model})
+	p := palacetest.MustCreate(t, reg, "proj")
+	s, ok := p.RestatementScale(ctx)
+	if !ok || s != embed.HashRestatements {
+		t.Fatalf("restatements %s (%v), want the hash embedder's %s", s, ok, embed.HashRestatements)
+	}
+	if n := model.calls.Load(); n != 1 {
+		t.Errorf("measuring called the engine %d times, want 1", n)
+	}
+	if rec, _ := p.Meta(ctx, "restatement_scale"); rec != "openai/stand-in "+s.String() {
+		t.Errorf("meta restatement_scale = %q", rec)
+	}
+	if rec, _ := p.Meta(ctx, "cosine_scale"); rec != "" {
+		t.Errorf("the cosine scale was measured as well: %q", rec)
+	}
+	reg.Close()
+
+	model.calls.Store(0)
+	model.down.Store(true)
+	reg = palacetest.MustOpenRegistry(t, palace.Config{DataDir: dir, Embedder: model})
+	p, err := reg.Open(ctx, "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, ok := p.RestatementScale(ctx); !ok || again != s {
+		t.Errorf("the recorded restatements read back as %s (%v), want %s", again, ok, s)
+	}
+	if _, ok := p.CosineScale(ctx); ok {
+		t.Error("a cosine scale from an engine that cannot answer")
+	}
+	if n := model.calls.Load(); n != 1 {
+		t.Errorf("the engine was called %d times, want 1 (the cosine scale's failed try)", n)
+	}
+}
+
 // A built-in encoder's scale is known: nothing is embedded for it. The
 // hash embedder's cosine counts shared trigrams, so no floor keeps a hit
 // for it.
@@ -106,8 +147,13 @@ func TestABuiltInScaleIsKnown(t *testing.T) {
 	if got := p.CosineFloor(ctx, 0.35, embed.HybridScale); !math.IsInf(got, 1) {
 		t.Errorf("a lexical embedder's floor = %v, want +Inf", got)
 	}
-	if rec, _ := p.Meta(ctx, "cosine_scale"); rec != "" {
-		t.Errorf("a known scale was recorded: %q", rec)
+	if s, ok := p.RestatementScale(ctx); !ok || s != embed.HashRestatements {
+		t.Fatalf("restatements %s (%v), want %s", s, ok, embed.HashRestatements)
+	}
+	for _, key := range []string{"cosine_scale", "restatement_scale"} {
+		if rec, _ := p.Meta(ctx, key); rec != "" {
+			t.Errorf("a known scale was recorded under %s: %q", key, rec)
+		}
 	}
 }
 

@@ -78,3 +78,26 @@ func TestMeasureScale(t *testing.T) {
 		t.Errorf("an embedder that drops a vector: %v", err)
 	}
 }
+
+func TestMeasureRestatements(t *testing.T) {
+	ctx := context.Background()
+	texts, restated := ScaleTexts(), RestatedTexts()
+	if len(restated) != len(texts) {
+		t.Fatalf("%d restatements of %d sentences", len(restated), len(texts))
+	}
+	for i, r := range restated {
+		if r == texts[i] {
+			t.Errorf("line %d restates nothing: %q", i+1, r)
+		}
+	}
+	s, err := MeasureRestatements(ctx, NewHash(HashDim))
+	if err != nil || s != HashRestatements {
+		t.Errorf("hash: %s, %v; want %s", s, err, HashRestatements)
+	}
+	if _, err := MeasureRestatements(ctx, constant{NewHash(2)}); err == nil || !strings.Contains(err.Error(), "same cosine") {
+		t.Errorf("an embedder that tells nothing apart: %v", err)
+	}
+	if _, err := MeasureRestatements(ctx, short{NewHash(8)}); err == nil || !strings.Contains(err.Error(), "127 vectors for 128") {
+		t.Errorf("an embedder that drops a vector: %v", err)
+	}
+}

@@ -114,3 +114,23 @@ func TestKnownScales(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownRestatements measures the built-in encoders' scales of
+// restatements again, as TestKnownScales does their scales.
+func TestKnownRestatements(t *testing.T) {
+	for _, name := range []string{"hash", "glove", "use-lite", "hybrid"} {
+		e, err := embed.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := embed.MeasureRestatements(context.Background(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, ok := embed.KnownRestatements(e.ID())
+		t.Logf("%s: measured %s, known %s", name, got, want)
+		if !ok || math.Abs(got.Mean-want.Mean) > 5e-4 || math.Abs(got.SD-want.SD) > 5e-4 {
+			t.Errorf("%s: measured restatements %s, embed.KnownRestatements has %s (%v)", name, got, want, ok)
+		}
+	}
+}
