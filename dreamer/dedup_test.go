@@ -2,12 +2,16 @@ package dreamer_test
 
 import (
 	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loci-mem/loci/dreamer"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/dreamlog"
+	"github.com/loci-mem/loci/palace/embed"
 	"github.com/loci-mem/loci/palace/facts"
 )
 
@@ -257,17 +261,54 @@ func TestDedupDryRunChangesNothing(t *testing.T) {
 	}
 }
 
+// An embedder none was measured for (a model behind an engine) gets the
+// default encoder's threshold carried to its own cosines of restatements:
+// a stand-in for the hash embedder links a restatement at 0.89, which the
+// default's 0.93 as it is would leave apart, and the report says so.
+func TestDedupWithAnUnmeasuredEmbedder(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	p := openPalaceWith(t, palace.Config{DataDir: t.TempDir(), Now: clk.Now, Embedder: engineModel{embed.NewHash(0)}})
+	a := note(t, p, "The nightly backup job copies the uploads bucket to cold storage")
+	clk.Advance(time.Minute)
+	b := note(t, p, "The nightly backup task copies the uploads bucket into cold storage")
+	note(t, p, "Lunch on Fridays is at the Thai place around the corner")
+	pr := passReport(t, dream(t, p, clk, "dedup"), "dedup")
+	if pr.Status != dreamer.PassOK || len(pr.Merges) != 1 || pr.Merges[0].Survivor != a.ID || pr.Merges[0].Duplicate != b.ID {
+		t.Fatalf("dedup report %+v, want %s linked to %s", pr, b.ID, a.ID)
+	}
+	if !strings.Contains(pr.Note, "0.817") || !strings.Contains(pr.Note, "carried") {
+		t.Errorf("note %q, want the carried threshold (0.817)", pr.Note)
+	}
+}
+
+// Without a measured threshold or the embedder's restatements (its engine
+// does not answer), the pass is skipped and says what to set.
 func TestDedupWithoutThresholdIsSkipped(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
-	p := openPalace(t, clk)
+	model := &unreachable{Embedder: engineModel{embed.NewHash(0)}}
+	p := openPalaceWith(t, palace.Config{DataDir: t.TempDir(), Now: clk.Now, Embedder: model})
 	note(t, p, deployA)
 	note(t, p, deployB)
-	rep := dreamWith(t, p, clk, dreamer.RunOptions{Passes: []string{"dedup"},
-		Settings: dreamer.Settings{DedupThresholds: map[string]float64{"some-other-model": 0.9}}})
-	if pr := passReport(t, rep, "dedup"); pr.Status != dreamer.PassSkipped || pr.Changed != 0 {
-		t.Fatalf("pass %+v, want skipped for an unmeasured embedder", pr)
+	model.down.Store(true)
+	pr := passReport(t, dream(t, p, clk, "dedup"), "dedup")
+	if pr.Status != dreamer.PassSkipped || pr.Changed != 0 || !strings.Contains(pr.Note, "LOCI_DEDUP_THRESHOLD") {
+		t.Fatalf("pass %+v, want skipped, naming LOCI_DEDUP_THRESHOLD", pr)
 	}
+}
+
+// unreachable is an engine that stops answering once down is set.
+type unreachable struct {
+	embed.Embedder
+	down atomic.Bool
+}
+
+func (u *unreachable) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if u.down.Load() {
+		return nil, errors.New("connection refused")
+	}
+	return u.Embedder.Embed(ctx, texts)
 }
 
 func isConflict(err error) bool {

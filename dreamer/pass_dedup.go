@@ -82,11 +82,8 @@ type dpair struct {
 }
 
 func runDedup(ctx context.Context, e *passEnv) error {
-	model := e.p.Embedder().ID()
-	tau, ok := e.s.dedupThreshold(model)
+	tau, ok := dedupCosine(ctx, e)
 	if !ok {
-		e.rep.Status = PassSkipped
-		e.rep.Note = fmt.Sprintf("no measured near-duplicate threshold for embedder %q; set LOCI_DEDUP_THRESHOLD", model)
 		return nil
 	}
 	reverted, err := dreamlog.Of(e.p).Reverted(ctx, dreamlog.OpSupersede)
@@ -118,6 +115,31 @@ func runDedup(ctx context.Context, e *passEnv) error {
 		return nil
 	}
 	return applyMerges(ctx, e, nodes, merges)
+}
+
+// dedupCosine returns the near-duplicate threshold for the palace's
+// embedder: LOCI_DEDUP_THRESHOLD, else the one measured for it, else the
+// default encoder's carried to its scale of restatements (noted in the
+// report). Without any (the embedder's restatements could not be
+// measured) it marks the pass skipped and returns false.
+func dedupCosine(ctx context.Context, e *passEnv) (float64, bool) {
+	model := e.p.Embedder().ID()
+	if tau, ok := e.s.dedupThreshold(model); ok {
+		return tau, true
+	}
+	base, ok := lookupThreshold(e.s.DedupThresholds, hybridID)
+	if !ok {
+		base = defaultDedupCosine
+	}
+	rs, ok := e.p.RestatementScale(ctx)
+	if !ok {
+		e.rep.Status = PassSkipped
+		e.rep.Note = fmt.Sprintf("no near-duplicate threshold for embedder %q: none was measured for it, and its cosines of restatements could not be measured; set LOCI_DEDUP_THRESHOLD", model)
+		return 0, false
+	}
+	tau := embed.Translate(base, embed.HybridRestatements, rs)
+	e.rep.Note = fmt.Sprintf("cosine threshold %.3f: the default encoder's %.2f carried to embedder %q's cosines of restatements", tau, base, model)
+	return tau, true
 }
 
 // scanDedup reads every active drawer of a deduplicated kind into nodes.
