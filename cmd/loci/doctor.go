@@ -80,6 +80,11 @@ func doctorCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		add("embedder", "fail", err.Error(), "Check that the engine at "+embed.EnvEmbedBaseURL+" answers and serves "+embed.EnvEmbedModel+" (and "+embed.EnvEmbedDim+", if set)")
 	} else {
 		add("embedder", "ok", fmt.Sprintf("%s (%d dimensions%s)", emb.ID(), emb.Dim(), promptsNote(emb)), "")
+		if msg, err := embedderScales(ctx, emb); err != nil {
+			add("embedder scales", "warn", err.Error(), "Recall still works; the faces' cosine floors compare raw cosines, and the dreamer links near-duplicates only with LOCI_DEDUP_THRESHOLD set")
+		} else {
+			add("embedder scales", "ok", msg, "")
+		}
 	}
 
 	// With a store server, the data dir only caches indexes: what matters
@@ -263,6 +268,36 @@ func probeEmbedder(ctx context.Context, e embed.Embedder) error {
 // promptsNote says which prompts an embedder sends before searches and
 // stored texts ("; searches after \"search_query: \", …"), or nothing when
 // it sends none.
+// embedderScales says where the embedder places its cosines: between
+// unrelated texts, which the faces' cosine floors are carried on, and
+// between a text and its restatement, which the dreamer's near-duplicate
+// threshold is carried on (palace/embed/README.md, "Cosine scales").
+// A built-in encoder's are known; another's are measured (three calls of
+// the engine). An embedder whose restatements do not score at least two
+// standard deviations above unrelated texts cannot tell them apart: a
+// wrong model, or one that returns noise.
+func embedderScales(ctx context.Context, e embed.Embedder) (string, error) {
+	how := "known"
+	strangers, ok := embed.KnownScale(e.ID())
+	restated, ok2 := embed.KnownRestatements(e.ID())
+	if !ok || !ok2 {
+		how = "measured now"
+		var err error
+		if strangers, err = embed.MeasureScale(ctx, e); err != nil {
+			return "", err
+		}
+		if restated, err = embed.MeasureRestatements(ctx, e); err != nil {
+			return "", err
+		}
+	}
+	msg := fmt.Sprintf("cosines of unrelated texts %.3f ± %.3f, of restatements %.3f ± %.3f (%s)",
+		strangers.Mean, strangers.SD, restated.Mean, restated.SD, how)
+	if restated.Mean < strangers.Mean+2*strangers.SD {
+		return "", fmt.Errorf("%s: restatements score within two standard deviations of unrelated texts: this model does not tell a text restated from an unrelated one", msg)
+	}
+	return msg, nil
+}
+
 func promptsNote(e embed.Embedder) string {
 	pe, ok := e.(interface{ Prompts() embed.Prompts })
 	if !ok {

@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -22,7 +25,8 @@ import (
 // it took.
 type embedStub struct {
 	model   string
-	limit   int // >0: a batch with a longer input is refused, as Ollama refuses one
+	limit   int  // >0: a batch with a longer input is refused, as Ollama refuses one
+	noise   bool // vectors from the whole text's hash, as a wrong model's are: noise
 	mu      sync.Mutex
 	batches []int
 	inputs  []string
@@ -56,6 +60,14 @@ func (s *embedStub) serve(t *testing.T, dim int) *httptest.Server {
 		data := make([]item, len(req.Input))
 		for i, text := range req.Input {
 			v := make([]float32, dim)
+			if s.noise {
+				r := rand.New(rand.NewPCG(uint64(len(text)), uint64(crc32.ChecksumIEEE([]byte(text)))))
+				for j := range v {
+					v[j] = float32(r.NormFloat64())
+				}
+				data[i] = item{i, v}
+				continue
+			}
 			for _, w := range strings.Fields(strings.ToLower(text)) {
 				h := 0
 				for _, c := range w {
@@ -121,6 +133,20 @@ func TestReembedOntoAnEmbeddingEngine(t *testing.T) {
 	}
 }
 
+// doctor measures an engine's model where loci knows nothing of it, and
+// warns of one whose cosines cannot tell a restatement from an unrelated
+// text (a wrong model, or noise), without failing: recall still works.
+func TestDoctorWarnsOfAModelThatTellsNothingApart(t *testing.T) {
+	t.Parallel()
+	stub := embedStub{noise: true}
+	srv := stub.serve(t, 64)
+	engine := append([]string{"LOCI_EMBEDDER=openai", "LOCI_EMBED_BASE_URL=" + srv.URL + "/v1", "LOCI_EMBED_MODEL=stub-embed"}, cliEnvVars...)
+	stdout, stderr, code := runLociOnce(t, t.TempDir(), engine, "", "doctor", "--format", "text")
+	if code != 0 || !strings.Contains(stdout, "warn  embedder scales") || !strings.Contains(stdout, "does not tell a text restated from an unrelated one") {
+		t.Errorf("doctor with an engine of noise: exit %d, want a warning about its scales:\n%s\n%s", code, stdout, stderr)
+	}
+}
+
 // sent returns the inputs the stub has been sent so far and forgets them.
 func (s *embedStub) sent() []string {
 	s.mu.Lock()
@@ -144,9 +170,10 @@ func TestAnEmbeddingEngineReadsItsModelsPrompts(t *testing.T) {
 	if _, stderr, code := runLociOnce(t, home, engine, "", "note", "--palace", "p", "--format", "json", "We deploy on Tuesdays after the smoke tests"); code != 0 {
 		t.Fatalf("note: exit %d: %s", code, stderr)
 	}
-	// doctor says what the engine is sent.
-	if stdout, stderr, code := runLociOnce(t, home, engine, "", "doctor", "--format", "text"); !strings.Contains(stdout, `searches after "search_query: ", stored texts after "search_document: "`) {
-		t.Errorf("doctor (exit %d) does not name the prompts:\n%s\n%s", code, stdout, stderr)
+	// doctor says what the engine is sent, and where its cosines lie.
+	if stdout, stderr, code := runLociOnce(t, home, engine, "", "doctor", "--format", "text"); !strings.Contains(stdout, `searches after "search_query: ", stored texts after "search_document: "`) ||
+		!regexp.MustCompile(`ok +embedder scales +cosines of unrelated texts 0\.\d+ ± 0\.\d+, of restatements 0\.\d+ ± 0\.\d+ \(measured now\)`).MatchString(stdout) {
+		t.Errorf("doctor (exit %d) does not name the prompts and the scales:\n%s\n%s", code, stdout, stderr)
 	}
 	// and fails when the engine does not answer.
 	gone := append(slices.Clone(engine), "LOCI_EMBED_BASE_URL="+srv.URL+"/gone/v1")
