@@ -5,7 +5,7 @@ package dreamer
 // Measures the skill clustering cosine per embedder on hand-written agent
 // cases in four task families (README.md, "Thresholds"):
 //
-//	go test -tags dreambench -run DreamBenchSkillCosines -v ./dreamer/
+//	go test -tags "sqlite_fts5 dreambench" -run XXX -bench DreamBenchSkillCosines -benchtime 1x -v ./dreamer/
 
 import (
 	"fmt"

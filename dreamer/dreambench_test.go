@@ -4,8 +4,8 @@ package dreamer
 
 // The dreamer's figure runs (README.md, "Figures"):
 //
-//	go test -tags dreambench -run DreamBenchLoCoMo -v -timeout 60m ./dreamer/
-//	go test -tags dreambench -run DreamBench100k -v -timeout 60m ./dreamer/
+//	go test -tags "sqlite_fts5 dreambench" -run XXX -bench DreamBenchLoCoMo -benchtime 1x -v -timeout 60m ./dreamer/
+//	go test -tags "sqlite_fts5 dreambench" -run XXX -bench DreamBench100k -benchtime 1x -v -timeout 60m ./dreamer/
 //
 // LOCI_BENCH_EMBEDDERS picks the embedders of the LoCoMo run (default
 // "hash"; "hybrid" is the built-in default but embeds about 40 texts a

@@ -4,7 +4,7 @@ package dreamer
 
 // Measures the near-duplicate thresholds (README.md, "Thresholds"):
 //
-//	go test -tags dreambench -run DreamBenchThresholds -v -timeout 60m ./dreamer/
+//	go test -tags "sqlite_fts5 dreambench" -run XXX -bench DreamBenchThresholds -benchtime 1x -v -timeout 60m ./dreamer/
 //
 // Positives: every LoCoMo turn and its light paraphrase. Negatives: every
 // pair of different turns of one session that passes the text check
@@ -258,6 +258,24 @@ func figureDreamBenchThresholds(t testing.TB) {
 		}
 		t.Logf("%s: text check passes %d/%d positives; chosen threshold %.2f (keeps 99%% of them): pair recall %.4f, %d hard negatives and %d/%d hand negatives (ignoring the text check) above it\n%s",
 			be.name, posText, len(turns), chosen, float64(tp)/float64(len(turns)), fp, hand, len(handNegatives), b.String())
+		// The threshold an embedder none was measured for would get: the
+		// default's carried on its scale of restatements (pass_dedup.go).
+		if rs, ok := embed.KnownRestatements(be.emb.ID()); ok {
+			carried := embed.Translate(defaultDedupCosine, embed.HybridRestatements, rs)
+			kept, fpc := 0, 0
+			for _, c := range posCos {
+				if c >= carried {
+					kept++
+				}
+			}
+			for _, c := range negCos {
+				if c >= carried {
+					fpc++
+				}
+			}
+			t.Logf("%s: the default's %.2f carried on the scale of restatements is %.3f: it keeps %.4f of the positives the text check passes, with %d hard negatives above it",
+				be.name, defaultDedupCosine, carried, float64(kept)/float64(len(posCos)), fpc)
+		}
 	}
 }
 

@@ -272,7 +272,7 @@ func probeEmbedder(ctx context.Context, e embed.Embedder) error {
 // unrelated texts, which the faces' cosine floors are carried on, and
 // between a text and its restatement, which the dreamer's near-duplicate
 // threshold is carried on (palace/embed/README.md, "Cosine scales").
-// A built-in encoder's are known; another's are measured (three calls of
+// A built-in encoder's are known; another's are measured (256 short texts sent to
 // the engine). An embedder whose restatements do not score at least two
 // standard deviations above unrelated texts cannot tell them apart: a
 // wrong model, or one that returns noise.
