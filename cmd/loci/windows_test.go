@@ -202,7 +202,11 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 		t.Fatalf("settings.json has no UserPromptSubmit hook (%v):\n%s", err, b)
 	}
 	hookLine := settings.Hooks["UserPromptSubmit"][0].Hooks[0].Command
-	os.WriteFile(filepath.Join(dir, "hook.bat"), []byte("@"+hookLine+"\r\n"), 0o600)
+	// The line as install wrote it, with a budget of its own: what is
+	// tested here is cmd.exe running it, and under Wine on a loaded machine
+	// the 850 ms a prompt's hook has were spent before the search was
+	// (it then fails open, by design, and printed nothing to find).
+	os.WriteFile(filepath.Join(dir, "hook.bat"), []byte("@"+hookLine+" --budget 30s\r\n"), 0o600)
 	cwd, _ := json.Marshal(`Z:` + strings.ReplaceAll(dir, "/", `\`)) // Wine's drive Z: is /
 	// The note holds half the prompt's words: enough for the hybrid search,
 	// and for the keyword search the hook falls back to on a loaded machine.
