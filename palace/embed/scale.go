@@ -188,22 +188,8 @@ var (
 	HybridScale  = Scale{Mean: 0.466843, SD: 0.093914}
 )
 
-// knownScales are the built-in encoders' scales by their IDs.
-var knownScales = map[string]Scale{
-	HashID:              HashScale,
-	"glove-100d-sif-v1": GloVeScale,
-	"use-lite-v1":       USELiteScale,
-	"concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)": HybridScale,
-}
-
-// KnownScale returns the scale of a built-in encoder, by its ID.
-func KnownScale(id string) (Scale, bool) {
-	s, ok := knownScales[id]
-	return s, ok
-}
-
 // The built-in encoders' scales of restatements, as MeasureRestatements
-// gives them (TestKnownRestatements measures them again).
+// gives them (TestKnownScales measures them again).
 var (
 	HashRestatements    = Scale{Mean: 0.934799, SD: 0.035179}
 	GloVeRestatements   = Scale{Mean: 0.988135, SD: 0.013570}
@@ -211,18 +197,24 @@ var (
 	HybridRestatements  = Scale{Mean: 0.978082, SD: 0.014356}
 )
 
-// knownRestatements are the built-in encoders' scales of restatements by
-// their IDs.
-var knownRestatements = map[string]Scale{
-	HashID:              HashRestatements,
-	"glove-100d-sif-v1": GloVeRestatements,
-	"use-lite-v1":       USELiteRestatements,
-	"concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)": HybridRestatements,
+// builtinScales are the built-in encoders' two scales by their IDs: of
+// unrelated texts and of restatements.
+var builtinScales = map[string][2]Scale{
+	HashID:              {HashScale, HashRestatements},
+	"glove-100d-sif-v1": {GloVeScale, GloVeRestatements},
+	"use-lite-v1":       {USELiteScale, USELiteRestatements},
+	"concat(hash-v1*0.15,glove-100d-sif-v1*0.7,use-lite-v1*0.15)": {HybridScale, HybridRestatements},
+}
+
+// KnownScale returns the scale of a built-in encoder, by its ID.
+func KnownScale(id string) (Scale, bool) {
+	s, ok := builtinScales[id]
+	return s[0], ok
 }
 
 // KnownRestatements returns the scale of restatements of a built-in
 // encoder, by its ID.
 func KnownRestatements(id string) (Scale, bool) {
-	s, ok := knownRestatements[id]
-	return s, ok
+	s, ok := builtinScales[id]
+	return s[1], ok
 }

@@ -94,43 +94,34 @@ func BenchmarkDefaultQuery(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }
 
-// TestKnownScales measures the built-in encoders' scales again: the values
-// embed.KnownScale gives are those MeasureScale finds, within 5e-4 (the
-// kernels of other CPUs round USE-lite's sums a little differently).
+// TestKnownScales measures the built-in encoders' scales again, of
+// unrelated texts and of restatements: the values embed.KnownScale and
+// embed.KnownRestatements give are those MeasureScale and
+// MeasureRestatements find, within 5e-4 (the kernels of other CPUs round
+// USE-lite's sums a little differently).
 func TestKnownScales(t *testing.T) {
 	for _, name := range []string{"hash", "glove", "use-lite", "hybrid"} {
 		e, err := embed.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := embed.MeasureScale(context.Background(), e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, ok := embed.KnownScale(e.ID())
-		t.Logf("%s: measured %s, known %s", name, got, want)
-		if !ok || math.Abs(got.Mean-want.Mean) > 5e-4 || math.Abs(got.SD-want.SD) > 5e-4 {
-			t.Errorf("%s: measured scale %s, embed.KnownScale has %s (%v)", name, got, want, ok)
-		}
-	}
-}
-
-// TestKnownRestatements measures the built-in encoders' scales of
-// restatements again, as TestKnownScales does their scales.
-func TestKnownRestatements(t *testing.T) {
-	for _, name := range []string{"hash", "glove", "use-lite", "hybrid"} {
-		e, err := embed.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := embed.MeasureRestatements(context.Background(), e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, ok := embed.KnownRestatements(e.ID())
-		t.Logf("%s: measured %s, known %s", name, got, want)
-		if !ok || math.Abs(got.Mean-want.Mean) > 5e-4 || math.Abs(got.SD-want.SD) > 5e-4 {
-			t.Errorf("%s: measured restatements %s, embed.KnownRestatements has %s (%v)", name, got, want, ok)
+		for _, k := range []struct {
+			what    string
+			measure func(context.Context, embed.Embedder) (embed.Scale, error)
+			known   func(string) (embed.Scale, bool)
+		}{
+			{"scale", embed.MeasureScale, embed.KnownScale},
+			{"restatements", embed.MeasureRestatements, embed.KnownRestatements},
+		} {
+			got, err := k.measure(context.Background(), e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, ok := k.known(e.ID())
+			t.Logf("%s %s: measured %s, known %s", name, k.what, got, want)
+			if !ok || math.Abs(got.Mean-want.Mean) > 5e-4 || math.Abs(got.SD-want.SD) > 5e-4 {
+				t.Errorf("%s: measured %s %s, embed has %s (%v)", name, k.what, got, want, ok)
+			}
 		}
 	}
 }
