@@ -135,6 +135,9 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 		for _, r := range f.SearchExact(q, k, nil) {
 			exact[i][r.Key] = true
 		}
+		if scanLoad != nil {
+			scanLoad()
+		}
 	}
 	c.Exact = time.Since(start) * time.Duration(parts) / time.Duration(len(queries))
 	measure := func(search func(q []float32) []Result, cores int) (recall, low float64, cost time.Duration) {
@@ -254,6 +257,11 @@ const pairedQueries = 30
 // of the width search: a load that pairedCosts does not see.
 var widthLoad func()
 
+// scanLoad, when set (by a test), runs inside the timing of every exact
+// scan Calibrate times: the width search's limit and the costs timed side
+// by side.
+var scanLoad func()
+
 // pairedStall, when set (by a test), runs inside the timing of the i-th
 // search of pairedCosts' method m (0 the scan, 1 the graph, 2 the
 // projection).
@@ -285,7 +293,12 @@ func (f *Flat) pairedCosts(queries [][]float32, k, ef, cand int) (exact, graph, 
 		for j := range 3 {
 			switch m := (i + j) % 3; m {
 			case 0:
-				timed(m, func() { f.SearchExact(q, k, nil) })
+				timed(m, func() {
+					f.SearchExact(q, k, nil)
+					if scanLoad != nil {
+						scanLoad()
+					}
+				})
 			case 1:
 				if ef > 0 {
 					timed(m, func() { f.SearchEf(q, k, ef, nil) })

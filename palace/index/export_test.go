@@ -60,6 +60,13 @@ func LoadWidthSearch(load func()) (restore func()) {
 	return func() { widthLoad = nil }
 }
 
+// LoadScan runs load inside the timing of every exact scan Calibrate
+// times, until the returned function is called.
+func LoadScan(load func()) (restore func()) {
+	scanLoad = load
+	return func() { scanLoad = nil }
+}
+
 // StallPairedSearch runs stall inside the timing of the i-th search of
 // method m (0 the scan, 1 the graph, 2 the projection) that Calibrate
 // times side by side, until the returned function is called.
