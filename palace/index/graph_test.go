@@ -376,6 +376,7 @@ func TestGraphCalibration(t *testing.T) {
 		t.Fatal("a new graph does not ask for calibration")
 	}
 	_, unslow := slowScans(0)
+	defer unslow() // on a failure before the random part
 	c := f.Calibrate(topics[n:n+100], 10, index.CalibrationTarget)
 	t.Logf("topics: %+v", c)
 	if c.Off || c.Recall < index.CalibrationTarget || c.Ef == 0 || c.Ef > 256 {
