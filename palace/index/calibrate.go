@@ -132,11 +132,8 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 	start := time.Now()
 	for i, q := range queries {
 		exact[i] = map[uint64]bool{}
-		for _, r := range f.SearchExact(q, k, nil) {
+		for _, r := range f.timedScan(q, k) {
 			exact[i][r.Key] = true
-		}
-		if scanLoad != nil {
-			scanLoad()
 		}
 	}
 	c.Exact = time.Since(start) * time.Duration(parts) / time.Duration(len(queries))
@@ -262,6 +259,16 @@ var widthLoad func()
 // by side.
 var scanLoad func()
 
+// timedScan is the exact scan as Calibrate times it: SearchExact, then a
+// test's scanLoad.
+func (f *Flat) timedScan(q []float32, k int) []Result {
+	rs := f.SearchExact(q, k, nil)
+	if scanLoad != nil {
+		scanLoad()
+	}
+	return rs
+}
+
 // pairedStall, when set (by a test), runs inside the timing of the i-th
 // search of pairedCosts' method m (0 the scan, 1 the graph, 2 the
 // projection).
@@ -293,12 +300,7 @@ func (f *Flat) pairedCosts(queries [][]float32, k, ef, cand int) (exact, graph, 
 		for j := range 3 {
 			switch m := (i + j) % 3; m {
 			case 0:
-				timed(m, func() {
-					f.SearchExact(q, k, nil)
-					if scanLoad != nil {
-						scanLoad()
-					}
-				})
+				timed(m, func() { f.timedScan(q, k) })
 			case 1:
 				if ef > 0 {
 					timed(m, func() { f.SearchEf(q, k, ef, nil) })
