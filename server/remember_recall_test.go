@@ -273,6 +273,18 @@ func TestRememberNamesTheSpeaker(t *testing.T) {
 	if len(listed.Drawers) != 1 || listed.Drawers[0].DrawerID != said.DrawerID {
 		t.Errorf("memory_list of Jolene's texts: %+v", listed.Drawers)
 	}
+	// A name is matched in either case whatever its letters, as the
+	// speaker's label is read (strings.EqualFold), not A to Z alone.
+	var hers struct {
+		DrawerID string `json:"drawer_id"`
+	}
+	ps.callTool(t, 30, "memory_remember", map[string]any{"text": "I adopted a parrot named Kiwi", "session": "other", "speaker": "Élodie"}, &hers)
+	for _, typed := range []string{"élodie", "ÉLODIE"} {
+		ps.callTool(t, 31, "memory_recall", map[string]any{"query": "adopted", "speaker": typed}, &recalled)
+		if len(recalled.Results) != 1 || recalled.Results[0].DrawerID != hers.DrawerID {
+			t.Errorf("memory_recall of what %s said: %+v, want Élodie's text", typed, recalled.Results)
+		}
+	}
 	ps.callTool(t, 4, "memory_list", map[string]any{"session": "chat"}, &listed)
 	speakers := map[string]string{}
 	for _, d := range listed.Drawers {
@@ -296,8 +308,8 @@ func TestRememberNamesTheSpeaker(t *testing.T) {
 		}
 	}
 	ps.callTool(t, 20, "memory_list", map[string]any{}, &listed)
-	if len(listed.Drawers) != 2 {
-		t.Errorf("after refused calls the palace holds %d drawers, want 2", len(listed.Drawers))
+	if len(listed.Drawers) != 3 {
+		t.Errorf("after refused calls the palace holds %d drawers, want 3 (Jolene's, Pixel's, Élodie's)", len(listed.Drawers))
 	}
 	// A role is one speaker in any case: the label "user:" and "User".
 	ps.callTool(t, 21, "memory_remember", map[string]any{"text": "user: deploys go out on Fridays"}, &said)

@@ -143,10 +143,11 @@ func (f Filter) ActiveOnly() bool {
 // fields). Time fields take time.Time values; membership fields accept eq,
 // ne, in and nin.
 //
-// Fold, on a membership field, compares the letters A to Z in either
-// case ("caroline" is a member of ["Caroline"]); other letters compare as
-// they are, on every backend alike. No face's filter language sets it:
-// the MCP tools' speaker argument does.
+// Fold, on a membership field, compares letters in either case
+// ("caroline" is a member of ["Caroline"], "élodie" of ["Élodie"]): on
+// SQLite as Go's strings.ToLower folds them, on PostgreSQL as ICU's root
+// locale does (A to Z alone on a server built without ICU). No face's
+// filter language sets it: the MCP tools' speaker argument does.
 type Pred struct {
 	And   []Pred
 	Or    []Pred

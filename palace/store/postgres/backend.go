@@ -59,6 +59,7 @@ type Backend struct {
 	catalog  *sql.DB
 	cacheDir string
 	maxConns int
+	dl       dialect // the server's: which collations it has
 }
 
 var _ store.Backend = (*Backend)(nil)
@@ -97,6 +98,10 @@ func Open(ctx context.Context, rawURL string, o Options) (*Backend, error) {
 	b.catalog = stdlib.OpenDB(*catCfg)
 	b.catalog.SetMaxOpenConns(4)
 	if err := b.initCatalog(ctx); err != nil {
+		b.catalog.Close()
+		return nil, fmt.Errorf("postgres store %s: %w", b.location, sqlstore.Mark(dialect{}, err))
+	}
+	if err := b.catalog.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = $1)`, icuRoot).Scan(&b.dl.unicodeFold); err != nil {
 		b.catalog.Close()
 		return nil, fmt.Errorf("postgres store %s: %w", b.location, sqlstore.Mark(dialect{}, err))
 	}
@@ -290,7 +295,7 @@ func (b *Backend) Open(ctx context.Context, name string) (store.Store, error) {
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(b.maxConns)
 	db.SetMaxIdleConns(b.maxConns)
-	s := &Store{Reader: sqlstore.NewReader(db, dialect{}), db: db, b: b, name: name, schema: schema, lock: lockKey(schema)}
+	s := &Store{Reader: sqlstore.NewReader(db, b.dl), db: db, b: b, name: name, schema: schema, lock: lockKey(schema)}
 	tx, err := db.BeginTx(ctx, nil)
 	if err == nil {
 		defer tx.Rollback()

@@ -256,7 +256,7 @@ func (b *Backend) Tokens(ctx context.Context) (store.TokenStore, error) {
 			}
 			b.tokensDB = db
 		} else {
-			db, err := sql.Open("sqlite3", dsn(path, b.sync))
+			db, err := sql.Open(driverName, dsn(path, b.sync))
 			if err == nil {
 				_, err = db.ExecContext(ctx, strings.ReplaceAll(sqlstore.TokensSchema, "BYTES", "BLOB"))
 				if err != nil {

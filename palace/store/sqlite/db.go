@@ -20,6 +20,21 @@ import (
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
+// driverName is SQLite as loci opens it: go-sqlite3 with the functions
+// loci's queries call registered on every connection (foldFunc).
+const driverName = "sqlite3_loci"
+
+// foldFunc is the SQL function Dialect.Fold calls: its text in lower case
+// as Go's strings.ToLower writes it (every letter Unicode gives one lower
+// case letter), where SQLite's own lower() folds A to Z alone.
+const foldFunc = "loci_fold"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return c.RegisterFunc(foldFunc, strings.ToLower, true)
+	}})
+}
+
 // dsn builds the SQLite connection string for a palace file: WAL journal,
 // immediate write transactions (so concurrent writers queue on the busy
 // timeout instead of failing on lock upgrade), foreign keys on, and the
@@ -80,7 +95,7 @@ func isUnique(err error) bool {
 }
 
 func openDBOnce(ctx context.Context, path, sync string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite3", dsn(path, sync))
+	db, err := sql.Open(driverName, dsn(path, sync))
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +254,7 @@ func openReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	if _, err := os.Stat(path + "-shm"); err != nil {
 		q.Set("immutable", "1")
 	}
-	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	db, err := sql.Open(driverName, "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		return nil, err
 	}

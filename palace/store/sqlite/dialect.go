@@ -21,9 +21,19 @@ func (dialect) Contains(col string) string {
 	return "instr(" + col + ", ?) > 0"
 }
 
-// FoldASCII is lower(), which folds ASCII letters alone in a SQLite built
-// without ICU, as this one is.
-func (dialect) FoldASCII(expr string) string { return "lower(" + expr + ")" }
+// Fold calls Go's strings.ToLower, registered on every connection
+// (foldFunc), where SQLite's lower() folds A to Z alone in a build
+// without ICU, as this one is. Text of ASCII alone (as many characters
+// as bytes) is folded by lower(), the same for it: a call into Go for
+// each row made a speaker filter's scan of 100,000 drawers six times
+// slower (15 ms to 93 ms), this 1.6 times (24 ms).
+func (dialect) Fold(expr string) string {
+	return "(CASE WHEN length(" + expr + ") = length(CAST(" + expr + " AS BLOB)) THEN lower(" + expr + ") ELSE " + foldFunc + "(" + expr + ") END)"
+}
+
+// FoldArg calls Go once a query: the function is deterministic, so
+// SQLite computes it of a constant once.
+func (dialect) FoldArg() string { return foldFunc + "(CAST(? AS text))" }
 
 // IndexedBy: SQLite's planner needs the hint on the paths measured to
 // matter (the comments at each query say by how much).

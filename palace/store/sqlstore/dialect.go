@@ -44,9 +44,14 @@ type Dialect interface {
 	// Contains is a condition with one placeholder: text column col
 	// contains the argument.
 	Contains(col string) string
-	// FoldASCII is text expression expr with the letters A to Z in lower
-	// case and every other character as it is.
-	FoldASCII(expr string) string
+	// Fold is text expression expr in lower case: each letter Unicode
+	// gives a lower case letter of its own ("É" as "é", "Σ" as "σ"), every
+	// other character as it is (SQLite's as Go's strings.ToLower writes
+	// it, PostgreSQL's as ICU's root locale does, or A to Z alone on a
+	// server without ICU). expr has no placeholder (it may be read more
+	// than once); FoldArg is an argument folded alike, one placeholder.
+	Fold(expr string) string
+	FoldArg() string
 	// PairList is an aggregate of two integer columns into one string:
 	// "a1 b1 a2 b2 …" (NULL when no rows).
 	PairList(a, b string) string

@@ -159,15 +159,20 @@ func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 		default:
 			return "", nil, store.Invalidf("operator %q is not supported for %s", p.Op, p.Field)
 		}
-		elem := "je.value"
+		elem, list := "je.value", placeholders(len(args))
 		if p.Fold {
-			elem = dl.FoldASCII(elem)
-			var err error
-			if args, err = foldArgs(args); err != nil {
+			// Both sides fold in SQL, by one function, so that they
+			// compare alike whatever the database's encoding.
+			if err := stringArgs(args); err != nil {
 				return "", nil, err
 			}
+			folded := make([]string, len(args))
+			for i := range folded {
+				folded[i] = dl.FoldArg()
+			}
+			elem, list = dl.Fold(elem), strings.Join(folded, ", ")
 		}
-		c := "EXISTS (SELECT 1 FROM " + dl.JSONEach(arrayCols[p.Field], "je") + " WHERE " + elem + " IN (" + placeholders(len(args)) + "))"
+		c := "EXISTS (SELECT 1 FROM " + dl.JSONEach(arrayCols[p.Field], "je") + " WHERE " + elem + " IN (" + list + "))"
 		if p.Op == "ne" || p.Op == "nin" {
 			c = "NOT " + c
 		}
@@ -177,24 +182,15 @@ func compilePred(dl Dialect, p store.Pred, depth int) (string, []any, error) {
 	}
 }
 
-// foldArgs is args, which must be strings, with the letters A to Z in
-// lower case, as Dialect.FoldASCII reads a column.
-func foldArgs(args []any) ([]any, error) {
-	out := make([]any, len(args))
-	for i, a := range args {
-		s, ok := a.(string)
-		if !ok {
-			return nil, store.Invalidf("a folded comparison needs strings, got %T", a)
+// stringArgs checks that args, the values a folded comparison compares
+// with, are strings.
+func stringArgs(args []any) error {
+	for _, a := range args {
+		if _, ok := a.(string); !ok {
+			return store.Invalidf("a folded comparison needs strings, got %T", a)
 		}
-		b := []byte(s)
-		for j, c := range b {
-			if 'A' <= c && c <= 'Z' {
-				b[j] = c + 'a' - 'A'
-			}
-		}
-		out[i] = string(b)
 	}
-	return out, nil
+	return nil
 }
 
 type valueKind int
