@@ -101,7 +101,7 @@ func Open(ctx context.Context, rawURL string, o Options) (*Backend, error) {
 		b.catalog.Close()
 		return nil, fmt.Errorf("postgres store %s: %w", b.location, sqlstore.Mark(dialect{}, err))
 	}
-	if err := b.catalog.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collname = $1)`, icuRoot).Scan(&b.dl.unicodeFold); err != nil {
+	if b.dl, err = foldCollation(ctx, b.catalog); err != nil {
 		b.catalog.Close()
 		return nil, fmt.Errorf("postgres store %s: %w", b.location, sqlstore.Mark(dialect{}, err))
 	}
