@@ -327,7 +327,7 @@ func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) 
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, invalidArgs(err.Error(), "Run `loci "+fs.Name()+" -h` for usage")
+			return nil, invalidArgs(err.Error(), flagHint(fs, err))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -339,6 +339,19 @@ func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) 
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// flagHint is the hint for err, fs's refusal of a flag: a format asked
+// for as a flag of its own ("--json", as many tools spell it) is named
+// with --format, and any other mistake is sent to the usage.
+func flagHint(fs *flag.FlagSet, err error) string {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok && fs.Lookup("format") != nil {
+		switch name = strings.TrimPrefix(name, "-"); name {
+		case "json", "yaml", "text":
+			return "Use --format " + name
+		}
+	}
+	return "Run `loci " + fs.Name() + " -h` for usage"
 }
 
 // quietParse parses flags without letting the flag package print: a bad

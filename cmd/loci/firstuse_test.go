@@ -250,3 +250,28 @@ func exportedFact(t *testing.T, home, fact string) string {
 	}
 	return stdout
 }
+
+// A format asked for as a flag of its own ("--json", as many tools spell
+// it) is refused with a hint that names --format; another unknown flag
+// is sent to the usage, and nothing is stored by either.
+func TestAFormatAskedForAsAFlagIsNamed(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"recall", "--json", "how do we deploy"}, "Use --format json"},
+		{[]string{"note", "--yaml", "We deploy on Tuesdays"}, "Use --format yaml"},
+		{[]string{"recall", "--jsn", "how do we deploy"}, "Run `loci recall -h` for usage"},
+	} {
+		o := runCLI(t, home, "json", c.args...)
+		if o.code != 2 || o.env.Error == nil || o.env.Error.Type != "invalid_args" || o.env.Error.Hint != c.hint {
+			t.Errorf("loci %v: exit %d, error %+v; want invalid_args with the hint %q", c.args, o.code, o.env.Error, c.hint)
+		}
+	}
+	// The refused note made no palace, let alone a memory.
+	if o := runCLI(t, home, "json", "recall", "--all", "deploy"); o.env.Error == nil || o.env.Error.Type != "not_found" {
+		t.Errorf("after refused calls: recall --all %+v, %+v; want no palace", o.env.Data, o.env.Error)
+	}
+}
