@@ -145,9 +145,10 @@ func (f Filter) ActiveOnly() bool {
 //
 // Fold, on a membership field, compares letters in either case
 // ("caroline" is a member of ["Caroline"], "élodie" of ["Élodie"]): on
-// SQLite as Go's strings.ToLower folds them, on PostgreSQL as ICU's root
-// locale does (A to Z alone on a server built without ICU). No face's
-// filter language sets it: the MCP tools' speaker argument does.
+// SQLite as Go's strings.ToLower folds them, on PostgreSQL as the server
+// can (ICU's root locale, else a UTF-8 database locale, else A to Z
+// alone). No face's filter language sets it: the MCP tools' speaker
+// argument does.
 type Pred struct {
 	And   []Pred
 	Or    []Pred

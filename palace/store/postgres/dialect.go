@@ -82,9 +82,9 @@ func (dialect) Contains(col string) string { return "strpos(" + col + ", CAST(? 
 // collation's, the same for it and cheaper: a speaker filter's scan of
 // 100,000 drawers of ASCII names took 90 ms so, 117 ms with ICU on every
 // row and 82 ms with A to Z alone (medians of three; names that are not
-// ASCII, 124 ms). ICU folds a few letters otherwise than Go does (a Greek
-// word's last sigma as ς, "İ" as "i̇"), so an argument is folded here too
-// (FoldArg), and both sides compare alike.
+// ASCII, 124 ms). ICU, or a libc locale, folds a few letters otherwise
+// than Go does (a Greek word's last sigma as ς, "İ" as "i̇"), so an
+// argument is folded here too (FoldArg), and both sides compare alike.
 func (d dialect) Fold(expr string) string {
 	if !d.unicodeFold {
 		return `lower(` + expr + ` COLLATE "C")`

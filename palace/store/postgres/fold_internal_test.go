@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	neturl "net/url"
 	"strings"
 	"testing"
 
@@ -20,14 +21,20 @@ func TestFoldCollationFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	// url names its database as "/NAME?"; the others are made beside it.
-	name := url[strings.LastIndex(url[:strings.Index(url, "?")], "/")+1 : strings.Index(url, "?")]
+	// The other databases are made beside the test's, named after it.
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
 	dbWith := func(suffix, options string) *sql.DB {
 		t.Helper()
 		if _, err := admin.Exec(`CREATE DATABASE ` + name + suffix + ` TEMPLATE template0 ` + options); err != nil {
 			t.Fatalf("create database %s: %v", suffix, err)
 		}
-		db, err := sql.Open("pgx", strings.Replace(url, "/"+name+"?", "/"+name+suffix+"?", 1))
+		other := *u
+		other.Path = "/" + name + suffix
+		db, err := sql.Open("pgx", other.String())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,9 +47,10 @@ type Dialect interface {
 	// Fold is text expression expr in lower case: each letter Unicode
 	// gives a lower case letter of its own ("É" as "é", "Σ" as "σ"), every
 	// other character as it is (SQLite's as Go's strings.ToLower writes
-	// it, PostgreSQL's as ICU's root locale does, or A to Z alone on a
-	// server without ICU). expr has no placeholder (it may be read more
-	// than once); FoldArg is an argument folded alike, one placeholder.
+	// it, PostgreSQL's as the server can: ICU's root locale, else a UTF-8
+	// database locale, else A to Z alone). expr has no placeholder (it may
+	// be read more than once); FoldArg is an argument folded alike, one
+	// placeholder.
 	Fold(expr string) string
 	FoldArg() string
 	// PairList is an aggregate of two integer columns into one string:
