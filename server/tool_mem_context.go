@@ -16,7 +16,7 @@ func memContextTool() *tool {
 		resultErrors, memContext)
 }
 
-func memContext(ctx context.Context, s *Server, p memContextParams) (plainText, error) {
+func memContext(ctx context.Context, s *Server, p memContextParams) (markdownText, error) {
 	st, err := s.settings()
 	if err != nil {
 		return "", err
@@ -26,5 +26,5 @@ func memContext(ctx context.Context, s *Server, p memContextParams) (plainText, 
 		return "", err
 	}
 	md, err := renderContext(ctx, pal, p.Query, st.TopK)
-	return plainText(md), err
+	return markdownText(md), err
 }

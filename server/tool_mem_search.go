@@ -20,7 +20,7 @@ func memSearchTool() *tool {
 		resultErrors, memSearch)
 }
 
-func memSearch(ctx context.Context, s *Server, p memSearchParams) (plainText, error) {
+func memSearch(ctx context.Context, s *Server, p memSearchParams) (markdownText, error) {
 	st, err := s.settings()
 	if err != nil {
 		return "", err
@@ -30,5 +30,5 @@ func memSearch(ctx context.Context, s *Server, p memSearchParams) (plainText, er
 		return "", err
 	}
 	md, err := renderSearch(ctx, pal, p.Query, count(p.TopK, st.TopK, palace.MaxTopK))
-	return plainText(md), err
+	return markdownText(md), err
 }

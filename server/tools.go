@@ -29,24 +29,46 @@ type tool struct {
 // JSON text (seed 003's "parse result.content[0].text as JSON").
 type plainText string
 
+// markdownText is a tool result sent as is, written for a model to read
+// (the mem_* tools' markdown): it may end with notes (withWarnings).
+type markdownText string
+
 // newTool makes a table entry of a handler and its params struct P.
 func newTool[P any, R any](name, description string, f face,
 	handler func(ctx context.Context, s *Server, p P) (R, error)) *tool {
 	return &tool{
 		name: name, description: description, face: f, params: reflect.TypeFor[P](),
 		run: func(ctx context.Context, s *Server, args json.RawMessage) (string, error) {
+			// Arguments the tool does not take are ignored, and said to be
+			// (unknown_args.go).
+			var warnings []string
+			if unknown := unknownArgs(args, reflect.TypeFor[P]()); len(unknown) > 0 {
+				warnings = argWarnings(name, unknown, reflect.TypeFor[P]())
+			}
 			var p P
 			if err := decodeArgs(args, &p); err != nil {
-				return "", err
+				return "", errWithWarnings(err, warnings)
 			}
 			r, err := handler(ctx, s, p)
 			if err != nil {
+				return "", errWithWarnings(err, warnings)
+			}
+			switch t := any(r).(type) {
+			case plainText:
+				s.noteWarnings(name, warnings)
+				return string(t), nil
+			case markdownText:
+				return withNotes(string(t), warnings), nil
+			}
+			text, err := resultJSON(r)
+			if err != nil {
 				return "", err
 			}
-			if t, ok := any(r).(plainText); ok {
-				return string(t), nil
+			if !isJSONObject(text) {
+				s.noteWarnings(name, warnings)
+				return text, nil
 			}
-			return resultJSON(r)
+			return withWarnings(text, warnings), nil
 		},
 	}
 }

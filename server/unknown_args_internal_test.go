@@ -1,0 +1,87 @@
+package server
+
+import (
+	"reflect"
+	"testing"
+)
+
+// meant finds the argument a misnamed one stands for, and nothing where
+// no argument is likely.
+func TestMeantArgument(t *testing.T) {
+	for _, c := range []struct {
+		params reflect.Type
+		name   string
+		want   string
+	}{
+		{reflect.TypeFor[memoryRecallParams](), "topK", "top_k"},
+		{reflect.TypeFor[memoryRecallParams](), "top-k", "top_k"},
+		{reflect.TypeFor[memoryRecallParams](), "k", "top_k"},
+		{reflect.TypeFor[memoryRecallParams](), "limit", "top_k"},
+		{reflect.TypeFor[memoryRecallParams](), "max_results", "top_k"},
+		{reflect.TypeFor[memoryRecallParams](), "tags", "tag"},
+		{reflect.TypeFor[memoryRecallParams](), "querry", "query"},
+		{reflect.TypeFor[memoryRecallParams](), "room_name", "room"},
+		{reflect.TypeFor[memoryRecallParams](), "speakers", "speaker"},
+		{reflect.TypeFor[memoryRecallParams](), "flavour", ""},
+		{reflect.TypeFor[memoryRecallParams](), "n", "top_k"},
+		{reflect.TypeFor[memoryRecallParams](), "", ""},
+		{reflect.TypeFor[memoryListParams](), "top_k", "limit"},
+		{reflect.TypeFor[memSearchParams](), "limit", "topK"},
+		{reflect.TypeFor[memoryRememberParams](), "content", "text"},
+		{reflect.TypeFor[memoryRememberParams](), "memory", "text"},
+		{reflect.TypeFor[saveFactParams](), "text", "fact"},
+		{reflect.TypeFor[memoryForgetParams](), "id", "drawer_id"},
+		{reflect.TypeFor[memoryForgetParams](), "drawerId", "drawer_id"},
+	} {
+		if got := planOf(c.params).meant(c.name); got != c.want {
+			t.Errorf("%s %q: meant %q, want %q", c.params.Name(), c.name, got, c.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"query", "query", 2, 0},
+		{"querry", "query", 2, 1},
+		{"qeury", "query", 2, 2},
+		{"tag", "room", 2, 3},
+		{"", "ab", 2, 2},
+		{"abcdef", "a", 2, 3},
+	} {
+		if got := editDistance(c.a, c.b, c.limit); got != c.want {
+			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", c.a, c.b, c.limit, got, c.want)
+		}
+	}
+}
+
+// withWarnings adds a last member to a JSON object, or the only member of
+// an empty one; withNotes adds closing lines to markdown.
+func TestWithWarnings(t *testing.T) {
+	w := []string{"unknown argument 'k' ignored"}
+	for _, c := range []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1,"warnings":["unknown argument 'k' ignored"]}`},
+		{`{}`, `{"warnings":["unknown argument 'k' ignored"]}`},
+	} {
+		if !isJSONObject(c.in) {
+			t.Errorf("isJSONObject(%q) = false", c.in)
+		}
+		if got := withWarnings(c.in, w); got != c.want {
+			t.Errorf("withWarnings(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{`[1,2]`, `"x"`, `{"a":1`, `stored mem-0001`} {
+		if isJSONObject(in) {
+			t.Errorf("isJSONObject(%q) = true", in)
+		}
+	}
+	if got, want := withNotes("# Title\n\nbody\n", w), "# Title\n\nbody\n\n> Note: unknown argument 'k' ignored\n"; got != want {
+		t.Errorf("withNotes = %q, want %q", got, want)
+	}
+	if got := withWarnings(`{"a":1}`, nil); got != `{"a":1}` {
+		t.Errorf("no warnings changed the text: %q", got)
+	}
+}
