@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,26 +59,52 @@ type checker interface {
 func argErrorf(format string, a ...any) error { return palace.Invalidf(format, a...) }
 
 // decodeArgs decodes a call's arguments (a JSON object, or absent) into
-// dst, a pointer to a params struct.
-func decodeArgs(raw json.RawMessage, dst any) error {
+// dst, a pointer to a params struct. unknown names, sorted, the members
+// the struct has no argument for, which are ignored (unknown_args.go).
+func decodeArgs(raw json.RawMessage, dst any) (unknown []string, err error) {
 	raw = bytes.TrimSpace(raw)
 	v := reflect.ValueOf(dst).Elem()
 	if len(raw) == 0 || isNull(raw) {
 		raw = json.RawMessage("{}")
 	}
 	if raw[0] != '{' {
-		return argErrorf("arguments must be an object, got %s", jsonKind(raw))
+		return nil, argErrorf("arguments must be an object, got %s", jsonKind(raw))
 	}
-	return decodeObject("", raw, v)
+	members, err := objectMembers("", raw)
+	if err != nil {
+		return nil, err
+	}
+	plan := planOf(v.Type())
+	for name := range members {
+		if !plan.takes(name) {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	return unknown, decodeMembers("", members, v)
+}
+
+// objectMembers reads the JSON object raw, named prefix in messages.
+func objectMembers(prefix string, raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, argErrorf("'%s' is not a valid JSON object", strings.TrimSuffix(prefix, "."))
+	}
+	return members, nil
 }
 
 // decodeObject decodes the JSON object raw into the struct v, whose
 // members are named prefix+name in messages.
 func decodeObject(prefix string, raw json.RawMessage, v reflect.Value) error {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return argErrorf("'%s' is not a valid JSON object", strings.TrimSuffix(prefix, "."))
+	members, err := objectMembers(prefix, raw)
+	if err != nil {
+		return err
 	}
+	return decodeMembers(prefix, members, v)
+}
+
+// decodeMembers decodes an object's members into the struct v.
+func decodeMembers(prefix string, members map[string]json.RawMessage, v reflect.Value) error {
 	for _, f := range planOf(v.Type()).fields {
 		name := f.name
 		val, ok := members[name]

@@ -151,7 +151,7 @@ func FuzzToolArgs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, raw []byte) {
 		tl := tools[int(which)%len(tools)]
 		p := reflect.New(tl.params)
-		err := decodeArgs(json.RawMessage(raw), p.Interface())
+		_, err := decodeArgs(json.RawMessage(raw), p.Interface())
 		if err == nil {
 			return
 		}

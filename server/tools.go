@@ -41,12 +41,13 @@ func newTool[P any, R any](name, description string, f face,
 		run: func(ctx context.Context, s *Server, args json.RawMessage) (string, error) {
 			// Arguments the tool does not take are ignored, and said to be
 			// (unknown_args.go).
+			var p P
+			unknown, err := decodeArgs(args, &p)
 			var warnings []string
-			if unknown := unknownArgs(args, reflect.TypeFor[P]()); len(unknown) > 0 {
+			if len(unknown) > 0 {
 				warnings = argWarnings(name, unknown, reflect.TypeFor[P]())
 			}
-			var p P
-			if err := decodeArgs(args, &p); err != nil {
+			if err != nil {
 				return "", errWithWarnings(err, warnings)
 			}
 			r, err := handler(ctx, s, p)

@@ -33,25 +33,6 @@ import (
 // Only the arguments object's own members are read; the members of a
 // nested object (mem_save_turn's messages) are decoded by their own rules.
 
-// unknownArgs names, sorted, the members of a call's arguments that the
-// params struct t has no argument for, by name or by alias. Arguments
-// that are not an object name none: decodeArgs refuses them.
-func unknownArgs(raw json.RawMessage, t reflect.Type) []string {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(raw, &members) != nil || len(members) == 0 {
-		return nil
-	}
-	plan := planOf(t)
-	var out []string
-	for name := range members {
-		if !plan.takes(name) {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // takes reports whether name is an argument of the plan, or an alias of one.
 func (p *argPlan) takes(name string) bool {
 	for _, f := range p.fields {
@@ -67,8 +48,12 @@ func (p *argPlan) takes(name string) bool {
 // likely, with the arguments the tool takes.
 func argWarnings(tool string, unknown []string, t reflect.Type) []string {
 	plan := planOf(t)
-	out := make([]string, 0, len(unknown))
-	for _, name := range unknown {
+	out := make([]string, 0, min(len(unknown), maxArgWarnings+1))
+	for i, name := range unknown {
+		if i == maxArgWarnings {
+			out = append(out, fmt.Sprintf("%d more unknown arguments ignored", len(unknown)-i))
+			break
+		}
 		shown := clipArgName(name)
 		if meant := plan.meant(name); meant != "" {
 			out = append(out, fmt.Sprintf("unknown argument '%s' ignored; did you mean '%s'?", shown, meant))
@@ -82,6 +67,11 @@ func argWarnings(tool string, unknown []string, t reflect.Type) []string {
 	}
 	return out
 }
+
+// maxArgWarnings is how many unknown arguments a call's warnings name one
+// by one; the rest are counted, so that what a call is told stays short
+// whatever it sends.
+const maxArgWarnings = 5
 
 // maxArgNameShown bounds how much of an unknown argument's name a warning
 // repeats: a name is the caller's input, and may be anything.

@@ -85,3 +85,26 @@ func TestWithWarnings(t *testing.T) {
 		t.Errorf("no warnings changed the text: %q", got)
 	}
 }
+
+// A call's warnings name five unknown arguments and count the rest.
+func TestArgWarningsAreBounded(t *testing.T) {
+	p := reflect.TypeFor[memoryRecallParams]()
+	unknown, err := decodeArgs([]byte(`{"query":"x","a1":1,"a2":1,"a3":1,"a4":1,"a5":1,"a6":1,"a7":1,"tags":[]}`), new(memoryRecallParams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unknown) != 8 || unknown[0] != "a1" || unknown[7] != "tags" {
+		t.Fatalf("unknown %q", unknown)
+	}
+	w := argWarnings("memory_recall", unknown, p)
+	if len(w) != 6 || w[5] != "3 more unknown arguments ignored" {
+		t.Errorf("warnings %q", w)
+	}
+	if unknown, _ := decodeArgs([]byte(`{"query":"x","top_k":3,"palace":"p"}`), new(memoryRecallParams)); len(unknown) != 0 {
+		t.Errorf("known arguments reported unknown: %q", unknown)
+	}
+	// An alias is an argument too.
+	if unknown, _ := decodeArgs([]byte(`{"query":"x","top_k":3}`), new(memSearchParams)); len(unknown) != 0 {
+		t.Errorf("mem_search's alias top_k reported unknown: %q", unknown)
+	}
+}
