@@ -194,9 +194,12 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// embedding is cached loses nothing, and neither does one embedded by a
 	// server: the keyword pass then hides behind the scan instead of
 	// behind the embedding.
+	// A query that opens with a request to the memory ("Find notes
+	// about…") is ranked by what follows it (request.go).
+	content := RequestContent(req.Query)
 	var qv []float32
 	if req.Mode != ModeKeyword {
-		qv = p.queryVector(ctx, req.Query)
+		qv = p.queryVector(ctx, content)
 	}
 	var kw, vec []ranked
 	var kwScores *bm25.Scored // kept for relevance feedback's second pass
@@ -208,7 +211,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	keep := req.Mode == ModeHybrid && feedbackOn()
 	// A misspelt or informal word of the query asks for the word it
 	// stands for too (typos.go), as a text is indexed.
-	terms := queryTerms(withWordFixes(req.Query, p.lex))
+	terms := queryTerms(withWordFixes(content, p.lex))
 	if req.Mode != ModeVector {
 		best += fu.KeywordWeight / (fu.K + 1)
 		wg.Add(1)
@@ -220,7 +223,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			// known once its index is.
 			if idx, err := p.kw.sync(ctx); err == nil {
 				terms = searchedTerms(terms, termDocFreq(idx))
-				terms = append(terms, compoundTerms(req.Query, terms, idx, p.lex)...)
+				terms = append(terms, compoundTerms(content, terms, idx, p.lex)...)
 			} else {
 				terms = searchedTerms(terms, nil)
 			}
@@ -264,7 +267,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	timed := false
 	windowWeight := 0.0
 	if !req.NoTimeHint && req.Mode != ModeKeyword {
-		if window, timed = ParseTimeRange(req.Query, p.now()); timed {
+		if window, timed = ParseTimeRange(content, p.now()); timed {
 			wf := filter
 			if wf.Since.IsZero() || wf.Since.Before(window.From) {
 				wf.Since = window.From
@@ -435,7 +438,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	var asked []askedHit
 	// The question's answer type and the speakers it names
 	// (answertype.go) lift the head's drawers that fit them.
-	if q := readQuestion(req.Query); req.Mode == ModeHybrid && len(all) > 0 && q.lifts() {
+	if q := readQuestion(content); req.Mode == ModeHybrid && len(all) > 0 && q.lifts() {
 		// Only a candidate that the largest lift could carry into the
 		// first K needs reading.
 		head := all[:min(questionCandidates, len(all))]

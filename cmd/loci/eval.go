@@ -84,6 +84,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	typos := fs.Float64("typos", 0, "rewrite the conversations last: misspell this share (0-1) of the turns' words of three letters or more, each by one letter left out, added, changed or swapped (text typed in haste; questions unchanged; 0: off)")
 	userNames := fs.Bool("user-names", false, "rewrite the conversations first: every speaker recorded by a user name, as chat exports and logs write them (\"caroline\", \"jon_snow\"); the questions still name them as written")
 	casualQuestions := fs.Bool("casual-questions", false, "rewrite the questions: typed as --casual-typing types the turns (lower case, no apostrophes, no closing marks: \"what did carolines mom give her\"), as a person types a prompt on a phone")
+	requestFrames := fs.Bool("request-frames", false, "rewrite the questions, after the other rewrites of them: each opens with a request to the memory, as an agent passes on what it was asked (\"Search your notes for When did…\", \"What do you remember about …\")")
 	unseenNames := fs.Bool("unseen-names", false, "rewrite the conversations first: the two speakers given names the built-in encoder's word vectors do not hold (\"Oluwaseun\", \"Xiaoling\"), in the turns, the questions, the answers and the facts alike")
 	anonymised := fs.Bool("anonymised", false, "rewrite the conversations first: the two speakers recorded as A and B, as anonymised dialogues write them; the questions still name them as written")
 	mediaOmitted := fs.Bool("media-omitted", false, "rewrite the conversations first, before --short-messages: every shared image written as a chat export writes it, a message of its own from the same speaker reading \"<Media omitted>\", without its caption (questions and evidence unchanged)")
@@ -214,7 +215,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 			"slow-replies": *slowReplies > 0, "haystack": *haystack > 0, "one-thread": *oneThread, "interleave": *interleave, "no-ids": *noIDs, "matrix": *matrix, "fusion": *fusionList != ""}
 		for _, name := range slices.Sorted(maps.Keys(notForFacts)) {
 			if notForFacts[name] {
-				return nil, invalidArgs("--"+name+" does not apply to --path facts", "The facts path stores the file's observations and asks as the recall tool does; of the rewrites only --question-typos, --casual-questions and --unseen-names apply to it")
+				return nil, invalidArgs("--"+name+" does not apply to --path facts", "The facts path stores the file's observations and asks as the recall tool does; of the rewrites only --question-typos, --casual-questions, --request-frames and --unseen-names apply to it")
 			}
 		}
 		if mode != palace.ModeHybrid || *askHow != locomo.AskRecall {
@@ -254,7 +255,7 @@ func evalCmd(ctx context.Context, env *cliEnv, args []string) (*result, error) {
 	}
 	// What every run shares: the data, its rewrites and the questions.
 	opts := locomo.Options{Data: data, Ask: *askHow, Embedder: emb, Ks: ks, Samples: samples, Progress: progress, Warn: warn,
-		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, Interleave: *interleave, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, MediaLinks: *mediaLinks, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CrossedReplies: *crossedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, SlowReplies: *slowReplies, Haystack: *haystack, ForeignQuestions: *foreign, WriteData: *writeData}
+		NoIDs: *noIDs, Dream: *dream, OneThread: *oneThread, Interleave: *interleave, NoDates: *noDates, DateForm: *dateForm, LongReplies: *longReplies, ShortMessages: *shortMessages, MediaOmitted: *mediaOmitted, MediaLinks: *mediaLinks, ChatRoles: *chatRoles, EchoReplies: *echoReplies, EchoReworded: *echoReworded, TopicReplies: *topicReplies, Pastes: pasteFiles, PastesInTurn: *pastesInTurn, Typos: *typos, EmojiWords: *emojiWords, Tapbacks: *tapbacks, QuotedReplies: *quotedReplies, CrossedReplies: *crossedReplies, CasualTyping: *casualTyping, UnseenNames: *unseenNames, UserNames: *userNames, Anonymised: *anonymised, CasualQuestions: *casualQuestions, QuestionTypos: *questionTypos, RequestFrames: *requestFrames, SlowReplies: *slowReplies, Haystack: *haystack, ForeignQuestions: *foreign, WriteData: *writeData}
 	if *matrix || len(fusions) > 0 {
 		// One ingestion per path; every variant asks every question.
 		paths := []string{*path}

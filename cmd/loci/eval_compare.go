@@ -30,7 +30,7 @@ func evalCompare(env *cliEnv, args []string) (*result, error) {
 	fs := flag.NewFlagSet("eval compare", flag.ContinueOnError)
 	fs.String("format", "auto", "output format: auto, text, json or yaml")
 	k := fs.Int("k", 10, "the cut-off to compare at")
-	reworded := fs.Bool("reworded", false, "the second run asks the first's questions in other words (--casual-questions, --question-typos, --unseen-names, against the questions as written): pair them by their order, conversation and evidence instead of their wording")
+	reworded := fs.Bool("reworded", false, "the second run asks the first's questions in other words (--casual-questions, --question-typos, --request-frames, --unseen-names, against the questions as written): pair them by their order, conversation and evidence instead of their wording")
 	files, err := parseFlags(env, fs, args)
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func readEvalRows(path string) ([]locomo.Row, error) {
 // they hold the same conversations and evidence in the same order,
 // whatever the questions' words.
 func samePairs(a, b []locomo.Row, reworded bool) error {
-	hint := "Compare two runs of the same questions: the same data, rewrite (--short-messages, --chat-roles, --long-replies, --echo-replies, --echo-reworded, --topic-replies) and --conversations; a run of the questions in other words (--casual-questions, --question-typos, --unseen-names) against one as written with --reworded"
+	hint := "Compare two runs of the same questions: the same data, rewrite (--short-messages, --chat-roles, --long-replies, --echo-replies, --echo-reworded, --topic-replies) and --conversations; a run of the questions in other words (--casual-questions, --question-typos, --request-frames, --unseen-names) against one as written with --reworded"
 	if len(a) != len(b) {
 		return invalidArgs(fmt.Sprintf("the files hold %d and %d questions", len(a), len(b)), hint)
 	}

@@ -469,6 +469,31 @@ func CasualQuestions(s *Sample) error {
 	return nil
 }
 
+// requestFrames are the openings RequestFrames puts before a question:
+// how an agent asks its memory for what the user asked it, in the words
+// it would use with a person who keeps notes.
+var requestFrames = []string{
+	"Find memories about: %s",
+	"Search your notes for %s",
+	"What do you remember about %s",
+	"Look up any information on %s",
+	"Can you recall details regarding %s",
+	"Check your memory for anything related to %s",
+}
+
+// RequestFrames opens every question with a request to the memory
+// ("Search your notes for When did Caroline…?"), one of requestFrames
+// chosen by the question, as an agent passes on what it was asked. It
+// checks that the request is read as one (palace/request.go), and shows
+// what it costs where it is not (LOCI_REQUEST=0).
+func RequestFrames(s *Sample) error {
+	for i := range s.QA {
+		rng := seeded(s.SampleID, fmt.Sprintf("frame%d", i))
+		s.QA[i].Question = fmt.Sprintf(requestFrames[rng.IntN(len(requestFrames))], s.QA[i].Question)
+	}
+	return nil
+}
+
 // QuestionTypos misspells the questions' words as Typos misspells the
 // turns', and leaves the turns alone: a question typed in haste, as a
 // person types a prompt that a hook recalls memories for.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/embed/glove"
 )
 
@@ -841,6 +842,50 @@ func TestCasualQuestions(t *testing.T) {
 	}
 	if got := sessionTurns(t, &s)["session_1"]; got[0].Text != "I didn't go. It's 3.5 km!" {
 		t.Errorf("turn rewritten: %q", got[0].Text)
+	}
+}
+
+// RequestFrames opens each question with a request to the memory, the
+// same one every run, the question and its evidence kept; the palace reads
+// every frame as a request (palace/request.go), so what is searched is
+// the question as written.
+func TestRequestFrames(t *testing.T) {
+	var qa []string
+	for i := range 40 {
+		qa = append(qa, fmt.Sprintf(`{"question":"When did Ann go to lake %d?","category":2,"evidence":["D1:1"]}`, i))
+	}
+	raw := `{"sample_id":"s","conversation":{"speaker_a":"Ann","speaker_b":"Bo",
+		"session_1":[{"speaker":"Ann","dia_id":"D1:1","text":"I went to the lake."}]},
+		"qa":[` + strings.Join(qa, ",") + `]}`
+	frames := map[string]bool{}
+	var first []string
+	for run := range 2 {
+		var s Sample
+		if err := json.Unmarshal([]byte(raw), &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := RequestFrames(&s); err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range s.QA {
+			plain := fmt.Sprintf("When did Ann go to lake %d?", i)
+			frame, ok := strings.CutSuffix(q.Question, plain)
+			if !ok || frame == "" || !reflect.DeepEqual(normEvidence(q.Evidence), []string{"D1:1"}) {
+				t.Fatalf("question %d: %+v", i, q)
+			}
+			frames[frame] = true
+			if got := palace.RequestContent(q.Question); got != plain {
+				t.Errorf("%q is searched as %q, want the question as written", q.Question, got)
+			}
+			if run == 0 {
+				first = append(first, q.Question)
+			} else if q.Question != first[i] {
+				t.Errorf("question %d framed %q, then %q", i, first[i], q.Question)
+			}
+		}
+	}
+	if len(frames) != len(requestFrames) {
+		t.Errorf("%d of the %d frames used over 40 questions", len(frames), len(requestFrames))
 	}
 }
 

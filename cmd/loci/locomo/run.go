@@ -244,6 +244,9 @@ type Options struct {
 	// QuestionTypos, above 0, misspells that share of the questions'
 	// words (QuestionTypos), after the other rewrites of the text.
 	QuestionTypos float64
+	// RequestFrames opens every question with a request to the memory
+	// (RequestFrames), after the other rewrites of the questions.
+	RequestFrames bool
 	// SlowReplies, above 0, gives every turn its own time and delays that
 	// share of the replies by hours (SlowReplies), last: the rewrites
 	// before it write turns without their own times.
@@ -323,6 +326,7 @@ func Run(ctx context.Context, o Options) ([]Row, time.Duration, int, error) {
 		{o.Interleave, Interleave},
 		{o.CasualQuestions, CasualQuestions},
 		{o.QuestionTypos > 0, func(s *Sample) error { return QuestionTypos(s, o.QuestionTypos) }},
+		{o.RequestFrames, RequestFrames},
 		{o.CrossedReplies > 0, func(s *Sample) error { return CrossedReplies(s, o.CrossedReplies) }},
 		{o.QuotedReplies > 0, func(s *Sample) error { return QuotedReplies(s, o.QuotedReplies) }},
 		{o.Tapbacks > 0, func(s *Sample) error { return Tapbacks(s, o.Tapbacks) }},
