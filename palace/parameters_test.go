@@ -18,7 +18,7 @@ import (
 var recallFiles = []string{
 	"answertype.go", "feedback.go", "restated.go", "turn_context.go", "search.go",
 	"timeq.go", "typos.go", "closet.go", "passages.go", "address.go",
-	"query.go", "keyword.go", "vecindex.go", "legible.go", "compounds.go",
+	"query.go", "request.go", "keyword.go", "vecindex.go", "legible.go", "compounds.go",
 	"bm25/index.go", "embed/glove/glove.go", "embed/builtin/builtin.go",
 	"facts/recall.go", "scale.go",
 	// The scales the cosine floors are stated on and carried to.

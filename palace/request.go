@@ -2,9 +2,9 @@ package palace
 
 import (
 	"os"
-	"regexp"
 	"strings"
-	"unicode"
+
+	"github.com/loci-mem/loci/palace/words"
 )
 
 // An agent asks its memory in the words it would use with a person who
@@ -74,7 +74,9 @@ type reqWord struct {
 	end int
 }
 
-var reqWordRe = regexp.MustCompile(`[\p{L}\p{N}]+(?:'[\p{L}]+)?`)
+// reqMaxWords bounds the words a request is looked for in: the longest
+// the grammar reads is under a dozen.
+const reqMaxWords = 16
 
 // RequestContent is a query without the request to the memory it opens
 // with, what a search reads of it; the query as it is when it opens with
@@ -84,17 +86,20 @@ func RequestContent(query string) string {
 		return query
 	}
 	var ws []reqWord
-	for _, m := range reqWordRe.FindAllStringIndex(query, 16) {
-		ws = append(ws, reqWord{strings.ToLower(query[m[0]:m[1]]), m[1]})
-	}
+	words.Each(query, 0, func(w words.Word) {
+		if len(ws) < reqMaxWords {
+			ws = append(ws, reqWord{strings.ToLower(w.Text), w.End})
+		}
+	})
 	n := requestWords(ws)
 	if n == 0 {
 		return query
 	}
+	// What follows, from its first word or quoted phrase.
 	rest := strings.TrimLeftFunc(query[ws[n-1].end:], func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '"' && r != '\'' && r != '`' && r != '#' && r != '@'
+		return !words.IsWordRune(r) && !strings.ContainsRune("\"'`#@", r)
 	})
-	if !strings.ContainsFunc(rest, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+	if !strings.ContainsFunc(rest, words.IsWordRune) {
 		return query
 	}
 	return rest
