@@ -123,6 +123,13 @@ func requestWords(ws []reqWord) int {
 		i += 2
 	}
 	framed := false // a word of the grammar after the opening verb
+	// asked: the request is a question about the memory's nouns ("any
+	// notes on…", "what information do you have…"), which is one only
+	// with who holds them or a word that turns to the subject after the
+	// noun: "What details did Melanie share…" and "Which memory of her
+	// dad…" ask about what was said.
+	asked := false
+	held, turnedBy := false, ""
 	switch {
 	case at(reqVerbs), is("look"):
 		look := is("look")
@@ -159,10 +166,10 @@ func requestWords(ws []reqWord) int {
 		framed = true
 	case (is("what") || is("which") || is("any")) && i+1 < len(ws) && reqNouns[ws[i+1].w] && ws[i+1].w != "things":
 		i++
-		framed = true
+		framed, asked = true, true
 	case is("is") && i+2 < len(ws) && ws[i+1].w == "there" && reqNouns[ws[i+2].w]:
 		i += 2
-		framed = true
+		framed, asked = true, true
 	default:
 		return 0
 	}
@@ -186,6 +193,7 @@ func requestWords(ws []reqWord) int {
 			break
 		}
 		i++
+		from := i
 		switch {
 		case i+1 < len(ws) && reqWho[ws[i].w] && ws[i+1].w == "have":
 			i += 2
@@ -197,6 +205,7 @@ func requestWords(ws []reqWord) int {
 		if is("stored") || is("saved") || is("exist") || is("exists") {
 			i++
 		}
+		held = held || i > from
 		// "in your memory", "from our notes"
 		if (is("in") || is("from")) && i+1 < len(ws) {
 			j := i + 1
@@ -207,14 +216,21 @@ func requestWords(ws []reqWord) int {
 				i = j + 1
 			}
 		}
+		if turnedBy == "" {
+			turnedBy = wordAt(ws, i)
+		}
 		if link, ok := reqLinks[wordAt(ws, i)]; ok && strings.HasPrefix(wordAt(ws, i+1), link) {
 			i += 2
 		} else if at(reqPreps) {
 			i++
 		} else {
+			turnedBy = ""
 			break
 		}
 		turned = true
+	}
+	if asked && !held && (!turned || turnedBy == "of" || turnedBy == "with") {
+		return 0
 	}
 	return i
 }

@@ -35,6 +35,9 @@ func TestRequestContent(t *testing.T) {
 		{"What did Joanna receive that brought back childhood memories?", "What did Joanna receive that brought back childhood memories?"},
 		{"When did Caroline go to the LGBTQ support group?", "When did Caroline go to the LGBTQ support group?"},
 		{"What do you think about Rust?", "What do you think about Rust?"},
+		{"What details did Melanie share about her trip?", "What details did Melanie share about her trip?"},
+		{"Which memory of her dad did Dave share?", "Which memory of her dad did Dave share?"},
+		{"What information did the assistant give on caching?", "What information did the assistant give on caching?"},
 		{"memories of Paris", "memories of Paris"},
 		// Nothing but a request: the query is searched as it is.
 		{"find memories", "find memories"},
