@@ -31,13 +31,16 @@ import (
 //	  what|which|any|is there noun … )
 //	[determiners] [noun [you|we|I have | stored | saved]] [from|in … memory|notes] [about|on|for|regarding|…]
 //
-// A verb is a request only when a word of the grammar follows it: "search
-// engine", "check constraints on orders" and "find -exec" are what is
-// asked about. Everything a search reads of a query is read from what
-// follows the request: its words, its vector, the time it names, whether
-// it asks when and whom it names. The request's own pronouns name no one:
-// "your notes" and "what do you remember" do not ask for what the
-// assistant said, nor "my memories" for what the user did.
+// A question about the memory's nouns is a request only with who holds
+// them or a word that turns to the subject after the noun ("any notes
+// on…", not "What details did Melanie share…"). A verb is a request only
+// when a word of the grammar follows it: "search engine", "check
+// constraints on orders" and "find -exec" are what is asked about.
+// Everything a search reads of a query is read from what follows the
+// request: its words, its vector, the time it names, whether it asks when
+// and whom it names. The request's own pronouns name no one: "your notes"
+// and "what do you remember" do not ask for what the assistant said, nor
+// "my memories" for what the user did.
 
 var (
 	reqPoliteness = map[string]bool{"please": true, "pls": true, "kindly": true}
