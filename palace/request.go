@@ -125,17 +125,16 @@ func requestWords(ws []reqWord) int {
 	} else if is("help") && i+1 < len(ws) && ws[i+1].w == "me" {
 		i += 2
 	}
-	framed := false // a word of the grammar after the opening verb
 	// asked: the request is a question about the memory's nouns ("any
 	// notes on…", "what information do you have…"), which is one only
 	// with who holds them or a word that turns to the subject after the
 	// noun: "What details did Melanie share…" and "Which memory of her
 	// dad…" ask about what was said.
 	asked := false
-	held, turnedBy := false, ""
 	switch {
 	case at(reqVerbs), is("look"):
 		look := is("look")
+		framed := false // a word of the grammar after the verb
 		i++
 		if at(reqParticles) {
 			if look && ws[i].w != "up" && ws[i].w != "for" && ws[i].w != "through" {
@@ -163,23 +162,22 @@ func requestWords(ws []reqWord) int {
 			return 0
 		}
 		i++
-		framed = true
 	case (is("do") || is("did")) && i+2 < len(ws) && ws[i+1].w == "you" && reqKnow[ws[i+2].w] && ws[i+2].w != "have":
 		i += 3
-		framed = true
 	case (is("what") || is("which") || is("any")) && i+1 < len(ws) && reqNouns[ws[i+1].w] && ws[i+1].w != "things":
 		i++
-		framed, asked = true, true
+		asked = true
 	case is("is") && i+2 < len(ws) && ws[i+1].w == "there" && reqNouns[ws[i+2].w]:
 		i += 2
-		framed, asked = true, true
+		asked = true
 	default:
 		return 0
 	}
 	// What the request names: determiners, a noun, who holds it, where,
 	// and the word that turns to what it is about; twice at most ("search
 	// notes for information on…").
-	turned := false // a word that turns to the subject was read
+	held := false  // who holds the nouns was read ("do you have")
+	turnedBy := "" // the first word read that turns to the subject
 	for range 2 {
 		dets := i
 		for at(reqDets) {
@@ -190,7 +188,7 @@ func requestWords(ws []reqWord) int {
 			// asked about ("find the deploy steps"); a preposition
 			// turns to it ("what do you remember about…").
 			i = dets
-			if !turned && at(reqPreps) {
+			if turnedBy == "" && at(reqPreps) {
 				i++
 			}
 			break
@@ -219,20 +217,19 @@ func requestWords(ws []reqWord) int {
 				i = j + 1
 			}
 		}
-		if turnedBy == "" {
-			turnedBy = wordAt(ws, i)
-		}
-		if link, ok := reqLinks[wordAt(ws, i)]; ok && strings.HasPrefix(wordAt(ws, i+1), link) {
+		turn := wordAt(ws, i)
+		if link, ok := reqLinks[turn]; ok && strings.HasPrefix(wordAt(ws, i+1), link) {
 			i += 2
 		} else if at(reqPreps) {
 			i++
 		} else {
-			turnedBy = ""
 			break
 		}
-		turned = true
+		if turnedBy == "" {
+			turnedBy = turn
+		}
 	}
-	if asked && !held && (!turned || turnedBy == "of" || turnedBy == "with") {
+	if asked && !held && (turnedBy == "" || turnedBy == "of" || turnedBy == "with") {
 		return 0
 	}
 	return i

@@ -185,6 +185,9 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 			return nil, err
 		}
 	}
+	// A query that opens with a request to the memory ("Find notes
+	// about…") is ranked by what follows it (request.go).
+	content := RequestContent(req.Query)
 	// The two rankers run side by side, the vector side once the question
 	// is embedded: the built-in encoder runs a question's layers on both
 	// cores, and begun beside the keyword pass it had one (at a million
@@ -194,9 +197,6 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	// embedding is cached loses nothing, and neither does one embedded by a
 	// server: the keyword pass then hides behind the scan instead of
 	// behind the embedding.
-	// A query that opens with a request to the memory ("Find notes
-	// about…") is ranked by what follows it (request.go).
-	content := RequestContent(req.Query)
 	var qv []float32
 	if req.Mode != ModeKeyword {
 		qv = p.queryVector(ctx, content)

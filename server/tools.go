@@ -30,7 +30,7 @@ type tool struct {
 type plainText string
 
 // markdownText is a tool result sent as is, written for a model to read
-// (the mem_* tools' markdown): it may end with notes (withWarnings).
+// (the mem_* tools' markdown): it may end with notes (withNotes).
 type markdownText string
 
 // newTool makes a table entry of a handler and its params struct P.
@@ -65,7 +65,10 @@ func newTool[P any, R any](name, description string, f face,
 			if err != nil {
 				return "", err
 			}
-			if !isJSONObject(text) {
+			switch {
+			case len(warnings) == 0:
+				return text, nil
+			case !isJSONObject(text):
 				s.noteWarnings(name, warnings)
 				return text, nil
 			}

@@ -48,6 +48,11 @@ func (p *argPlan) takes(name string) bool {
 // likely, with the arguments the tool takes.
 func argWarnings(tool string, unknown []string, t reflect.Type) []string {
 	plan := planOf(t)
+	names := make([]string, len(plan.fields))
+	for i, f := range plan.fields {
+		names[i] = f.name
+	}
+	takes := strings.Join(names, ", ")
 	out := make([]string, 0, min(len(unknown), maxArgWarnings+1))
 	for i, name := range unknown {
 		if i == maxArgWarnings {
@@ -59,11 +64,7 @@ func argWarnings(tool string, unknown []string, t reflect.Type) []string {
 			out = append(out, fmt.Sprintf("unknown argument '%s' ignored; did you mean '%s'?", shown, meant))
 			continue
 		}
-		names := make([]string, len(plan.fields))
-		for i, f := range plan.fields {
-			names[i] = f.name
-		}
-		out = append(out, fmt.Sprintf("unknown argument '%s' ignored; %s takes %s", shown, tool, strings.Join(names, ", ")))
+		out = append(out, fmt.Sprintf("unknown argument '%s' ignored; %s takes %s", shown, tool, takes))
 	}
 	return out
 }
@@ -102,28 +103,23 @@ func (p *argPlan) meant(name string) string {
 	if n == "" {
 		return ""
 	}
-	type candidate struct {
-		name string
-		dist int
-	}
-	var near []candidate
+	near, nearest := "", 3 // the closest misspelling, and its distance
 	var part []string
 	for _, f := range p.fields {
 		k := squash(f.name)
 		if k == n || k == n+"s" || k+"s" == n || k == n+"es" || k+"es" == n {
 			return f.name
 		}
-		if d := editDistance(n, k, 2); d <= 2 && (d == 1 || len(k) > 5) {
-			near = append(near, candidate{f.name, d})
+		if d := editDistance(n, k, 2); d < nearest && (d == 1 || len(k) > 5) {
+			near, nearest = f.name, d
 		}
 		if len(n) >= 2 && (strings.HasPrefix(k, n) || strings.HasSuffix(k, n)) ||
 			len(k) >= 3 && strings.HasPrefix(n, k) {
 			part = append(part, f.name)
 		}
 	}
-	if len(near) > 0 {
-		best := slices.MinFunc(near, func(a, b candidate) int { return a.dist - b.dist })
-		return best.name
+	if near != "" {
+		return near
 	}
 	if len(part) == 1 {
 		return part[0]
@@ -133,7 +129,7 @@ func (p *argPlan) meant(name string) string {
 			continue
 		}
 		for _, f := range p.fields {
-			if slices.Contains(group, squash(f.name)) && squash(f.name) != n {
+			if k := squash(f.name); k != n && slices.Contains(group, k) {
 				return f.name
 			}
 		}
