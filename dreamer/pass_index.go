@@ -19,7 +19,8 @@ import (
 //     itself asks for it (a degraded graph), the index is rebuilt from
 //     SQLite without them;
 //   - a graph that was never calibrated, or has doubled since, chooses its
-//     beam width again on the palace's own queries;
+//     beam width again on the palace's own queries (and a choice that
+//     kept the scan on a width's cost alone is timed again);
 //   - the snapshot is saved (written to a temporary file and renamed).
 
 func runIndex(ctx context.Context, e *passEnv) error {

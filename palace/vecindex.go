@@ -104,6 +104,8 @@ const (
 // choice. Until this process has seen minCalibrationQueries queries the
 // graph is held off (Search scans) and the measurement waits for the
 // next call (the dreamer's index pass). Nothing happens without a graph.
+// When no calibration is due but the last one kept the scan on a width's
+// cost alone, the choice is timed again instead (retimeIndex).
 //
 // Why only real queries: stored vectors stand in for them badly. At 1M
 // drawers with the default encoder the graph reached recall@10 0.954 on
@@ -116,7 +118,7 @@ func (p *Palace) CalibrateIndex(ctx context.Context) (*index.Calibration, error)
 		return nil, err
 	}
 	if !idx.NeedsCalibration() {
-		return nil, nil
+		return p.retimeIndex(idx)
 	}
 	qs := p.qcache.recent(p.emb.ID(), idx.Dim(), calibrationQueries)
 	if len(qs) < minCalibrationQueries {
@@ -134,6 +136,45 @@ func (p *Palace) CalibrateIndex(ctx context.Context) (*index.Calibration, error)
 		v.savedHW = -1 // the choice is in the next snapshot
 	}
 	v.mu.Unlock()
+	return &c, p.saveVectors()
+}
+
+// retimeIndex times again a calibration's choice that kept the scan on
+// cost alone (index.Flat.Retime: the recall target was reached, and a
+// load may have fallen on the timing), on the palace's recent queries,
+// and saves the snapshot when the choice changes. It returns the
+// calibration as it now stands, or nil when no timing was due.
+func (p *Palace) retimeIndex(idx *index.Flat) (*index.Calibration, error) {
+	if !idx.RetimeDue() {
+		return nil, nil
+	}
+	qs := p.qcache.recent(p.emb.ID(), idx.Dim(), calibrationQueries)
+	if len(qs) < minCalibrationQueries {
+		return nil, nil
+	}
+	r, ok := idx.Retime(qs, 10)
+	if !ok {
+		return nil, nil
+	}
+	p.log.Info().Int("retimed", r.Retimed).Str("use", r.Use).Int("ef", r.Ef).Int("cand", r.Cand).
+		Dur("graph", r.Graph).Dur("projection", r.Proj).Dur("exact", r.Exact).Msg("vector index choice timed again")
+	v := p.vec
+	v.mu.Lock()
+	c := r
+	if v.calibration != nil { // the recall this process measured stands
+		c = *v.calibration
+		c.Use, c.Off, c.Ef, c.Cand, c.Retimed = r.Use, r.Off, r.Ef, r.Cand, r.Retimed
+		c.Graph, c.Proj, c.Exact = r.Graph, r.Proj, r.Exact
+	}
+	v.calibration = &c
+	changed := !r.Off && v.idx == idx
+	if changed {
+		v.savedHW = -1 // the choice is in the next snapshot
+	}
+	v.mu.Unlock()
+	if !changed {
+		return &c, nil
+	}
 	return &c, p.saveVectors()
 }
 

@@ -76,6 +76,9 @@ type Calibration struct {
 	// Reached is the narrowest beam found to reach the target (0: none
 	// did), kept even when it cost too much to switch the graph on.
 	Reached int `json:"reached_ef,omitempty"`
+	// Retimed counts the times the choice was timed again (Retime) since
+	// the widths were measured: 0 for the calibration itself.
+	Retimed int `json:"retimed,omitempty"`
 }
 
 // HoldGraph switches off a graph that was never calibrated: Search scans
@@ -95,6 +98,11 @@ func (f *Flat) HoldGraph() {
 func (f *Flat) NeedsCalibration() bool {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	return f.needsCalibration()
+}
+
+// needsCalibration is NeedsCalibration; caller holds f.mu.
+func (f *Flat) needsCalibration() bool {
 	return f.g != nil && (f.g.calRows == 0 || 2*f.g.calRows <= len(f.rowOf) ||
 		f.projectDue() || (f.pj != nil && f.pj.calRows == 0))
 }
@@ -197,6 +205,44 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 	if projReached {
 		useCand = c.Cand
 	}
+	f.timeChoice(&c, queries, k, useEf, useCand, parts, pparts)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.g == g { // not rebuilt meanwhile
+		g.off, g.calRows = c.Use != "graph", max(live, 1)
+		g.costOnly, g.retimed = useEf > 0 && c.Use == "scan", 0
+		if useEf > 0 {
+			// Kept while the scan answers too, for Retime.
+			g.cfg.EfSearch = c.Ef
+		}
+	}
+	if pj != nil && f.pj == pj {
+		pj.off, pj.calRows, pj.calK = c.Use != "projection", max(live, 1), k
+		pj.cand = max(c.Cand, 1) // measured, even when not chosen
+		pj.costOnly = useCand > 0 && c.Use == "scan"
+		if pj.off {
+			f.warmCodes()
+		} else {
+			f.coolCodes()
+		}
+	}
+	if c.Use != "graph" {
+		c.Ef = 0
+	}
+	if c.Use != "projection" {
+		c.Cand = 0
+	}
+	return c
+}
+
+// timeChoice times the graph at beam useEf and the projection with
+// useCand candidates (0: not in the running, having missed the target)
+// side by side with the exact scan (pairedCosts), records their costs in
+// c and chooses what answers Search: the cheaper of those that cost under
+// half the scan, else the scan. parts and pparts are the cores the exact
+// and the projected scans are split across.
+func (f *Flat) timeChoice(c *Calibration, queries [][]float32, k, useEf, useCand, parts, pparts int) {
+	c.Use = "scan"
 	if useEf > 0 || useCand > 0 {
 		exact, graph, proj := f.pairedCosts(queries[:min(len(queries), pairedQueries)], k, useEf, useCand)
 		c.Exact = exact * time.Duration(parts)
@@ -216,22 +262,98 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 		c.Use = "projection"
 	}
 	c.Off = c.Use == "scan"
+}
+
+// Timing again. A calibration that found a beam or a candidate count
+// reaching the target, and kept the scan only because the timing said it
+// cost too much, may have been timed under a passing load: on a shared
+// machine a 40,000-row graph's 27 µs a query once timed at 113 µs against
+// the scan's 135 µs, and the choice would then hold until the palace
+// doubled. The recall was measured and is not in doubt; only the cost is,
+// so Retime times the same widths against the scan again (30 queries
+// each, milliseconds to a few seconds of CPU), up to maxRetimes times
+// after each calibration, and switches the cheaper on once one timing
+// puts it under half the scan. A load can make a search slower, never
+// faster, so one quiet timing outweighs a busy one. The palace retimes
+// from its dreamer's index pass, which runs once the palace has been idle
+// for a while: when the machine is most likely quiet.
+
+// maxRetimes is how many times Retime may time a calibration's choice
+// again: a handful of independent timings, enough that a load passing
+// through one is unlikely to fall on all, and few enough that a scan
+// that really is as fast is not timed without end. It counts per process
+// (a restart may time again), and a new calibration starts it over.
+const maxRetimes = 3
+
+// flagCostOnly marks, in a graph's or a projection's snapshot flags, a
+// width that reached the target and was kept off by its cost alone
+// (Retime may time it again).
+const flagCostOnly = 1 << 2
+
+// RetimeDue reports whether Retime would time anything: f's calibration
+// is current (NeedsCalibration is false), the scan answers Search,
+// a width reached the target there and lost on its cost alone, and it has
+// been timed again fewer than maxRetimes times in this process.
+func (f *Flat) RetimeDue() bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	ef, cand, _ := f.retimeWidths()
+	return ef > 0 || cand > 0
+}
+
+// retimeWidths returns the widths Retime would time (0: none) and the
+// result count the projection's was measured for. Caller holds f.mu.
+func (f *Flat) retimeWidths() (ef, cand, k int) {
+	g, pj := f.g, f.pj
+	if g == nil || f.needsCalibration() || g.retimed >= maxRetimes || !g.off || pj.usable() {
+		return 0, 0, 0
+	}
+	if g.costOnly {
+		ef = g.cfg.EfSearch
+	}
+	if pj != nil && pj.costOnly && pj.cand > 0 && pj.calK > 0 {
+		cand, k = pj.cand, pj.calK
+	}
+	return ef, cand, k
+}
+
+// Retime times the widths a calibration kept off on their cost alone
+// against the exact scan again, on queries (see above), and switches on
+// the one that now costs under half the scan (the cheaper, when both do).
+// It reports false, and does nothing, when no timing is due (RetimeDue).
+// The Calibration it returns holds the widths, the costs and the choice;
+// its recall fields are zero, the recall not having been measured again.
+func (f *Flat) Retime(queries [][]float32, k int) (Calibration, bool) {
+	f.mu.RLock()
+	g, pj := f.g, f.pj
+	ef, cand, pk := f.retimeWidths()
+	parts := scanParts(len(f.keys) * f.dim)
+	pparts := 0
+	if cand > 0 {
+		pparts, k = scanParts(len(f.keys)*pj.dims), pk
+	}
+	f.mu.RUnlock()
+	if (ef == 0 && cand == 0) || len(queries) == 0 || k <= 0 {
+		return Calibration{}, false
+	}
+	c := Calibration{Queries: min(len(queries), pairedQueries), Ef: ef, Reached: ef, Cand: cand}
+	f.timeChoice(&c, queries, k, ef, cand, parts, pparts)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.g == g { // not rebuilt meanwhile
-		g.off, g.calRows = c.Use != "graph", max(live, 1)
-		if c.Use == "graph" {
-			g.cfg.EfSearch = c.Ef
-		}
+	if f.g != g || f.pj != pj { // rebuilt meanwhile: measured afresh
+		return c, true
 	}
-	if pj != nil && f.pj == pj {
-		pj.off, pj.calRows, pj.calK = c.Use != "projection", max(live, 1), k
-		pj.cand = max(c.Cand, 1) // measured, even when not chosen
-		if pj.off {
-			f.warmCodes()
-		} else {
-			f.coolCodes()
+	g.retimed++
+	c.Retimed = g.retimed
+	switch c.Use {
+	case "graph":
+		g.off, g.costOnly = false, false
+		if pj != nil {
+			pj.costOnly = false
 		}
+	case "projection":
+		pj.off, pj.costOnly, g.costOnly = false, false, false
+		f.coolCodes()
 	}
 	if c.Use != "graph" {
 		c.Ef = 0
@@ -239,7 +361,7 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 	if c.Use != "projection" {
 		c.Cand = 0
 	}
-	return c
+	return c, true
 }
 
 // pairedQueries is how many queries pairedCosts times: enough that the

@@ -115,6 +115,10 @@ type graph struct {
 	// it; calRows is the live count it was measured at (0: never).
 	off     bool
 	calRows int
+	// costOnly: the graph reached the target and was kept off by its cost
+	// alone; retimed counts the times Retime has timed it again since.
+	costOnly bool
+	retimed  int
 
 	// unwalked is the rows parallel builds linked since the last walk of
 	// layer 0 (relinkUnreachable).

@@ -11,8 +11,10 @@ import (
 //
 //	m, efConstruction, efSearch, entry  uint32 each
 //	top                                 int32 (-1: empty graph)
-//	flags                               uint32 (bit 0: calibrated off; bits
-//	                                    8–15: the calibration's version)
+//	flags                               uint32 (bit 0: calibrated off; bit
+//	                                    2: off by its cost alone,
+//	                                    flagCostOnly; bits 8–15: the
+//	                                    calibration's version)
 //	calibrated rows                     uint64 (0: never calibrated)
 //	levels   rows × byte, zero bytes to the next multiple of 8
 //	links0   rows × (2m+1) uint32 (count, then neighbours), zero bytes to
@@ -37,6 +39,9 @@ func (g *graph) write(w *bufio.Writer) {
 	var flags uint32
 	if g.off {
 		flags |= 1
+	}
+	if g.costOnly {
+		flags |= flagCostOnly
 	}
 	flags |= calibrationVersion << 8
 	b = le.AppendUint32(b, flags)
@@ -104,6 +109,7 @@ func readGraph(r io.Reader, n int, cfg GraphConfig, view func(off, count int) []
 	g.entry, g.top = le.Uint32(h[12:]), int(int32(le.Uint32(h[16:])))
 	flags := le.Uint32(h[20:])
 	g.off, g.calRows = flags&1 != 0, int(min(calibrated, uint64(n)+1))
+	g.costOnly = flags&flagCostOnly != 0 && g.off && g.calRows > 0
 	if flags>>8&0xff < calibrationVersion {
 		g.calRows = 0 // an older calibration's choice: measure again
 	}

@@ -285,6 +285,14 @@ func slowScans(scans time.Duration) (charged time.Duration, restore func()) {
 // and returns the hook's restore).
 func calibrateDisturbed(t *testing.T, disturb func(scan time.Duration) (restore func())) index.Calibration {
 	t.Helper()
+	_, _, c := calibratedDisturbed(t, disturb)
+	return c
+}
+
+// calibratedDisturbed is calibrateDisturbed, returning the index and its
+// queries too.
+func calibratedDisturbed(t *testing.T, disturb func(scan time.Duration) (restore func())) (*index.Flat, [][]float32, index.Calibration) {
+	t.Helper()
 	const n = 20000
 	topics := topicVecs(21, n+100, 64, 60, 0.8)
 	keys := make([]uint64, n)
@@ -302,7 +310,7 @@ func calibrateDisturbed(t *testing.T, disturb func(scan time.Duration) (restore 
 	defer disturb(scan)()
 	c := f.Calibrate(topics[n:n+100], 10, index.CalibrationTarget)
 	t.Logf("%+v", c)
-	return c
+	return f, topics[n : n+100], c
 }
 
 // A load that comes and goes while calibration searches for the beam
@@ -353,6 +361,76 @@ func TestCalibrationPassesOverAStall(t *testing.T) {
 	}
 	if c.Off || c.Use != "graph" || c.Graph >= stall/30 {
 		t.Fatalf("%+v, want the graph on, its cost the typical search's", c)
+	}
+}
+
+// A load that lasts through the side-by-side timing keeps the scan,
+// although a beam reached the target: the choice is then timed again
+// (Retime), up to three times a process, the snapshot remembering that
+// it may be, and the graph is switched on by the first timing that puts
+// it under half the scan. Here every graph search of the first timings
+// waits for twice the most a scan is charged (a busy machine, simulated).
+func TestRetimeAfterALoadedTiming(t *testing.T) {
+	var wait time.Duration
+	loaded := true
+	stall := func(m, i int) {
+		if m == 1 && loaded {
+			time.Sleep(wait)
+		}
+	}
+	f, qs, c := calibratedDisturbed(t, func(scan time.Duration) func() {
+		wait = 2 * scan
+		return index.StallPairedSearch(stall)
+	})
+	if !c.Off || c.Use != "scan" || c.Reached == 0 || c.RecallLow < index.CalibrationTarget || c.Graph < c.Exact/2 {
+		t.Fatalf("%+v, want a beam reaching the target and the scan kept on its cost", c)
+	}
+	if !f.RetimeDue() || f.NeedsCalibration() {
+		t.Fatalf("kept off on its cost: retime due %v, calibration due %v; want a timing due, no calibration", f.RetimeDue(), f.NeedsCalibration())
+	}
+	path := filepath.Join(t.TempDir(), "v.idx")
+	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Under the same load, each timing keeps the scan; after the third no
+	// more are due.
+	_, unslow := slowScans(0)
+	defer unslow()
+	restore := index.StallPairedSearch(stall)
+	defer restore()
+	for i := 1; i <= 3; i++ {
+		r, ok := f.Retime(qs, 10)
+		if !ok || r.Retimed != i || r.Use != "scan" || !r.Off || r.Ef != 0 || !f.Stats().GraphOff {
+			t.Fatalf("timing %d under load: %+v, %v; want the scan kept", i, r, ok)
+		}
+	}
+	if r, ok := f.Retime(qs, 10); ok || f.RetimeDue() {
+		t.Fatalf("a fourth timing: %+v, %v; want none due", r, ok)
+	}
+
+	// The snapshot keeps the mark: a process that loads it times again,
+	// and with the load gone the graph answers at the beam found.
+	back, _, err := index.LoadFlatFile(path, index.FlatConfig{Metric: index.Cosine, Int8: true, Rerank: true,
+		Graph: index.GraphConfig{Min: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.RetimeDue() || back.NeedsCalibration() || !back.Stats().GraphOff {
+		t.Fatalf("loaded: retime due %v, calibration due %v, stats %+v", back.RetimeDue(), back.NeedsCalibration(), back.Stats())
+	}
+	loaded = false
+	r, ok := back.Retime(qs, 10)
+	if !ok || r.Use != "graph" || r.Off || r.Ef != c.Reached || r.Retimed != 1 {
+		t.Fatalf("timing without the load: %+v, %v; want the graph at beam %d", r, ok, c.Reached)
+	}
+	if st := back.Stats(); st.GraphOff || st.EfSearch != c.Reached || back.RetimeDue() {
+		t.Fatalf("after the graph was switched on: stats %+v, retime due %v", st, back.RetimeDue())
+	}
+	before := back.Stats().Scored
+	back.Search(qs[0], 10, nil)
+	if back.Stats().Scored == before {
+		t.Fatal("a search after the timing did not go through the graph")
 	}
 }
 
@@ -435,6 +513,9 @@ func TestGraphCalibration(t *testing.T) {
 	c = narrow.Calibrate(rnd[4000:], 10, 1.01)
 	if !c.Off || c.Ef != 0 || !narrow.Stats().GraphOff {
 		t.Fatalf("unreachable target: %+v", c)
+	}
+	if r, ok := narrow.Retime(rnd[4000:], 10); ok || narrow.RetimeDue() {
+		t.Fatalf("unreachable target: timed again (%+v); only a width that reached it is", r)
 	}
 	ref := map[uint64][]float32{}
 	for i, v := range rnd[:4000] {

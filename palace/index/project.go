@@ -67,6 +67,9 @@ type projection struct {
 	cand, calK int
 	off        bool
 	calRows    int
+	// costOnly: cand reached the target and was kept off by its cost
+	// alone (Retime).
+	costOnly bool
 }
 
 // usable reports whether Search answers through the projection.

@@ -11,7 +11,8 @@ import (
 // graph section, whose rows it shares:
 //
 //	dims, cand, calK, flags  uint32 each (flags bit 0: calibrated off;
-//	                         bit 1: 4-bit codes; bits 8–15: the
+//	                         bit 1: 4-bit codes; bit 2: off by its
+//	                         cost alone, flagCostOnly; bits 8–15: the
 //	                         calibration's version)
 //	calibrated rows          uint64 (0: never calibrated)
 //	mean     dim × float32
@@ -35,6 +36,9 @@ func (p *projection) write(w *bufio.Writer, stand func(row int) int) {
 	flags := uint32(calibrationVersion<<8) | projNibbles
 	if p.off {
 		flags |= 1
+	}
+	if p.costOnly {
+		flags |= flagCostOnly
 	}
 	b = le.AppendUint32(b, flags)
 	b = le.AppendUint64(b, uint64(p.calRows))
@@ -90,6 +94,7 @@ func readProjection(r io.Reader, n, dim int, view func(off, count int) []int8) (
 	p := &projection{dims: dims, cand: int(le.Uint32(h[4:])), calK: int(le.Uint32(h[8:]))}
 	flags := le.Uint32(h[12:])
 	p.off, p.calRows = flags&1 != 0, int(min(le.Uint64(h[16:]), uint64(n)+1))
+	p.costOnly = flags&flagCostOnly != 0 && p.off && p.calRows > 0
 	if p.cand > maxProjectCand || (p.calRows > 0 && (p.cand <= 0 || p.calK <= 0)) {
 		return nil, 0, ErrCorrupt
 	}

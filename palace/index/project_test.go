@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/loci-mem/loci/palace/index"
 )
@@ -207,6 +208,55 @@ func TestProjection(t *testing.T) {
 				t.Fatalf("loaded without a projection: %+v", st)
 			}
 		})
+	}
+}
+
+// A projection kept off on its cost alone is timed again like a graph
+// (Retime), and switched on when it then costs under half the scan. Here
+// the graph's searches wait in every timing and the projection's only in
+// the calibration's (a load that passed), the scans slowed as in the
+// graph's calibration tests; the snapshot keeps the projection's mark.
+// (Not parallel: the hooks are the package's.)
+func TestRetimeAProjection(t *testing.T) {
+	const n, d = 12000, 256
+	vecs := topicVecs(31, n+100, d, 60, 0.8)
+	qs := vecs[n:]
+	f := projFlat(32)
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	f.AddBatch(keys, vecs[:n])
+	_, unslow := slowScans(0)
+	defer unslow()
+	projLoaded := true
+	restore := index.StallPairedSearch(func(m, i int) {
+		if m == 1 || (m == 2 && projLoaded) {
+			time.Sleep(5 * time.Millisecond) // five slowed scans
+		}
+	})
+	defer restore()
+	c := f.Calibrate(qs, 10, index.CalibrationTarget)
+	t.Logf("calibrated: %+v", c)
+	if c.Use != "scan" || c.ProjRecallLow < index.CalibrationTarget || !f.RetimeDue() {
+		t.Fatalf("%+v, retime due %v; want the projection reaching the target, kept off on its cost", c, f.RetimeDue())
+	}
+	path := filepath.Join(t.TempDir(), "v.idx")
+	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Project: 32, Graph: index.GraphConfig{Min: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	projLoaded = false
+	r, ok := b.Retime(qs, 10)
+	t.Logf("timed again: %+v", r)
+	if !ok || r.Use != "projection" || r.Cand == 0 || r.Retimed != 1 {
+		t.Fatalf("loaded and timed again without the projection's load: %+v, %v; want the projection", r, ok)
+	}
+	if st := b.Stats(); st.ProjectOff || !st.GraphOff || st.ProjectCand == 0 || b.RetimeDue() {
+		t.Fatalf("after the projection was switched on: %+v, retime due %v", st, b.RetimeDue())
 	}
 }
 
