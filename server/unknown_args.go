@@ -3,12 +3,11 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/loci-mem/loci/palace"
+	"github.com/loci-mem/loci/server/argname"
 )
 
 // Arguments a tool does not take. JSON Schema lets an object hold members
@@ -44,139 +43,20 @@ func (p *argPlan) takes(name string) bool {
 }
 
 // argWarnings are the sentences that say a call's unknown arguments were
-// ignored: each with the argument it likely meant, or, where none is
-// likely, with the arguments the tool takes.
+// ignored (argname.Warning): each with the argument it likely meant, or,
+// where none is likely, with the arguments the tool takes; at most
+// argname.MaxNamed of them, and a count of the rest.
 func argWarnings(tool string, unknown []string, t reflect.Type) []string {
 	plan := planOf(t)
 	names := make([]string, len(plan.fields))
 	for i, f := range plan.fields {
 		names[i] = f.name
 	}
-	takes := strings.Join(names, ", ")
-	out := make([]string, 0, min(len(unknown), maxArgWarnings+1))
-	for i, name := range unknown {
-		if i == maxArgWarnings {
-			out = append(out, fmt.Sprintf("%d more unknown arguments ignored", len(unknown)-i))
-			break
-		}
-		shown := clipArgName(name)
-		if meant := plan.meant(name); meant != "" {
-			out = append(out, fmt.Sprintf("unknown argument '%s' ignored; did you mean '%s'?", shown, meant))
-			continue
-		}
-		out = append(out, fmt.Sprintf("unknown argument '%s' ignored; %s takes %s", shown, tool, takes))
+	out := make([]string, 0, min(len(unknown), argname.MaxNamed))
+	for _, name := range unknown[:min(len(unknown), argname.MaxNamed)] {
+		out = append(out, argname.Warning("argument", name, "", tool, names))
 	}
-	return out
-}
-
-// maxArgWarnings is how many unknown arguments a call's warnings name one
-// by one; the rest are counted, so that what a call is told stays short
-// whatever it sends.
-const maxArgWarnings = 5
-
-// maxArgNameShown bounds how much of an unknown argument's name a warning
-// repeats: a name is the caller's input, and may be anything.
-const maxArgNameShown = 64
-
-func clipArgName(name string) string {
-	if r := []rune(name); len(r) > maxArgNameShown {
-		return string(r[:maxArgNameShown]) + "…"
-	}
-	return name
-}
-
-// Names by which other memory APIs call an argument that loci names
-// otherwise: how many results (mem0's limit, LangChain's k), and the text
-// to store.
-var (
-	countNames = []string{"k", "n", "limit", "count", "size", "max", "top", "topn", "maxresults", "numresults", "topk"}
-	textNames  = []string{"text", "content", "memory", "body", "message", "note", "fact"}
-)
-
-// meant is the argument a name most likely stands for, or "": the same
-// name written in another case or with other separators (topK, top-k),
-// its singular or plural, a misspelling of one or two letters, a part of
-// one and of no other ("id" of drawer_id), or a name another memory API
-// gives it (countNames, textNames).
-func (p *argPlan) meant(name string) string {
-	n := squash(name)
-	if n == "" {
-		return ""
-	}
-	near, nearest := "", 3 // the closest misspelling, and its distance
-	var part []string
-	for _, f := range p.fields {
-		k := squash(f.name)
-		if k == n || k == n+"s" || k+"s" == n || k == n+"es" || k+"es" == n {
-			return f.name
-		}
-		if d := editDistance(n, k, 2); d < nearest && (d == 1 || len(k) > 5) {
-			near, nearest = f.name, d
-		}
-		if len(n) >= 2 && (strings.HasPrefix(k, n) || strings.HasSuffix(k, n)) ||
-			len(k) >= 3 && strings.HasPrefix(n, k) {
-			part = append(part, f.name)
-		}
-	}
-	if near != "" {
-		return near
-	}
-	if len(part) == 1 {
-		return part[0]
-	}
-	for _, group := range [][]string{countNames, textNames} {
-		if !slices.Contains(group, n) {
-			continue
-		}
-		for _, f := range p.fields {
-			if k := squash(f.name); k != n && slices.Contains(group, k) {
-				return f.name
-			}
-		}
-	}
-	return ""
-}
-
-// squash writes an argument's name in lower case without separators, so
-// that top_k, topK and top-k read alike.
-func squash(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		if r != '_' && r != '-' && r != ' ' && r != '.' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes), or
-// limit+1 once it is certain to exceed limit.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		low := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			low = min(low, cur[j])
-		}
-		if low > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return argname.Bound("argument", out, len(unknown))
 }
 
 // withWarnings adds warnings to a JSON object's text as its "warnings"

@@ -3,10 +3,12 @@ package server
 import (
 	"reflect"
 	"testing"
+
+	"github.com/loci-mem/loci/server/argname"
 )
 
-// meant finds the argument a misnamed one stands for, and nothing where
-// no argument is likely.
+// argname.Meant finds, among a tool's arguments, the one a misnamed
+// argument stands for, and nothing where no argument is likely.
 func TestMeantArgument(t *testing.T) {
 	for _, c := range []struct {
 		params reflect.Type
@@ -33,27 +35,13 @@ func TestMeantArgument(t *testing.T) {
 		{reflect.TypeFor[memoryForgetParams](), "id", "drawer_id"},
 		{reflect.TypeFor[memoryForgetParams](), "drawerId", "drawer_id"},
 	} {
-		if got := planOf(c.params).meant(c.name); got != c.want {
-			t.Errorf("%s %q: meant %q, want %q", c.params.Name(), c.name, got, c.want)
+		plan := planOf(c.params)
+		names := make([]string, len(plan.fields))
+		for i, f := range plan.fields {
+			names[i] = f.name
 		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b  string
-		limit int
-		want  int
-	}{
-		{"query", "query", 2, 0},
-		{"querry", "query", 2, 1},
-		{"qeury", "query", 2, 2},
-		{"tag", "room", 2, 3},
-		{"", "ab", 2, 2},
-		{"abcdef", "a", 2, 3},
-	} {
-		if got := editDistance(c.a, c.b, c.limit); got != c.want {
-			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", c.a, c.b, c.limit, got, c.want)
+		if got := argname.Meant(c.name, names); got != c.want {
+			t.Errorf("%s %q: meant %q, want %q", c.params.Name(), c.name, got, c.want)
 		}
 	}
 }
