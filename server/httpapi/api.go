@@ -122,10 +122,10 @@ func (a *API) Close() { a.closeOnce.Do(func() { close(a.closing) }) }
 
 // Register mounts the routes on mux.
 func (a *API) Register(mux *http.ServeMux) {
-	mux.Handle("/api/v1/memory/add", a.endpoint(a.add))
-	mux.Handle("/api/v1/memory/flush", a.endpoint(a.flush))
-	mux.Handle("/api/v1/memory/search", a.endpoint(a.search))
-	mux.Handle("/api/v1/memory/get", a.endpoint(a.get))
+	mux.Handle("/api/v1/memory/add", a.endpoint("AddRequest", a.add))
+	mux.Handle("/api/v1/memory/flush", a.endpoint("FlushRequest", a.flush))
+	mux.Handle("/api/v1/memory/search", a.endpoint("SearchRequest", a.search))
+	mux.Handle("/api/v1/memory/get", a.endpoint("GetRequest", a.get))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, newRequestID(), http.StatusNotFound, "Not Found")
 	})
@@ -163,8 +163,9 @@ func mediaErrf(format string, a ...any) error { return &mediaError{msg: fmt.Spri
 type handlerFunc func(ctx context.Context, body map[string]any) (any, error)
 
 // endpoint wraps a seed 001 handler: POST only, JSON only, the body
-// limit, validation, the envelopes, and panics as 500s.
-func (a *API) endpoint(fn handlerFunc) http.Handler {
+// limit, validation, the envelopes (with warnings for the fields the body
+// of request schema req does not take: unknown.go), and panics as 500s.
+func (a *API) endpoint(req string, fn handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rid := newRequestID()
 		w.Header().Set("X-Request-ID", rid)
@@ -199,20 +200,21 @@ func (a *API) endpoint(fn handlerFunc) http.Handler {
 			a.fail(w, r, rid, err)
 			return
 		}
+		warnings := unknownFields(req, r.URL.Path, body)
 		ctx := r.Context()
 		if key := r.Header.Get("Idempotency-Key"); key != "" {
 			if !validRequestKey(key) {
-				a.writeError(w, r, rid, http.StatusBadRequest, "Idempotency-Key must be 1 to 255 printable ASCII characters")
+				a.writeError(w, r, rid, http.StatusBadRequest, "Idempotency-Key must be 1 to 255 printable ASCII characters", warnings...)
 				return
 			}
 			ctx = context.WithValue(ctx, requestKeyCtx{}, key)
 		}
 		data, err := fn(ctx, body)
 		if err != nil {
-			a.fail(w, r, rid, err)
+			a.fail(w, r, rid, err, warnings...)
 			return
 		}
-		a.writeJSON(w, http.StatusOK, successEnvelope{RequestID: rid, Data: data})
+		a.writeJSON(w, http.StatusOK, successEnvelope{RequestID: rid, Data: data, Warnings: warnings})
 	})
 }
 
@@ -237,8 +239,9 @@ func validRequestKey(k string) bool {
 	return true
 }
 
-// fail maps an error to its status once, here at the edge.
-func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error) {
+// fail maps an error to its status once, here at the edge; warnings go
+// into the error envelope (a 4xx's).
+func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error, warnings ...string) {
 	var ve *validationError
 	var fe *filterError
 	var me *mediaError
@@ -246,17 +249,17 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error
 	var pe *palace.Error
 	switch {
 	case errors.As(err, &ve):
-		a.writeError(w, r, rid, http.StatusUnprocessableEntity, ve.msg)
+		a.writeError(w, r, rid, http.StatusUnprocessableEntity, ve.msg, warnings...)
 	case errors.As(err, &fe):
-		a.writeError(w, r, rid, http.StatusUnprocessableEntity, fe.msg)
+		a.writeError(w, r, rid, http.StatusUnprocessableEntity, fe.msg, warnings...)
 	case errors.As(err, &me):
-		a.writeError(w, r, rid, http.StatusUnsupportedMediaType, me.msg)
+		a.writeError(w, r, rid, http.StatusUnsupportedMediaType, me.msg, warnings...)
 	case errors.As(err, &he):
-		a.writeError(w, r, rid, he.status, he.msg)
+		a.writeError(w, r, rid, he.status, he.msg, warnings...)
 	case errors.As(err, &pe) && pe.Code == palace.CodeInvalid:
-		a.writeError(w, r, rid, http.StatusUnprocessableEntity, "Value error, "+pe.Message)
+		a.writeError(w, r, rid, http.StatusUnprocessableEntity, "Value error, "+pe.Message, warnings...)
 	case errors.As(err, &pe) && pe.Code == palace.CodeForbidden:
-		a.writeError(w, r, rid, http.StatusForbidden, pe.Message)
+		a.writeError(w, r, rid, http.StatusForbidden, pe.Message, warnings...)
 	case errors.As(err, &pe) && pe.Code == palace.CodeUnavailable:
 		a.log.Warn().Err(err).Str("request_id", rid).Str("path", r.URL.Path).Msg("store unavailable")
 		w.Header().Set("Retry-After", "1")
@@ -272,18 +275,20 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, rid string, err error
 
 // writeError writes seed 001's error envelope. 5xx carry code SYSTEM_ERROR
 // and a fixed message ("Internal server error"; for 503, that the store
-// cannot be reached, with Retry-After); 4xx carry HTTP_ERROR.
-func (a *API) writeError(w http.ResponseWriter, r *http.Request, rid string, status int, msg string) {
+// cannot be reached, with Retry-After); 4xx carry HTTP_ERROR, and the
+// warnings of a body's unknown fields (a 5xx's are dropped with its
+// detail).
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, rid string, status int, msg string, warnings ...string) {
 	code := "HTTP_ERROR"
 	switch {
 	case status == http.StatusServiceUnavailable:
-		code, msg = "SYSTEM_ERROR", "Service unavailable: the memory store cannot be reached; retry"
+		code, msg, warnings = "SYSTEM_ERROR", "Service unavailable: the memory store cannot be reached; retry", nil
 	case status >= 500:
-		code, msg = "SYSTEM_ERROR", "Internal server error"
+		code, msg, warnings = "SYSTEM_ERROR", "Internal server error", nil
 	}
 	a.writeJSON(w, status, errorEnvelope{RequestID: rid, Error: errorBody{
 		Code: code, Message: msg, Timestamp: formatErrorTime(a.cfg.Now(), a.loc), Path: r.URL.Path,
-	}})
+	}, Warnings: warnings})
 }
 
 // The envelopes of seed 001.
@@ -291,10 +296,14 @@ type (
 	successEnvelope struct {
 		RequestID string `json:"request_id"`
 		Data      any    `json:"data"`
+		// Warnings (loci's, not the seed's) name the body's fields the
+		// endpoint does not take (unknown.go); absent when there are none.
+		Warnings []string `json:"warnings,omitempty"`
 	}
 	errorEnvelope struct {
 		RequestID string    `json:"request_id"`
 		Error     errorBody `json:"error"`
+		Warnings  []string  `json:"warnings,omitempty"`
 	}
 	errorBody struct {
 		Code      string `json:"code"`

@@ -95,6 +95,9 @@ func (e *env) ok(path, body string) map[string]any {
 		e.t.Fatalf("POST %s %s: %d %v", path, body, code, m)
 	}
 	checkRequestID(e.t, m)
+	if w, ok := m["warnings"]; ok {
+		e.t.Errorf("POST %s %s: warnings %v; every field sent is the endpoint's", path, body, w)
+	}
 	data, ok := m["data"].(map[string]any)
 	if !ok {
 		e.t.Fatalf("POST %s: no data object: %v", path, m)

@@ -39,6 +39,8 @@ func openAPISpec(version string) obj {
 			"description": "Exactly one of user_id / agent_id (" + kind + ")."}
 	}
 	ts := obj{"type": "string", "format": "date-time", "description": "ISO-8601 with offset, in the display time zone (LOCI_TIMEZONE)"}
+	warnings := obj{"type": "array", "items": obj{"type": "string"},
+		"description": "loci's: the body's fields the endpoint does not take, each ignored (\"unknown field 'topk' ignored; did you mean 'top_k'?\"); absent when there are none"}
 	schemas := obj{
 		"ToolFunction": schema([]string{"name", "arguments"}, obj{"name": str("Function name"), "arguments": str("JSON-encoded arguments")}),
 		"ToolCall": schema([]string{"id", "function"}, obj{"id": str("Call id"), "type": obj{"type": "string", "default": "function"},
@@ -106,13 +108,13 @@ func openAPISpec(version string) obj {
 		"AgentSkill": schema(nil, obj{"id": str("<agent>_sk_..."), "agent_id": str(""), "app_id": str(""), "project_id": str(""),
 			"name": str(""), "description": str(""), "content": str(""), "confidence": obj{"type": "number"},
 			"maturity_score": obj{"type": "number"}, "source_case_ids": arr(obj{"type": "string"}), "score": obj{"type": "number"}}),
-		"Error": schema([]string{"request_id", "error"}, obj{"request_id": str("32 lowercase hex"),
+		"Error": schema([]string{"request_id", "error"}, obj{"request_id": str("32 lowercase hex"), "warnings": warnings,
 			"error": schema(nil, obj{"code": obj{"type": "string", "enum": []string{"HTTP_ERROR", "SYSTEM_ERROR"}},
 				"message": str("For 422, the first validation error: \"<message>: <location>\""), "timestamp": ts, "path": str("")})}),
 	}
 	envelope := func(data obj) obj {
 		return obj{"description": "OK", "content": obj{"application/json": obj{"schema": schema([]string{"request_id", "data"},
-			obj{"request_id": str("32 lowercase hex"), "data": data})}}}
+			obj{"request_id": str("32 lowercase hex"), "data": data, "warnings": warnings})}}}
 	}
 	errResp := func(desc string) obj {
 		return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
