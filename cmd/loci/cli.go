@@ -15,6 +15,7 @@ import (
 	"github.com/loci-mem/loci/kg"
 	"github.com/loci-mem/loci/palace"
 	"github.com/loci-mem/loci/palace/redact"
+	"github.com/loci-mem/loci/server/argname"
 	"gopkg.in/yaml.v3"
 )
 
@@ -343,7 +344,9 @@ func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) 
 
 // flagHint is the hint for err, fs's refusal of a flag: a format asked
 // for as a flag of its own ("--json", as many tools spell it) is named
-// with --format, and any other mistake is sent to the usage.
+// with --format, a flag misspelt or named as other tools name it
+// ("--topk", "-k" for --limit) with the flag it likely meant
+// (flagMeant), and any other mistake is sent to the usage.
 func flagHint(fs *flag.FlagSet, err error) string {
 	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok && fs.Lookup("format") != nil {
 		switch name = strings.TrimPrefix(name, "-"); name {
@@ -351,7 +354,27 @@ func flagHint(fs *flag.FlagSet, err error) string {
 			return "Use --format " + name
 		}
 	}
-	return "Run `loci " + fs.Name() + " -h` for usage"
+	usage := "Run `loci " + fs.Name() + " -h` for usage"
+	if m := flagMeant(fs, err); m != "" {
+		return "Did you mean " + m + "? " + usage
+	}
+	return usage
+}
+
+// flagMeant is the flag of fs that err's undefined flag most likely
+// stands for, as --name (argname.Meant, as the MCP tools and the HTTP API
+// name an argument they do not take), or "".
+func flagMeant(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if m := argname.Meant(strings.TrimPrefix(name, "-"), names); m != "" {
+		return "--" + m
+	}
+	return ""
 }
 
 // quietParse parses flags without letting the flag package print: a bad
@@ -365,6 +388,14 @@ func quietParse(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		fs.Usage()
 	}
 	return err
+}
+
+// meantSuffix is "; did you mean --x?" for a flag meant, or "".
+func meantSuffix(flag string) string {
+	if flag == "" {
+		return ""
+	}
+	return "; did you mean " + flag + "?"
 }
 
 // flagFailure reports a bad flag or argument of a command outside the

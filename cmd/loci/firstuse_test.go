@@ -252,8 +252,9 @@ func exportedFact(t *testing.T, home, fact string) string {
 }
 
 // A format asked for as a flag of its own ("--json", as many tools spell
-// it) is refused with a hint that names --format; another unknown flag
-// is sent to the usage, and nothing is stored by either.
+// it) is refused with a hint that names --format; a flag misspelt or
+// named as other tools name it, with the flag it likely means; another
+// unknown flag is sent to the usage; and nothing is stored by any.
 func TestAFormatAskedForAsAFlagIsNamed(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -264,13 +265,20 @@ func TestAFormatAskedForAsAFlagIsNamed(t *testing.T) {
 		{[]string{"recall", "--json", "how do we deploy"}, "Use --format json"},
 		{[]string{"note", "--yaml", "We deploy on Tuesdays"}, "Use --format yaml"},
 		{[]string{"recall", "--jsn", "how do we deploy"}, "Run `loci recall -h` for usage"},
+		{[]string{"recall", "--all", "--topk", "3", "how do we deploy"}, "Did you mean --limit? Run `loci recall -h` for usage"},
+		{[]string{"note", "--room_name", "Backend", "We deploy on Tuesdays"}, "Did you mean --room? Run `loci note -h` for usage"},
 	} {
 		o := runCLI(t, home, "json", c.args...)
 		if o.code != 2 || o.env.Error == nil || o.env.Error.Type != "invalid_args" || o.env.Error.Hint != c.hint {
 			t.Errorf("loci %v: exit %d, error %+v; want invalid_args with the hint %q", c.args, o.code, o.env.Error, c.hint)
 		}
 	}
-	// The refused note made no palace, let alone a memory.
+	// A command outside the envelope says it on stderr.
+	if _, stderr, code := runLociOnce(t, home, cliEnvVars, "", "serve", "--palase", "p"); code != 2 ||
+		!strings.Contains(stderr, "flag provided but not defined: -palase; did you mean --palace?") {
+		t.Errorf("serve --palase: exit %d, stderr %q", code, stderr)
+	}
+	// The refused notes made no palace, let alone a memory.
 	if o := runCLI(t, home, "json", "recall", "--all", "deploy"); o.env.Error == nil || o.env.Error.Type != "not_found" {
 		t.Errorf("after refused calls: recall --all %+v, %+v; want no palace", o.env.Data, o.env.Error)
 	}

@@ -34,7 +34,7 @@ func runHTTP(ctx context.Context, env *cliEnv, args []string) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return flagFailure(env, "http", err.Error())
+		return flagFailure(env, "http", err.Error()+meantSuffix(flagMeant(fs, err)))
 	}
 	if fs.NArg() > 0 {
 		return flagFailure(env, "http", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))

@@ -27,7 +27,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return flagFailure(env, "serve", err.Error())
+		return flagFailure(env, "serve", err.Error()+meantSuffix(flagMeant(fs, err)))
 	}
 	if fs.NArg() > 0 {
 		return flagFailure(env, "serve", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
