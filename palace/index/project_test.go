@@ -15,6 +15,17 @@ func projFlat(dims int) *index.Flat {
 		Graph: index.GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 48}})
 }
 
+// projFilled is a projFlat(32) holding vecs under keys 0, 1, ….
+func projFilled(vecs [][]float32) *index.Flat {
+	f := projFlat(32)
+	keys := make([]uint64, len(vecs))
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	f.AddBatch(keys, vecs)
+	return f
+}
+
 // The projected first stage: Calibrate builds it beside the graph and
 // measures it; with every row as a candidate it answers exactly as the
 // scan does, and with the calibrated count it reaches the target; rows
@@ -28,12 +39,7 @@ func TestProjection(t *testing.T) {
 	const n, d = 12000, 256
 	vecs := topicVecs(31, n+300, d, 60, 0.8)
 	qs, more := vecs[n:n+100], vecs[n+100:]
-	f := projFlat(32)
-	keys := make([]uint64, n)
-	for i := range keys {
-		keys[i] = uint64(i)
-	}
-	f.AddBatch(keys, vecs[:n])
+	f := projFilled(vecs[:n])
 	if st := f.Stats(); st.ProjectDims != 0 || !f.NeedsCalibration() {
 		t.Fatalf("before calibration: %+v, needs calibration %v", st, f.NeedsCalibration())
 	}
@@ -221,12 +227,7 @@ func TestRetimeAProjection(t *testing.T) {
 	const n, d = 12000, 256
 	vecs := topicVecs(31, n+100, d, 60, 0.8)
 	qs := vecs[n:]
-	f := projFlat(32)
-	keys := make([]uint64, n)
-	for i := range keys {
-		keys[i] = uint64(i)
-	}
-	f.AddBatch(keys, vecs[:n])
+	f := projFilled(vecs[:n])
 	_, unslow := slowScans(0)
 	defer unslow()
 	projLoaded := true
@@ -308,12 +309,7 @@ func TestAnOlderProjectionIsBuiltAgain(t *testing.T) {
 	const n, d = 4000, 256
 	vecs := topicVecs(51, n+50, d, 30, 0.8)
 	qs := vecs[n:]
-	f := projFlat(32)
-	keys := make([]uint64, n)
-	for i := range keys {
-		keys[i] = uint64(i)
-	}
-	f.AddBatch(keys, vecs[:n])
+	f := projFilled(vecs[:n])
 	f.Calibrate(qs, 10, index.CalibrationTarget)
 	for _, mapped := range []bool{true, false} {
 		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
