@@ -197,13 +197,13 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 	return nil
 }
 
-// save writes the snapshot if enough changed since the last one (see
-// vectorState.snapshotDue). The mark is read before the index is written:
-// a snapshot may hold changes newer than its mark (catching up re-puts
-// them harmlessly), never older ones.
-func (k *keywordState) save() error {
+// save writes the snapshot if enough changed since the last one
+// (snapshotDue), or (now) if anything did. The mark is read before the
+// index is written: a snapshot may hold changes newer than its mark
+// (catching up re-puts them harmlessly), never older ones.
+func (k *keywordState) save(now bool) error {
 	k.mu.Lock()
-	if !k.ready.Load() || !snapshotDue(k.hw, k.savedHW, k.idx.Len()) {
+	if !k.ready.Load() || k.hw == k.savedHW || !now && !snapshotDue(k.hw, k.savedHW, k.idx.Len(), false) {
 		k.mu.Unlock()
 		return nil
 	}

@@ -85,6 +85,11 @@ func palaceCmd(ctx context.Context, env *cliEnv, args []string) (*result, error)
 		if err := p.WarmIndex(ctx); err != nil {
 			return nil, err
 		}
+		// Whatever was caught up is saved, however little: a hook that
+		// ran out of time started this, and the next one loads it.
+		if err := p.SaveIndexNow(ctx); err != nil {
+			return nil, err
+		}
 		took := time.Since(start)
 		return &result{data: map[string]any{"palace": name, "took_ms": took.Milliseconds()},
 			text: func(w io.Writer) {
