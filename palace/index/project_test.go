@@ -15,6 +15,21 @@ func projFlat(dims int) *index.Flat {
 		Graph: index.GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 48}})
 }
 
+// projReloaded saves f (a projFlat(32)'s) to a snapshot and loads it
+// again, and returns the snapshot's path and the loaded index.
+func projReloaded(t *testing.T, f *index.Flat) (string, *index.Flat) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "v.idx")
+	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Project: 32, Graph: index.GraphConfig{Min: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, b
+}
+
 // projFilled is a projFlat(32) holding vecs under keys 0, 1, ….
 func projFilled(vecs [][]float32) *index.Flat {
 	f := projFlat(32)
@@ -146,14 +161,7 @@ func TestProjection(t *testing.T) {
 	for _, mapped := range []bool{true, false} {
 		t.Run(fmt.Sprintf("snapshot mapped=%v", mapped), func(t *testing.T) {
 			defer index.SetMapSnapshots(index.SetMapSnapshots(mapped))
-			path := filepath.Join(t.TempDir(), "v.idx")
-			if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
-				t.Fatal(err)
-			}
-			b, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Project: 32, Graph: index.GraphConfig{Min: 1000}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			path, b := projReloaded(t, f)
 			if got, want := b.Stats(), f.Stats(); got.ProjectDims != want.ProjectDims || got.ProjectCand != 200 || got.ProjectOff || !got.GraphOff || b.NeedsCalibration() {
 				t.Fatalf("loaded stats %+v, saved %+v", got, want)
 			}
@@ -242,14 +250,7 @@ func TestRetimeAProjection(t *testing.T) {
 	if c.Use != "scan" || c.ProjRecallLow < index.CalibrationTarget || !f.RetimeDue() {
 		t.Fatalf("%+v, retime due %v; want the projection reaching the target, kept off on its cost", c, f.RetimeDue())
 	}
-	path := filepath.Join(t.TempDir(), "v.idx")
-	if err := index.SaveFlatFile(path, f, index.SnapshotMeta{Model: "m"}); err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := index.LoadFlatFile(path, index.FlatConfig{Int8: true, Project: 32, Graph: index.GraphConfig{Min: 1000}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := projReloaded(t, f)
 	projLoaded = false
 	r, ok := b.Retime(qs, 10)
 	t.Logf("timed again: %+v", r)
