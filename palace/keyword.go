@@ -203,7 +203,7 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 // (catching up re-puts them harmlessly), never older ones.
 func (k *keywordState) save(now bool) error {
 	k.mu.Lock()
-	if !k.ready.Load() || k.hw == k.savedHW || !now && !snapshotDue(k.hw, k.savedHW, k.idx.Len(), false) {
+	if !k.ready.Load() || !saveDue(k.hw, k.savedHW, k.idx.Len(), false, now) {
 		k.mu.Unlock()
 		return nil
 	}

@@ -29,3 +29,21 @@ func TestSnapshotDue(t *testing.T) {
 		}
 	}
 }
+
+// Saving now writes any change of an index of 1,000 entries or more.
+func TestSaveDueNow(t *testing.T) {
+	for _, c := range []struct {
+		hw, saved int64
+		n         int
+		want      bool
+	}{
+		{110, 100, 5000, true},  // ten changes
+		{100, 100, 5000, false}, // none
+		{110, 100, 999, false},  // small: built at once
+		{5, -1, 10, true},       // rebuilt since: due anyway
+	} {
+		if got := saveDue(c.hw, c.saved, c.n, true, true); got != c.want {
+			t.Errorf("saveDue(%d, %d, %d, now) = %v, want %v", c.hw, c.saved, c.n, got, c.want)
+		}
+	}
+}

@@ -395,7 +395,8 @@ func (v *vectorState) activeRIDs(res []index.Result, limit int) (out []ranked, o
 func (p *Palace) SaveIndex(ctx context.Context) error { return p.saveIndex(ctx, false) }
 
 // SaveIndexNow is SaveIndex without the thresholds: it writes each
-// snapshot whose index changed at all since its last one. `loci palace
+// snapshot whose index changed at all since its last one (of 1,000
+// entries or more: a smaller one is built from the store at once). `loci palace
 // warm` saves so: a hook starts it when it ran out of time, most often
 // catching the indexes up, and the next hook should load what it caught
 // up rather than replay it again.
@@ -427,10 +428,7 @@ func (p *Palace) saveVectorsIf(now bool) error {
 	v := p.vec
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.loaded || v.hw == v.savedHW {
-		return nil
-	}
-	if !now && !snapshotDue(v.hw, v.savedHW, v.idx.Len(), v.idx.Stats().Graph > 0) {
+	if !v.loaded || !saveDue(v.hw, v.savedHW, v.idx.Len(), v.idx.Stats().Graph > 0, now) {
 		return nil
 	}
 	if err := saveSnapshot(v.snapshotPath(), v.idx, v.snapshotModel(), v.hw); err != nil {
@@ -469,6 +467,15 @@ func snapshotDue(hw, savedHW int64, n int, graph bool) bool {
 		return hw-savedHW >= max(snapshotMinDelta, int64(n)/graphReplayRows)
 	}
 	return hw-savedHW >= max(snapshotMinDelta, int64(n)/20)
+}
+
+// saveDue is snapshotDue, or (now) whether anything changed since the
+// last snapshot of an index large enough to keep one.
+func saveDue(hw, savedHW int64, n int, graph, now bool) bool {
+	if now && hw != savedHW && n >= snapshotMinEntries {
+		return true
+	}
+	return snapshotDue(hw, savedHW, n, graph)
 }
 
 const (
