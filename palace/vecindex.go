@@ -129,14 +129,7 @@ func (p *Palace) CalibrateIndex(ctx context.Context) (*index.Calibration, error)
 	p.log.Info().Int("queries", c.Queries).Str("use", c.Use).Int("ef", c.Ef).Float64("recall", c.Recall).Float64("recall_low", c.RecallLow).
 		Int("cand", c.Cand).Float64("proj_recall", c.ProjRecall).Float64("proj_recall_low", c.ProjRecallLow).
 		Dur("graph", c.Graph).Dur("projection", c.Proj).Dur("exact", c.Exact).Msg("vector index calibrated")
-	v := p.vec
-	v.mu.Lock()
-	v.calibration = &c
-	if v.idx == idx {
-		v.savedHW = -1 // the choice is in the next snapshot
-	}
-	v.mu.Unlock()
-	return &c, p.saveVectors()
+	return &c, p.keepCalibration(idx, &c, true)
 }
 
 // retimeIndex times again a calibration's choice that kept the scan on
@@ -158,24 +151,32 @@ func (p *Palace) retimeIndex(idx *index.Flat) (*index.Calibration, error) {
 	}
 	p.log.Info().Int("retimed", r.Retimed).Str("use", r.Use).Int("ef", r.Ef).Int("cand", r.Cand).
 		Dur("graph", r.Graph).Dur("projection", r.Proj).Dur("exact", r.Exact).Msg("vector index choice timed again")
-	v := p.vec
-	v.mu.Lock()
 	c := r
-	if v.calibration != nil { // the recall this process measured stands
-		c = *v.calibration
+	p.vec.mu.Lock()
+	if prev := p.vec.calibration; prev != nil { // the recall this process measured stands
+		c = *prev
 		c.Use, c.Off, c.Ef, c.Cand, c.Retimed = r.Use, r.Off, r.Ef, r.Cand, r.Retimed
 		c.Graph, c.Proj, c.Exact = r.Graph, r.Proj, r.Exact
 	}
-	v.calibration = &c
-	changed := !r.Off && v.idx == idx
-	if changed {
+	p.vec.mu.Unlock()
+	return &c, p.keepCalibration(idx, &c, !r.Off)
+}
+
+// keepCalibration records c as what idx's calibration stands at and, when
+// the choice changed, saves the snapshot (made due when idx is still the
+// palace's index) so that the next start keeps the choice.
+func (p *Palace) keepCalibration(idx *index.Flat, c *index.Calibration, changed bool) error {
+	v := p.vec
+	v.mu.Lock()
+	v.calibration = c
+	if changed && v.idx == idx {
 		v.savedHW = -1 // the choice is in the next snapshot
 	}
 	v.mu.Unlock()
 	if !changed {
-		return &c, nil
+		return nil
 	}
-	return &c, p.saveVectors()
+	return p.saveVectors()
 }
 
 // loadSnapshot loads the snapshot at path if it was written for this model

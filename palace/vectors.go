@@ -428,7 +428,7 @@ func (p *Palace) saveVectorsIf(now bool) error {
 	v := p.vec
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.loaded || !saveDue(v.hw, v.savedHW, v.idx.Len(), v.idx.Stats().Graph > 0, now) {
+	if !v.loaded || !saveDue(v.hw, v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) {
 		return nil
 	}
 	if err := saveSnapshot(v.snapshotPath(), v.idx, v.snapshotModel(), v.hw); err != nil {

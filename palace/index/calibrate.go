@@ -226,13 +226,19 @@ func (f *Flat) Calibrate(queries [][]float32, k int, target float64) Calibration
 			f.coolCodes()
 		}
 	}
+	c.keepChosen()
+	return c
+}
+
+// keepChosen leaves in c the width of what answers Search only: Ef for
+// the graph, Cand for the projection.
+func (c *Calibration) keepChosen() {
 	if c.Use != "graph" {
 		c.Ef = 0
 	}
 	if c.Use != "projection" {
 		c.Cand = 0
 	}
-	return c
 }
 
 // timeChoice times the graph at beam useEf and the projection with
@@ -275,8 +281,8 @@ func (f *Flat) timeChoice(c *Calibration, queries [][]float32, k, useEf, useCand
 // after each calibration, and switches the cheaper on once one timing
 // puts it under half the scan. A load can make a search slower, never
 // faster, so one quiet timing outweighs a busy one. The palace retimes
-// from its dreamer's index pass, which runs once the palace has been idle
-// for a while: when the machine is most likely quiet.
+// from its maintenance, once a minute, and from its dreamer's index pass
+// (Palace.CalibrateIndex), so the timings fall minutes apart.
 
 // maxRetimes is how many times Retime may time a calibration's choice
 // again: a handful of independent timings, enough that a load passing
@@ -355,12 +361,7 @@ func (f *Flat) Retime(queries [][]float32, k int) (Calibration, bool) {
 		pj.off, pj.costOnly, g.costOnly = false, false, false
 		f.coolCodes()
 	}
-	if c.Use != "graph" {
-		c.Ef = 0
-	}
-	if c.Use != "projection" {
-		c.Cand = 0
-	}
+	c.keepChosen()
 	return c, true
 }
 

@@ -792,6 +792,14 @@ type FlatStats struct {
 }
 
 // Stats reports f's storage and graph counters.
+// HasGraph reports whether f has built a graph over its rows (whether or
+// not it answers Search), without the work Stats does.
+func (f *Flat) HasGraph() bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.g != nil
+}
+
 func (f *Flat) Stats() FlatStats {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

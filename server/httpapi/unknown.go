@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -52,21 +53,15 @@ func (w *unknownWalk) object(name, taker string, m map[string]any, at string) {
 	if !ok || s["additionalProperties"] == true {
 		return
 	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	var names []string // the fields taken, listed once a warning needs them
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		p, ok := props[k].(obj)
 		if !ok {
 			w.total++
 			if len(w.out) < argname.MaxNamed {
+				if names == nil {
+					names = slices.Sorted(maps.Keys(props))
+				}
 				w.out = append(w.out, argname.Warning("field", k, at, taker, names))
 			}
 			continue
