@@ -8,7 +8,8 @@ import (
 )
 
 // A scan split across cores must return exactly what one core returns,
-// with tombstones and a filter in play.
+// with tombstones and a filter in play; so must SearchKeys over enough
+// keys to be split, and agree with the scan filtered to its keys.
 func TestParallelScanMatchesSerial(t *testing.T) {
 	const n, dim = 40000, 256 // rows*dim: three parts on four cores
 	if n*dim < 2*parallelScanWork {
@@ -30,8 +31,17 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 		f.Remove(k)
 	}
 	allow := func(k uint64) bool { return k%5 != 0 }
+	var keys []uint64
+	for k := uint64(n); k >= 1; k-- { // not in the rows' order
+		if allow(k) {
+			keys = append(keys, k)
+		}
+	}
 	prev := runtime.GOMAXPROCS(4)
 	defer runtime.GOMAXPROCS(prev)
+	if scanParts(len(keys)*dim) < 2 {
+		t.Fatal("key set too small to split")
+	}
 	for q := 0; q < 20; q++ {
 		for i := range vec {
 			vec[i] = float32(r.NormFloat64())
@@ -53,6 +63,18 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 			}
 			if ser[i].Key%11 == 3 || (filter != nil && !filter(ser[i].Key)) {
 				t.Fatalf("query %d returned removed or filtered key %d", q, ser[i].Key)
+			}
+		}
+		if filter == nil {
+			continue
+		}
+		runtime.GOMAXPROCS(4)
+		parKeys := f.SearchKeys(vec, 50, keys)
+		runtime.GOMAXPROCS(1)
+		serKeys := f.SearchKeys(vec, 50, keys)
+		for i := range ser {
+			if i >= len(parKeys) || i >= len(serKeys) || parKeys[i] != ser[i] || serKeys[i] != ser[i] {
+				t.Fatalf("query %d result %d: SearchKeys %v parallel, %v serial; the filtered scan %+v", q, i, parKeys, serKeys, ser[i])
 			}
 		}
 	}
