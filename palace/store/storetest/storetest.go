@@ -42,6 +42,7 @@ func Run(t *testing.T, open Open) {
 		{"Filters", testFilters},
 		{"Vectors", testVectors},
 		{"ManyKeyVectors", testManyKeyVectors},
+		{"ManyPassageVectors", testManyPassageVectors},
 		{"LogAndMeta", testLogAndMeta},
 		{"Facts", testFacts},
 		{"Sessions", testSessions},
@@ -545,6 +546,32 @@ func testManyKeyVectors(t *testing.T, b store.Backend) {
 			}
 		}
 	}
+}
+
+// testManyPassageVectors reads the passages of a drawer with more than
+// one query reads whole (160 KB of them, sqlstore's bound is 64 KB)
+// beside a drawer with few, in one call: each ref of a passage it has
+// gets that passage, one past its last gets nothing.
+func testManyPassageVectors(t *testing.T, b store.Backend) {
+	s := create(t, b, "p")
+	const n = 20000
+	many, few := drawer("many", 1), drawer("few", 2)
+	many.VecKey, many.Model, few.VecKey, few.Model = 1, "m", 2, "m"
+	passage := func(i int) []byte { return vec(float32(i), -float32(i)) }
+	var all []byte
+	for i := 1; i <= n; i++ {
+		all = append(all, passage(i)...)
+	}
+	write(t, s, func(tx store.Tx) error {
+		if err := tx.Drawers().Insert(ctx, many, &store.Vector{Blob: vec(1, 1), Passages: all, Count: n}); err != nil {
+			return err
+		}
+		return tx.Drawers().Insert(ctx, few, &store.Vector{Blob: vec(2, 2), Passages: append(passage(-1), passage(-2)...), Count: 2})
+	})
+	got, err := keyVectors(t, s.Drawers(), []store.VecRef{{Key: 1, Passage: 17000}, {Key: 2, Passage: 2}, {Key: 1, Passage: 1},
+		{Key: 1, Passage: n + 1}, {Key: 1, Passage: n}, {Key: 2, Passage: 3}, {Key: 1}}, 8)
+	must(t, err)
+	equal(t, "passage vectors", got, [][]byte{passage(17000), passage(-2), passage(1), nil, passage(n), nil, vec(1, 1)})
 }
 
 func testVectors(t *testing.T, b store.Backend) {
