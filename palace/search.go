@@ -820,11 +820,20 @@ func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.W
 }
 
 // A filter allowing at most 1/selectiveFraction of the indexed vectors is
-// searched by scoring its drawers one by one rather than by scanning the
-// whole index and skipping the others. Scoring by key reads rows out of
-// order (~450 ns a row at 100k × 384, against ~26 ns a row for the
-// sequential scan), so it pays only for small sets.
-const selectiveFraction = 20
+// searched by scoring just its drawers' vectors rather than by searching
+// the whole index and skipping the others. Scoring a row apart from its
+// neighbours costs several times what the sequential scan does (~450 ns a
+// row at 100k × 384 in the order of the keys, ~26 ns in the scan's), so
+// it pays only for small sets. Within that, a filter of at most
+// 1/byKeyFraction of the vectors has them looked up by key
+// (index.Flat.SearchKeys, ~250 ns a drawer at 233k vectors: its passages'
+// keys, then each key's row); a larger one is asked about every vector
+// (index.Flat.SearchAllowed, a bitset probe of a few ns a vector), which
+// costs less from about a sixtieth of the vectors on.
+const (
+	selectiveFraction = 20
+	byKeyFraction     = 64
+)
 
 // vectorSearch ranks active drawers by cosine similarity to the query
 // embedding, only those in allowed when it is not nil (a small allowed set
@@ -872,9 +881,13 @@ func (p *Palace) vectorRank(ctx context.Context, qv []float32, allowed *allowedS
 	switch {
 	case allowed != nil && allowed.keys.len() == 0:
 		return nil, nil
-	case allowed != nil && allowed.keys.len()*selectiveFraction <= idx.Len():
-		// A selective filter: score just its drawers.
+	case allowed != nil && allowed.keys.len()*byKeyFraction <= idx.Len():
+		// A filter of few drawers: score just their vectors, by key.
 		res = idx.SearchKeys(qv, cands, p.vec.indexKeys(allowed.keyList))
+	case allowed != nil && allowed.keys.len()*selectiveFraction <= idx.Len():
+		// A selective filter: score the vectors it admits, asking it
+		// about each in the order they are stored.
+		res = idx.SearchAllowed(qv, cands, allowed.hasKey)
 	case allowed != nil && exhaustive:
 		res = idx.SearchExact(qv, cands, allowed.hasKey)
 	case allowed != nil:

@@ -580,20 +580,42 @@ func (f *Flat) searchExact(q []float32, k int, allow func(key uint64) bool) []Re
 func (f *Flat) SearchKeys(q []float32, k int, keys []uint64) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if k <= 0 || f.dim == 0 || len(q) != f.dim || len(keys) == 0 {
+	if len(keys) == 0 {
 		return nil
 	}
-	k = min(k, len(keys))
+	return f.searchRows(q, min(k, len(keys)), func() []int32 { return f.keyRows(keys) })
+}
+
+// SearchAllowed is SearchKeys for the keys that allow admits: it asks
+// allow about every live row, in the order rows are stored, and scores
+// those it admits. Asking costs a few nanoseconds a row where SearchKeys
+// looks each key's row up (~100 ns a key at 233k rows), so for a filter
+// admitting more than a small share of the rows it is the cheaper, and it
+// scores no row the filter turns away, where the exact scan (SearchExact)
+// scores every row. allow may be called from several goroutines at once.
+func (f *Flat) SearchAllowed(q []float32, k int, allow func(key uint64) bool) []Result {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) })
+}
+
+// searchRows scores the rows listed (ascending) and returns the best k.
+// Caller holds mu.
+func (f *Flat) searchRows(q []float32, k int, list func() []int32) []Result {
+	if k = f.wanted(q, k); k == 0 {
+		return nil
+	}
+	rows := list()
 	var top topK
 	if f.cfg.Int8 {
 		qc := make([]int8, f.dim)
 		qs, qn := quantize(qc, q), dot(q, q)
 		n := k
 		if f.cfg.Rerank {
-			n = min(rerankFactor*k, len(keys))
+			n = min(rerankFactor*k, len(rows))
 		}
-		cand := newTopK(n)
-		f.scoreRows(qc, qs, qn, f.keyRows(keys), &cand)
+		cand := newTopK(max(n, 1))
+		f.scoreRows(qc, qs, qn, rows, &cand)
 		top = cand
 		if f.cfg.Rerank {
 			top = newTopK(k)
@@ -603,11 +625,9 @@ func (f *Flat) SearchKeys(q []float32, k int, keys []uint64) []Result {
 		}
 	} else {
 		top = newTopK(k)
-		for _, key := range keys {
-			if row, ok := f.rowOf[key]; ok {
-				if s := f.cfg.Metric.rank(q, f.data.row(row)); !top.full() || s >= top.min() {
-					top.push(key, s)
-				}
+		for _, row := range rows {
+			if s := f.cfg.Metric.rank(q, f.data.row(int(row))); !top.full() || s >= top.min() {
+				top.push(f.keys[row], s)
 			}
 		}
 	}
@@ -616,6 +636,18 @@ func (f *Flat) SearchKeys(q []float32, k int, keys []uint64) []Result {
 		out[i].Score = f.cfg.Metric.finalScore(out[i].Score)
 	}
 	return out
+}
+
+// allowedRows lists the live rows whose keys allow admits, ascending.
+// Caller holds mu.
+func (f *Flat) allowedRows(allow func(key uint64) bool) []int32 {
+	var rows []int32
+	for row, key := range f.keys {
+		if !f.dead[row] && allow(key) {
+			rows = append(rows, int32(row))
+		}
+	}
+	return rows
 }
 
 func (f *Flat) scan(q []float32, top *topK, allow func(uint64) bool) {

@@ -4,12 +4,14 @@ import (
 	"math"
 	"math/rand"
 	"runtime"
+	"slices"
 	"testing"
 )
 
 // A scan split across cores must return exactly what one core returns,
-// with tombstones and a filter in play; so must SearchKeys over enough
-// keys to be split, and agree with the scan filtered to its keys.
+// with tombstones and a filter in play; so must SearchKeys and
+// SearchAllowed over enough rows to be split, and agree with the scan
+// filtered to the same keys.
 func TestParallelScanMatchesSerial(t *testing.T) {
 	const n, dim = 40000, 256 // rows*dim: three parts on four cores
 	if n*dim < 2*parallelScanWork {
@@ -69,12 +71,13 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 			continue
 		}
 		runtime.GOMAXPROCS(4)
-		parKeys := f.SearchKeys(vec, 50, keys)
+		parKeys, parAllowed := f.SearchKeys(vec, 50, keys), f.SearchAllowed(vec, 50, filter)
 		runtime.GOMAXPROCS(1)
-		serKeys := f.SearchKeys(vec, 50, keys)
-		for i := range ser {
-			if i >= len(parKeys) || i >= len(serKeys) || parKeys[i] != ser[i] || serKeys[i] != ser[i] {
-				t.Fatalf("query %d result %d: SearchKeys %v parallel, %v serial; the filtered scan %+v", q, i, parKeys, serKeys, ser[i])
+		serKeys, serAllowed := f.SearchKeys(vec, 50, keys), f.SearchAllowed(vec, 50, filter)
+		for _, got := range [][]Result{parKeys, serKeys, parAllowed, serAllowed} {
+			if !slices.Equal(got, ser) {
+				t.Fatalf("query %d: SearchKeys %v parallel, %v serial; SearchAllowed %v parallel, %v serial; the filtered scan %v",
+					q, parKeys, serKeys, parAllowed, serAllowed, ser)
 			}
 		}
 	}
@@ -119,6 +122,12 @@ func TestSearchKeysMatchesFilteredScan(t *testing.T) {
 		}
 		want := exact.Search(vec, 25, allow)
 		got := fast.SearchKeys(vec, 25, keys)
+		if byAllow := fast.SearchAllowed(vec, 25, allow); !slices.Equal(byAllow, got) {
+			t.Fatalf("query %d: SearchAllowed %v, SearchKeys %v", q, byAllow, got)
+		}
+		if byAllow := exact.SearchAllowed(vec, 25, allow); !slices.Equal(byAllow, exact.SearchKeys(vec, 25, keys)) {
+			t.Fatalf("query %d: float32 SearchAllowed and SearchKeys disagree", q)
+		}
 		if scan := fast.Search(vec, 25, allow); len(scan) != len(got) || scan[0] != got[0] || scan[len(scan)-1] != got[len(got)-1] {
 			t.Fatalf("query %d: SearchKeys and the filtered scan disagree", q)
 		}

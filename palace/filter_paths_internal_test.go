@@ -1,0 +1,102 @@
+package palace
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A vector search within a filter scores exactly the drawers the filter
+// admits, whichever way their vectors are reached: looked up by key (a
+// filter of few), asked about in the index's order (a selective one), or
+// through the index's own search (a broad one). Each way must rank as
+// scoring every vector the filter admits does, a long drawer's passages
+// included, and return no drawer from outside it.
+func TestFilteredVectorSearchIsExactOnEveryPath(t *testing.T) {
+	ctx := context.Background()
+	p := newTestPalace(t)
+	r := rand.New(rand.NewSource(3))
+	words := strings.Fields("river lantern copper meadow violin harbor quartz orchard falcon ember canyon glacier tulip saddle compass velvet")
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[r.Intn(len(words))]
+		}
+		return strings.Join(w, " ")
+	}
+	// Rooms of 8, 24 and 100 drawers in 640: the first is looked up by key,
+	// the second asked about, the third searched by the index (the
+	// checks below say so, so that the sizes keep choosing those ways).
+	sizes := map[string]int{"Frontend": 8, "Backend": 24, "Testing": 100}
+	n := 0
+	for room, m := range sizes {
+		for i := range m {
+			words := 12
+			if i == 0 {
+				words = 3 * PassageWords // passages, and a passage key per window
+			}
+			noErr(t, p.Add(ctx, &Drawer{Content: text(words), Room: room}))
+			n++
+		}
+	}
+	for ; n < 640; n++ {
+		noErr(t, p.Add(ctx, &Drawer{Content: text(12), Room: "General"}))
+	}
+	idx, err := p.vec.sync(ctx)
+	noErr(t, err)
+	if !p.vec.hasLong() {
+		t.Fatal("no drawer has passage vectors")
+	}
+	for room, path := range map[string]string{"Frontend": "by key", "Backend": "asked", "Testing": "index"} {
+		allowed, err := p.allowedDrawers(ctx, Filter{Room: room})
+		noErr(t, err)
+		var got string
+		switch m := allowed.keys.len(); {
+		case m*byKeyFraction <= idx.Len():
+			got = "by key"
+		case m*selectiveFraction <= idx.Len():
+			got = "asked"
+		default:
+			got = "index"
+		}
+		if got != path {
+			t.Fatalf("%s (%d drawers of %d vectors) is searched %s, want %s", room, allowed.keys.len(), idx.Len(), got, path)
+		}
+		for q := range 5 {
+			query := text(4)
+			res, err := p.vectorSearch(ctx, query, allowed, 10, 10, false)
+			noErr(t, err)
+			// Every vector the filter admits, scored exactly.
+			qv := p.queryVector(ctx, query)
+			all, err := p.rerank(ctx, qv, idx.SearchExact(qv, idx.Len(), allowed.hasKey), idx.Len())
+			noErr(t, err)
+			want, _ := p.vec.activeRIDs(all, 10)
+			if len(res) != min(10, sizes[room]) || !slices.Equal(rids(res), rids(want)) {
+				t.Fatalf("%s query %d (%s): %v, every admitted vector scored %v", room, q, path, rids(res), rids(want))
+			}
+			for _, h := range res {
+				if !allowed.hasRID(h.rid) {
+					t.Fatalf("%s query %d: drawer %d is not in the room", room, q, h.rid)
+				}
+			}
+		}
+	}
+}
+
+func rids(list []ranked) []string {
+	out := make([]string, len(list))
+	for i, r := range list {
+		out[i] = fmt.Sprint(r.rid)
+	}
+	return out
+}
+
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
