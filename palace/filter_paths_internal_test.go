@@ -11,10 +11,11 @@ import (
 
 // A vector search within a filter scores exactly the drawers the filter
 // admits, whichever way their vectors are reached: looked up by key (a
-// filter of few), asked about in the index's order (a selective one), or
-// through the index's own search (a broad one). Each way must rank as
-// scoring every vector the filter admits does, a long drawer's passages
-// included, and return no drawer from outside it.
+// filter of few) or asked about in the index's order (index.Flat.
+// SearchFiltered, here without a graph: a selective filter and a broad
+// one). Each way must rank as scoring every vector the filter admits
+// does, a long drawer's passages included, and return no drawer from
+// outside it.
 func TestFilteredVectorSearchIsExactOnEveryPath(t *testing.T) {
 	ctx := context.Background()
 	p := newTestPalace(t)
@@ -27,9 +28,9 @@ func TestFilteredVectorSearchIsExactOnEveryPath(t *testing.T) {
 		}
 		return strings.Join(w, " ")
 	}
-	// Rooms of 8, 24 and 100 drawers in 640: the first is looked up by key,
-	// the second asked about, the third searched by the index (the
-	// checks below say so, so that the sizes keep choosing those ways).
+	// Rooms of 8, 24 and 100 drawers in 640: the first is looked up by
+	// key, the others asked about (the checks below say so, so that the
+	// sizes keep choosing those ways).
 	sizes := map[string]int{"Frontend": 8, "Backend": 24, "Testing": 100}
 	n := 0
 	for room, m := range sizes {
@@ -50,17 +51,12 @@ func TestFilteredVectorSearchIsExactOnEveryPath(t *testing.T) {
 	if !p.vec.hasLong() {
 		t.Fatal("no drawer has passage vectors")
 	}
-	for room, path := range map[string]string{"Frontend": "by key", "Backend": "asked", "Testing": "index"} {
+	for room, path := range map[string]string{"Frontend": "by key", "Backend": "asked", "Testing": "asked"} {
 		allowed, err := p.allowedDrawers(ctx, Filter{Room: room})
 		noErr(t, err)
-		var got string
-		switch m := allowed.keys.len(); {
-		case m*byKeyFraction <= idx.Len():
+		got := "asked"
+		if allowed.keys.len()*byKeyFraction <= idx.Len() {
 			got = "by key"
-		case m*selectiveFraction <= idx.Len():
-			got = "asked"
-		default:
-			got = "index"
 		}
 		if got != path {
 			t.Fatalf("%s (%d drawers of %d vectors) is searched %s, want %s", room, allowed.keys.len(), idx.Len(), got, path)

@@ -819,21 +819,15 @@ func (p *Palace) keywordRank(ctx context.Context, terms []string, extra []bm25.W
 	return out, scored, nil
 }
 
-// A filter allowing at most 1/selectiveFraction of the indexed vectors is
-// searched by scoring just its drawers' vectors rather than by searching
-// the whole index and skipping the others. Scoring a row apart from its
-// neighbours costs several times what the sequential scan does (~450 ns a
-// row at 100k × 384 in the order of the keys, ~26 ns in the scan's), so
-// it pays only for small sets. Within that, a filter of at most
-// 1/byKeyFraction of the vectors has them looked up by key
-// (index.Flat.SearchKeys, ~250 ns a drawer at 233k vectors: its passages'
-// keys, then each key's row); a larger one is asked about every vector
-// (index.Flat.SearchAllowed, a bitset probe of a few ns a vector), which
-// costs less from about a sixtieth of the vectors on.
-const (
-	selectiveFraction = 20
-	byKeyFraction     = 64
-)
+// A filter allowing at most 1/byKeyFraction of the indexed vectors has its
+// drawers' vectors looked up by key and scored (index.Flat.SearchKeys,
+// ~250 ns a drawer at 233k vectors: its passages' keys, then each key's
+// row); a larger one is searched by index.Flat.SearchFiltered, which asks
+// the filter about every vector (a bitset probe of a few ns a vector, so
+// from about a sixtieth of the vectors on it costs less than the look-ups)
+// and scores those it admits, or searches the graph wide enough to hold
+// as many of them.
+const byKeyFraction = 64
 
 // vectorSearch ranks active drawers by cosine similarity to the query
 // embedding, only those in allowed when it is not nil (a small allowed set
@@ -884,14 +878,13 @@ func (p *Palace) vectorRank(ctx context.Context, qv []float32, allowed *allowedS
 	case allowed != nil && allowed.keys.len()*byKeyFraction <= idx.Len():
 		// A filter of few drawers: score just their vectors, by key.
 		res = idx.SearchKeys(qv, cands, p.vec.indexKeys(allowed.keyList))
-	case allowed != nil && allowed.keys.len()*selectiveFraction <= idx.Len():
-		// A selective filter: score the vectors it admits, asking it
-		// about each in the order they are stored.
-		res = idx.SearchAllowed(qv, cands, allowed.hasKey)
 	case allowed != nil && exhaustive:
-		res = idx.SearchExact(qv, cands, allowed.hasKey)
+		// Every vector the filter admits, scored.
+		res = idx.SearchAllowed(qv, cands, allowed.hasKey)
 	case allowed != nil:
-		res = idx.Search(qv, cands, allowed.hasKey)
+		// Those vectors scored, or the index searched wide enough to
+		// hold as many of them, whichever reads fewer rows.
+		res = idx.SearchFiltered(qv, cands, allowed.hasKey, p.vec.vectorsOf(allowed.keys.len(), idx.Len()))
 	case exhaustive:
 		res = idx.SearchExact(qv, cands, nil)
 	default:

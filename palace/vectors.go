@@ -87,6 +87,18 @@ func (v *vectorState) hasLong() bool {
 	return len(v.long) > 0
 }
 
+// vectorsOf estimates how many of the index's n vectors drawers of
+// them hold: each as many as the palace's drawers with vectors do on
+// average (a long one has its passages' too).
+func (v *vectorState) vectorsOf(drawers, n int) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ridOf == nil || v.ridOf.len() == 0 {
+		return drawers
+	}
+	return max(1, int(int64(drawers)*int64(n)/int64(v.ridOf.len())))
+}
+
 // indexKeys lists the index keys of drawers by vector key: every one's
 // whole-text key and its passages'.
 func (v *vectorState) indexKeys(vks []uint64) []uint64 {

@@ -161,6 +161,64 @@ func TestGraphRemoveFilterReAdd(t *testing.T) {
 	}
 }
 
+// SearchFiltered searches the graph, its beam widened, for a filter that
+// admits most rows, scores the admitted rows for one that admits few, and
+// scans for one between: the graph's answers keep their recall and hold
+// admitted rows only, and the others are exact without a graph search.
+func TestSearchFiltered(t *testing.T) {
+	t.Parallel()
+	vecs := topicVecs(6, 6000, 32, 60, 0.8)
+	f := graphFlat(index.Cosine, 1000)
+	ref := map[uint64][]float32{}
+	for i, v := range vecs[:5000] {
+		f.Add(uint64(i+1), v)
+		ref[uint64(i+1)] = v
+	}
+	if f.Stats().Graph == 0 {
+		t.Fatal("no graph was built past Min")
+	}
+	admitting := func(allow func(uint64) bool) int {
+		n := 0
+		for k := range ref {
+			if allow(k) {
+				n++
+			}
+		}
+		return n
+	}
+	broad := func(k uint64) bool { return k%4 != 0 }   // three rows in four
+	narrow := func(k uint64) bool { return k%25 == 1 } // one in 25
+	middle := func(k uint64) bool { return k%5 < 2 }   // two in five
+	nb, nn, nm := admitting(broad), admitting(narrow), admitting(middle)
+	var sum float64
+	queries := vecs[5000:5100]
+	for _, q := range queries {
+		before := f.Stats().Searches
+		got := f.SearchFiltered(q, 10, broad, nb)
+		if f.Stats().Searches != before+1 {
+			t.Fatal("a filter admitting three rows in four was not searched through the graph")
+		}
+		for _, r := range got {
+			if !broad(r.Key) {
+				t.Fatalf("key %d is not admitted", r.Key)
+			}
+		}
+		sum += recallAt(got, bruteForce(ref, q, 10, index.Cosine, broad))
+		before = f.Stats().Searches
+		sameTop(t, f.SearchFiltered(q, 10, narrow, nn), bruteForce(ref, q, 10, index.Cosine, narrow))
+		sameTop(t, f.SearchFiltered(q, 10, middle, nm), bruteForce(ref, q, 10, index.Cosine, middle))
+		if f.Stats().Searches != before {
+			t.Fatal("a filter admitting one row in 25 or two in five was searched through the graph")
+		}
+	}
+	if r := sum / float64(len(queries)); r < 0.95 {
+		t.Fatalf("recall@10 within the broad filter %.3f, want ≥ 0.95", r)
+	}
+	if f.SearchFiltered(queries[0], 10, narrow, 0) != nil {
+		t.Fatal("a filter admitting nothing found something")
+	}
+}
+
 // A snapshot keeps the graph: the loaded index answers as the saved one
 // did, without rebuilding it, whether the file is mapped or read. (Not
 // parallel: it switches mapping off for the package.)
