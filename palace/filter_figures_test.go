@@ -75,7 +75,7 @@ func BenchmarkFilterShares(b *testing.B) {
 				before = append(before, time.Since(start))
 				hitBefore += shareOf(got, exact)
 				start = time.Now()
-				got = idx.SearchFiltered(qv, cands, allowed.hasKey, admitted)
+				got = idx.SearchFiltered(qv, cands, allowed.hasKey, admitted, false)
 				after = append(after, time.Since(start))
 				hitAfter += shareOf(got, exact)
 			}

@@ -73,6 +73,11 @@ func TestFilteredVectorSearchIsExactOnEveryPath(t *testing.T) {
 			if len(res) != min(10, sizes[room]) || !slices.Equal(rids(res), rids(want)) {
 				t.Fatalf("%s query %d (%s): %v, every admitted vector scored %v", room, q, path, rids(res), rids(want))
 			}
+			deep, err := p.vectorSearch(ctx, query, allowed, 10, 10, true)
+			noErr(t, err)
+			if !slices.Equal(rids(deep), rids(want)) {
+				t.Fatalf("%s query %d (%s), exhaustive: %v, every admitted vector scored %v", room, q, path, rids(deep), rids(want))
+			}
 			for _, h := range res {
 				if !allowed.hasRID(h.rid) {
 					t.Fatalf("%s query %d: drawer %d is not in the room", room, q, h.rid)

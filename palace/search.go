@@ -878,13 +878,11 @@ func (p *Palace) vectorRank(ctx context.Context, qv []float32, allowed *allowedS
 	case allowed != nil && allowed.keys.len()*byKeyFraction <= idx.Len():
 		// A filter of few drawers: score just their vectors, by key.
 		res = idx.SearchKeys(qv, cands, p.vec.indexKeys(allowed.keyList))
-	case allowed != nil && exhaustive:
-		// Every vector the filter admits, scored.
-		res = idx.SearchAllowed(qv, cands, allowed.hasKey)
 	case allowed != nil:
-		// Those vectors scored, or the index searched wide enough to
-		// hold as many of them, whichever reads fewer rows.
-		res = idx.SearchFiltered(qv, cands, allowed.hasKey, p.vec.vectorsOf(allowed.keys.len(), idx.Len()))
+		// Those vectors scored, every vector scanned, or (not
+		// exhaustive) the index searched wide enough to hold as many of
+		// them, whichever reads fewer rows.
+		res = idx.SearchFiltered(qv, cands, allowed.hasKey, p.vec.vectorsOf(allowed.keys.len(), idx.Len()), exhaustive)
 	case exhaustive:
 		res = idx.SearchExact(qv, cands, nil)
 	default:

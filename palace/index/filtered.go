@@ -24,7 +24,10 @@ import (
 //     wide as the palace's candidate lists, it holds enough admitted rows
 //     only when the filter admits nearly every row, and then scans.)
 //   - Without a graph answering it is Search.
-func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, admitted int) []Result {
+//
+// exact asks for the exact answer, as SearchExact gives: the admitted
+// rows scored or every row scanned, by the first rule alone.
+func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, admitted int, exact bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if k = f.wanted(q, k); k == 0 || admitted <= 0 {
@@ -32,10 +35,14 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 	}
 	live := len(f.rowOf)
 	switch {
+	case admitted >= live && exact:
+		return f.searchExact(q, k, allow)
 	case admitted >= live:
 		return f.searchLocked(q, k, allow)
 	case admitted*scatteredRowCost <= live:
 		return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) })
+	case exact:
+		return f.searchExact(q, k, allow)
 	case f.g == nil || f.g.off:
 		return f.searchLocked(q, k, allow)
 	case 2*admitted >= live:

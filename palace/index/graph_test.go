@@ -163,8 +163,9 @@ func TestGraphRemoveFilterReAdd(t *testing.T) {
 
 // SearchFiltered searches the graph, its beam widened, for a filter that
 // admits most rows, scores the admitted rows for one that admits few, and
-// scans for one between: the graph's answers keep their recall and hold
-// admitted rows only, and the others are exact without a graph search.
+// scans for one between or when asked for the exact answer: the graph's
+// answers keep their recall and hold admitted rows only, and the others
+// are exact without a graph search.
 func TestSearchFiltered(t *testing.T) {
 	t.Parallel()
 	vecs := topicVecs(6, 6000, 32, 60, 0.8)
@@ -194,7 +195,7 @@ func TestSearchFiltered(t *testing.T) {
 	queries := vecs[5000:5100]
 	for _, q := range queries {
 		before := f.Stats().Searches
-		got := f.SearchFiltered(q, 10, broad, nb)
+		got := f.SearchFiltered(q, 10, broad, nb, false)
 		if f.Stats().Searches != before+1 {
 			t.Fatal("a filter admitting three rows in four was not searched through the graph")
 		}
@@ -205,16 +206,17 @@ func TestSearchFiltered(t *testing.T) {
 		}
 		sum += recallAt(got, bruteForce(ref, q, 10, index.Cosine, broad))
 		before = f.Stats().Searches
-		sameTop(t, f.SearchFiltered(q, 10, narrow, nn), bruteForce(ref, q, 10, index.Cosine, narrow))
-		sameTop(t, f.SearchFiltered(q, 10, middle, nm), bruteForce(ref, q, 10, index.Cosine, middle))
+		sameTop(t, f.SearchFiltered(q, 10, narrow, nn, false), bruteForce(ref, q, 10, index.Cosine, narrow))
+		sameTop(t, f.SearchFiltered(q, 10, middle, nm, false), bruteForce(ref, q, 10, index.Cosine, middle))
+		sameTop(t, f.SearchFiltered(q, 10, broad, nb, true), bruteForce(ref, q, 10, index.Cosine, broad))
 		if f.Stats().Searches != before {
-			t.Fatal("a filter admitting one row in 25 or two in five was searched through the graph")
+			t.Fatal("a filter admitting one row in 25 or two in five, or an exact search, went through the graph")
 		}
 	}
 	if r := sum / float64(len(queries)); r < 0.95 {
 		t.Fatalf("recall@10 within the broad filter %.3f, want ≥ 0.95", r)
 	}
-	if f.SearchFiltered(queries[0], 10, narrow, 0) != nil {
+	if f.SearchFiltered(queries[0], 10, narrow, 0, false) != nil {
 		t.Fatal("a filter admitting nothing found something")
 	}
 }
