@@ -79,6 +79,8 @@ func BenchmarkFilterShares(b *testing.B) {
 				after = append(after, time.Since(start))
 				hitAfter += shareOf(got, exact)
 			}
+			st := idx.Stats()
+			b.Logf("graph searches so far scored %.1f rows each on average", float64(st.Scored)/float64(max(1, st.Searches)))
 			b.Logf("%d rooms (%d drawers, ~%d of %d vectors): Search p50 %v p90 %v, exact top 10 held %.3f; SearchFiltered p50 %v p90 %v, %.3f",
 				rooms, allowed.keys.len(), admitted, idx.Len(), quantile(before, .5), quantile(before, .9), hitBefore/runs,
 				quantile(after, .5), quantile(after, .9), hitAfter/runs)

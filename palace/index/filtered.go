@@ -13,20 +13,26 @@ import (
 
 // SearchFiltered is Search for a filter that admits about admitted of the
 // live rows (the caller counts them: a palace knows its filter's drawers).
+// Of three ways it takes the one that reads the fewest rows, counted in
+// rows of the sequential scan:
 //
-//   - A filter admitting at most 1/scatteredRowCost of the rows has them
-//     scored (SearchAllowed): exact, and cheaper than the scan.
-//   - One admitting half the rows or more is searched through the graph,
-//     when one answers, its beam widened so that it holds k admitted rows
-//     with a margin of three standard deviations of their count (were the
-//     beam's rows a random draw); when it still holds fewer, or between
-//     the two, every row is scanned. (Search tries its beam as it is: as
-//     wide as the palace's candidate lists, it holds enough admitted rows
-//     only when the filter admits nearly every row, and then scans.)
-//   - Without a graph answering it is Search.
+//   - scoring the admitted rows (SearchAllowed), exact: scatteredRowCost
+//     for each;
+//   - scanning every row, exact: one for each;
+//   - when a graph answers, searching it with its beam widened so that
+//     the beam holds as many admitted rows as it holds rows unfiltered,
+//     with a margin of three standard deviations of their count (were
+//     the beam's rows a random draw): graphRowCost for each row the
+//     search scores, beamScored (measured on this index's searches) for
+//     each row of its beam. When the widened beam still holds fewer than
+//     k admitted rows, the cheaper of the other two answers.
 //
-// exact asks for the exact answer, as SearchExact gives: the admitted
-// rows scored or every row scanned, by the first rule alone.
+// Search tries its beam as it is: no wider than the candidates a palace
+// asks for unless the graph was calibrated wider, it holds k admitted
+// rows only for a filter admitting most rows, and otherwise it scans.
+// Without a graph answering, a filter that scoring its rows does not suit
+// is left to Search (the projection or the scan). exact asks for the exact
+// answer, as SearchExact gives: the first way or the second.
 func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, admitted int, exact bool) []Result {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -34,38 +40,60 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 		return nil
 	}
 	live := len(f.rowOf)
+	admitted = min(admitted, live)
+	rows := scatteredRowCost * float64(admitted)
+	scored := func() []Result { return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) }) }
+	graph := f.g != nil && !f.g.off
 	switch {
-	case admitted >= live && exact:
-		return f.searchExact(q, k, allow)
-	case admitted >= live:
-		return f.searchLocked(q, k, allow)
-	case admitted*scatteredRowCost <= live:
-		return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) })
+	case exact && rows < float64(live):
+		return scored()
 	case exact:
 		return f.searchExact(q, k, allow)
-	case f.g == nil || f.g.off:
+	case !graph && rows < float64(live):
+		return scored()
+	case !graph:
 		return f.searchLocked(q, k, allow)
-	case 2*admitted >= live:
-		share := float64(admitted) / float64(live)
-		want := max(f.g.cfg.EfSearch, k)
-		if f.cfg.Rerank {
-			want = max(want, rerankFactor*k)
-		}
-		w := float64(want)
-		ef := int(math.Ceil((w + 3*math.Sqrt(w*(1-share))) / share))
-		if out, ok := f.searchGraphEf(q, k, ef, allow); ok {
+	}
+	share := float64(admitted) / float64(live)
+	want := float64(max(f.g.cfg.EfSearch, k))
+	if f.cfg.Rerank {
+		want = max(want, float64(rerankFactor*k))
+	}
+	ef := math.Ceil((want + 3*math.Sqrt(want*(1-share))) / share)
+	if graphRowCost*f.beamScored()*ef < min(rows, float64(live)) {
+		if out, ok := f.searchGraphEf(q, k, int(ef), allow); ok {
 			return out
 		}
+	}
+	if rows < float64(live) {
+		return scored()
 	}
 	return f.searchExact(q, k, allow)
 }
 
-// scatteredRowCost is how many rows of the sequential scan cost what
-// scoring one row apart from its neighbours does: at 233k rows of 996
-// dimensions (a 100k palace's vectors, on two cores) the scan took 49 ns
-// a row and SearchAllowed 115 ns a row it admitted, a ratio of 2.4,
-// rounded up so that the scan, as exact, takes the doubtful cases.
-const scatteredRowCost = 3
+// scatteredRowCost and graphRowCost are how many rows of the sequential
+// scan cost what scoring one row apart from its neighbours does, and one
+// row a graph search scores (its links read, the visited set and the beam
+// kept besides). Measured at 252k rows of 996 dimensions (a 100k palace's
+// vectors, on two cores; BenchmarkFilterShares in palace): the scan took
+// 44 ns a row, SearchAllowed 110 ns a row it admitted (2.5), and graph
+// searches widened to beams of 560 to 2,439 rows, scoring 9.8 rows a beam
+// row, 330 to 465 ns a row they scored (7.5 to 10.5).
+const (
+	scatteredRowCost = 2.5
+	graphRowCost     = 8
+)
+
+// beamScored is how many rows the graph's searches scored per row of their
+// beams, over this index's searches so far; before any, the links a row
+// has on layer 0, each of which a search scores at most once. Caller holds
+// mu.
+func (f *Flat) beamScored() float64 {
+	if b := f.beamRows.Load(); b > 0 {
+		return float64(f.scored.Load()) / float64(b)
+	}
+	return float64(graphNeighbourCapLayer * f.g.cfg.M)
+}
 
 // SearchKeys scores just the vectors of keys and returns the best k, as
 // Search would with a filter allowing exactly those keys: in Rerank mode

@@ -70,7 +70,8 @@ type Flat struct {
 	// snapshot writes a live neighbour's vectors in their place.
 	erased map[int]bool
 
-	searches, scored atomic.Int64 // graph searches and the rows they scored
+	// graph searches, the rows they scored and the rows their beams held
+	searches, scored, beamRows atomic.Int64
 }
 
 var _ Index = (*Flat)(nil)
@@ -532,6 +533,7 @@ func (f *Flat) searchGraphEf(q []float32, k, ef int, allow func(key uint64) bool
 	})
 	f.searches.Add(1)
 	f.scored.Add(sc.n)
+	f.beamRows.Add(int64(ef))
 	if len(found) < k {
 		return nil, false
 	}
