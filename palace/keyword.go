@@ -30,8 +30,14 @@ type keywordState struct {
 	idx     *bm25.Index
 	hw      int64 // highest drawers.seq the index reflects
 	savedHW int64 // hw of the snapshot on disk (0: none)
-	ready   atomic.Bool
-	loaded  bool // from the snapshot
+	// forced counts the times text was erased from the index (a snapshot
+	// then falls due whatever changed): a save that began before one
+	// leaves it due. saveMu serialises snapshot writes, so that one that
+	// began later is never replaced by one that began earlier.
+	forced uint64
+	saveMu sync.Mutex
+	ready  atomic.Bool
+	loaded bool // from the snapshot
 	// long holds the passage count of every drawer indexed as passages
 	// (keys passageKey(rid, 1..n)); a drawer absent from it is indexed
 	// whole (key passageKey(rid, 0)). Long drawers are few, so the map is
@@ -200,20 +206,23 @@ func (k *keywordState) buildLocked(ctx context.Context) error {
 // save writes the snapshot if enough changed since the last one
 // (snapshotDue), or (now) if anything did. The mark is read before the
 // index is written: a snapshot may hold changes newer than its mark
-// (catching up re-puts them harmlessly), never older ones.
+// (catching up re-puts them harmlessly), never older ones. One made due
+// by an erasure while it was written stays due.
 func (k *keywordState) save(now bool) error {
+	k.saveMu.Lock()
+	defer k.saveMu.Unlock()
 	k.mu.Lock()
 	if !k.ready.Load() || !saveDue(k.hw, k.savedHW, k.idx.Len(), false, now) {
 		k.mu.Unlock()
 		return nil
 	}
-	idx, hw := k.idx, k.hw
+	idx, hw, forced := k.idx, k.hw, k.forced
 	k.mu.Unlock()
 	if err := idx.SaveFile(k.snapshotPath(), hw); err != nil {
 		return err
 	}
 	k.mu.Lock()
-	if k.idx == idx {
+	if k.idx == idx && k.forced == forced {
 		k.savedHW = hw
 	}
 	k.mu.Unlock()
@@ -519,6 +528,7 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 		start := time.Now()
 		dropped := k.idx.Erase()
 		k.savedHW = -1
+		k.forced++
 		k.p.log.Debug().Dur("took", time.Since(start)).Int("terms", dropped).Msg("keyword index erased")
 	}
 	return k.idx, nil

@@ -170,7 +170,7 @@ func (p *Palace) keepCalibration(idx *index.Flat, c *index.Calibration, changed 
 	v.mu.Lock()
 	v.calibration = c
 	if changed && v.idx == idx {
-		v.savedHW = -1 // the choice is in the next snapshot
+		v.mustSave() // the choice is in the next snapshot
 	}
 	v.mu.Unlock()
 	if !changed {

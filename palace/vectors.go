@@ -26,12 +26,19 @@ import (
 type vectorState struct {
 	p *Palace
 
-	mu      sync.Mutex // serialises catch-up, load and save
+	mu      sync.Mutex // serialises catch-up and load, and guards what follows
 	idx     *index.Flat
 	model   string
 	hw      int64 // highest drawers.seq the index reflects
 	loaded  bool
 	savedHW int64 // hw at the last snapshot
+	// forced counts the times a snapshot was made due whatever changed
+	// (mustSave): a save that began before one leaves it due.
+	forced uint64
+	// saveMu serialises snapshot writes, which hold the index's read
+	// lock but not mu: searches go on meanwhile, and a write that began
+	// later is never replaced by one that began earlier.
+	saveMu sync.Mutex
 	// ridOf maps the current key of every active drawer to the drawer, and
 	// keyOf the other way (both nil: unknown, ask the store). Catch-up keeps
 	// them exact: a drawer that stops being active leaves both (and the
@@ -65,7 +72,15 @@ func (v *vectorState) drop(vk uint64) { v.dropWith(vk, v.idx.Remove) }
 // vectors (index.Flat.Erase), and has the next SaveIndex write one.
 func (v *vectorState) erase(vk uint64) {
 	v.dropWith(vk, v.idx.Erase)
+	v.mustSave()
+}
+
+// mustSave makes a snapshot due whatever changed: the index erased
+// vectors a snapshot on disk may hold, or its calibration changed. Caller
+// holds mu.
+func (v *vectorState) mustSave() {
 	v.savedHW = -1
+	v.forced++
 }
 
 func (v *vectorState) dropWith(vk uint64, remove func(key uint64)) {
@@ -324,7 +339,7 @@ func (v *vectorState) eraseSince(ctx context.Context, seq int64) error {
 	}
 	if erased > seq {
 		v.idx.EraseRemoved()
-		v.savedHW = -1
+		v.mustSave()
 	}
 	v.erasedSeen = max(v.erasedSeen, erased, seq)
 	return nil
@@ -435,21 +450,43 @@ func (p *Palace) saveIndex(ctx context.Context, now bool) error {
 func (p *Palace) saveVectors() error { return p.saveVectorsIf(false) }
 
 // saveVectorsIf writes the vector snapshot when it is due, or (now) when
-// anything changed since the last one.
+// anything changed since the last one. The mark is read before the index
+// is written, and the index is written under its own read lock only:
+// searches go on, and a change caught up meanwhile either waits or is in
+// the file, which then holds changes newer than its mark (catching up
+// re-applies them harmlessly), never older ones. A snapshot made due
+// meanwhile (an erasure, a calibration) stays due.
 func (p *Palace) saveVectorsIf(now bool) error {
 	v := p.vec
+	v.saveMu.Lock()
+	defer v.saveMu.Unlock()
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	if !v.loaded || !saveDue(v.hw, v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) {
+		v.mu.Unlock()
 		return nil
 	}
-	if err := saveSnapshot(v.snapshotPath(), v.idx, v.snapshotModel(), v.hw); err != nil {
+	idx, hw, forced, model := v.idx, v.hw, v.forced, v.snapshotModel()
+	v.mu.Unlock()
+	if savingHook != nil {
+		savingHook()
+	}
+	err := saveSnapshot(v.snapshotPath(), idx, model, hw)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err != nil {
 		v.lastErr = err.Error()
 		return internal("save vector index", err)
 	}
-	v.savedHW, v.lastErr = v.hw, ""
+	if v.idx == idx && v.forced == forced {
+		v.savedHW = hw
+	}
+	v.lastErr = ""
 	return nil
 }
+
+// savingHook, when set (by tests), runs while a vector snapshot is being
+// saved: after its mark is read, before the file is written.
+var savingHook func()
 
 // snapshotDue reports whether an index at high-water mark hw, last saved
 // at savedHW (-1: never, or rebuilt since), holding n entries, should be
