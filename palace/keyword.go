@@ -218,6 +218,9 @@ func (k *keywordState) save(now bool) error {
 	}
 	idx, hw, forced := k.idx, k.hw, k.forced
 	k.mu.Unlock()
+	if savingHook != nil {
+		savingHook("keywords")
+	}
 	if err := idx.SaveFile(k.snapshotPath(), hw); err != nil {
 		return err
 	}
@@ -527,11 +530,17 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 		// The snapshot on disk may still hold them: write it at once.
 		start := time.Now()
 		dropped := k.idx.Erase()
-		k.savedHW = -1
-		k.forced++
+		k.mustSave()
 		k.p.log.Debug().Dur("took", time.Since(start)).Int("terms", dropped).Msg("keyword index erased")
 	}
 	return k.idx, nil
+}
+
+// mustSave makes a snapshot due whatever changed (text was erased).
+// Caller holds mu.
+func (k *keywordState) mustSave() {
+	k.savedHW = -1
+	k.forced++
 }
 
 // drawers is the number of drawers in the keyword index (0 before it is

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// A vector snapshot is written while searches go on: one asked while the
+// Index snapshots are written while searches go on: one asked while a
 // save is under way is answered before the save goes on. A snapshot made
 // due meanwhile (as an erasure or a calibration makes it) is still due
 // after the save, which wrote the index as it was before.
@@ -17,11 +17,13 @@ func TestSearchesGoOnWhileTheSnapshotIsSaved(t *testing.T) {
 	for i := range snapshotMinEntries + 10 {
 		noErr(t, p.Add(ctx, &Drawer{Content: fmt.Sprintf("note %d about the harbour lantern", i)}))
 	}
-	if _, err := p.vec.sync(ctx); err != nil {
+	if _, err := p.Search(ctx, SearchRequest{Query: "lantern", K: 1}); err != nil { // both indexes built
 		t.Fatal(err)
 	}
 	searched := make(chan error, 1)
-	savingHook = func() {
+	saved := map[string]bool{}
+	savingHook = func(index string) {
+		saved[index] = true
 		go func() {
 			_, err := p.Search(ctx, SearchRequest{Query: "harbour lantern", K: 3})
 			searched <- err
@@ -30,26 +32,40 @@ func TestSearchesGoOnWhileTheSnapshotIsSaved(t *testing.T) {
 		case err := <-searched:
 			noErr(t, err)
 		case <-time.After(10 * time.Second):
-			t.Error("a search waited for the snapshot to be saved")
+			t.Errorf("a search waited for the %s snapshot to be saved", index)
 		}
-		p.vec.mu.Lock()
-		p.vec.mustSave()
-		p.vec.mu.Unlock()
+		if index == "vectors" {
+			p.vec.mu.Lock()
+			p.vec.mustSave()
+			p.vec.mu.Unlock()
+		} else {
+			p.kw.mu.Lock()
+			p.kw.mustSave()
+			p.kw.mu.Unlock()
+		}
 	}
 	defer func() { savingHook = nil }()
-	noErr(t, p.saveVectorsIf(true))
+	noErr(t, p.SaveIndexNow(ctx))
 	savingHook = nil
-	v := p.vec
-	v.mu.Lock()
-	due := saveDue(v.hw, v.savedHW, v.idx.Len(), v.idx.HasGraph(), false)
-	v.mu.Unlock()
-	if !due {
-		t.Fatal("a snapshot made due while one was saved is no longer due")
+	if !saved["vectors"] || !saved["keywords"] {
+		t.Fatalf("snapshots saved: %v, want both", saved)
 	}
-	noErr(t, p.saveVectorsIf(false))
+	v, k := p.vec, p.kw
 	v.mu.Lock()
+	k.mu.Lock()
+	vdue := saveDue(v.hw, v.savedHW, v.idx.Len(), v.idx.HasGraph(), false)
+	kdue := saveDue(k.hw, k.savedHW, k.idx.Len(), false, false)
+	k.mu.Unlock()
+	v.mu.Unlock()
+	if !vdue || !kdue {
+		t.Fatalf("snapshots made due while they were saved: vectors due %v, keywords due %v", vdue, kdue)
+	}
+	noErr(t, p.SaveIndex(ctx))
+	v.mu.Lock()
+	k.mu.Lock()
 	defer v.mu.Unlock()
-	if v.savedHW != v.hw {
-		t.Fatalf("after the second save the mark is %d, the index's %d", v.savedHW, v.hw)
+	defer k.mu.Unlock()
+	if v.savedHW != v.hw || k.savedHW != k.hw {
+		t.Fatalf("after the second save the marks are %d and %d, the indexes' %d and %d", v.savedHW, k.savedHW, v.hw, k.hw)
 	}
 }

@@ -468,7 +468,7 @@ func (p *Palace) saveVectorsIf(now bool) error {
 	idx, hw, forced, model := v.idx, v.hw, v.forced, v.snapshotModel()
 	v.mu.Unlock()
 	if savingHook != nil {
-		savingHook()
+		savingHook("vectors")
 	}
 	err := saveSnapshot(v.snapshotPath(), idx, model, hw)
 	v.mu.Lock()
@@ -484,9 +484,10 @@ func (p *Palace) saveVectorsIf(now bool) error {
 	return nil
 }
 
-// savingHook, when set (by tests), runs while a vector snapshot is being
-// saved: after its mark is read, before the file is written.
-var savingHook func()
+// savingHook, when set (by tests), runs while an index snapshot is being
+// saved ("vectors" or "keywords"): after its mark is read, before the file
+// is written.
+var savingHook func(index string)
 
 // snapshotDue reports whether an index at high-water mark hw, last saved
 // at savedHW (-1: never, or rebuilt since), holding n entries, should be
