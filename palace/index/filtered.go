@@ -19,10 +19,10 @@ import (
 //   - scoring the admitted rows (SearchAllowed), exact: scatteredRowCost
 //     for each;
 //   - scanning every row, exact: one for each;
-//   - when a graph answers, searching it with its beam widened so that
-//     the beam holds as many admitted rows as it holds rows unfiltered,
-//     with a margin of three standard deviations of their count (were
-//     the beam's rows a random draw): graphRowCost for each row the
+//   - when a graph answers, searching it with its beam widened, where
+//     need be, so that it holds the k rows wanted among the rows it
+//     admits, with a margin of three standard deviations of their count
+//     (were the beam's rows a random draw): graphRowCost for each row the
 //     search scores, beamScored (measured on this index's searches) for
 //     each row of its beam. When the widened beam still holds fewer than
 //     k admitted rows, the cheaper of the other two answers.
@@ -55,11 +55,11 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 		return f.searchLocked(q, k, allow)
 	}
 	share := float64(admitted) / float64(live)
-	want := float64(max(f.g.cfg.EfSearch, k))
+	want := float64(k)
 	if f.cfg.Rerank {
-		want = max(want, float64(rerankFactor*k))
+		want = float64(rerankFactor * k)
 	}
-	ef := math.Ceil((want + 3*math.Sqrt(want*(1-share))) / share)
+	ef := max(float64(f.g.cfg.EfSearch), math.Ceil((want+3*math.Sqrt(want*(1-share)))/share))
 	if graphRowCost*f.beamScored()*ef < min(rows, float64(live)) {
 		if out, ok := f.searchGraphEf(q, k, int(ef), allow); ok {
 			return out
