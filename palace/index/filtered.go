@@ -30,8 +30,8 @@ import (
 // Search tries its beam as it is: no wider than the candidates a palace
 // asks for unless the graph was calibrated wider, it holds k admitted
 // rows only for a filter admitting most rows, and otherwise it scans.
-// Without a graph answering, a filter that scoring its rows does not suit
-// is left to Search (the projection or the scan). exact asks for the exact
+// When the projection answers instead of a graph, the search is Search's:
+// the projection ranks admitted rows alone. exact asks for the exact
 // answer, as SearchExact gives: the first way or the second.
 func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, admitted int, exact bool) []Result {
 	f.mu.RLock()
@@ -49,6 +49,13 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 		return scored()
 	case exact:
 		return f.searchExact(q, k, allow)
+	case !graph && f.pj.usable():
+		// The projection keeps admitted rows alone as candidates, and its
+		// pass costs the same whatever the filter admits (at 1M × 996, 21
+		// ms against the scan's 68), while the admitted rows scored one by
+		// one would each be read from the snapshot file: the full codes
+		// are released from memory while the projection answers.
+		return f.searchLocked(q, k, allow)
 	case !graph && rows < float64(live):
 		return scored()
 	case !graph:
