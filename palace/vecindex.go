@@ -38,21 +38,30 @@ const rerankFactor = 4
 
 // rerank re-scores index candidates with the float32 vectors the store
 // holds and returns the best k, best first. Keys whose drawer is no longer
-// active (or whose vector is gone) are dropped. dim is the vectors' length.
+// active (or whose vector is gone) are dropped. A passage far into a long
+// text (farPassageBytes) keeps the score of its int8 codes. dim is the
+// vectors' length.
 func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k int) ([]index.Result, error) {
 	if len(res) == 0 {
 		return res, nil
 	}
-	refs := make([]store.VecRef, len(res))
+	size := 4 * len(q)
+	refs := make([]store.VecRef, 0, len(res))
+	at := make([]int, 0, len(res)) // the position in res of each ref
+	out := make([]index.Result, 0, len(res))
 	for i, r := range res {
 		vk, passage := splitKey(int64(r.Key))
-		refs[i] = store.VecRef{Key: vk, Passage: passage}
+		if (passage-1)*size >= farPassageBytes {
+			out = append(out, r) // a stale key is dropped when it is resolved
+			continue
+		}
+		refs = append(refs, store.VecRef{Key: vk, Passage: passage})
+		at = append(at, i)
 	}
-	out := make([]index.Result, 0, len(res))
 	var buf []float32
-	err := p.st.Drawers().KeyVectors(ctx, refs, 4*len(q), func(i int, b []byte) {
+	err := p.st.Drawers().KeyVectors(ctx, refs, size, func(i int, b []byte) {
 		buf = decodeVectorInto(buf, b)
-		out = append(out, index.Result{Key: res[i].Key, Score: embed.Dot(q, buf)})
+		out = append(out, index.Result{Key: res[at[i]].Key, Score: embed.Dot(q, buf)})
 	})
 	if err != nil {
 		return nil, storeErr("vector search", err)
@@ -65,6 +74,18 @@ func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k 
 	})
 	return out[:min(k, len(out))], nil
 }
+
+// farPassageBytes is how far into a drawer's passage vectors the rerank
+// reads. SQLite keeps a row's long values in chains of overflow pages and
+// reaches a byte of one by walking the chain up to it, the text's pages
+// first: in a palace of 200 texts of 200 KB (hash vectors of 256
+// dimensions, 1,300 passages each) re-scoring 432 candidates took 100 ms,
+// against 8.6 ms for their whole-text vectors. Within the first 64 KB (16
+// passages of the default encoder's, a text of some 400 words; 64 of the
+// hash embedder's) a read walks at most about as many pages as the query
+// costs; past it a passage is ranked by its int8 codes, which alone keep
+// recall@10 at .977 or more (palace/index/README.md).
+const farPassageBytes = 64 << 10
 
 // indexKind names how the index answers: "exact" (a scan), "graph" or
 // "projection".
