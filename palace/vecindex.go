@@ -80,8 +80,8 @@ func (p *Palace) rerank(ctx context.Context, q []float32, res []index.Result, k 
 // reaches a byte of one by walking the chain up to it, the text's pages
 // first: in a palace of 200 texts of 200 KB (hash vectors of 256
 // dimensions, 1,300 passages each) re-scoring 432 candidates took 100 ms,
-// against 8.6 ms for their whole-text vectors. Within the first 64 KB (16
-// passages of the default encoder's, a text of some 400 words; 64 of the
+// against 8.6 ms for their whole-text vectors. Within the first 64 KB (17
+// passages of the default encoder's, a text of some 450 words; 64 of the
 // hash embedder's) a read walks at most about as many pages as the query
 // costs; past it a passage is ranked by its int8 codes, which alone keep
 // recall@10 at .977 or more (palace/index/README.md).
