@@ -20,14 +20,7 @@ func TestFilteredVectorSearchIsExactOnEveryPath(t *testing.T) {
 	ctx := context.Background()
 	p := newTestPalace(t)
 	r := rand.New(rand.NewSource(3))
-	words := strings.Fields("river lantern copper meadow violin harbor quartz orchard falcon ember canyon glacier tulip saddle compass velvet")
-	text := func(n int) string {
-		w := make([]string, n)
-		for i := range w {
-			w[i] = words[r.Intn(len(words))]
-		}
-		return strings.Join(w, " ")
-	}
+	text := func(n int) string { return drawnWords(r, n) }
 	// Rooms of 8, 24 and 100 drawers in 640: the first is looked up by
 	// key, the others asked about (the checks below say so, so that the
 	// sizes keep choosing those ways).
@@ -93,6 +86,16 @@ func rids(list []ranked) []string {
 		out[i] = fmt.Sprint(r.rid)
 	}
 	return out
+}
+
+// drawnWords is n words drawn at random from sixteen nouns.
+func drawnWords(r *rand.Rand, n int) string {
+	vocab := strings.Fields("river lantern copper meadow violin harbour quartz orchard falcon ember canyon glacier tulip saddle compass velvet")
+	w := make([]string, n)
+	for i := range w {
+		w[i] = vocab[r.Intn(len(vocab))]
+	}
+	return strings.Join(w, " ")
 }
 
 func noErr(t *testing.T, err error) {

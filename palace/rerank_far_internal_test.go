@@ -3,7 +3,6 @@ package palace
 import (
 	"context"
 	"math/rand"
-	"strings"
 	"testing"
 )
 
@@ -13,13 +12,7 @@ import (
 func TestRerankLeavesFarPassagesToTheirCodes(t *testing.T) {
 	ctx := context.Background()
 	p := newTestPalace(t)
-	r := rand.New(rand.NewSource(4))
-	vocab := strings.Fields("harbour lantern copper meadow violin quartz orchard falcon ember canyon glacier tulip saddle compass velvet river")
-	w := make([]string, 4000)
-	for i := range w {
-		w[i] = vocab[r.Intn(len(vocab))]
-	}
-	noErr(t, p.Add(ctx, &Drawer{Content: strings.Join(w, " ")}))
+	noErr(t, p.Add(ctx, &Drawer{Content: drawnWords(rand.New(rand.NewSource(4)), 4000)}))
 	idx, err := p.vec.sync(ctx)
 	noErr(t, err)
 	q := p.queryVector(ctx, "copper lantern by the river")
