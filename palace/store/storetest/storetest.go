@@ -572,6 +572,10 @@ func testManyPassageVectors(t *testing.T, b store.Backend) {
 		{Key: 1, Passage: n + 1}, {Key: 1, Passage: n}, {Key: 2, Passage: 3}, {Key: 1}}, 8)
 	must(t, err)
 	equal(t, "passage vectors", got, [][]byte{passage(17000), passage(-2), passage(1), nil, passage(n), nil, vec(1, 1)})
+	// The last passage asked for is the drawer's last.
+	got, err = keyVectors(t, s.Drawers(), []store.VecRef{{Key: 1, Passage: n}, {Key: 1, Passage: 2}}, 8)
+	must(t, err)
+	equal(t, "first and last passage vectors", got, [][]byte{passage(n), passage(2)})
 }
 
 func testVectors(t *testing.T, b store.Backend) {
