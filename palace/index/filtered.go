@@ -42,11 +42,11 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 	live := len(f.rowOf)
 	admitted = min(admitted, live)
 	rows := scatteredRowCost * float64(admitted)
-	scored := func() []Result { return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) }) }
+	admittedRows := func() []Result { return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) }) }
 	graph := f.g != nil && !f.g.off
 	switch {
 	case exact && rows < float64(live):
-		return scored()
+		return admittedRows()
 	case exact:
 		return f.searchExact(q, k, allow)
 	case !graph && f.pj.usable():
@@ -57,7 +57,7 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 		// are released from memory while the projection answers.
 		return f.searchLocked(q, k, allow)
 	case !graph && rows < float64(live):
-		return scored()
+		return admittedRows()
 	case !graph:
 		return f.searchLocked(q, k, allow)
 	}
@@ -73,7 +73,7 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 		}
 	}
 	if rows < float64(live) {
-		return scored()
+		return admittedRows()
 	}
 	return f.searchExact(q, k, allow)
 }
