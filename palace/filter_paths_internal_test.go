@@ -2,7 +2,6 @@ package palace
 
 import (
 	"context"
-	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
@@ -80,10 +79,10 @@ func TestFilteredVectorSearchIsExactOnEveryPath(t *testing.T) {
 	}
 }
 
-func rids(list []ranked) []string {
-	out := make([]string, len(list))
+func rids(list []ranked) []int64 {
+	out := make([]int64, len(list))
 	for i, r := range list {
-		out[i] = fmt.Sprint(r.rid)
+		out[i] = r.rid
 	}
 	return out
 }

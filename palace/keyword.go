@@ -26,18 +26,14 @@ import (
 type keywordState struct {
 	p *Palace
 
-	mu      sync.Mutex // serialises build and catch-up
-	idx     *bm25.Index
-	hw      int64 // highest drawers.seq the index reflects
-	savedHW int64 // hw of the snapshot on disk (0: none)
-	// forced counts the times text was erased from the index (a snapshot
-	// then falls due whatever changed): a save that began before one
-	// leaves it due. saveMu serialises snapshot writes, so that one that
-	// began later is never replaced by one that began earlier.
-	forced uint64
-	saveMu sync.Mutex
+	mu     sync.Mutex // serialises build and catch-up
+	idx    *bm25.Index
+	hw     int64 // highest drawers.seq the index reflects
 	ready  atomic.Bool
 	loaded bool // from the snapshot
+	// snapshotSaves is made due whatever changed (mustSave) when text was
+	// erased.
+	snapshotSaves
 	// long holds the passage count of every drawer indexed as passages
 	// (keys passageKey(rid, 1..n)); a drawer absent from it is indexed
 	// whole (key passageKey(rid, 0)). Long drawers are few, so the map is
@@ -225,8 +221,8 @@ func (k *keywordState) save(now bool) error {
 		return err
 	}
 	k.mu.Lock()
-	if k.idx == idx && k.forced == forced {
-		k.savedHW = hw
+	if k.idx == idx {
+		k.written(hw, forced)
 	}
 	k.mu.Unlock()
 	return nil
@@ -534,13 +530,6 @@ func (k *keywordState) sync(ctx context.Context) (*bm25.Index, error) {
 		k.p.log.Debug().Dur("took", time.Since(start)).Int("terms", dropped).Msg("keyword index erased")
 	}
 	return k.idx, nil
-}
-
-// mustSave makes a snapshot due whatever changed (text was erased).
-// Caller holds mu.
-func (k *keywordState) mustSave() {
-	k.savedHW = -1
-	k.forced++
 }
 
 // drawers is the number of drawers in the keyword index (0 before it is

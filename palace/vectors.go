@@ -26,19 +26,14 @@ import (
 type vectorState struct {
 	p *Palace
 
-	mu      sync.Mutex // serialises catch-up and load, and guards what follows
-	idx     *index.Flat
-	model   string
-	hw      int64 // highest drawers.seq the index reflects
-	loaded  bool
-	savedHW int64 // hw at the last snapshot
-	// forced counts the times a snapshot was made due whatever changed
-	// (mustSave): a save that began before one leaves it due.
-	forced uint64
-	// saveMu serialises snapshot writes, which hold the index's read
-	// lock but not mu: searches go on meanwhile, and a write that began
-	// later is never replaced by one that began earlier.
-	saveMu sync.Mutex
+	mu     sync.Mutex // serialises catch-up and load, and guards what follows
+	idx    *index.Flat
+	model  string
+	hw     int64 // highest drawers.seq the index reflects
+	loaded bool
+	// snapshotSaves is made due whatever changed (mustSave) when vectors
+	// are erased or the calibration changes.
+	snapshotSaves
 	// ridOf maps the current key of every active drawer to the drawer, and
 	// keyOf the other way (both nil: unknown, ask the store). Catch-up keeps
 	// them exact: a drawer that stops being active leaves both (and the
@@ -73,14 +68,6 @@ func (v *vectorState) drop(vk uint64) { v.dropWith(vk, v.idx.Remove) }
 func (v *vectorState) erase(vk uint64) {
 	v.dropWith(vk, v.idx.Erase)
 	v.mustSave()
-}
-
-// mustSave makes a snapshot due whatever changed: the index erased
-// vectors a snapshot on disk may hold, or its calibration changed. Caller
-// holds mu.
-func (v *vectorState) mustSave() {
-	v.savedHW = -1
-	v.forced++
 }
 
 func (v *vectorState) dropWith(vk uint64, remove func(key uint64)) {
@@ -477,11 +464,41 @@ func (p *Palace) saveVectorsIf(now bool) error {
 		v.lastErr = err.Error()
 		return internal("save vector index", err)
 	}
-	if v.idx == idx && v.forced == forced {
-		v.savedHW = hw
+	if v.idx == idx {
+		v.written(hw, forced)
 	}
 	v.lastErr = ""
 	return nil
+}
+
+// snapshotSaves is what an index state (vectors or keywords) keeps of its
+// snapshot's saves. The state's mu guards savedHW and forced.
+type snapshotSaves struct {
+	savedHW int64 // hw of the snapshot on disk (0: none; -1: due whatever changed)
+	// forced counts the times a snapshot was made due whatever changed
+	// (mustSave): a save that began before one leaves it due.
+	forced uint64
+	// saveMu serialises snapshot writes, which hold the index's own read
+	// lock and not the state's mu: searches go on meanwhile, and a write
+	// that began later is never replaced by one that began earlier.
+	saveMu sync.Mutex
+}
+
+// mustSave makes a snapshot due whatever changed: the index dropped what
+// a snapshot on disk may hold (erased text or vectors), or a choice the
+// snapshot keeps changed. Caller holds the state's mu.
+func (s *snapshotSaves) mustSave() {
+	s.savedHW = -1
+	s.forced++
+}
+
+// written records a snapshot written at hw by a save that read forced
+// when it began; one made due since stays due. Caller holds the state's
+// mu.
+func (s *snapshotSaves) written(hw int64, forced uint64) {
+	if s.forced == forced {
+		s.savedHW = hw
+	}
 }
 
 // savingHook, when set (by tests), runs while an index snapshot is being

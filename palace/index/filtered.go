@@ -42,38 +42,30 @@ func (f *Flat) SearchFiltered(q []float32, k int, allow func(key uint64) bool, a
 	live := len(f.rowOf)
 	admitted = min(admitted, live)
 	rows := scatteredRowCost * float64(admitted)
-	admittedRows := func() []Result { return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) }) }
-	graph := f.g != nil && !f.g.off
 	switch {
-	case exact && rows < float64(live):
-		return admittedRows()
-	case exact:
-		return f.searchExact(q, k, allow)
-	case !graph && f.pj.usable():
+	case exact: // the exact ways alone, below
+	case f.g != nil && !f.g.off:
+		share := float64(admitted) / float64(live)
+		want := float64(k)
+		if f.cfg.Rerank {
+			want = float64(rerankFactor * k)
+		}
+		ef := max(float64(f.g.cfg.EfSearch), math.Ceil((want+3*math.Sqrt(want*(1-share)))/share))
+		if graphRowCost*f.beamScored()*ef < min(rows, float64(live)) {
+			if out, ok := f.searchGraphEf(q, k, int(ef), allow); ok {
+				return out
+			}
+		}
+	case f.pj.usable():
 		// The projection keeps admitted rows alone as candidates, and its
 		// pass costs the same whatever the filter admits (at 1M × 996, 21
 		// ms against the scan's 68), while the admitted rows scored one by
 		// one would each be read from the snapshot file: the full codes
 		// are released from memory while the projection answers.
 		return f.searchLocked(q, k, allow)
-	case !graph && rows < float64(live):
-		return admittedRows()
-	case !graph:
-		return f.searchLocked(q, k, allow)
-	}
-	share := float64(admitted) / float64(live)
-	want := float64(k)
-	if f.cfg.Rerank {
-		want = float64(rerankFactor * k)
-	}
-	ef := max(float64(f.g.cfg.EfSearch), math.Ceil((want+3*math.Sqrt(want*(1-share)))/share))
-	if graphRowCost*f.beamScored()*ef < min(rows, float64(live)) {
-		if out, ok := f.searchGraphEf(q, k, int(ef), allow); ok {
-			return out
-		}
 	}
 	if rows < float64(live) {
-		return admittedRows()
+		return f.searchRows(q, k, func() []int32 { return f.allowedRows(allow) })
 	}
 	return f.searchExact(q, k, allow)
 }
