@@ -69,3 +69,90 @@ func TestSearchesGoOnWhileTheSnapshotIsSaved(t *testing.T) {
 		t.Fatalf("after the second save the marks are %d and %d, the indexes' %d and %d", v.savedHW, k.savedHW, v.hw, k.hw)
 	}
 }
+
+// A write caught up while the vector snapshot is being written waits for
+// the write to end before the index holds it, and a search does not wait
+// with it: the search scores the held vectors itself, so it finds the
+// drawer (filtered or not, and not past the filter) and no longer finds
+// one forgotten meanwhile.
+// Once the write ends the index holds the change. The hook runs inside the
+// index's own read lock, as the file is written; a catch-up that changed
+// the index there would wait for it for ever.
+func TestSearchesFindWritesCaughtUpWhileTheSnapshotIsSaved(t *testing.T) {
+	ctx := context.Background()
+	p := newTestPalace(t)
+	for i := range snapshotMinEntries + 10 {
+		noErr(t, p.Add(ctx, &Drawer{Content: fmt.Sprintf("note %d about the harbour lantern", i)}))
+	}
+	doomed := &Drawer{Content: "the ferry timetable changes in the spring"}
+	noErr(t, p.Add(ctx, doomed))
+	if _, err := p.Search(ctx, SearchRequest{Query: "lantern", K: 1}); err != nil { // both indexes built
+		t.Fatal(err)
+	}
+	fresh := &Drawer{Content: "the cormorant nests under the old pier", Room: "Research"}
+	elsewhere := &Drawer{Content: "the cormorant nests under the old pier again", Room: "Backend"}
+	found := func(req SearchRequest, d *Drawer) bool {
+		req.K, req.Mode = 5, ModeVector
+		hits, err := p.Search(ctx, req)
+		noErr(t, err)
+		for _, h := range hits {
+			if h.Drawer.ID == d.ID {
+				return true
+			}
+		}
+		return false
+	}
+	during := map[string]bool{}
+	savingHook = func(index string) {
+		if index != "vectors" {
+			return
+		}
+		inside := false
+		p.vec.saving.Keys(func(uint64) {
+			if inside {
+				return
+			}
+			inside = true
+			noErr(t, p.Add(ctx, fresh))
+			noErr(t, p.Add(ctx, elsewhere))
+			_, _, err := p.Forget(ctx, doomed.ID)
+			noErr(t, err)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				during["fresh"] = found(SearchRequest{Query: fresh.Content}, fresh)
+				during["fresh in its room"] = found(SearchRequest{Query: fresh.Content, Filter: Filter{Room: "Research"}}, fresh)
+				during["another room's"] = found(SearchRequest{Query: fresh.Content, Filter: Filter{Room: "Research"}}, elsewhere)
+				during["forgotten"] = found(SearchRequest{Query: doomed.Content}, doomed)
+				p.vec.mu.Lock()
+				during["held"] = len(p.vec.held.keys) > 0
+				p.vec.mu.Unlock()
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Error("a search with a write to catch up waited for the vector snapshot to be written")
+			}
+		})
+	}
+	defer func() { savingHook = nil }()
+	noErr(t, p.SaveIndexNow(ctx))
+	savingHook = nil
+	want := map[string]bool{"fresh": true, "fresh in its room": true, "another room's": false, "forgotten": false, "held": true}
+	for k, w := range want {
+		if during[k] != w {
+			t.Errorf("during the save: %s = %v, want %v", k, during[k], w)
+		}
+	}
+	v := p.vec
+	v.mu.Lock()
+	held := len(v.held.ops)
+	_, inIndex := v.idx.Vector(ikey(uint64(fresh.VecKey), 0))
+	v.mu.Unlock()
+	if held != 0 || !inIndex {
+		t.Errorf("after the save: %d changes still held, the fresh drawer in the index %v", held, inIndex)
+	}
+	if !found(SearchRequest{Query: fresh.Content}, fresh) || found(SearchRequest{Query: doomed.Content}, doomed) {
+		t.Error("after the save the index does not answer as the held changes did")
+	}
+}

@@ -872,6 +872,15 @@ func (p *Palace) vectorRank(ctx context.Context, qv []float32, allowed *allowedS
 	}
 	var res []index.Result
 	cands := max(rerankFactor*wantExact, want)
+	// Vectors caught up while the index is being written are scored
+	// apart. They are read before the index is searched: once the write
+	// ends they are in the index, and read after it they could be in
+	// neither.
+	var allow func(key uint64) bool
+	if allowed != nil {
+		allow = allowed.hasKey
+	}
+	held := p.vec.heldVectors(qv, cands, allow)
 	switch {
 	case allowed != nil && allowed.keys.len() == 0:
 		return nil, nil
@@ -888,6 +897,7 @@ func (p *Palace) vectorRank(ctx context.Context, qv []float32, allowed *allowedS
 	default:
 		res = idx.Search(qv, cands, nil)
 	}
+	res = append(res, held...)
 	if res, err = p.rerank(ctx, qv, res, want); err != nil {
 		return nil, err
 	}
