@@ -1,0 +1,150 @@
+//go:build stdiobench
+
+package palace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace/embed"
+)
+
+// BenchmarkSearchDuringSave times hybrid searches while the vector
+// snapshot of the stdio figures' 100k palace is written and a writer adds
+// a drawer every 50 ms, so that most searches have a write to catch up.
+// It works on a copy of the palace that `BenchmarkStdioFigures` seeds in
+// LOCI_BENCH_HOME, and reports, for each of three saves, how long the save
+// took and the searches that ran during it (how many, p50 and the slowest)
+// against those outside it, then how long the keyword snapshot takes to
+// write:
+//
+//	LOCI_BENCH_HOME=/tmp/benchhome go test -tags 'stdiobench sqlite_fts5' \
+//	    -run '^$' -bench BenchmarkSearchDuringSave -benchtime 1x -v ./palace
+func BenchmarkSearchDuringSave(b *testing.B) {
+	home := os.Getenv("LOCI_BENCH_HOME")
+	if home == "" {
+		b.Fatal("LOCI_BENCH_HOME names no directory with the 100k palace")
+	}
+	const name = "bench100000-default"
+	copyHome := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(copyHome, "palaces"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-r", filepath.Join(home, "palaces", name), filepath.Join(copyHome, "palaces", name)).CombinedOutput(); err != nil {
+		b.Fatalf("copy the palace: %v: %s", err, out)
+	}
+	ctx := context.Background()
+	reg, err := OpenRegistry(Config{DataDir: copyHome, Embedder: embed.Default()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reg.Close()
+	p, err := reg.Open(ctx, name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.WarmIndex(ctx); err != nil {
+		b.Fatal(err)
+	}
+	questions := []string{"What did Caroline do last weekend?", "When did Melanie paint a sunrise?", "What is Jon's job?",
+		"Where did they go camping?", "What books does Tim like?", "How many kids does Deborah have?"}
+	for range b.N {
+		for round := range 3 {
+			var (
+				mu         sync.Mutex
+				during     []time.Duration
+				outside    []time.Duration
+				saving     bool
+				stop       = make(chan struct{})
+				wg         sync.WaitGroup
+				writes     int
+				writeFails error
+			)
+			wg.Add(2)
+			go func() { // the writer
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					if err := p.Add(ctx, &Drawer{Content: fmt.Sprintf("round %d note %d: the lighthouse keeper painted the harbour wall", round, i)}); err != nil {
+						writeFails = err
+						return
+					}
+					writes++
+				}
+			}()
+			go func() { // the searcher
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					mu.Lock()
+					wasSaving := saving
+					mu.Unlock()
+					start := time.Now()
+					if _, err := p.Search(ctx, SearchRequest{Query: questions[i%len(questions)], K: 10}); err != nil {
+						b.Error(err)
+						return
+					}
+					took := time.Since(start)
+					mu.Lock()
+					if wasSaving || saving {
+						during = append(during, took)
+					} else {
+						outside = append(outside, took)
+					}
+					mu.Unlock()
+				}
+			}()
+			time.Sleep(time.Second)
+			p.vec.mu.Lock()
+			p.vec.mustSave()
+			p.vec.mu.Unlock()
+			mu.Lock()
+			saving = true
+			mu.Unlock()
+			start := time.Now()
+			if err := p.saveVectors(); err != nil {
+				b.Fatal(err)
+			}
+			took := time.Since(start)
+			mu.Lock()
+			saving = false
+			mu.Unlock()
+			time.Sleep(time.Second)
+			close(stop)
+			wg.Wait()
+			if writeFails != nil {
+				b.Fatal(writeFails)
+			}
+			if len(during) == 0 {
+				b.Fatalf("round %d: no search ran during the %v save", round, took)
+			}
+			b.Logf("round %d: save %v, %d writes; %d searches during it p50 %v slowest %v; %d outside p50 %v slowest %v",
+				round, took.Round(time.Millisecond), writes, len(during), quantile(during, .5).Round(time.Millisecond), quantile(during, 1).Round(time.Millisecond),
+				len(outside), quantile(outside, .5).Round(time.Millisecond), quantile(outside, 1).Round(time.Millisecond))
+		}
+		for range 3 {
+			p.kw.mu.Lock()
+			p.kw.mustSave()
+			p.kw.mu.Unlock()
+			start := time.Now()
+			if err := p.kw.save(false); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("keyword snapshot written in %v", time.Since(start).Round(time.Millisecond))
+		}
+	}
+}
