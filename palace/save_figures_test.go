@@ -31,27 +31,9 @@ func BenchmarkSearchDuringSave(b *testing.B) {
 	if home == "" {
 		b.Fatal("LOCI_BENCH_HOME names no directory with the 100k palace")
 	}
-	const name = "bench100000-default"
-	copyHome := b.TempDir()
-	if err := os.MkdirAll(filepath.Join(copyHome, "palaces"), 0o700); err != nil {
-		b.Fatal(err)
-	}
-	if out, err := exec.Command("cp", "-r", filepath.Join(home, "palaces", name), filepath.Join(copyHome, "palaces", name)).CombinedOutput(); err != nil {
-		b.Fatalf("copy the palace: %v: %s", err, out)
-	}
 	ctx := context.Background()
-	reg, err := OpenRegistry(Config{DataDir: copyHome, Embedder: embed.Default()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer reg.Close()
-	p, err := reg.Open(ctx, name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := p.WarmIndex(ctx); err != nil {
-		b.Fatal(err)
-	}
+	p, _, closeAll := openBenchCopy(b, home)
+	defer closeAll()
 	questions := []string{"What did Caroline do last weekend?", "When did Melanie paint a sunrise?", "What is Jon's job?",
 		"Where did they go camping?", "What books does Tim like?", "How many kids does Deborah have?"}
 	for range b.N {
@@ -145,6 +127,87 @@ func BenchmarkSearchDuringSave(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Logf("keyword snapshot written in %v", time.Since(start).Round(time.Millisecond))
+		}
+	}
+}
+
+// openBenchCopy opens a copy of the stdio figures' 100k palace in home,
+// its vector index loaded, and returns it with the copy's data directory
+// and a function that closes it.
+func openBenchCopy(b *testing.B, home string) (*Palace, string, func()) {
+	const name = "bench100000-default"
+	copyHome := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(copyHome, "palaces"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-r", filepath.Join(home, "palaces", name), filepath.Join(copyHome, "palaces", name)).CombinedOutput(); err != nil {
+		b.Fatalf("copy the palace: %v: %s", err, out)
+	}
+	ctx := context.Background()
+	reg, err := OpenRegistry(Config{DataDir: copyHome, Embedder: embed.Default()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := reg.Open(ctx, name)
+	if err != nil {
+		reg.Close()
+		b.Fatal(err)
+	}
+	if err := p.WarmIndex(ctx); err != nil {
+		reg.Close()
+		b.Fatal(err)
+	}
+	return p, copyHome, func() { reg.Close() }
+}
+
+// BenchmarkSearchAfterABulkWrite times the first searches after another
+// palace handle (as another process would) wrote 2,000 drawers at once,
+// which the searching one must catch up with, on a copy of the stdio
+// figures' 100k palace:
+//
+//	LOCI_BENCH_HOME=/tmp/benchhome go test -tags 'stdiobench sqlite_fts5' \
+//	    -run '^$' -bench BenchmarkSearchAfterABulkWrite -benchtime 1x -v ./palace
+func BenchmarkSearchAfterABulkWrite(b *testing.B) {
+	home := os.Getenv("LOCI_BENCH_HOME")
+	if home == "" {
+		b.Fatal("LOCI_BENCH_HOME names no directory with the 100k palace")
+	}
+	ctx := context.Background()
+	p, copyHome, closeAll := openBenchCopy(b, home)
+	defer closeAll()
+	other, err := OpenRegistry(Config{DataDir: copyHome, Embedder: embed.Default()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer other.Close()
+	q, err := other.Open(ctx, p.name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		for round := range 2 {
+			if _, err := p.Search(ctx, SearchRequest{Query: "lighthouse", K: 10}); err != nil {
+				b.Fatal(err)
+			}
+			ds := make([]*Drawer, 2000)
+			for i := range ds {
+				ds[i] = &Drawer{Content: fmt.Sprintf("round %d import %d: the lighthouse keeper logged the storm and the ferry's late arrival", round, i)}
+			}
+			start := time.Now()
+			if err := q.AddMany(ctx, ds); err != nil {
+				b.Fatal(err)
+			}
+			wrote := time.Since(start)
+			var took []time.Duration
+			for range 10 {
+				start := time.Now()
+				if _, err := p.Search(ctx, SearchRequest{Query: "when did the ferry arrive late", K: 10}); err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+			}
+			b.Logf("round %d: 2,000 drawers written in %v; the searches after: first %v, then %v", round,
+				wrote.Round(time.Millisecond), took[0].Round(time.Millisecond), quantile(took[1:], .5).Round(time.Millisecond))
 		}
 	}
 }
