@@ -125,7 +125,7 @@ func TestSearchesFindWritesCaughtUpWhileTheSnapshotIsSaved(t *testing.T) {
 				during["another room's"] = found(SearchRequest{Query: fresh.Content, Filter: Filter{Room: "Research"}}, elsewhere)
 				during["forgotten"] = found(SearchRequest{Query: doomed.Content}, doomed)
 				p.vec.mu.Lock()
-				during["held"] = len(p.vec.held.keys) > 0
+				during["held"] = p.vec.held.vectors > 0
 				p.vec.mu.Unlock()
 			}()
 			select {

@@ -1,7 +1,6 @@
 package palace
 
 import (
-	"cmp"
 	"container/list"
 	"context"
 	"encoding/binary"
@@ -9,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -52,72 +50,16 @@ type vectorState struct {
 	erasedSeen int64
 	// calibration is the graph's last calibration in this process.
 	calibration *index.Calibration
-	// saving is the index whose snapshot is being written, if any, and
-	// held what catching up changed in it meanwhile (heldChanges).
-	saving *index.Flat
-	held   heldChanges
-}
-
-// heldChanges are the changes caught up while the index is being written
-// to its snapshot. The write holds the index's read lock for as long as
-// it takes (a second at 100k drawers), so a change applied meanwhile
-// waited for it, holding mu, and every search waited behind it: a search
-// with a write to catch up took up to 0.94 s during a save, against 14 ms
-// p50. Held instead, they are applied in order once the write ends, and
-// until then a search scores the vectors among them itself
-// (vectorState.heldVectors), so that it still finds every drawer written
-// before it began. The state's mu guards them.
-type heldChanges struct {
-	ops  []func(*index.Flat)
-	keys []uint64 // the vectors added, by key
-	vecs [][]float32
-}
-
-// change applies op to the index now, or holds it while the index is
-// being written. Caller holds mu.
-func (v *vectorState) change(op func(*index.Flat)) {
-	if v.saving != nil && v.saving == v.idx {
-		v.held.ops = append(v.held.ops, op)
-		return
-	}
-	op(v.idx)
-}
-
-// addBatch adds vectors to the index (index.Flat.AddBatch), or holds them
-// while it is being written. Caller holds mu.
-func (v *vectorState) addBatch(keys []uint64, vecs [][]float32) {
-	if v.saving != nil && v.saving == v.idx {
-		v.held.keys = append(v.held.keys, keys...)
-		v.held.vecs = append(v.held.vecs, vecs...)
-	}
-	v.change(func(idx *index.Flat) { idx.AddBatch(keys, vecs) })
-}
-
-func (v *vectorState) remove(key uint64)   { v.change(func(idx *index.Flat) { idx.Remove(key) }) }
-func (v *vectorState) eraseKey(key uint64) { v.change(func(idx *index.Flat) { idx.Erase(key) }) }
-
-// setIndex makes idx the palace's index; changes held for the one it
-// replaces are dropped with it. Caller holds mu.
-func (v *vectorState) setIndex(idx *index.Flat) {
-	v.idx, v.held = idx, heldChanges{}
-}
-
-// heldVectors scores the vectors added while the index is being written,
-// which it does not hold yet, against q: the best k that allow admits
-// (nil: all), best first. They are few (what a second of writes adds), so
-// every one is scored.
-func (v *vectorState) heldVectors(q []float32, k int, allow func(key uint64) bool) []index.Result {
-	v.mu.Lock()
-	keys, vecs := v.held.keys, v.held.vecs
-	v.mu.Unlock()
-	var out []index.Result
-	for i, key := range keys {
-		if allow == nil || allow(key) {
-			out = append(out, index.Result{Key: key, Score: embed.Dot(q, vecs[i])})
-		}
-	}
-	slices.SortFunc(out, func(a, b index.Result) int { return cmp.Compare(b.Score, a.Score) })
-	return out[:min(k, len(out))]
+	// saving is the index whose snapshot is being written, if any; held
+	// the changes caught up and not yet applied to the index, deferring
+	// that the catch-up under way holds its changes, and linking, closed
+	// and links the goroutine that applies them (vecheld.go).
+	saving    *index.Flat
+	held      heldChanges
+	deferring bool
+	linking   bool
+	closed    bool
+	links     sync.WaitGroup
 }
 
 // snapshotModel is the model id the snapshot records: the embedder's, and
@@ -306,7 +248,11 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	}
 	// Vectors are added in batches, so that a graph links a large
 	// catch-up (a cold start, a rebuild) on every core. Removals wait for
-	// the batch before them.
+	// the batch before them. More changes than a search should wait to
+	// have linked into a graph, and few enough for searches to score
+	// themselves, are held and linked in the background (vecheld.go).
+	gap := maxSeq - v.hw
+	v.deferring = v.idx.HasGraph() && gap > linkBatch && gap <= maxHeldVectors
 	var batch catchUpBatch
 	err = v.p.st.Drawers().Changes(ctx, v.hw, store.ChangeFields{Vector: true}, func(c store.Change) error {
 		defer func() { v.hw = c.Seq }()
@@ -347,12 +293,21 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	if err == nil {
 		err = v.eraseSince(ctx, v.erasedSeen)
 	}
-	// The rows the batches' parallel builds left unreachable since the
-	// graph's last walk are linked again, once for the whole catch-up.
-	// A graph the catch-up built (the index grew past its threshold, or
-	// was rebuilt) is held off like a loaded one until it is calibrated.
-	v.change((*index.Flat).Relink)
-	v.change((*index.Flat).HoldGraph)
+	v.deferring = false
+	switch {
+	case !v.holding():
+		// The rows the batches' parallel builds left unreachable since
+		// the graph's last walk are linked again, once for the whole
+		// catch-up. A graph the catch-up built (the index grew past its
+		// threshold, or was rebuilt) is held off like a loaded one
+		// until it is calibrated. (applyHeld does the same.)
+		v.idx.Relink()
+		v.idx.HoldGraph()
+	case v.held.vectors > maxHeldVectors && !v.writing():
+		v.applyHeld(0) // more than searches can score
+	default:
+		v.startLinking()
+	}
 	if err != nil {
 		return nil, storeErr("index catch-up", err)
 	}
@@ -362,6 +317,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 
 // catchUpBatch gathers vectors for index.Flat.AddBatch.
 type catchUpBatch struct {
+	seq  int64 // the change of the first
 	keys []uint64
 	vecs [][]float32
 }
@@ -371,7 +327,11 @@ type catchUpBatch struct {
 // each other.
 const catchUpBatchSize = 1024
 
+// add adds a vector of the change being caught up (v.hw is the one before).
 func (b *catchUpBatch) add(v *vectorState, key uint64, blob []byte) {
+	if len(b.keys) == 0 {
+		b.seq = v.hw + 1
+	}
 	b.keys = append(b.keys, key)
 	b.vecs = append(b.vecs, decodeVectorInto(nil, blob))
 	if len(b.keys) >= catchUpBatchSize {
@@ -382,7 +342,7 @@ func (b *catchUpBatch) add(v *vectorState, key uint64, blob []byte) {
 // flush adds the batch (vectorState.addBatch, which may hold on to it).
 func (b *catchUpBatch) flush(v *vectorState) {
 	if len(b.keys) > 0 {
-		v.addBatch(b.keys, b.vecs)
+		v.addBatch(b.seq, b.keys, b.vecs)
 		b.keys, b.vecs = nil, nil
 	}
 }
@@ -396,7 +356,7 @@ func (v *vectorState) eraseSince(ctx context.Context, seq int64) error {
 		return storeErr("index catch-up", err)
 	}
 	if erased > seq {
-		v.change((*index.Flat).EraseRemoved)
+		v.change((*index.Flat).EraseRemoved, true)
 		v.mustSave()
 	}
 	v.erasedSeen = max(v.erasedSeen, erased, seq)
@@ -508,22 +468,28 @@ func (p *Palace) saveIndex(ctx context.Context, now bool) error {
 func (p *Palace) saveVectors() error { return p.saveVectorsIf(false) }
 
 // saveVectorsIf writes the vector snapshot when it is due, or (now) when
-// anything changed since the last one. The mark is read before the index
-// is written, and the index is written under its own read lock only:
-// searches go on, and a change caught up meanwhile either waits or is in
-// the file, which then holds changes newer than its mark (catching up
-// re-applies them harmlessly), never older ones. A snapshot made due
+// anything changed since the last one. The index is written under its own
+// read lock only, as of the last change it holds (heldMark): searches go
+// on, and changes caught up meanwhile are held until it is written
+// (vecheld.go). Held erasures are applied first, and (now) every held
+// change. A snapshot made due
 // meanwhile (an erasure, a calibration) stays due.
 func (p *Palace) saveVectorsIf(now bool) error {
 	v := p.vec
 	v.saveMu.Lock()
 	defer v.saveMu.Unlock()
 	v.mu.Lock()
-	if !v.loaded || !saveDue(v.hw, v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) {
+	if v.loaded && (v.held.erases > 0 || now) {
+		// No erased vector may reach the file; and a save asked for now
+		// (`loci palace warm`) is there to leave the next process less to
+		// catch up.
+		v.applyHeld(0)
+	}
+	if !v.loaded || !saveDue(v.heldMark(), v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) {
 		v.mu.Unlock()
 		return nil
 	}
-	idx, hw, forced, model := v.idx, v.hw, v.forced, v.snapshotModel()
+	idx, hw, forced, model := v.idx, v.heldMark(), v.forced, v.snapshotModel()
 	v.saving = idx
 	v.mu.Unlock()
 	if savingHook != nil {
@@ -533,12 +499,11 @@ func (p *Palace) saveVectorsIf(now bool) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.saving = nil
-	if v.idx == idx {
-		for _, op := range v.held.ops {
-			op(idx)
-		}
+	if v.held.vectors <= linkBatch {
+		v.applyHeld(0)
+	} else {
+		v.startLinking()
 	}
-	v.held = heldChanges{}
 	if err != nil {
 		v.lastErr = err.Error()
 		return internal("save vector index", err)
