@@ -25,10 +25,7 @@ import (
 //	LOCI_BENCH_HOME=/tmp/benchhome go test -tags 'stdiobench sqlite_fts5' \
 //	    -run '^$' -bench BenchmarkFilterShares -benchtime 1x -v ./palace
 func BenchmarkFilterShares(b *testing.B) {
-	home := os.Getenv("LOCI_BENCH_HOME")
-	if home == "" {
-		b.Fatal("LOCI_BENCH_HOME names no directory with the 100k palace")
-	}
+	home := benchHome(b)
 	ctx := context.Background()
 	reg, err := OpenRegistry(Config{DataDir: home, Embedder: embed.Default()})
 	if err != nil {
@@ -47,9 +44,7 @@ func BenchmarkFilterShares(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("index: %+v", p.IndexInfo())
-	questions := []string{"What did Caroline do last weekend?", "When did Melanie paint a sunrise?", "What is Jon's job?",
-		"Where did they go camping?", "What books does Tim like?", "How many kids does Deborah have?",
-		"What did John buy for his dog?", "When is the charity race?"}
+	questions := benchQuestions
 	const cands, runs = 432, 40
 	r := rand.New(rand.NewSource(1))
 	for range b.N {
@@ -87,6 +82,21 @@ func BenchmarkFilterShares(b *testing.B) {
 		}
 	}
 }
+
+// benchHome is the directory LOCI_BENCH_HOME names, where
+// BenchmarkStdioFigures seeds its 100k palace.
+func benchHome(b *testing.B) string {
+	home := os.Getenv("LOCI_BENCH_HOME")
+	if home == "" {
+		b.Fatal("LOCI_BENCH_HOME names no directory with the 100k palace")
+	}
+	return home
+}
+
+// benchQuestions are questions of the kind the 100k palace's texts answer.
+var benchQuestions = []string{"What did Caroline do last weekend?", "When did Melanie paint a sunrise?", "What is Jon's job?",
+	"Where did they go camping?", "What books does Tim like?", "How many kids does Deborah have?",
+	"What did John buy for his dog?", "When is the charity race?"}
 
 // shareOf is the share of want's keys that got holds.
 func shareOf(got, want []index.Result) float64 {

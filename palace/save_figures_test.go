@@ -27,15 +27,11 @@ import (
 //	LOCI_BENCH_HOME=/tmp/benchhome go test -tags 'stdiobench sqlite_fts5' \
 //	    -run '^$' -bench BenchmarkSearchDuringSave -benchtime 1x -v ./palace
 func BenchmarkSearchDuringSave(b *testing.B) {
-	home := os.Getenv("LOCI_BENCH_HOME")
-	if home == "" {
-		b.Fatal("LOCI_BENCH_HOME names no directory with the 100k palace")
-	}
+	home := benchHome(b)
 	ctx := context.Background()
 	p, _, closeAll := openBenchCopy(b, home)
 	defer closeAll()
-	questions := []string{"What did Caroline do last weekend?", "When did Melanie paint a sunrise?", "What is Jon's job?",
-		"Where did they go camping?", "What books does Tim like?", "How many kids does Deborah have?"}
+	questions := benchQuestions
 	for range b.N {
 		for round := range 3 {
 			var (
@@ -169,10 +165,7 @@ func openBenchCopy(b *testing.B, home string) (*Palace, string, func()) {
 //	LOCI_BENCH_HOME=/tmp/benchhome go test -tags 'stdiobench sqlite_fts5' \
 //	    -run '^$' -bench BenchmarkSearchAfterABulkWrite -benchtime 1x -v ./palace
 func BenchmarkSearchAfterABulkWrite(b *testing.B) {
-	home := os.Getenv("LOCI_BENCH_HOME")
-	if home == "" {
-		b.Fatal("LOCI_BENCH_HOME names no directory with the 100k palace")
-	}
+	home := benchHome(b)
 	ctx := context.Background()
 	p, copyHome, closeAll := openBenchCopy(b, home)
 	defer closeAll()
