@@ -5,6 +5,7 @@ package palace
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,24 +128,33 @@ func BenchmarkSearchDuringSave(b *testing.B) {
 	}
 }
 
-// openBenchCopy opens a copy of the stdio figures' 100k palace in home,
-// its vector index loaded, and returns it with the copy's data directory
-// and a function that closes it.
-func openBenchCopy(b *testing.B, home string) (*Palace, string, func()) {
-	const name = "bench100000-default"
+// benchPalace is the palace BenchmarkStdioFigures seeds.
+const benchPalace = "bench100000-default"
+
+// copyBenchPalace copies the 100k palace in home to a new data directory,
+// removed when the benchmark ends, and returns the directory.
+func copyBenchPalace(b *testing.B, home string) string {
 	copyHome := b.TempDir()
 	if err := os.MkdirAll(filepath.Join(copyHome, "palaces"), 0o700); err != nil {
 		b.Fatal(err)
 	}
-	if out, err := exec.Command("cp", "-r", filepath.Join(home, "palaces", name), filepath.Join(copyHome, "palaces", name)).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join(home, "palaces", benchPalace), filepath.Join(copyHome, "palaces", benchPalace)).CombinedOutput(); err != nil {
 		b.Fatalf("copy the palace: %v: %s", err, out)
 	}
+	return copyHome
+}
+
+// openBenchCopy opens a copy of the 100k palace in home, its vector index
+// loaded, and returns it with the copy's data directory and a function
+// that closes it.
+func openBenchCopy(b *testing.B, home string) (*Palace, string, func()) {
+	copyHome := copyBenchPalace(b, home)
 	ctx := context.Background()
 	reg, err := OpenRegistry(Config{DataDir: copyHome, Embedder: embed.Default()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := reg.Open(ctx, name)
+	p, err := reg.Open(ctx, benchPalace)
 	if err != nil {
 		reg.Close()
 		b.Fatal(err)
@@ -214,5 +224,57 @@ func BenchmarkSearchAfterABulkWrite(b *testing.B) {
 				wrote.Round(time.Millisecond), took[0].Round(time.Millisecond), quantile(took[1:], .5).Round(time.Millisecond),
 				quantile(took[1:], 1).Round(time.Millisecond), time.Since(linked).Round(time.Millisecond))
 		}
+	}
+}
+
+// BenchmarkFirstSearchWithoutSnapshot times the first search of a process
+// that opens the 100k palace (a copy) without its vector snapshot, so its
+// index crosses the graph's threshold in that search's catch-up, and how
+// long after it the graph built aside (vecgraph.go) replaces the index.
+// With LOCI_BENCH_INLINE_GRAPH=1 the catch-up builds the graph itself, as
+// before stop 90:
+//
+//	LOCI_BENCH_HOME=/tmp/benchhome go test -tags 'stdiobench sqlite_fts5' \
+//	    -run '^$' -bench BenchmarkFirstSearchWithoutSnapshot -benchtime 1x -v ./palace
+func BenchmarkFirstSearchWithoutSnapshot(b *testing.B) {
+	home := benchHome(b)
+	if os.Getenv("LOCI_BENCH_INLINE_GRAPH") == "1" {
+		defer func(w int) { asideGraphWork = w }(asideGraphWork)
+		asideGraphWork = math.MaxInt
+	}
+	ctx := context.Background()
+	for range b.N {
+		copyHome := copyBenchPalace(b, home)
+		if err := os.Remove(filepath.Join(copyHome, "palaces", benchPalace, indexFile)); err != nil {
+			b.Fatal(err)
+		}
+		reg, err := OpenRegistry(Config{DataDir: copyHome, Embedder: embed.Default()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := reg.Open(ctx, benchPalace)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := p.Search(ctx, SearchRequest{Query: benchQuestions[0], K: 10}); err != nil {
+			b.Fatal(err)
+		}
+		first := time.Since(start)
+		var second time.Duration
+		for {
+			s := time.Now()
+			if _, err := p.Search(ctx, SearchRequest{Query: benchQuestions[1], K: 10}); err != nil {
+				b.Fatal(err)
+			}
+			second = max(second, time.Since(s))
+			if p.VectorIndexStats().Graph > 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b.Logf("first search %v; the graph in place %v after it started (slowest search meanwhile %v); index %+v",
+			first.Round(time.Millisecond), time.Since(start).Round(time.Second), second.Round(time.Millisecond), p.IndexInfo())
+		reg.Close()
 	}
 }

@@ -106,9 +106,16 @@ func (v *vectorState) eraseKey(key uint64) {
 }
 
 // setIndex makes idx the palace's index; changes held for the one it
-// replaces are dropped with it. Caller holds mu.
-func (v *vectorState) setIndex(idx *index.Flat) {
+// replaces are dropped with it. With aside, the maps of keys to drawers
+// loaded and a graph that takes long to build (asideGraphWork), idx
+// leaves its graph to be built aside (vecgraph.go).
+// Caller holds mu.
+func (v *vectorState) setIndex(idx *index.Flat, aside bool) {
 	v.idx, v.held = idx, heldChanges{}
+	dim := v.p.emb.Dim()
+	if m := v.p.reg.cfg.Graph.MinRows(dim); aside && v.ridOf != nil && m > 0 && m*dim >= asideGraphWork {
+		idx.DeferGraph()
+	}
 }
 
 // heldMark is the last change the index itself holds: the one before the
@@ -189,11 +196,15 @@ func (v *vectorState) link() {
 	}
 }
 
-// stopLinking stops the goroutine and waits for the batch it is applying.
-// What it leaves held is in the store, after the snapshot's mark.
+// stopLinking stops the goroutine and waits for the batch it is applying,
+// and cancels a graph built aside (vecgraph.go). What it leaves held is in
+// the store, after the snapshot's mark.
 func (v *vectorState) stopLinking() {
 	v.mu.Lock()
 	v.closed = true
+	if v.stopBuild != nil {
+		v.stopBuild()
+	}
 	v.mu.Unlock()
 	v.links.Wait()
 }

@@ -60,6 +60,10 @@ type vectorState struct {
 	linking   bool
 	closed    bool
 	links     sync.WaitGroup
+	// buildingGraph is that an index with a graph is being built aside,
+	// and stopBuild cancels it (vecgraph.go).
+	buildingGraph bool
+	stopBuild     context.CancelFunc
 }
 
 // snapshotModel is the model id the snapshot records: the embedder's, and
@@ -215,8 +219,8 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		// CalibrateIndex: searches in between would otherwise go
 		// through a graph whose recall nobody has checked.
 		idx.HoldGraph()
-		v.setIndex(idx)
 		v.hw, v.savedHW, v.loaded = hw, hw, true
+		v.setIndex(idx, ridErr == nil)
 		if ridErr != nil {
 			v.p.log.Info().Err(ridErr).Msg("vector keys to drawers; resolving through the store")
 		} else if n := v.eraseOrphans(); n > 0 {
@@ -236,7 +240,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	}
 	if maxSeq < v.hw {
 		// The store went backwards (restored from a backup): start over.
-		v.setIndex(v.newIndex())
+		v.setIndex(v.newIndex(), false)
 		v.hw, v.ridOf, v.keyOf, v.long = 0, newIDMap(0), newIDMap(0), map[uint64]int32{}
 	}
 	if maxSeq == v.hw {
@@ -308,6 +312,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	default:
 		v.startLinking()
 	}
+	v.graphDue()
 	if err != nil {
 		return nil, storeErr("index catch-up", err)
 	}
@@ -485,7 +490,8 @@ func (p *Palace) saveVectorsIf(now bool) error {
 		// catch up.
 		v.applyHeld(0)
 	}
-	if !v.loaded || !saveDue(v.heldMark(), v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) {
+	if !v.loaded || !saveDue(v.heldMark(), v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) ||
+		(v.savedHW >= 0 && v.idx.GraphWanted()) { // its graph is being built aside (vecgraph.go)
 		v.mu.Unlock()
 		return nil
 	}
@@ -504,6 +510,7 @@ func (p *Palace) saveVectorsIf(now bool) error {
 	} else {
 		v.startLinking()
 	}
+	v.graphDue()
 	if err != nil {
 		v.lastErr = err.Error()
 		return internal("save vector index", err)
@@ -602,7 +609,7 @@ const (
 func (p *Palace) RebuildIndex(ctx context.Context) (int, error) {
 	v := p.vec
 	v.mu.Lock()
-	v.setIndex(v.newIndex())
+	v.setIndex(v.newIndex(), false)
 	v.hw, v.savedHW, v.loaded = 0, -1, true
 	v.ridOf, v.keyOf, v.long = newIDMap(0), newIDMap(0), map[uint64]int32{}
 	v.mu.Unlock()

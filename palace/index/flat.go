@@ -60,6 +60,9 @@ type Flat struct {
 	// waypoint until the next rebuild.
 	g    *graph
 	tomb int // rows removed since the graph was built
+	// asideGraph is that the graph is not built here when the rows reach
+	// the threshold (DeferGraph): the caller builds one aside.
+	asideGraph bool
 
 	// pj is the projected first stage once built (only beside a graph,
 	// and dropped when the graph is rebuilt).
@@ -125,11 +128,34 @@ func (f *Flat) Add(key uint64, vec []float32) bool {
 	return true
 }
 
-// graphDue reports whether f has no graph and should have one. Caller
-// holds mu.
-func (f *Flat) graphDue() bool {
+// graphDue reports whether f has no graph and should build one now.
+// Caller holds mu.
+func (f *Flat) graphDue() bool { return !f.asideGraph && f.graphWanted() }
+
+// graphWanted reports whether f has no graph and has reached the rows at
+// which it should have one. Caller holds mu.
+func (f *Flat) graphWanted() bool {
 	m := f.cfg.Graph.minRows(f.dim)
 	return f.g == nil && m >= 0 && len(f.rowOf) >= m
+}
+
+// DeferGraph has f not build its graph when its rows reach the threshold:
+// the build takes the write lock for as long as it links every row (tens
+// of seconds at 100k rows of 996 dimensions), and every search would wait
+// for it. The caller builds an index with a graph aside instead, when
+// GraphWanted says so, and replaces f with it.
+func (f *Flat) DeferGraph() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asideGraph = true
+}
+
+// GraphWanted reports whether f has no graph and has reached the rows at
+// which it would build one (see DeferGraph).
+func (f *Flat) GraphWanted() bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.graphWanted()
 }
 
 // put stores vec under key in a row (a free one when there is no graph)

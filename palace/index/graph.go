@@ -77,8 +77,10 @@ func (c GraphConfig) withDefaults() GraphConfig {
 	return c
 }
 
-// minRows is the live row count at which a graph is built for vectors of
+// MinRows is the live row count at which a graph is built for vectors of
 // dim dimensions (negative: never).
+func (c GraphConfig) MinRows(dim int) int { return c.minRows(dim) }
+
 func (c GraphConfig) minRows(dim int) int {
 	switch {
 	case c.Min < 0:

@@ -1,0 +1,128 @@
+package palace
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/loci-mem/loci/palace/embed"
+	"github.com/loci-mem/loci/palace/index"
+)
+
+// An index that reaches its graph's threshold does not build the graph
+// while searches wait: the catch-up leaves it to a goroutine, which builds
+// an index with a graph aside and swaps it in (vecgraph.go). Until then
+// searches scan, find what was written and not what was forgotten, and no
+// snapshot is written of the index waiting for its graph; after the swap
+// the index has its graph, every drawer written meanwhile, and neither
+// the forgotten drawer nor the purged one's vector.
+func TestGraphIsBuiltAside(t *testing.T) {
+	ctx := context.Background()
+	rnd := rand.New(rand.NewSource(2))
+	defer func(w int) { asideGraphWork = w }(asideGraphWork)
+	asideGraphWork = 0 // however small the graph
+	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	reg, err := OpenRegistry(cfg)
+	noErr(t, err)
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.Create(ctx, "p", "")
+	noErr(t, err)
+	write := func(n int, what string) []*Drawer {
+		ds := make([]*Drawer, n)
+		for i := range ds {
+			ds[i] = &Drawer{Content: fmt.Sprintf("%s %d: %s", what, i, drawnWords(rnd, 12))}
+		}
+		noErr(t, p.AddMany(ctx, ds))
+		return ds
+	}
+	found := func(d *Drawer) bool {
+		t.Helper()
+		hits, err := p.Search(ctx, SearchRequest{Query: d.Content, K: 3, Mode: ModeVector, NoAccess: true})
+		noErr(t, err)
+		for _, h := range hits {
+			if h.Drawer.ID == d.ID {
+				return true
+			}
+		}
+		return false
+	}
+	first := write(300, "harbour log")
+	if !found(first[0]) {
+		t.Fatal("a drawer not found")
+	}
+	built, swap := make(chan struct{}), make(chan struct{})
+	graphBuildHook = func() {
+		close(built)
+		<-swap
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(swap)
+		}
+	}
+	t.Cleanup(func() { // before the registry closes, which waits for the build
+		graphBuildHook = nil
+		release()
+	})
+
+	second := write(snapshotMinEntries, "cormorant survey")
+	if !found(second[500]) {
+		t.Fatal("a drawer written past the threshold not found")
+	}
+	v := p.vec
+	if v.idx.HasGraph() {
+		t.Fatal("the search that reached the threshold built the graph")
+	}
+	select {
+	case <-built:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no graph built aside")
+	}
+	// Written, forgotten and purged while the index with the graph waits.
+	noErr(t, p.SaveIndex(ctx))
+	if _, err := os.Stat(v.snapshotPath()); !os.IsNotExist(err) {
+		t.Fatalf("a snapshot was written of the index waiting for its graph (%v)", err)
+	}
+	third := write(20, "lantern repair")
+	_, _, err = p.Forget(ctx, first[3].ID)
+	noErr(t, err)
+	_, err = p.Purge(ctx, first[4].ID)
+	noErr(t, err)
+	if !found(third[7]) || found(first[3]) {
+		t.Fatal("before the swap: a written drawer not found, or a forgotten one found")
+	}
+	release()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v.mu.Lock()
+		done := !v.buildingGraph && v.idx.HasGraph()
+		v.mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index built aside did not replace the palace's")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !found(third[11]) || found(first[3]) {
+		t.Fatal("after the swap: a drawer written meanwhile not found, or a forgotten one found")
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, d := range append(append(first[5:], second...), third...) {
+		if _, ok := v.idx.Vector(ikey(uint64(d.VecKey), 0)); !ok {
+			t.Fatalf("%s not in the index after the swap", d.ID)
+		}
+	}
+	for _, d := range first[3:5] {
+		if _, ok := v.idx.Vector(ikey(uint64(d.VecKey), 0)); ok {
+			t.Fatalf("%s, forgotten or purged before the swap, is in the index", d.ID)
+		}
+	}
+}
