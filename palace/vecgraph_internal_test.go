@@ -38,17 +38,7 @@ func TestGraphIsBuiltAside(t *testing.T) {
 		noErr(t, p.AddMany(ctx, ds))
 		return ds
 	}
-	found := func(d *Drawer) bool {
-		t.Helper()
-		hits, err := p.Search(ctx, SearchRequest{Query: d.Content, K: 3, Mode: ModeVector, NoAccess: true})
-		noErr(t, err)
-		for _, h := range hits {
-			if h.Drawer.ID == d.ID {
-				return true
-			}
-		}
-		return false
-	}
+	found := func(d *Drawer) bool { return foundByVector(t, p, d) }
 	first := write(300, "harbour log")
 	if !found(first[0]) {
 		t.Fatal("a drawer not found")

@@ -62,18 +62,7 @@ func TestHeldCatchUpIsFoundSavedAndLinked(t *testing.T) {
 	_, _, err = q.Forget(ctx, old[7].ID)
 	noErr(t, err)
 
-	found := func(p *Palace, d *Drawer) bool {
-		t.Helper()
-		hits, err := p.Search(ctx, SearchRequest{Query: d.Content, K: 3, Mode: ModeVector, NoAccess: true})
-		noErr(t, err)
-		for _, h := range hits {
-			if h.Drawer.ID == d.ID {
-				return true
-			}
-		}
-		return false
-	}
-	if !found(p, fresh[123]) || found(p, old[7]) {
+	if !foundByVector(t, p, fresh[123]) || foundByVector(t, p, old[7]) {
 		t.Fatal("while held: a written drawer not found, or a forgotten one found")
 	}
 	v.mu.Lock()
@@ -94,7 +83,7 @@ func TestHeldCatchUpIsFoundSavedAndLinked(t *testing.T) {
 		t.Fatalf("snapshot marked %d, want %d", saved, mark)
 	}
 	_, r := open()
-	if !found(r, fresh[200]) {
+	if !foundByVector(t, r, fresh[200]) {
 		t.Fatal("a palace opened from the snapshot does not find a drawer held when it was saved")
 	}
 
@@ -142,7 +131,7 @@ func TestHeldCatchUpIsFoundSavedAndLinked(t *testing.T) {
 	v.mu.Lock()
 	v.closed = false
 	v.mu.Unlock()
-	if !found(p, more[99]) {
+	if !foundByVector(t, p, more[99]) {
 		t.Fatal("a drawer written by the other handle not found")
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -166,7 +155,21 @@ func TestHeldCatchUpIsFoundSavedAndLinked(t *testing.T) {
 	if _, ok := v.idx.Vector(ikey(uint64(fresh[5].VecKey), 0)); ok {
 		t.Fatal("the purged drawer is in the index")
 	}
-	if !found(p, more[150]) || found(p, old[7]) {
+	if !foundByVector(t, p, more[150]) || foundByVector(t, p, old[7]) {
 		t.Fatal("once linked: a written drawer not found, or a forgotten one found")
 	}
+}
+
+// foundByVector reports whether a vector search for d's text ranks d in
+// the first three.
+func foundByVector(t *testing.T, p *Palace, d *Drawer) bool {
+	t.Helper()
+	hits, err := p.Search(context.Background(), SearchRequest{Query: d.Content, K: 3, Mode: ModeVector, NoAccess: true})
+	noErr(t, err)
+	for _, h := range hits {
+		if h.Drawer.ID == d.ID {
+			return true
+		}
+	}
+	return false
 }
