@@ -140,7 +140,7 @@ func (p *Palace) Close() error {
 			p.stopFollow()
 			p.following.Wait()
 		}
-		p.vec.stopLinking()
+		p.vec.stopBackground()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		var errs []error

@@ -872,9 +872,9 @@ func (p *Palace) vectorRank(ctx context.Context, qv []float32, allowed *allowedS
 	}
 	var res []index.Result
 	cands := max(rerankFactor*wantExact, want)
-	// Vectors caught up while the index is being written are scored
-	// apart. They are read before the index is searched: once the write
-	// ends they are in the index, and read after it they could be in
+	// Vectors caught up and held, not yet in the index (vecheld.go), are
+	// scored apart. They are read before the index is searched: once
+	// applied they are in the index, and read after it they could be in
 	// neither.
 	var allow func(key uint64) bool
 	if allowed != nil {

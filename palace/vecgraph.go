@@ -91,7 +91,6 @@ func (v *vectorState) indexFromStore(ctx context.Context) (*index.Flat, int64, e
 		return nil, 0, err
 	}
 	idx := v.newIndex()
-	dim := v.p.emb.Dim()
 	var keys []uint64
 	var vecs [][]float32
 	add := func(key uint64, blob []byte) {
@@ -106,15 +105,8 @@ func (v *vectorState) indexFromStore(ctx context.Context) (*index.Flat, int64, e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if c.VecKey == 0 || c.Status != StatusActive || c.Model != v.model || len(c.Vector) != 4*dim {
-			return nil
-		}
-		vk := uint64(c.VecKey)
-		add(ikey(vk, 0), c.Vector)
-		if n := c.PassageCount; n > 0 && len(c.Passages) == n*4*dim {
-			for p := 1; p <= n; p++ {
-				add(ikey(vk, p), c.Passages[(p-1)*4*dim:p*4*dim])
-			}
+		if v.inRecall(c) {
+			eachVector(c, add)
 		}
 		return nil
 	})

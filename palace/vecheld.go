@@ -168,6 +168,24 @@ func (v *vectorState) applyHeld(limit int) {
 	}
 }
 
+// settle, once changes were caught up or a snapshot written, applies what
+// is held at once when that is little (linkBatch vectors at most, or none:
+// then only the relink and hold of applyHeld) or more than searches should
+// score themselves (maxHeldVectors), and otherwise has the goroutine link
+// it; then it starts a graph built aside when one is due (vecgraph.go).
+// Nothing is applied while the index is being written: its save settles
+// when done. Caller holds mu.
+func (v *vectorState) settle() {
+	if !v.writing() {
+		if n := v.held.vectors; n <= linkBatch || n > maxHeldVectors {
+			v.applyHeld(0)
+		} else {
+			v.startLinking()
+		}
+	}
+	v.graphDue()
+}
+
 // startLinking starts the goroutine that applies held changes, unless one
 // runs, none is held, the index is being written (its save starts it when
 // done) or the palace is closing. Caller holds mu.
@@ -196,10 +214,10 @@ func (v *vectorState) link() {
 	}
 }
 
-// stopLinking stops the goroutine and waits for the batch it is applying,
-// and cancels a graph built aside (vecgraph.go). What it leaves held is in
-// the store, after the snapshot's mark.
-func (v *vectorState) stopLinking() {
+// stopBackground stops the goroutine that links held changes, waiting for
+// the batch it is applying, and cancels a graph built aside (vecgraph.go).
+// What it leaves held is in the store, after the snapshot's mark.
+func (v *vectorState) stopBackground() {
 	v.mu.Lock()
 	v.closed = true
 	if v.stopBuild != nil {

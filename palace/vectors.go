@@ -246,7 +246,6 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	if maxSeq == v.hw {
 		return v.idx, nil
 	}
-	dim := v.p.emb.Dim()
 	if v.long == nil {
 		v.long = map[uint64]int32{}
 	}
@@ -275,16 +274,12 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			batch.flush(v)
 			v.drop(uint64(old)) // the drawer's previous vectors
 		}
-		if c.Status != StatusActive || c.Model != v.model || len(c.Vector) != 4*dim {
+		if !v.inRecall(c) {
 			batch.flush(v)
 			v.drop(vk)
 			return nil
 		}
-		batch.add(v, ikey(vk, 0), c.Vector)
-		if n := c.PassageCount; n > 0 && len(c.Passages) == n*4*dim {
-			for p := 1; p <= n; p++ {
-				batch.add(v, ikey(vk, p), c.Passages[(p-1)*4*dim:p*4*dim])
-			}
+		if n := eachVector(c, func(key uint64, blob []byte) { batch.add(v, key, blob) }); n > 0 {
 			v.long[vk] = int32(n)
 		}
 		if v.ridOf != nil {
@@ -298,26 +293,34 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		err = v.eraseSince(ctx, v.erasedSeen)
 	}
 	v.deferring = false
-	switch {
-	case !v.holding():
-		// The rows the batches' parallel builds left unreachable since
-		// the graph's last walk are linked again, once for the whole
-		// catch-up. A graph the catch-up built (the index grew past its
-		// threshold, or was rebuilt) is held off like a loaded one
-		// until it is calibrated. (applyHeld does the same.)
-		v.idx.Relink()
-		v.idx.HoldGraph()
-	case v.held.vectors > maxHeldVectors && !v.writing():
-		v.applyHeld(0) // more than searches can score
-	default:
-		v.startLinking()
-	}
-	v.graphDue()
+	v.settle()
 	if err != nil {
 		return nil, storeErr("index catch-up", err)
 	}
 	v.hw = maxSeq
 	return v.idx, nil
+}
+
+// inRecall reports whether a change leaves its drawer in recall with a
+// vector the index takes: active, of this embedder, of its dimension.
+func (v *vectorState) inRecall(c store.Change) bool {
+	return c.VecKey != 0 && c.Status == StatusActive && c.Model == v.model && len(c.Vector) == 4*v.p.emb.Dim()
+}
+
+// eachVector calls add with the index key and vector of a drawer's whole
+// text and of each of its passages, as a change in recall (inRecall)
+// carries them, and returns how many passages it has.
+func eachVector(c store.Change, add func(key uint64, blob []byte)) int {
+	vk, size := uint64(c.VecKey), len(c.Vector)
+	add(ikey(vk, 0), c.Vector)
+	n := c.PassageCount
+	if n <= 0 || len(c.Passages) != n*size {
+		return 0
+	}
+	for p := 1; p <= n; p++ {
+		add(ikey(vk, p), c.Passages[(p-1)*size:p*size])
+	}
+	return n
 }
 
 // catchUpBatch gathers vectors for index.Flat.AddBatch.
@@ -505,12 +508,7 @@ func (p *Palace) saveVectorsIf(now bool) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.saving = nil
-	if v.held.vectors <= linkBatch {
-		v.applyHeld(0)
-	} else {
-		v.startLinking()
-	}
-	v.graphDue()
+	v.settle()
 	if err != nil {
 		v.lastErr = err.Error()
 		return internal("save vector index", err)
