@@ -156,3 +156,75 @@ func TestSearchesFindWritesCaughtUpWhileTheSnapshotIsSaved(t *testing.T) {
 		t.Error("after the save the index does not answer as the held changes did")
 	}
 }
+
+// What a snapshot write holds is bounded (maxHeldVectors): a catch-up
+// that would hold more during the write applies what is held and its own
+// changes to the index, in order, and so waits for the write to end; the
+// search behind it then finds every drawer written, and none is left held
+// with more than the bound.
+func TestHeldChangesAreBoundedDuringASave(t *testing.T) {
+	ctx := context.Background()
+	defer func(n int) { maxHeldVectors = n }(maxHeldVectors)
+	maxHeldVectors = 8
+	p := newTestPalace(t)
+	for i := range snapshotMinEntries + 10 {
+		noErr(t, p.Add(ctx, &Drawer{Content: fmt.Sprintf("note %d about the harbour lantern", i)}))
+	}
+	if _, err := p.Search(ctx, SearchRequest{Query: "lantern", K: 1}); err != nil {
+		t.Fatal(err)
+	}
+	fresh := make([]*Drawer, 30)
+	for i := range fresh {
+		fresh[i] = &Drawer{Content: fmt.Sprintf("cormorant %d nests under pier %d", i, 3*i+1)}
+	}
+	v := p.vec
+	var found []bool
+	done := make(chan struct{})
+	savingHook = func(index string) {
+		if index != "vectors" {
+			return
+		}
+		inside := false
+		v.saving.Keys(func(uint64) {
+			if inside {
+				return
+			}
+			inside = true
+			noErr(t, p.AddMany(ctx, fresh))
+			go func() {
+				defer close(done)
+				for _, d := range fresh {
+					found = append(found, foundByVector(t, p, d))
+				}
+			}()
+			select {
+			case <-done:
+				t.Errorf("a catch-up of %d vectors was held during the write (bound %d)", len(fresh), maxHeldVectors)
+			case <-time.After(500 * time.Millisecond): // it waits for the write, as it must
+			}
+		})
+	}
+	defer func() { savingHook = nil }()
+	noErr(t, p.SaveIndexNow(ctx))
+	savingHook = nil
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the search behind the catch-up did not end after the write")
+	}
+	for i, ok := range found {
+		if !ok {
+			t.Errorf("drawer %d written during the save not found", i)
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.held.ops) != 0 {
+		t.Errorf("%d changes still held after the save", len(v.held.ops))
+	}
+	for _, d := range fresh {
+		if _, ok := v.idx.Vector(ikey(uint64(d.VecKey), 0)); !ok {
+			t.Fatalf("%s not in the index after the save", d.ID)
+		}
+	}
+}

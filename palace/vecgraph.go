@@ -22,7 +22,8 @@ import (
 // now (forgotten or purged meanwhile) are erased from it first, so no
 // erased vector outlives the swap. No snapshot is written of an index
 // waiting for its graph unless an erasure needs one: the next process
-// would build the graph as it loaded it.
+// would have the graph to build again. One that loads such a snapshot
+// builds it aside as well (index.FlatConfig.DeferGraph), not as it loads.
 
 // asideGraphWork is the rows × dimensions of a graph's threshold from
 // which it is built aside: linking a row of 996 dimensions costs about
@@ -30,6 +31,14 @@ import (
 // a search should wait. A smaller graph (a test's, or one configured
 // small) is built by the catch-up that reaches it. A variable for tests.
 var asideGraphWork = 5_000_000
+
+// graphAside reports whether the palace's graph takes long enough to build
+// to be built aside (asideGraphWork).
+func (v *vectorState) graphAside() bool {
+	dim := v.p.emb.Dim()
+	m := v.p.reg.cfg.Graph.MinRows(dim)
+	return m > 0 && m*dim >= asideGraphWork
+}
 
 // graphBuildHook, when set (by tests), runs in the goroutine after the
 // index aside is built, before it replaces the palace's.

@@ -116,3 +116,102 @@ func TestGraphIsBuiltAside(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot written without the graph its index should have (a save an
+// erasure forced while the graph was built aside, in a process that then
+// exited) is not given the graph at load, where every search would wait
+// for it: the graph is built aside again.
+func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
+	ctx := context.Background()
+	rnd := rand.New(rand.NewSource(3))
+	defer func(w int) { asideGraphWork = w }(asideGraphWork)
+	asideGraphWork = 0
+	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	// blockBuild has the next graph built aside wait before its swap: it
+	// returns a channel closed once the build is done and a release.
+	blockBuild := func() (chan struct{}, func()) {
+		built, swap := make(chan struct{}), make(chan struct{})
+		graphBuildHook = func() {
+			close(built)
+			<-swap
+		}
+		var once bool
+		return built, func() {
+			if !once {
+				once = true
+				close(swap)
+			}
+		}
+	}
+	defer func() { graphBuildHook = nil }()
+	waitBuilt := func(built chan struct{}) {
+		t.Helper()
+		select {
+		case <-built:
+		case <-time.After(20 * time.Second):
+			t.Fatal("no graph built aside")
+		}
+	}
+
+	reg, err := OpenRegistry(cfg)
+	noErr(t, err)
+	p, err := reg.Create(ctx, "p", "")
+	noErr(t, err)
+	built, release := blockBuild()
+	ds := make([]*Drawer, snapshotMinEntries+300)
+	for i := range ds {
+		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
+	}
+	noErr(t, p.AddMany(ctx, ds))
+	if !foundByVector(t, p, ds[10]) {
+		t.Fatal("a drawer not found")
+	}
+	waitBuilt(built)
+	_, err = p.Purge(ctx, ds[3].ID)
+	noErr(t, err)
+	noErr(t, p.SaveIndex(ctx)) // forced by the erasure, of the index without its graph
+	v := p.vec
+	v.mu.Lock()
+	v.closed = true // the process ends before the build is swapped in
+	v.mu.Unlock()
+	release()
+	noErr(t, reg.Close())
+	snap, _, err := index.LoadFlatFile(v.snapshotPath(), index.FlatConfig{Int8: true, DeferGraph: true})
+	noErr(t, err)
+	if snap.HasGraph() || snap.Len() < 400 {
+		t.Fatalf("the forced snapshot: graph %v, %d rows", snap.HasGraph(), snap.Len())
+	}
+
+	built, release = blockBuild()
+	t.Cleanup(release) // before the registry closes, which waits for the build
+	reg, err = OpenRegistry(cfg)
+	noErr(t, err)
+	t.Cleanup(func() { reg.Close() })
+	p, err = reg.Open(ctx, "p")
+	noErr(t, err)
+	if !foundByVector(t, p, ds[20]) || foundByVector(t, p, ds[3]) {
+		t.Fatal("loaded: a drawer not found, or the purged one found")
+	}
+	v = p.vec
+	v.mu.Lock()
+	graph := v.idx.HasGraph()
+	v.mu.Unlock()
+	if graph {
+		t.Fatal("the graph was built as the snapshot loaded")
+	}
+	waitBuilt(built)
+	release()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v.mu.Lock()
+		done := !v.buildingGraph && v.idx.HasGraph()
+		v.mu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index built aside did not replace the loaded one")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -19,8 +19,8 @@ import (
 //     the first search after another process wrote 2,000 drawers took
 //     0.37-0.55 s.
 // So a catch-up holds its changes, in order, when the index is being
-// written or a graph has more than linkBatch changes to link (and at most
-// maxHeldVectors), and whenever changes are held already. The maps from
+// written or a graph has more than linkBatch changes to link, and whenever
+// changes are held already, up to maxHeldVectors. The maps from
 // keys to drawers change at once; a search scores the held vectors itself
 // (heldVectors), so it still finds every drawer written before it began
 // and none forgotten. A goroutine applies the held changes linkBatch
@@ -42,10 +42,14 @@ import (
 // goroutine applies held changes this many vectors at a time.
 const linkBatch = 64
 
-// maxHeldVectors bounds the vectors held for linking later: every search
-// scores them all (8,192 at 996 dimensions, 32 MB, a few milliseconds). A
-// catch-up larger than that (a cold start, a rebuild) links at once.
-const maxHeldVectors = 8192
+// maxHeldVectors bounds the changes held, and the vectors among them:
+// every search scores the held vectors itself (8,192 at 996 dimensions,
+// 32 MB, a few milliseconds). A catch-up larger than that (a cold start, a
+// rebuild) links at once; so does one that would hold more during a
+// snapshot write (a bulk import, while a 1M palace's snapshot takes some
+// ten seconds to write), which then waits for the write to end, as every
+// catch-up did before changes were held. A variable for tests.
+var maxHeldVectors = 8192
 
 // heldOp is a change caught up and not yet applied to the index: vectors
 // added (keys, vecs) or another change (op).
@@ -76,7 +80,7 @@ func (v *vectorState) writing() bool { return v.saving != nil && v.saving == v.i
 
 // change applies op to the index now, or holds it. Caller holds mu.
 func (v *vectorState) change(op func(*index.Flat), erases bool) {
-	if !v.holding() {
+	if !v.hold(0) {
 		op(v.idx)
 		return
 	}
@@ -89,12 +93,27 @@ func (v *vectorState) change(op func(*index.Flat), erases bool) {
 // addBatch adds vectors to the index (index.Flat.AddBatch), or holds them;
 // seq is the first change they come from. Caller holds mu.
 func (v *vectorState) addBatch(seq int64, keys []uint64, vecs [][]float32) {
-	if !v.holding() {
+	if !v.hold(len(keys)) {
 		v.idx.AddBatch(keys, vecs)
 		return
 	}
 	v.held.ops = append(v.held.ops, heldOp{seq: seq, keys: keys, vecs: vecs})
 	v.held.vectors += len(keys)
+}
+
+// hold reports whether a change adding n vectors is held. One that would
+// take the held changes past maxHeldVectors is not, and everything held
+// is applied before it, in order; during a snapshot write that waits for
+// the write to end. Caller holds mu.
+func (v *vectorState) hold(n int) bool {
+	if !v.holding() {
+		return false
+	}
+	if len(v.held.ops) < maxHeldVectors && v.held.vectors+n <= maxHeldVectors {
+		return true
+	}
+	v.applyHeld(0)
+	return false
 }
 
 func (v *vectorState) remove(key uint64) {
@@ -107,15 +126,12 @@ func (v *vectorState) eraseKey(key uint64) {
 
 // setIndex makes idx the palace's index; changes held for the one it
 // replaces are dropped with it. With aside, the maps of keys to drawers
-// loaded and a graph that takes long to build (asideGraphWork), idx
-// leaves its graph to be built aside (vecgraph.go).
-// Caller holds mu.
+// loaded and a graph that takes long to build (graphAside), idx leaves
+// its graph to be built aside (vecgraph.go); otherwise it builds the
+// graph itself, at once when it is due. Caller holds mu.
 func (v *vectorState) setIndex(idx *index.Flat, aside bool) {
 	v.idx, v.held = idx, heldChanges{}
-	dim := v.p.emb.Dim()
-	if m := v.p.reg.cfg.Graph.MinRows(dim); aside && v.ridOf != nil && m > 0 && m*dim >= asideGraphWork {
-		idx.DeferGraph()
-	}
+	idx.DeferGraph(aside && v.ridOf != nil && v.graphAside())
 }
 
 // heldMark is the last change the index itself holds: the one before the
@@ -131,7 +147,7 @@ func (v *vectorState) heldMark() int64 {
 // applyHeld applies held changes in order, the vectors of at most limit
 // of them (0: all), and once none is left links what the adds left
 // unreachable and holds off a graph never calibrated (see sync). Caller
-// holds mu, and the index is not being written.
+// holds mu; while the index is being written, this waits for the write.
 func (v *vectorState) applyHeld(limit int) {
 	h := &v.held
 	budget := limit
@@ -170,14 +186,13 @@ func (v *vectorState) applyHeld(limit int) {
 
 // settle, once changes were caught up or a snapshot written, applies what
 // is held at once when that is little (linkBatch vectors at most, or none:
-// then only the relink and hold of applyHeld) or more than searches should
-// score themselves (maxHeldVectors), and otherwise has the goroutine link
-// it; then it starts a graph built aside when one is due (vecgraph.go).
-// Nothing is applied while the index is being written: its save settles
-// when done. Caller holds mu.
+// then only the relink and hold of applyHeld), and otherwise has the
+// goroutine link it; then it starts a graph built aside when one is due
+// (vecgraph.go). Nothing is applied while the index is being written: its
+// save settles when done. Caller holds mu.
 func (v *vectorState) settle() {
 	if !v.writing() {
-		if n := v.held.vectors; n <= linkBatch || n > maxHeldVectors {
+		if v.held.vectors <= linkBatch {
 			v.applyHeld(0)
 		} else {
 			v.startLinking()

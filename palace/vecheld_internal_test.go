@@ -71,6 +71,9 @@ func TestHeldCatchUpIsFoundSavedAndLinked(t *testing.T) {
 	if heldVectors != len(fresh) || mark >= hw {
 		t.Fatalf("held %d vectors (want %d), mark %d against caught up %d", heldVectors, len(fresh), mark, hw)
 	}
+	if in := p.IndexInfo(); in.Held != len(fresh) || in.Vectors != len(old) {
+		t.Fatalf("index info: %d vectors and %d held, want %d and %d", in.Vectors, in.Held, len(old), len(fresh))
+	}
 
 	// A snapshot saved now is marked before the held changes: a palace
 	// opened from it (the first closed, as by a process that exits)

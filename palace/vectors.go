@@ -143,6 +143,10 @@ type IndexInfo struct {
 	// has yet to give vectors (embed_later.go): until then vector search
 	// does not find them, keyword search does.
 	Pending int `json:"embedding_pending,omitempty"`
+	// Held counts the vectors caught up and not yet linked into the index
+	// (vecheld.go): searches score them directly meanwhile. Vectors counts
+	// the index's own.
+	Held int `json:"vectors_held,omitempty"`
 	// GraphNodes is the rows of the graph over the index (0: none, every
 	// search scans); EfSearch its beam width; GraphOff that calibration
 	// found the scan as fast for the recall target, so searches scan;
@@ -165,7 +169,7 @@ func (v *vectorState) info() IndexInfo {
 	defer v.mu.Unlock()
 	in := IndexInfo{Model: v.model, Dim: v.p.emb.Dim(), Loaded: v.loaded, CaughtUp: v.hw, Error: v.lastErr, Calibration: v.calibration}
 	if v.idx != nil {
-		in.Vectors = v.idx.Len()
+		in.Vectors, in.Held = v.idx.Len(), v.held.vectors
 		in.Kind = indexKind(v.idx)
 		st := v.idx.Stats()
 		in.GraphNodes, in.EfSearch, in.GraphOff = st.Graph, st.EfSearch, st.GraphOff
@@ -208,7 +212,13 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			defer close(rids)
 			v.ridOf, v.keyOf, v.long, ridErr = v.loadRIDs(ctx, hint)
 		}()
-		idx, hw, err := loadSnapshot(v.snapshotPath(), v.indexConfig(), v.snapshotModel(), v.p.emb.Dim())
+		// A snapshot that lacks the graph it should have (one a save
+		// forced while the graph was built aside) is not given it at
+		// load: setIndex has it built aside, or at once when the maps
+		// of keys to drawers could not be read.
+		cfg := v.indexConfig()
+		cfg.DeferGraph = v.graphAside()
+		idx, hw, err := loadSnapshot(v.snapshotPath(), cfg, v.snapshotModel(), v.p.emb.Dim())
 		if err != nil {
 			v.p.log.Info().Err(err).Msg("vector snapshot unusable; rebuilding from the store")
 			idx, hw = v.newIndex(), 0
@@ -230,6 +240,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			return nil, err
 		}
 		v.p.log.Debug().Dur("took", time.Since(start)).Int64("seq", hw).Msg("vector index loaded")
+		v.graphDue() // a snapshot without the graph it should have
 	}
 	if v.p.caughtUp(ctx, v.hw) {
 		return v.idx, nil
@@ -255,7 +266,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 	// have linked into a graph, and few enough for searches to score
 	// themselves, are held and linked in the background (vecheld.go).
 	gap := maxSeq - v.hw
-	v.deferring = v.idx.HasGraph() && gap > linkBatch && gap <= maxHeldVectors
+	v.deferring = v.idx.HasGraph() && gap > linkBatch && gap <= int64(maxHeldVectors)
 	var batch catchUpBatch
 	err = v.p.st.Drawers().Changes(ctx, v.hw, store.ChangeFields{Vector: true}, func(c store.Change) error {
 		defer func() { v.hw = c.Seq }()

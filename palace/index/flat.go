@@ -29,6 +29,10 @@ type FlatConfig struct {
 	// (project.go) that Calibrate builds and may choose over the graph;
 	// 0: none. The palace uses DefaultProjectDims.
 	Project int
+	// DeferGraph starts the index with its graph left to the caller (see
+	// Flat.DeferGraph): a snapshot loaded without the graph it should
+	// have is not given one at load either.
+	DeferGraph bool
 }
 
 // rerankFactor is how many int8 candidates per wanted result Rerank
@@ -91,7 +95,7 @@ func NewFlat(cfg FlatConfig) *Flat {
 	if cfg.Graph.Min < 0 || cfg.Project < 0 {
 		cfg.Project = 0
 	}
-	return &Flat{cfg: cfg, rowOf: make(map[uint64]int)}
+	return &Flat{cfg: cfg, rowOf: make(map[uint64]int), asideGraph: cfg.DeferGraph}
 }
 
 // Dim implements Index.
@@ -139,15 +143,19 @@ func (f *Flat) graphWanted() bool {
 	return f.g == nil && m >= 0 && len(f.rowOf) >= m
 }
 
-// DeferGraph has f not build its graph when its rows reach the threshold:
-// the build takes the write lock for as long as it links every row (tens
-// of seconds at 100k rows of 996 dimensions), and every search would wait
-// for it. The caller builds an index with a graph aside instead, when
-// GraphWanted says so, and replaces f with it.
-func (f *Flat) DeferGraph() {
+// DeferGraph (aside) has f not build its graph when its rows reach the
+// threshold: the build takes the write lock for as long as it links every
+// row (tens of seconds at 100k rows of 996 dimensions), and every search
+// would wait for it. The caller builds an index with a graph aside
+// instead, when GraphWanted says so, and replaces f with it. DeferGraph
+// (!aside) has f build its graph itself again, at once when it is due.
+func (f *Flat) DeferGraph(aside bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.asideGraph = true
+	f.asideGraph = aside
+	if f.graphDue() {
+		f.buildGraph()
+	}
 }
 
 // GraphWanted reports whether f has no graph and has reached the rows at
