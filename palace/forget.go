@@ -121,6 +121,10 @@ func (p *Palace) Undo(ctx context.Context, token string) (*Drawer, string, error
 // MetaEngramID is the meta key of a fact's engram id ("mem-0042").
 const MetaEngramID = "engram_id"
 
+// MetaFactKind is the meta key of a fact's kind (palace/facts: one of
+// seed 004's ten).
+const MetaFactKind = "fact_kind"
+
 // FormatFactID renders the engram id of fact number n: mem-0042.
 func FormatFactID(n int64) string { return fmt.Sprintf("mem-%04d", n) }
 

@@ -417,7 +417,8 @@ func TestTwoRegistriesSeeEachOther(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 40; i++ {
-				if err := p.Add(ctx, &palace.Drawer{Content: "writer " + string(rune('A'+w)) + " note about topic zebra"}); err != nil {
+				// Each text its own: the same note twice is one memory, listed once.
+				if err := p.Add(ctx, &palace.Drawer{Content: fmt.Sprintf("writer %c note %d about topic zebra", 'A'+w, i)}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -52,15 +52,32 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 		return tagLayer(hits, LayerDeep), nil
 	}
 	out := []RecallHit{}
-	seen := map[string]bool{}
+	// Each drawer is listed once, and each memory (sameMemory): the layers
+	// draw on the same drawers, and a memory remembered twice is listed
+	// by the first layer that reaches it.
+	seen, shown := map[string]bool{}, map[memoryKey]bool{}
+	first := func(d *Drawer) bool {
+		if seen[d.ID] {
+			return false
+		}
+		seen[d.ID] = true
+		if k, ok := sameMemory(d); ok {
+			if shown[k] {
+				return false
+			}
+			shown[k] = true
+		}
+		return true
+	}
 	if req.K >= 5 {
 		ids, err := p.identityDrawers(ctx, req.Filter, 2)
 		if err != nil {
 			return nil, err
 		}
 		for _, d := range ids {
-			out = append(out, RecallHit{Hit: Hit{Drawer: d, Score: d.Importance}, Layer: LayerIdentity})
-			seen[d.ID] = true
+			if first(d) {
+				out = append(out, RecallHit{Hit: Hit{Drawer: d, Score: d.Importance}, Layer: LayerIdentity})
+			}
 		}
 	}
 	hits, err := p.Search(ctx, SearchRequest{Query: req.Query, K: req.K, Filter: req.Filter, Mode: req.Mode, Fusion: req.Fusion})
@@ -74,8 +91,7 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 		if len(out) == req.K {
 			break
 		}
-		if !seen[h.Drawer.ID] {
-			seen[h.Drawer.ID] = true
+		if first(h.Drawer) {
 			out = append(out, RecallHit{Hit: h, Layer: LayerSearch})
 		}
 	}
@@ -88,8 +104,7 @@ func (p *Palace) Recall(ctx context.Context, req RecallRequest) ([]RecallHit, er
 			if len(out) == req.K {
 				break
 			}
-			if !seen[d.ID] {
-				seen[d.ID] = true
+			if first(d) {
 				out = append(out, RecallHit{Hit: Hit{Drawer: d}, Layer: LayerImportant})
 			}
 		}

@@ -87,3 +87,66 @@ func TestAFactBelowItsEpisodeIsPassedOver(t *testing.T) {
 		t.Fatalf("ann's search in the fact's words: %v", hits)
 	}
 }
+
+// A note or a fact remembered again in the same words, in its room and by
+// its owner, is one memory however far apart the two were written: it is
+// listed once, as the dreamer's next pass would leave it, and the next
+// candidate takes the place of the copy. The same words in another room,
+// or of another kind of fact, are another memory.
+func TestAMemoryRememberedTwiceIsListedOnce(t *testing.T) {
+	p := MustOpenPalace(t)
+	ctx := context.Background()
+	at := time.Date(2026, 5, 8, 13, 0, 0, 0, time.UTC)
+	text := "The API gateway validates JWT tokens using RS256."
+	note := func(room string, day int, content string) *palace.Drawer {
+		return mustAdd(t, p, &palace.Drawer{Kind: palace.KindNote, Content: content, Room: room, Timestamp: at.AddDate(0, 0, day)})
+	}
+	note("Backend", 0, text)
+	note("Backend", 3, text)
+	note("Frontend", 1, text)
+	near := note("Backend", 2, "JWT tokens expire after fifteen minutes at the API gateway.")
+	fact := func(kind string) *palace.Drawer {
+		return mustAdd(t, p, &palace.Drawer{Kind: palace.KindFact, Content: "Prefers RS256 for JWT signing.", Room: "Backend",
+			Timestamp: at, Meta: map[string]any{palace.MetaFactKind: kind}})
+	}
+	fact("preference")
+	fact("preference")
+	fact("tooling")
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: "JWT tokens RS256 API gateway", K: 6, NoAccess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, h := range hits {
+		fk, _ := h.Drawer.Meta[palace.MetaFactKind].(string)
+		count[h.Drawer.Kind+"/"+h.Drawer.Room+"/"+fk+"/"+h.Drawer.Content]++
+	}
+	want := map[string]int{
+		"note/Backend//" + text:                                  1,
+		"note/Frontend//" + text:                                 1,
+		"note/Backend//" + near.Content:                          1,
+		"fact/Backend/preference/Prefers RS256 for JWT signing.": 1,
+		"fact/Backend/tooling/Prefers RS256 for JWT signing.":    1,
+	}
+	if len(hits) != len(want) {
+		t.Fatalf("%d hits, want %d: %v", len(hits), len(want), count)
+	}
+	for k, n := range want {
+		if count[k] != n {
+			t.Errorf("%q listed %d times, want %d (all: %v)", k, count[k], n, count)
+		}
+	}
+	// memory_recall fills what the search leaves of its K with the most
+	// important drawers (L1): not with the copy the search passed over.
+	rec, err := p.Recall(ctx, palace.RecallRequest{Query: "RS256", K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, h := range rec {
+		seen[h.Drawer.Content+"/"+h.Drawer.Room]++
+	}
+	if seen[text+"/Backend"] != 1 || len(rec) != len(want) {
+		t.Errorf("memory_recall listed %d drawers, the memory remembered twice %d times: %v", len(rec), seen[text+"/Backend"], seen)
+	}
+}

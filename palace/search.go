@@ -623,7 +623,7 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 	return hits, nil
 }
 
-// A memory recorded more than once at one moment is listed once. A
+// A memory recorded more than once is listed once. A
 // conversation recorded through the session buffer (palace/session) is
 // extracted for each person in it: every participant of a stretch gets
 // an episode of their own, and the episodes retell the same stretch in
@@ -645,19 +645,34 @@ func (p *Palace) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
 // adding the talk around it (palace/RECALL.md, "Conversations recorded as
 // episodes"). A search that names its kinds gets what it names: /search
 // nests each atomic fact in its episode.
+//
+// A note or a fact records no event: it is a memory that stands, and one
+// that says exactly what another of its kind, room, owner and fact kind
+// listed above it says is the same memory, whenever it was written. An
+// agent that remembers "the user prefers pnpm" in two sessions has
+// remembered one thing, which the dreamer links as an exact repeat when
+// it next runs (dreamer/pass_dedup.go); until then recall listed it twice.
 type memoryKey struct {
 	session string
 	at      int64
-	text    string
+	// standing is a note's or a fact's kind, room, owner and fact kind.
+	standing string
+	text     string
 }
 
-// sameMemory is the key under which d is listed once: its session, time
-// and text. A drawer of no session is its own memory (ok false).
+// sameMemory is the key under which d is listed once: a note's or a
+// fact's kind, room, owner, fact kind and text; any other drawer's
+// session, time and text. A drawer of another kind and no session is its
+// own memory (ok false).
 func sameMemory(d *Drawer) (memoryKey, bool) {
-	if d.SessionID == "" {
+	switch {
+	case d.Kind == KindNote || d.Kind == KindFact:
+		fk, _ := d.Meta[MetaFactKind].(string)
+		return memoryKey{standing: d.Kind + "\x00" + d.Room + "\x00" + d.UserID + "\x00" + d.AgentID + "\x00" + fk, text: d.Content}, true
+	case d.SessionID == "":
 		return memoryKey{}, false
 	}
-	return memoryKey{d.SessionID, d.Timestamp.UnixNano(), d.Content}, true
+	return memoryKey{session: d.SessionID, at: d.Timestamp.UnixNano(), text: d.Content}, true
 }
 
 // retellings finds, for a search that names no kinds, the episodes that

@@ -13,11 +13,11 @@ import (
 // Meta keys of fact drawers (the engram id is palace.MetaEngramID: the
 // palace resolves engram ids itself, see palace.Palace.Lookup).
 const (
-	MetaFactKind      = "fact_kind"      // one of Kinds
-	MetaConfirmedAt   = "confirmed_at"   // RFC 3339 UTC: promotion or latest re-confirmation
-	MetaConflictsWith = "conflicts_with" // engram id of the promoted fact this one contradicts
-	MetaSupersedes    = "supersedes"     // engram id of the fact this one replaced on approval
-	MetaFactSource    = "source"         // where the fact came from (face, transcript line)
+	MetaFactKind      = palace.MetaFactKind // one of Kinds
+	MetaConfirmedAt   = "confirmed_at"      // RFC 3339 UTC: promotion or latest re-confirmation
+	MetaConflictsWith = "conflicts_with"    // engram id of the promoted fact this one contradicts
+	MetaSupersedes    = "supersedes"        // engram id of the fact this one replaced on approval
+	MetaFactSource    = "source"            // where the fact came from (face, transcript line)
 )
 
 // Kind is one of seed 004's ten kinds of fact and its risk tier: tier 1
