@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -262,19 +264,38 @@ func BenchmarkFirstSearchWithoutSnapshot(b *testing.B) {
 		}
 		first := time.Since(start)
 		var second time.Duration
+		var heap uint64 // the most heap in use, sampled between searches
 		for {
 			s := time.Now()
 			if _, err := p.Search(ctx, SearchRequest{Query: benchQuestions[1], K: 10}); err != nil {
 				b.Fatal(err)
 			}
 			second = max(second, time.Since(s))
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			heap = max(heap, ms.HeapInuse)
 			if p.VectorIndexStats().Graph > 0 {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		b.Logf("first search %v; the graph in place %v after it started (slowest search meanwhile %v); index %+v",
-			first.Round(time.Millisecond), time.Since(start).Round(time.Second), second.Round(time.Millisecond), p.IndexInfo())
+		b.Logf("first search %v; the graph in place %v after it started (slowest search meanwhile %v); heap in use at most %d MB, peak RSS %s; index %+v",
+			first.Round(time.Millisecond), time.Since(start).Round(time.Second), second.Round(time.Millisecond), heap>>20, peakRSS(), p.IndexInfo())
 		reg.Close()
 	}
+}
+
+// peakRSS is the process's peak resident memory as Linux reports it
+// (VmHWM), or "?" elsewhere.
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/loci-mem/loci/palace/index"
-	"github.com/loci-mem/loci/palace/store"
 )
 
 // A graph built aside. An index builds its graph when its rows reach the
@@ -13,14 +12,15 @@ import (
 // encoder, some 40k drawers), under its write lock, linking every row:
 // tens of seconds on two cores, during which every search of the palace
 // waited, once in the palace's life. The index the palace searches leaves
-// that build to it (index.Flat.DeferGraph) once the palace has caught up
-// with the store at least once. When it reaches the threshold, a goroutine
-// builds an index with the graph from the store's vectors, while searches
-// go on scanning the one they have, and replaces it (setIndex). The
-// replacement is marked as of the last change it was built from, so the
-// next catch-up applies what came after; and keys of no drawer in recall
-// now (forgotten or purged meanwhile) are erased from it first, so no
-// erased vector outlives the swap. No snapshot is written of an index
+// that build to it (index.Flat.DeferGraph). When it reaches the threshold,
+// a goroutine builds the graph over the index's own rows without its lock
+// (index.Flat.BuildGraph), while searches go on scanning and catch-ups go
+// on adding and removing rows: the index keeps its rows where they are
+// meanwhile, and links the last few under its lock, where the graph starts
+// to answer. The first build (stop 90) built a second index with the graph
+// from the store's vectors and swapped it in, which held a second copy of
+// every code for as long as it took: 261 MB at the 100k palace for a
+// minute, 949 MB at the 1M one of `loci bench scale` for some twenty. No snapshot is written of an index
 // waiting for its graph unless an erasure needs one: the next process
 // would have the graph to build again. One that loads such a snapshot
 // builds it aside as well (index.FlatConfig.DeferGraph), not as it loads.
@@ -40,92 +40,43 @@ func (v *vectorState) graphAside() bool {
 	return m > 0 && m*dim >= asideGraphWork
 }
 
-// graphBuildHook, when set (by tests), runs in the goroutine after the
-// index aside is built, before it replaces the palace's.
+// graphBuildHook, when set (by tests), runs in the goroutine before the
+// graph is built.
 var graphBuildHook func()
 
 // graphDue starts the build aside when the index has reached its graph's
-// threshold without one, unless a build runs, the palace is closing or
-// the maps of keys to drawers are not loaded (the swap needs them). Caller
-// holds mu.
+// threshold without one, unless a build runs or the palace is closing.
+// Caller holds mu.
 func (v *vectorState) graphDue() {
-	if v.buildingGraph || v.closed || v.ridOf == nil || !v.idx.GraphWanted() {
+	if v.buildingGraph || v.closed || !v.idx.GraphWanted() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	v.buildingGraph, v.stopBuild = true, cancel
-	base := v.idx
+	idx := v.idx
 	v.links.Add(1)
 	go func() {
 		defer v.links.Done()
 		defer cancel()
-		v.buildAside(ctx, base)
+		v.buildAside(ctx, idx)
 	}()
 }
 
-// buildAside builds an index with its graph from the store and, unless
-// base stopped being the palace's index meanwhile (a rebuild) or the
-// palace is closing, makes it the palace's.
-func (v *vectorState) buildAside(ctx context.Context, base *index.Flat) {
+// buildAside builds idx's graph (index.Flat.BuildGraph) and has the next
+// SaveIndex write the snapshot with it, unless idx stopped being the
+// palace's index meanwhile (a rebuild).
+func (v *vectorState) buildAside(ctx context.Context, idx *index.Flat) {
 	start := time.Now()
-	idx, mark, err := v.indexFromStore(ctx)
-	if err == nil && graphBuildHook != nil {
+	if graphBuildHook != nil {
 		graphBuildHook()
 	}
+	err := idx.BuildGraph(ctx)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.buildingGraph, v.stopBuild = false, nil
-	if err != nil {
-		if ctx.Err() == nil {
-			v.p.log.Warn().Err(err).Msg("vector index graph built aside; searches go on scanning")
-		}
-		return
+	if err != nil || !idx.HasGraph() || v.idx != idx {
+		return // cancelled: the palace is closing
 	}
-	if v.closed || v.idx != base {
-		return
-	}
-	v.setIndex(idx, false)
-	v.hw = mark
 	v.mustSave()
-	n := v.eraseOrphans()
-	v.p.log.Info().Dur("took", time.Since(start)).Int("vectors", idx.Len()).Int("erased", n).Int64("seq", mark).
-		Msg("vector index graph built aside")
-}
-
-// indexFromStore builds an index from the vectors of the drawers in recall
-// and returns it with the last change it holds.
-func (v *vectorState) indexFromStore(ctx context.Context) (*index.Flat, int64, error) {
-	mark, err := v.p.st.Drawers().MaxSeq(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	idx := v.newIndex()
-	var keys []uint64
-	var vecs [][]float32
-	add := func(key uint64, blob []byte) {
-		keys = append(keys, key)
-		vecs = append(vecs, decodeVectorInto(nil, blob))
-		if len(keys) >= catchUpBatchSize {
-			idx.AddBatch(keys, vecs)
-			keys, vecs = nil, nil
-		}
-	}
-	err = v.p.st.Drawers().Changes(ctx, 0, store.ChangeFields{Vector: true}, func(c store.Change) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if v.inRecall(c) {
-			eachVector(c, add)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(keys) > 0 {
-		idx.AddBatch(keys, vecs)
-	}
-	idx.Relink()
-	idx.HoldGraph() // until calibrated, as any graph
-	return idx, mark, nil
+	v.p.log.Info().Dur("took", time.Since(start)).Int("vectors", idx.Len()).Msg("vector index graph built aside")
 }

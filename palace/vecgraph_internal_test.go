@@ -13,12 +13,13 @@ import (
 )
 
 // An index that reaches its graph's threshold does not build the graph
-// while searches wait: the catch-up leaves it to a goroutine, which builds
-// an index with a graph aside and swaps it in (vecgraph.go). Until then
+// while searches wait: the catch-up leaves it to a goroutine, which links
+// the graph over the index's rows without its lock (vecgraph.go; the
+// index's own tests hold what goes on during the build). Until then
 // searches scan, find what was written and not what was forgotten, and no
-// snapshot is written of the index waiting for its graph; after the swap
-// the index has its graph, every drawer written meanwhile, and neither
-// the forgotten drawer nor the purged one's vector.
+// snapshot is written of the index waiting for its graph; once built the
+// index has its graph, every drawer written meanwhile, and neither the
+// forgotten drawer nor the purged one's vector, and a snapshot is due.
 func TestGraphIsBuiltAside(t *testing.T) {
 	ctx := context.Background()
 	rnd := rand.New(rand.NewSource(2))
@@ -43,16 +44,16 @@ func TestGraphIsBuiltAside(t *testing.T) {
 	if !found(first[0]) {
 		t.Fatal("a drawer not found")
 	}
-	built, swap := make(chan struct{}), make(chan struct{})
+	built, goOn := make(chan struct{}), make(chan struct{})
 	graphBuildHook = func() {
 		close(built)
-		<-swap
+		<-goOn
 	}
 	released := false
 	release := func() {
 		if !released {
 			released = true
-			close(swap)
+			close(goOn)
 		}
 	}
 	t.Cleanup(func() { // before the registry closes, which waits for the build
@@ -84,7 +85,7 @@ func TestGraphIsBuiltAside(t *testing.T) {
 	_, err = p.Purge(ctx, first[4].ID)
 	noErr(t, err)
 	if !found(third[7]) || found(first[3]) {
-		t.Fatal("before the swap: a written drawer not found, or a forgotten one found")
+		t.Fatal("during the build: a written drawer not found, or a forgotten one found")
 	}
 	release()
 	deadline := time.Now().Add(20 * time.Second)
@@ -96,23 +97,26 @@ func TestGraphIsBuiltAside(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the index built aside did not replace the palace's")
+			t.Fatal("the graph was not built")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	if !found(third[11]) || found(first[3]) {
-		t.Fatal("after the swap: a drawer written meanwhile not found, or a forgotten one found")
+		t.Fatal("once built: a drawer written meanwhile not found, or a forgotten one found")
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.savedHW != -1 {
+		t.Fatal("no snapshot due once the graph is built")
+	}
 	for _, d := range append(append(first[5:], second...), third...) {
 		if _, ok := v.idx.Vector(ikey(uint64(d.VecKey), 0)); !ok {
-			t.Fatalf("%s not in the index after the swap", d.ID)
+			t.Fatalf("%s not in the index once the graph is built", d.ID)
 		}
 	}
 	for _, d := range first[3:5] {
 		if _, ok := v.idx.Vector(ikey(uint64(d.VecKey), 0)); ok {
-			t.Fatalf("%s, forgotten or purged before the swap, is in the index", d.ID)
+			t.Fatalf("%s, forgotten or purged during the build, is in the index", d.ID)
 		}
 	}
 }
@@ -127,19 +131,19 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 	defer func(w int) { asideGraphWork = w }(asideGraphWork)
 	asideGraphWork = 0
 	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
-	// blockBuild has the next graph built aside wait before its swap: it
-	// returns a channel closed once the build is done and a release.
+	// blockBuild has the next graph built aside wait before it is built:
+	// it returns a channel closed once the goroutine waits, and a release.
 	blockBuild := func() (chan struct{}, func()) {
-		built, swap := make(chan struct{}), make(chan struct{})
+		built, goOn := make(chan struct{}), make(chan struct{})
 		graphBuildHook = func() {
 			close(built)
-			<-swap
+			<-goOn
 		}
 		var once bool
 		return built, func() {
 			if !once {
 				once = true
-				close(swap)
+				close(goOn)
 			}
 		}
 	}
@@ -172,7 +176,8 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 	noErr(t, p.SaveIndex(ctx)) // forced by the erasure, of the index without its graph
 	v := p.vec
 	v.mu.Lock()
-	v.closed = true // the process ends before the build is swapped in
+	v.closed = true // the process ends before the graph is built
+	v.stopBuild()
 	v.mu.Unlock()
 	release()
 	noErr(t, reg.Close())
@@ -210,7 +215,7 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the index built aside did not replace the loaded one")
+			t.Fatal("the loaded index was not given its graph")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

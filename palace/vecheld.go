@@ -125,13 +125,13 @@ func (v *vectorState) eraseKey(key uint64) {
 }
 
 // setIndex makes idx the palace's index; changes held for the one it
-// replaces are dropped with it. With aside, the maps of keys to drawers
-// loaded and a graph that takes long to build (graphAside), idx leaves
-// its graph to be built aside (vecgraph.go); otherwise it builds the
-// graph itself, at once when it is due. Caller holds mu.
+// replaces are dropped with it. With aside and a graph that takes long to
+// build (graphAside), idx leaves its graph to be built aside
+// (vecgraph.go); otherwise it builds the graph itself, at once when it is
+// due. Caller holds mu.
 func (v *vectorState) setIndex(idx *index.Flat, aside bool) {
 	v.idx, v.held = idx, heldChanges{}
-	idx.DeferGraph(aside && v.ridOf != nil && v.graphAside())
+	idx.DeferGraph(aside && v.graphAside())
 }
 
 // heldMark is the last change the index itself holds: the one before the

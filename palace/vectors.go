@@ -60,7 +60,7 @@ type vectorState struct {
 	linking   bool
 	closed    bool
 	links     sync.WaitGroup
-	// buildingGraph is that an index with a graph is being built aside,
+	// buildingGraph is that the index's graph is being built aside,
 	// and stopBuild cancels it (vecgraph.go).
 	buildingGraph bool
 	stopBuild     context.CancelFunc
@@ -214,8 +214,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		}()
 		// A snapshot that lacks the graph it should have (one a save
 		// forced while the graph was built aside) is not given it at
-		// load: setIndex has it built aside, or at once when the maps
-		// of keys to drawers could not be read.
+		// load: the graph is built aside (graphDue, below).
 		cfg := v.indexConfig()
 		cfg.DeferGraph = v.graphAside()
 		idx, hw, err := loadSnapshot(v.snapshotPath(), cfg, v.snapshotModel(), v.p.emb.Dim())
@@ -230,7 +229,7 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 		// through a graph whose recall nobody has checked.
 		idx.HoldGraph()
 		v.hw, v.savedHW, v.loaded = hw, hw, true
-		v.setIndex(idx, ridErr == nil)
+		v.setIndex(idx, true)
 		if ridErr != nil {
 			v.p.log.Info().Err(ridErr).Msg("vector keys to drawers; resolving through the store")
 		} else if n := v.eraseOrphans(); n > 0 {
