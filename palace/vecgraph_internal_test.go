@@ -88,19 +88,7 @@ func TestGraphIsBuiltAside(t *testing.T) {
 		t.Fatal("during the build: a written drawer not found, or a forgotten one found")
 	}
 	release()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		v.mu.Lock()
-		done := !v.buildingGraph && v.idx.HasGraph()
-		v.mu.Unlock()
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the graph was not built")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForGraph(t, v)
 	if !found(third[11]) || found(first[3]) {
 		t.Fatal("once built: a drawer written meanwhile not found, or a forgotten one found")
 	}
@@ -206,16 +194,22 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 	}
 	waitBuilt(built)
 	release()
+	waitForGraph(t, v)
+}
+
+// waitForGraph waits for the graph built aside to be in place.
+func waitForGraph(t *testing.T, v *vectorState) {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		v.mu.Lock()
 		done := !v.buildingGraph && v.idx.HasGraph()
 		v.mu.Unlock()
 		if done {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the loaded index was not given its graph")
+			t.Fatal("the graph built aside is not in place after 20 s")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
