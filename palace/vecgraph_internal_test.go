@@ -214,3 +214,70 @@ func waitForGraph(t *testing.T, v *vectorState) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// When forgotten drawers outnumber the living ones, the graph is not
+// rebuilt by the catch-up that removes them, while every search waits: the
+// index drops it and compacts, searches scan, and the graph is built aside
+// again over the living.
+func TestGraphPastHalfDeadIsBuiltAsideAgain(t *testing.T) {
+	ctx := context.Background()
+	rnd := rand.New(rand.NewSource(4))
+	defer func(w int) { asideGraphWork = w }(asideGraphWork)
+	asideGraphWork = 0
+	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	reg, err := OpenRegistry(cfg)
+	noErr(t, err)
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.Create(ctx, "p", "")
+	noErr(t, err)
+	ds := make([]*Drawer, 2400)
+	for i := range ds {
+		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
+	}
+	noErr(t, p.AddMany(ctx, ds))
+	if !foundByVector(t, p, ds[0]) {
+		t.Fatal("a drawer not found")
+	}
+	v := p.vec
+	waitForGraph(t, v)
+
+	built, goOn := make(chan struct{}), make(chan struct{})
+	graphBuildHook = func() {
+		close(built)
+		<-goOn
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(goOn)
+		}
+	}
+	t.Cleanup(func() {
+		graphBuildHook = nil
+		release()
+	})
+	for _, d := range ds[:1300] {
+		_, _, err := p.Forget(ctx, d.ID)
+		noErr(t, err)
+	}
+	if !foundByVector(t, p, ds[2000]) || foundByVector(t, p, ds[100]) {
+		t.Fatal("past half forgotten: a living drawer not found, or a forgotten one found")
+	}
+	v.mu.Lock()
+	graph, rows := v.idx.HasGraph(), v.idx.Stats().Rows
+	v.mu.Unlock()
+	if graph || rows >= len(ds) {
+		t.Fatalf("past half forgotten: graph %v over %d rows (the catch-up rebuilt it, or did not compact)", graph, rows)
+	}
+	select {
+	case <-built:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the graph is not built aside again")
+	}
+	release()
+	waitForGraph(t, v)
+	if !foundByVector(t, p, ds[2100]) || foundByVector(t, p, ds[200]) {
+		t.Fatal("built again: a living drawer not found, or a forgotten one found")
+	}
+}

@@ -199,3 +199,41 @@ func TestBuildGraphLinksTheLastRowsUnderTheLock(t *testing.T) {
 		t.Fatalf("the graph holds %d rows of %d", st.Graph, st.Rows)
 	}
 }
+
+// An index that defers its graph does not rebuild it under its lock when
+// the removed rows outnumber the living: it drops the graph and compacts
+// its rows, searches scan and find the living, and BuildGraph builds it
+// again over them.
+func TestDeferredGraphPastHalfDeadIsLeftToBuildGraph(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewSource(10))
+	f := NewFlat(FlatConfig{Int8: true, Graph: GraphConfig{Min: 1000, M: 12, EfConstruction: 64}, DeferGraph: true})
+	vecs := make([][]float32, 5000)
+	for k := range vecs {
+		vecs[k] = make([]float32, 16)
+		for i := range vecs[k] {
+			vecs[k][i] = float32(r.NormFloat64())
+		}
+		unit(vecs[k])
+		f.Add(uint64(k), vecs[k])
+	}
+	if err := f.BuildGraph(context.Background()); err != nil || !f.HasGraph() {
+		t.Fatalf("no graph built: %v", err)
+	}
+	for k := range 3000 {
+		f.Remove(uint64(k))
+	}
+	st := f.Stats()
+	// Compacted when the 2,501st row died; the 499 removed after are free.
+	if f.HasGraph() || !f.GraphWanted() || st.Rows != 2499 || st.Live != 2000 {
+		t.Fatalf("past half dead: graph %v, wanted %v, %d rows of %d live", f.HasGraph(), f.GraphWanted(), st.Rows, st.Live)
+	}
+	for k := 3000; k < 5000; k += 97 {
+		if res := f.Search(vecs[k], 1, nil); len(res) != 1 || res[0].Key != uint64(k) {
+			t.Fatalf("key %d not found by its vector: %v", k, res)
+		}
+	}
+	if err := f.BuildGraph(context.Background()); err != nil || !f.HasGraph() || f.Stats().Graph != 2499 {
+		t.Fatalf("the graph was not built again over the living: %v, %+v", err, f.Stats())
+	}
+}

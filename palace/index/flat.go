@@ -435,12 +435,19 @@ func (f *Flat) Remove(key uint64) {
 	f.dead[row] = true
 	if f.g != nil {
 		// The row stays in the graph as a waypoint. When the dead
-		// outnumber the living the graph is rebuilt over the living.
+		// outnumber the living the graph is rebuilt over the living; an
+		// index that defers its graph drops it and compacts its rows, and
+		// the caller builds it again (BuildGraph): rebuilt here, it held
+		// the write lock for as long as the first build would.
 		f.tomb++
 		if f.tomb >= 1024 && 2*f.tomb > len(f.keys) {
 			f.g, f.pj, f.tomb = nil, nil, 0 // rows move: the projection is built again
 			f.freeDead()
-			f.buildGraph()
+			if f.asideGraph {
+				f.compact()
+			} else {
+				f.buildGraph()
+			}
 		}
 		return
 	}
