@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +291,60 @@ func TestMaintainExtractsQuietConversations(t *testing.T) {
 	}
 	if n, _ := p.Count(ctx, palace.Filter{Kinds: []string{palace.KindEpisode}}); n != 1 {
 		t.Errorf("%d episodes after maintenance, want 1", n)
+	}
+}
+
+// Once tombstones reach TombstoneRatio of the index, the index pass
+// compacts it without them and builds its graph again over the living
+// (palace.CompactIndex), and writes the snapshot.
+func TestIndexPassDropsTombstones(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := palace.Config{DataDir: t.TempDir(), Embedder: embed.NewHash(64),
+		Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	p := openPalaceWith(t, cfg)
+	batch := make([]*palace.Drawer, 1000)
+	for i := range batch {
+		batch[i] = &palace.Drawer{Content: fmt.Sprintf("lighthouse log %d: the keeper trimmed wick number %d", i, 7*i)}
+	}
+	if err := p.AddMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.IndexHealth(ctx); err != nil { // the index loaded, with its graph
+		t.Fatal(err)
+	}
+	for _, d := range batch[:300] {
+		if _, _, err := p.Forget(ctx, d.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := p.IndexHealth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.GraphNodes != 1000 || before.Tombstones != 300 {
+		t.Fatalf("before: %+v, want a graph with 300 tombstones", before)
+	}
+	rep := dream(t, p, newClock(), "index")
+	if pr := passReport(t, rep, "index"); pr.Index == nil || !pr.Index.Rebuilt || !pr.Index.Saved || pr.Index.Vectors != 700 {
+		t.Fatalf("the index pass: %+v", pr.Index)
+	}
+	after, err := p.IndexHealth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Tombstones != 0 || after.Live != 700 || after.GraphNodes != 700 {
+		t.Fatalf("after maintenance: %+v, want 700 live rows in the graph and no tombstones", after)
+	}
+	hits, err := p.Search(ctx, palace.SearchRequest{Query: batch[650].Content, K: 1, Mode: palace.ModeVector, NoAccess: true})
+	if err != nil || len(hits) != 1 || hits[0].Drawer.ID != batch[650].ID {
+		t.Fatalf("a living drawer not found first after the compaction: %v %v", hits, err)
+	}
+	snap, _, err := index.LoadFlatFile(filepath.Join(p.Dir(), "vectors.idx"), index.FlatConfig{Int8: true, Graph: cfg.Graph})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := snap.Stats(); st.Rows != 700 || st.Graph != 700 {
+		t.Fatalf("the snapshot holds %d rows, %d in its graph; want the 700 living", st.Rows, st.Graph)
 	}
 }

@@ -16,8 +16,9 @@ import (
 //     commit on their own (a batch is atomic; a cancelled pass keeps the
 //     batches already stored, which are complete and correct);
 //   - when the share of tombstones reaches TombstoneRatio, or the index
-//     itself asks for it (a degraded graph), the index is rebuilt from
-//     SQLite without them;
+//     itself asks for it (a degraded graph), the index is compacted
+//     without them and its graph built again, a large one in the
+//     background (palace.CompactIndex);
 //   - a graph that was never calibrated, or has doubled since, chooses its
 //     beam width again on the palace's own queries (and a choice that
 //     kept the scan on a width's cost alone is timed again);
@@ -65,14 +66,14 @@ func runIndex(ctx context.Context, e *passEnv) error {
 		}
 	}
 	if rebuild && e.rep.Status != PassPartial {
-		n, err := e.p.RebuildIndex(ctx)
-		if err != nil {
+		// Compacted in place: a large graph is built again in the
+		// background while searches scan, where a rebuild from the store
+		// held every search of the process for a minute and more at
+		// 100k drawers (palace.CompactIndex).
+		if _, err := e.p.CompactIndex(ctx); err != nil {
 			return err
 		}
 		sum.Rebuilt = true
-		sum.Vectors = n
-		sum.Saved = true
-		return nil
 	}
 	// A graph that grew to twice the size it was measured at is measured
 	// again (palace.CalibrateIndex); the choice goes into the snapshot.

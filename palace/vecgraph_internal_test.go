@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -279,5 +280,66 @@ func TestGraphPastHalfDeadIsBuiltAsideAgain(t *testing.T) {
 	waitForGraph(t, v)
 	if !foundByVector(t, p, ds[2100]) || foundByVector(t, p, ds[200]) {
 		t.Fatal("built again: a living drawer not found, or a forgotten one found")
+	}
+}
+
+// CompactIndex (the dreamer's index pass) drops the graph's waypoints
+// without rebuilding the graph while searches wait: it compacts the rows
+// and the graph is built aside again over the living.
+func TestCompactIndexBuildsTheGraphAside(t *testing.T) {
+	ctx := context.Background()
+	rnd := rand.New(rand.NewSource(5))
+	defer func(w int) { asideGraphWork = w }(asideGraphWork)
+	asideGraphWork = 0
+	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	reg, err := OpenRegistry(cfg)
+	noErr(t, err)
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.Create(ctx, "p", "")
+	noErr(t, err)
+	ds := make([]*Drawer, 1200)
+	for i := range ds {
+		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
+	}
+	noErr(t, p.AddMany(ctx, ds))
+	if !foundByVector(t, p, ds[0]) {
+		t.Fatal("a drawer not found")
+	}
+	v := p.vec
+	waitForGraph(t, v)
+	for _, d := range ds[:300] {
+		_, _, err := p.Forget(ctx, d.ID)
+		noErr(t, err)
+	}
+	built, goOn := make(chan struct{}), make(chan struct{})
+	graphBuildHook = func() {
+		close(built)
+		<-goOn
+	}
+	var release sync.Once
+	t.Cleanup(func() { // before the registry closes, which waits for the build
+		graphBuildHook = nil
+		release.Do(func() { close(goOn) })
+	})
+	n, err := p.CompactIndex(ctx)
+	noErr(t, err)
+	v.mu.Lock()
+	graph, rows := v.idx.HasGraph(), v.idx.Stats().Rows
+	v.mu.Unlock()
+	if n != 900 || graph || rows != 900 {
+		t.Fatalf("compacted: %d vectors, graph %v over %d rows; want 900 rows and the graph left to be built aside", n, graph, rows)
+	}
+	if !foundByVector(t, p, ds[1000]) || foundByVector(t, p, ds[100]) {
+		t.Fatal("compacted: a living drawer not found, or a forgotten one found")
+	}
+	select {
+	case <-built:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the graph is not built aside again")
+	}
+	release.Do(func() { close(goOn) })
+	waitForGraph(t, v)
+	if st := p.VectorIndexStats(); st.Graph != 900 {
+		t.Fatalf("the graph built again holds %d rows, want the 900 living", st.Graph)
 	}
 }

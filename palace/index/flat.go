@@ -441,13 +441,7 @@ func (f *Flat) Remove(key uint64) {
 		// the write lock for as long as the first build would.
 		f.tomb++
 		if f.tomb >= 1024 && 2*f.tomb > len(f.keys) {
-			f.g, f.pj, f.tomb = nil, nil, 0 // rows move: the projection is built again
-			f.freeDead()
-			if f.asideGraph {
-				f.compact()
-			} else {
-				f.buildGraph()
-			}
+			f.compactRows()
 		}
 		return
 	}
@@ -457,6 +451,31 @@ func (f *Flat) Remove(key uint64) {
 	f.free = append(f.free, row)
 	if len(f.free) >= 1024 && 2*len(f.free) > len(f.keys) {
 		f.compact()
+	}
+}
+
+// Compact drops the removed rows f keeps (a graph's waypoints, free rows)
+// and moves the living together. A graph goes with them (its links name
+// rows by number): f builds it again at once over the living or, when it
+// defers its graph (DeferGraph), leaves that to BuildGraph. It does
+// nothing while BuildGraph runs.
+func (f *Flat) Compact() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.building {
+		f.compactRows()
+	}
+}
+
+// compactRows is Compact. Caller holds mu.
+func (f *Flat) compactRows() {
+	f.g, f.pj, f.tomb = nil, nil, 0 // rows move: the projection is built again
+	f.freeDead()
+	if len(f.free) > 0 {
+		f.compact()
+	}
+	if f.graphDue() {
+		f.buildGraph()
 	}
 }
 
