@@ -5,6 +5,8 @@ import (
 	"errors"
 	"maps"
 	"math/rand"
+	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -12,9 +14,19 @@ import (
 // go on. No row moves and none is reused: a row free before the build or
 // removed during it is a waypoint of the graph. The rows added meanwhile
 // are linked too, the graph is held off until calibrated, and once on it
-// finds every live row by its own vector and no removed one.
+// finds every live row by its own vector and no removed one. So for an
+// index in memory and for one whose rows are a mapped snapshot's.
 func TestBuildGraphInPlace(t *testing.T) {
 	t.Parallel()
+	for _, mapped := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in memory", true: "mapped"}[mapped], func(t *testing.T) {
+			t.Parallel()
+			buildGraphInPlace(t, mapped)
+		})
+	}
+}
+
+func buildGraphInPlace(t *testing.T, mapped bool) {
 	const d, n0 = 32, 6000
 	r := rand.New(rand.NewSource(7))
 	vec := func() []float32 {
@@ -25,7 +37,8 @@ func TestBuildGraphInPlace(t *testing.T) {
 		unit(v)
 		return v
 	}
-	f := NewFlat(FlatConfig{Int8: true, Graph: GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 64}, DeferGraph: true})
+	cfg := FlatConfig{Int8: true, Graph: GraphConfig{Min: 1000, M: 12, EfConstruction: 64, EfSearch: 64}, DeferGraph: true}
+	f := NewFlat(cfg)
 	live := map[uint64][]float32{}
 	removed := map[uint64]bool{}
 	add := func(k uint64) {
@@ -40,6 +53,19 @@ func TestBuildGraphInPlace(t *testing.T) {
 	}
 	for k := range uint64(n0) {
 		add(k)
+	}
+	if mapped {
+		path := filepath.Join(t.TempDir(), "v.idx")
+		if err := SaveFlatFile(path, f, SnapshotMeta{Model: "m"}); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if f, _, err = LoadFlatFile(path, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if f.mapped == nil && runtime.GOOS == "linux" {
+			t.Fatal("the snapshot was not mapped")
+		}
 	}
 	for k := uint64(0); k < n0; k += 10 {
 		remove(k) // free rows, before the build
