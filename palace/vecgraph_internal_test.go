@@ -45,22 +45,7 @@ func TestGraphIsBuiltAside(t *testing.T) {
 	if !found(first[0]) {
 		t.Fatal("a drawer not found")
 	}
-	built, goOn := make(chan struct{}), make(chan struct{})
-	graphBuildHook = func() {
-		close(built)
-		<-goOn
-	}
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			close(goOn)
-		}
-	}
-	t.Cleanup(func() { // before the registry closes, which waits for the build
-		graphBuildHook = nil
-		release()
-	})
+	built, release := holdGraphBuild(t)
 
 	second := write(snapshotMinEntries, "cormorant survey")
 	if !found(second[500]) {
@@ -70,11 +55,7 @@ func TestGraphIsBuiltAside(t *testing.T) {
 	if v.idx.HasGraph() {
 		t.Fatal("the search that reached the threshold built the graph")
 	}
-	select {
-	case <-built:
-	case <-time.After(20 * time.Second):
-		t.Fatal("no graph built aside")
-	}
+	waitBuilt(t, built)
 	// Written, forgotten and purged while the index with the graph waits.
 	noErr(t, p.SaveIndex(ctx))
 	if _, err := os.Stat(v.snapshotPath()); !os.IsNotExist(err) {
@@ -120,37 +101,11 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 	defer func(w int) { asideGraphWork = w }(asideGraphWork)
 	asideGraphWork = 0
 	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
-	// blockBuild has the next graph built aside wait before it is built:
-	// it returns a channel closed once the goroutine waits, and a release.
-	blockBuild := func() (chan struct{}, func()) {
-		built, goOn := make(chan struct{}), make(chan struct{})
-		graphBuildHook = func() {
-			close(built)
-			<-goOn
-		}
-		var once bool
-		return built, func() {
-			if !once {
-				once = true
-				close(goOn)
-			}
-		}
-	}
-	defer func() { graphBuildHook = nil }()
-	waitBuilt := func(built chan struct{}) {
-		t.Helper()
-		select {
-		case <-built:
-		case <-time.After(20 * time.Second):
-			t.Fatal("no graph built aside")
-		}
-	}
-
 	reg, err := OpenRegistry(cfg)
 	noErr(t, err)
 	p, err := reg.Create(ctx, "p", "")
 	noErr(t, err)
-	built, release := blockBuild()
+	built, release := holdGraphBuild(t)
 	ds := make([]*Drawer, snapshotMinEntries+300)
 	for i := range ds {
 		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
@@ -159,7 +114,7 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 	if !foundByVector(t, p, ds[10]) {
 		t.Fatal("a drawer not found")
 	}
-	waitBuilt(built)
+	waitBuilt(t, built)
 	_, err = p.Purge(ctx, ds[3].ID)
 	noErr(t, err)
 	noErr(t, p.SaveIndex(ctx)) // forced by the erasure, of the index without its graph
@@ -176,13 +131,12 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 		t.Fatalf("the forced snapshot: graph %v, %d rows", snap.HasGraph(), snap.Len())
 	}
 
-	built, release = blockBuild()
-	t.Cleanup(release) // before the registry closes, which waits for the build
 	reg, err = OpenRegistry(cfg)
 	noErr(t, err)
 	t.Cleanup(func() { reg.Close() })
 	p, err = reg.Open(ctx, "p")
 	noErr(t, err)
+	built, release = holdGraphBuild(t) // the index loads at the first search
 	if !foundByVector(t, p, ds[20]) || foundByVector(t, p, ds[3]) {
 		t.Fatal("loaded: a drawer not found, or the purged one found")
 	}
@@ -193,7 +147,7 @@ func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 	if graph {
 		t.Fatal("the graph was built as the snapshot loaded")
 	}
-	waitBuilt(built)
+	waitBuilt(t, built)
 	release()
 	waitForGraph(t, v)
 }
@@ -242,22 +196,7 @@ func TestGraphPastHalfDeadIsBuiltAsideAgain(t *testing.T) {
 	v := p.vec
 	waitForGraph(t, v)
 
-	built, goOn := make(chan struct{}), make(chan struct{})
-	graphBuildHook = func() {
-		close(built)
-		<-goOn
-	}
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			close(goOn)
-		}
-	}
-	t.Cleanup(func() {
-		graphBuildHook = nil
-		release()
-	})
+	built, release := holdGraphBuild(t)
 	for _, d := range ds[:1300] {
 		_, _, err := p.Forget(ctx, d.ID)
 		noErr(t, err)
@@ -271,11 +210,7 @@ func TestGraphPastHalfDeadIsBuiltAsideAgain(t *testing.T) {
 	if graph || rows >= len(ds) {
 		t.Fatalf("past half forgotten: graph %v over %d rows (the catch-up rebuilt it, or did not compact)", graph, rows)
 	}
-	select {
-	case <-built:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the graph is not built aside again")
-	}
+	waitBuilt(t, built)
 	release()
 	waitForGraph(t, v)
 	if !foundByVector(t, p, ds[2100]) || foundByVector(t, p, ds[200]) {
@@ -311,16 +246,7 @@ func TestCompactIndexBuildsTheGraphAside(t *testing.T) {
 		_, _, err := p.Forget(ctx, d.ID)
 		noErr(t, err)
 	}
-	built, goOn := make(chan struct{}), make(chan struct{})
-	graphBuildHook = func() {
-		close(built)
-		<-goOn
-	}
-	var release sync.Once
-	t.Cleanup(func() { // before the registry closes, which waits for the build
-		graphBuildHook = nil
-		release.Do(func() { close(goOn) })
-	})
+	built, release := holdGraphBuild(t)
 	n, err := p.CompactIndex(ctx)
 	noErr(t, err)
 	v.mu.Lock()
@@ -332,14 +258,39 @@ func TestCompactIndexBuildsTheGraphAside(t *testing.T) {
 	if !foundByVector(t, p, ds[1000]) || foundByVector(t, p, ds[100]) {
 		t.Fatal("compacted: a living drawer not found, or a forgotten one found")
 	}
-	select {
-	case <-built:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the graph is not built aside again")
-	}
-	release.Do(func() { close(goOn) })
+	waitBuilt(t, built)
+	release()
 	waitForGraph(t, v)
 	if st := p.VectorIndexStats(); st.Graph != 900 {
 		t.Fatalf("the graph built again holds %d rows, want the 900 living", st.Graph)
+	}
+}
+
+// holdGraphBuild has the next graph built aside wait before it is built
+// until released; built is closed once it waits. Registered after the
+// registry's, its cleanup clears the hook and releases the build before
+// the registry closes, which waits for the build.
+func holdGraphBuild(t *testing.T) (built chan struct{}, release func()) {
+	built, goOn := make(chan struct{}), make(chan struct{})
+	graphBuildHook = func() {
+		close(built)
+		<-goOn
+	}
+	var once sync.Once
+	release = func() { once.Do(func() { close(goOn) }) }
+	t.Cleanup(func() {
+		graphBuildHook = nil
+		release()
+	})
+	return built, release
+}
+
+// waitBuilt waits for a graph build held by holdGraphBuild to start.
+func waitBuilt(t *testing.T, built chan struct{}) {
+	t.Helper()
+	select {
+	case <-built:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no graph built aside")
 	}
 }
