@@ -176,25 +176,8 @@ func waitForGraph(t *testing.T, v *vectorState) {
 // again over the living.
 func TestGraphPastHalfDeadIsBuiltAsideAgain(t *testing.T) {
 	ctx := context.Background()
-	rnd := rand.New(rand.NewSource(4))
-	defer func(w int) { asideGraphWork = w }(asideGraphWork)
-	asideGraphWork = 0
-	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
-	reg, err := OpenRegistry(cfg)
-	noErr(t, err)
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(ctx, "p", "")
-	noErr(t, err)
-	ds := make([]*Drawer, 2400)
-	for i := range ds {
-		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
-	}
-	noErr(t, p.AddMany(ctx, ds))
-	if !foundByVector(t, p, ds[0]) {
-		t.Fatal("a drawer not found")
-	}
+	p, ds := palaceWithGraph(t, 4, 2400)
 	v := p.vec
-	waitForGraph(t, v)
 
 	built, release := holdGraphBuild(t)
 	for _, d := range ds[:1300] {
@@ -223,25 +206,8 @@ func TestGraphPastHalfDeadIsBuiltAsideAgain(t *testing.T) {
 // and the graph is built aside again over the living.
 func TestCompactIndexBuildsTheGraphAside(t *testing.T) {
 	ctx := context.Background()
-	rnd := rand.New(rand.NewSource(5))
-	defer func(w int) { asideGraphWork = w }(asideGraphWork)
-	asideGraphWork = 0
-	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
-	reg, err := OpenRegistry(cfg)
-	noErr(t, err)
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(ctx, "p", "")
-	noErr(t, err)
-	ds := make([]*Drawer, 1200)
-	for i := range ds {
-		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
-	}
-	noErr(t, p.AddMany(ctx, ds))
-	if !foundByVector(t, p, ds[0]) {
-		t.Fatal("a drawer not found")
-	}
+	p, ds := palaceWithGraph(t, 5, 1200)
 	v := p.vec
-	waitForGraph(t, v)
 	for _, d := range ds[:300] {
 		_, _, err := p.Forget(ctx, d.ID)
 		noErr(t, err)
@@ -293,4 +259,32 @@ func waitBuilt(t *testing.T, built chan struct{}) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no graph built aside")
 	}
+}
+
+// palaceWithGraph is a palace whose graph (of a few hundred rows' threshold)
+// is built aside, holding n drawers of random words drawn with seed, once
+// its graph is in place.
+func palaceWithGraph(t *testing.T, seed int64, n int) (*Palace, []*Drawer) {
+	t.Helper()
+	ctx := context.Background()
+	rnd := rand.New(rand.NewSource(seed))
+	w := asideGraphWork
+	t.Cleanup(func() { asideGraphWork = w })
+	asideGraphWork = 0
+	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	reg, err := OpenRegistry(cfg)
+	noErr(t, err)
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.Create(ctx, "p", "")
+	noErr(t, err)
+	ds := make([]*Drawer, n)
+	for i := range ds {
+		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
+	}
+	noErr(t, p.AddMany(ctx, ds))
+	if !foundByVector(t, p, ds[0]) {
+		t.Fatal("a drawer not found")
+	}
+	waitForGraph(t, p.vec)
+	return p, ds
 }
