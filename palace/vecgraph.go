@@ -11,19 +11,22 @@ import (
 // threshold (palace/index/README.md, "When": 100k vectors of the default
 // encoder, some 40k drawers), under its write lock, linking every row:
 // tens of seconds on two cores, during which every search of the palace
-// waited, once in the palace's life. The index the palace searches leaves
-// that build to it (index.Flat.DeferGraph). When it reaches the threshold,
-// a goroutine builds the graph over the index's own rows without its lock
+// waited, once in the palace's life, and again whenever the removed rows
+// came to outnumber the living. The index the palace searches leaves that
+// build to it (index.Flat.DeferGraph). When it reaches the threshold, or
+// drops its graph to compact its rows (index.Flat.Compact), a goroutine
+// builds the graph over the index's own rows without its lock
 // (index.Flat.BuildGraph), while searches go on scanning and catch-ups go
 // on adding and removing rows: the index keeps its rows where they are
 // meanwhile, and links the last few under its lock, where the graph starts
-// to answer. The first build (stop 90) built a second index with the graph
-// from the store's vectors and swapped it in, which held a second copy of
-// every code for as long as it took: 261 MB at the 100k palace for a
-// minute, 949 MB at the 1M one of `loci bench scale` for some twenty. No snapshot is written of an index
-// waiting for its graph unless an erasure needs one: the next process
-// would have the graph to build again. One that loads such a snapshot
-// builds it aside as well (index.FlatConfig.DeferGraph), not as it loads.
+// to answer. The first build aside (stop 90) built a second index from the
+// store's vectors and swapped it in, which held a second copy of every
+// code for as long as it took: 261 MB at the 100k palace for a minute,
+// 949 MB at the 1M one of `loci bench scale` for some twenty. No snapshot
+// is written of an index waiting for its graph unless an erasure needs
+// one: the next process would have the graph to build again. One that
+// loads such a snapshot builds it aside as well
+// (index.FlatConfig.DeferGraph), not as it loads.
 
 // asideGraphWork is the rows × dimensions of a graph's threshold from
 // which it is built aside: linking a row of 996 dimensions costs about
