@@ -22,11 +22,14 @@ import (
 // to answer. The first build aside (stop 90) built a second index from the
 // store's vectors and swapped it in, which held a second copy of every
 // code for as long as it took: 261 MB at the 100k palace for a minute,
-// 949 MB at the 1M one of `loci bench scale` for some twenty. No snapshot
-// is written of an index waiting for its graph unless an erasure needs
-// one: the next process would have the graph to build again. One that
-// loads such a snapshot builds it aside as well
-// (index.FlatConfig.DeferGraph), not as it loads.
+// 949 MB at the 1M one of `loci bench scale` for some twenty. A snapshot
+// written while the graph is being built holds none, and the process that
+// loads it builds the graph aside in turn (index.FlatConfig.DeferGraph),
+// not as it loads. Stop 90 wrote no snapshot of an index waiting for its
+// graph, since its loader built the graph inline: a palace used only by
+// short-lived processes (hooks), each cancelling its build on the way
+// out, then kept its last snapshot from before the threshold, and every
+// process replayed all that came after it.
 
 // asideGraphWork is the rows × dimensions of a graph's threshold from
 // which it is built aside: linking a row of 996 dimensions costs about

@@ -503,8 +503,10 @@ func (p *Palace) saveVectorsIf(now bool) error {
 		// catch up.
 		v.applyHeld(0)
 	}
-	if !v.loaded || !saveDue(v.heldMark(), v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) ||
-		(v.savedHW >= 0 && v.idx.GraphWanted()) { // its graph is being built aside (vecgraph.go)
+	// An index whose graph is being built aside is saved as any other,
+	// without the graph: the process that loads it builds the graph aside
+	// in turn, as it would from the older snapshot, which has none either.
+	if !v.loaded || !saveDue(v.heldMark(), v.savedHW, v.idx.Len(), v.idx.HasGraph(), now) {
 		v.mu.Unlock()
 		return nil
 	}
