@@ -212,9 +212,9 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			defer close(rids)
 			v.ridOf, v.keyOf, v.long, ridErr = v.loadRIDs(ctx, hint)
 		}()
-		// A snapshot that lacks the graph it should have (one a save
-		// forced while the graph was built aside) is not given it at
-		// load: the graph is built aside (graphDue, below).
+		// A snapshot that lacks the graph it should have (one saved
+		// while the graph was built aside) is not given it at load: the
+		// graph is built aside (graphDue, below).
 		cfg := v.indexConfig()
 		cfg.DeferGraph = v.graphAside()
 		idx, hw, err := loadSnapshot(v.snapshotPath(), cfg, v.snapshotModel(), v.p.emb.Dim())
