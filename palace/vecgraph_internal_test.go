@@ -57,6 +57,9 @@ func TestGraphIsBuiltAside(t *testing.T) {
 		t.Fatal("the search that reached the threshold built the graph")
 	}
 	waitBuilt(t, built)
+	if !p.IndexInfo().GraphBuilding {
+		t.Fatal("palace_info does not say the graph is being built")
+	}
 	// Written, forgotten and purged while the index with the graph waits.
 	noErr(t, p.SaveIndex(ctx))
 	snap, _, err := index.LoadFlatFile(v.snapshotPath(), index.FlatConfig{Int8: true, DeferGraph: true})
@@ -78,6 +81,9 @@ func TestGraphIsBuiltAside(t *testing.T) {
 	waitForGraph(t, v)
 	if !found(third[11]) || found(first[3]) {
 		t.Fatal("once built: a drawer written meanwhile not found, or a forgotten one found")
+	}
+	if p.IndexInfo().GraphBuilding {
+		t.Fatal("palace_info says the graph is being built once it is in place")
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -147,6 +147,9 @@ type IndexInfo struct {
 	// (vecheld.go): searches score them directly meanwhile. Vectors counts
 	// the index's own.
 	Held int `json:"vectors_held,omitempty"`
+	// GraphBuilding is that the graph is being built in the background
+	// (vecgraph.go): searches scan until it is in place.
+	GraphBuilding bool `json:"graph_building,omitempty"`
 	// GraphNodes is the rows of the graph over the index (0: none, every
 	// search scans); EfSearch its beam width; GraphOff that calibration
 	// found the scan as fast for the recall target, so searches scan;
@@ -169,7 +172,7 @@ func (v *vectorState) info() IndexInfo {
 	defer v.mu.Unlock()
 	in := IndexInfo{Model: v.model, Dim: v.p.emb.Dim(), Loaded: v.loaded, CaughtUp: v.hw, Error: v.lastErr, Calibration: v.calibration}
 	if v.idx != nil {
-		in.Vectors, in.Held = v.idx.Len(), v.held.vectors
+		in.Vectors, in.Held, in.GraphBuilding = v.idx.Len(), v.held.vectors, v.buildingGraph
 		in.Kind = indexKind(v.idx)
 		st := v.idx.Stats()
 		in.GraphNodes, in.EfSearch, in.GraphOff = st.Graph, st.EfSearch, st.GraphOff
