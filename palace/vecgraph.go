@@ -54,11 +54,11 @@ var graphBuildHook func()
 // threshold without one, unless a build runs or the palace is closing.
 // Caller holds mu.
 func (v *vectorState) graphDue() {
-	if v.buildingGraph || v.closed || !v.idx.GraphWanted() {
+	if v.stopBuild != nil || v.closed || !v.idx.GraphWanted() {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	v.buildingGraph, v.stopBuild = true, cancel
+	v.stopBuild = cancel
 	idx := v.idx
 	v.links.Add(1)
 	go func() {
@@ -79,7 +79,7 @@ func (v *vectorState) buildAside(ctx context.Context, idx *index.Flat) {
 	err := idx.BuildGraph(ctx)
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.buildingGraph, v.stopBuild = false, nil
+	v.stopBuild = nil
 	if err != nil || !idx.HasGraph() || v.idx != idx {
 		return // cancelled: the palace is closing
 	}

@@ -25,14 +25,7 @@ import (
 func TestGraphIsBuiltAside(t *testing.T) {
 	ctx := context.Background()
 	rnd := rand.New(rand.NewSource(2))
-	defer func(w int) { asideGraphWork = w }(asideGraphWork)
-	asideGraphWork = 0 // however small the graph
-	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
-	reg, err := OpenRegistry(cfg)
-	noErr(t, err)
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(ctx, "p", "")
-	noErr(t, err)
+	p := createPalace(t, graphAsideConfig(t))
 	write := func(n int, what string) []*Drawer {
 		ds := make([]*Drawer, n)
 		for i := range ds {
@@ -109,9 +102,7 @@ func TestGraphIsBuiltAside(t *testing.T) {
 func TestASnapshotWithoutItsGraphIsGivenItAside(t *testing.T) {
 	ctx := context.Background()
 	rnd := rand.New(rand.NewSource(3))
-	defer func(w int) { asideGraphWork = w }(asideGraphWork)
-	asideGraphWork = 0
-	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+	cfg := graphAsideConfig(t)
 	reg, err := OpenRegistry(cfg)
 	noErr(t, err)
 	p, err := reg.Create(ctx, "p", "")
@@ -169,7 +160,7 @@ func waitForGraph(t *testing.T, v *vectorState) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		v.mu.Lock()
-		done := !v.buildingGraph && v.idx.HasGraph()
+		done := v.stopBuild == nil && v.idx.HasGraph()
 		v.mu.Unlock()
 		if done {
 			return
@@ -279,15 +270,7 @@ func palaceWithGraph(t *testing.T, seed int64, n int) (*Palace, []*Drawer) {
 	t.Helper()
 	ctx := context.Background()
 	rnd := rand.New(rand.NewSource(seed))
-	w := asideGraphWork
-	t.Cleanup(func() { asideGraphWork = w })
-	asideGraphWork = 0
-	cfg := Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
-	reg, err := OpenRegistry(cfg)
-	noErr(t, err)
-	t.Cleanup(func() { reg.Close() })
-	p, err := reg.Create(ctx, "p", "")
-	noErr(t, err)
+	p := createPalace(t, graphAsideConfig(t))
 	ds := make([]*Drawer, n)
 	for i := range ds {
 		ds[i] = &Drawer{Content: fmt.Sprintf("harbour log %d: %s", i, drawnWords(rnd, 12))}
@@ -298,4 +281,24 @@ func palaceWithGraph(t *testing.T, seed int64, n int) (*Palace, []*Drawer) {
 	}
 	waitForGraph(t, p.vec)
 	return p, ds
+}
+
+// graphAsideConfig is a palace configuration whose graph (from 400 rows of
+// the hash embedder's) is built aside however small it is, until t ends.
+func graphAsideConfig(t *testing.T) Config {
+	w := asideGraphWork
+	t.Cleanup(func() { asideGraphWork = w })
+	asideGraphWork = 0
+	return Config{DataDir: t.TempDir(), Embedder: embed.NewHash(256), Graph: index.GraphConfig{Min: 400, M: 8, EfConstruction: 48, EfSearch: 48}}
+}
+
+// createPalace creates palace "p" in a registry on cfg, closed when t ends.
+func createPalace(t *testing.T, cfg Config) *Palace {
+	t.Helper()
+	reg, err := OpenRegistry(cfg)
+	noErr(t, err)
+	t.Cleanup(func() { reg.Close() })
+	p, err := reg.Create(context.Background(), "p", "")
+	noErr(t, err)
+	return p
 }

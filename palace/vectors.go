@@ -60,10 +60,9 @@ type vectorState struct {
 	linking   bool
 	closed    bool
 	links     sync.WaitGroup
-	// buildingGraph is that the index's graph is being built aside,
-	// and stopBuild cancels it (vecgraph.go).
-	buildingGraph bool
-	stopBuild     context.CancelFunc
+	// stopBuild cancels the index's graph being built aside (vecgraph.go);
+	// nil when none is.
+	stopBuild context.CancelFunc
 }
 
 // snapshotModel is the model id the snapshot records: the embedder's, and
@@ -172,7 +171,7 @@ func (v *vectorState) info() IndexInfo {
 	defer v.mu.Unlock()
 	in := IndexInfo{Model: v.model, Dim: v.p.emb.Dim(), Loaded: v.loaded, CaughtUp: v.hw, Error: v.lastErr, Calibration: v.calibration}
 	if v.idx != nil {
-		in.Vectors, in.Held, in.GraphBuilding = v.idx.Len(), v.held.vectors, v.buildingGraph
+		in.Vectors, in.Held, in.GraphBuilding = v.idx.Len(), v.held.vectors, v.stopBuild != nil
 		in.Kind = indexKind(v.idx)
 		st := v.idx.Stats()
 		in.GraphNodes, in.EfSearch, in.GraphOff = st.Graph, st.EfSearch, st.GraphOff
@@ -292,7 +291,11 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 			v.drop(vk)
 			return nil
 		}
-		if n := eachVector(c, func(key uint64, blob []byte) { batch.add(v, key, blob) }); n > 0 {
+		batch.add(v, ikey(vk, 0), c.Vector)
+		if n, size := c.PassageCount, len(c.Vector); n > 0 && len(c.Passages) == n*size {
+			for p := 1; p <= n; p++ {
+				batch.add(v, ikey(vk, p), c.Passages[(p-1)*size:p*size])
+			}
 			v.long[vk] = int32(n)
 		}
 		if v.ridOf != nil {
@@ -318,22 +321,6 @@ func (v *vectorState) sync(ctx context.Context) (*index.Flat, error) {
 // vector the index takes: active, of this embedder, of its dimension.
 func (v *vectorState) inRecall(c store.Change) bool {
 	return c.VecKey != 0 && c.Status == StatusActive && c.Model == v.model && len(c.Vector) == 4*v.p.emb.Dim()
-}
-
-// eachVector calls add with the index key and vector of a drawer's whole
-// text and of each of its passages, as a change in recall (inRecall)
-// carries them, and returns how many passages it has.
-func eachVector(c store.Change, add func(key uint64, blob []byte)) int {
-	vk, size := uint64(c.VecKey), len(c.Vector)
-	add(ikey(vk, 0), c.Vector)
-	n := c.PassageCount
-	if n <= 0 || len(c.Passages) != n*size {
-		return 0
-	}
-	for p := 1; p <= n; p++ {
-		add(ikey(vk, p), c.Passages[(p-1)*size:p*size])
-	}
-	return n
 }
 
 // catchUpBatch gathers vectors for index.Flat.AddBatch.
